@@ -1,0 +1,43 @@
+/* cli.c: helpers shared by every subcommand (see cli.h). */
+#include "cli/cli.h"
+#include "common/db.h"
+#include "common/error.h"
+
+#include <stdio.h>
+
+int pdb_cli_fail(void)
+{
+    fflush(stdout);
+    fprintf(stderr, "profdb: %s\n", pdb_errmsg());
+    return PDB_EXIT_ERROR;
+}
+
+int pdb_cli_parse(int argc, char **argv, const pdb_opt *opts, const pdb_cmd_help *help,
+                  int *npos)
+{
+    int rc = pdb_parse_options(argc, argv, opts, help, npos);
+    if (rc == PDB_OPT_HELP_SHOWN)
+        return PDB_EXIT_OK;
+    if (rc != PDB_OK)
+        return pdb_cli_fail();
+    return -1;
+}
+
+int pdb_cli_open_db(const pdb_cli *cli, int flags, sqlite3 **db)
+{
+    return pdb_db_open(cli->db_path, flags, db);
+}
+
+int pdb_cli_render_opts(const char *format, const char *unit, long width, pdb_render_opts *o)
+{
+    pdb_render_opts d = PDB_RENDER_DEFAULTS;
+    *o = d;
+    if (format && pdb_parse_format(format, &o->format) != PDB_OK)
+        return PDB_ERR;
+    if (unit && pdb_parse_unit(unit, &o->unit) != PDB_OK)
+        return PDB_ERR;
+    if (width < 0)
+        return pdb_fail("--width must not be negative");
+    o->max_width = (int)width;
+    return PDB_OK;
+}

@@ -1,0 +1,49 @@
+/* cli.h: what the subcommands share: the command table, the database
+ * option and the error path. One file per subcommand: cmd_NAME.c. */
+#ifndef PDB_CLI_H
+#define PDB_CLI_H
+
+#include <sqlite3.h>
+#include "common/opts.h"
+#include "report/render.h"
+
+typedef struct pdb_cli {
+    const char *db_path;      /* --db, $PROFDB_DB, or profdb.db */
+} pdb_cli;
+
+typedef struct pdb_command {
+    const char *name;
+    int (*run)(int argc, char **argv, pdb_cli *cli);
+    const char *summary;
+} pdb_command;
+
+extern const pdb_command pdb_commands[];
+
+int cmd_ingest(int argc, char **argv, pdb_cli *cli);
+int cmd_runs(int argc, char **argv, pdb_cli *cli);
+int cmd_sql(int argc, char **argv, pdb_cli *cli);
+int cmd_report(int argc, char **argv, pdb_cli *cli);
+int cmd_schema(int argc, char **argv, pdb_cli *cli);
+
+/* Prints "profdb: MESSAGE" and returns PDB_EXIT_ERROR. */
+int pdb_cli_fail(void);
+/* Maps pdb_parse_options' result to a command's early exit, or -1 to go on. */
+int pdb_cli_parse(int argc, char **argv, const pdb_opt *opts, const pdb_cmd_help *help,
+                  int *npos);
+/* Opens cli->db_path with PDB_DB_* flags. */
+int pdb_cli_open_db(const pdb_cli *cli, int flags, sqlite3 **db);
+/* Fills render options from --format / --unit strings (either may be NULL). */
+int pdb_cli_render_opts(const char *format, const char *unit, long width,
+                        pdb_render_opts *o);
+
+/* Options most commands take. */
+#define PDB_OPT_DB(cli) {PDB_OPT_STRING, "db", 0, &(cli)->db_path, "FILE", \
+                         "database file (default: $PROFDB_DB or profdb.db)"}
+#define PDB_OPT_FORMAT(var) {PDB_OPT_STRING, "format", 'f', &(var), "FMT", \
+                             "output format: table, csv, tsv, json or md (default table)"}
+#define PDB_OPT_UNIT(var) {PDB_OPT_STRING, "unit", 0, &(var), "UNIT", \
+                           "time unit: ns, us, ms or s (default us)"}
+#define PDB_OPT_WIDTH(var) {PDB_OPT_INT, "width", 0, &(var), "N", \
+                            "table: cut text longer than N characters (default 60, 0 = never)"}
+
+#endif

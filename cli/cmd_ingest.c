@@ -1,0 +1,54 @@
+/* cmd_ingest.c: `profdb ingest`: load inputs into the database. */
+#include "cli/cli.h"
+#include "common/db.h"
+#include "common/error.h"
+#include "ingest/ingest.h"
+
+#include <stdbool.h>
+
+static const pdb_cmd_help help = {
+    "profdb ingest [--db FILE] [--run NAME] [--replace] [--format FMT] INPUT...",
+    "Loads PyTorch profiler traces (Kineto JSON, legacy autograd JSON arrays; plain or\n"
+    "gzip), pstats dumps and step logs into the database. The format is sniffed from\n"
+    "the content. INPUT is a file, '-' for stdin, or a directory whose files are the\n"
+    "ranks of one run. Without --run each INPUT becomes a run named after the file;\n"
+    "with --run all inputs join that run (e.g. a trace, a pstats dump and a log).\n"
+    "Everything lands in one transaction: on any error the database is unchanged.",
+    "Rank of a trace: distributedInfo.rank, else a number after 'rank' in the file\n"
+    "name, else the order of the traces given.",
+};
+
+int cmd_ingest(int argc, char **argv, pdb_cli *cli)
+{
+    pdb_ingest_opts o = {0};
+    pdb_strlist labels = {0};
+    bool quiet = false;
+    const pdb_opt opts[] = {
+        PDB_OPT_DB(cli),
+        {PDB_OPT_STRING, "run", 'r', &o.run_name, "NAME", "put every input into run NAME"},
+        {PDB_OPT_FLAG, "replace", 0, &o.replace, NULL, "replace existing runs of the same name"},
+        {PDB_OPT_STRING, "format", 0, &o.format, "FMT",
+         "skip sniffing: trace, pstats or steplog[:FLAVOR]"},
+        {PDB_OPT_LIST, "label", 'l', &labels, "KEY=VALUE", "attach a label to the run (repeatable)"},
+        {PDB_OPT_FLAG, "quiet", 'q', &quiet, NULL, "print nothing but errors"},
+        {0},
+    };
+    int npos;
+    int early = pdb_cli_parse(argc, argv, opts, &help, &npos);
+    if (early >= 0)
+        return early;
+    if (npos == 0) {
+        pdb_fail("no input given (usage: %s)", help.usage);
+        return pdb_cli_fail();
+    }
+    o.labels = labels.v;
+    o.nlabels = labels.n;
+    o.quiet = quiet;
+    sqlite3 *db;
+    int rc = pdb_cli_open_db(cli, PDB_DB_CREATE, &db);
+    if (rc == PDB_OK)
+        rc = pdb_ingest_paths(db, (const char *const *)argv + 1, npos, &o);
+    pdb_db_close(db);
+    pdb_strlist_free(&labels);
+    return rc == PDB_OK ? PDB_EXIT_OK : pdb_cli_fail();
+}

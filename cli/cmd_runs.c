@@ -1,0 +1,98 @@
+/* cmd_runs.c: `profdb runs`: what the database holds, one row per run. */
+#include "cli/cli.h"
+#include "common/db.h"
+#include "common/error.h"
+#include "common/strbuf.h"
+
+#include <stdio.h>
+
+static const pdb_cmd_help help = {
+    "profdb runs [--db FILE] [--format FMT] [--sources] [RUN...]",
+    "Lists runs: ranks, sources and their formats, records stored, trace events per\n"
+    "phase (raw counts from the files: X, B, E, i, I, C, s, t, f, M), GPU events (X\n"
+    "events with a stream arg), and records skipped with the reasons.\n"
+    "With --sources, lists every ingested file instead.",
+    NULL,
+};
+
+static const char *const runs_sql =
+    "WITH c AS (SELECT t.run_id, c.ph, sum(c.count) AS n FROM trace_counts c"
+    "           JOIN traces t USING (trace_id) GROUP BY t.run_id, c.ph)"
+    " SELECT r.name AS run,"
+    "  (SELECT count(*) FROM traces t WHERE t.run_id = r.run_id) AS ranks,"
+    "  (SELECT count(*) FROM sources s WHERE s.run_id = r.run_id) AS sources,"
+    "  (SELECT group_concat(DISTINCT format) FROM sources s WHERE s.run_id = r.run_id) AS formats,"
+    "  (SELECT coalesce(sum(records), 0) FROM sources s WHERE s.run_id = r.run_id) AS records,"
+    "  %s"
+    "  (SELECT coalesce(sum(count), 0) FROM skips k WHERE k.run_id = r.run_id) AS skipped,"
+    "  (SELECT group_concat(reason || ': ' || n, '; ') FROM (SELECT reason, sum(count) AS n"
+    "     FROM skips k WHERE k.run_id = r.run_id GROUP BY reason ORDER BY reason)) AS skip_reasons,"
+    "  r.created_at AS ingested_at,"
+    "  (SELECT sum(ingest_ms) FROM sources s WHERE s.run_id = r.run_id) AS ingest_ms"
+    " FROM runs r WHERE (%s) ORDER BY r.run_id";
+
+static const char *const sources_sql =
+    "SELECT r.name AS run, s.path, s.format, t.rank, t.rank_from, s.compressed, s.bytes,"
+    " s.records, (SELECT coalesce(sum(count), 0) FROM skips k WHERE k.source_id = s.source_id)"
+    " AS skipped, s.ingested_at, s.ingest_ms"
+    " FROM sources s JOIN runs r USING (run_id) LEFT JOIN traces t USING (source_id)"
+    " WHERE (%s) ORDER BY s.source_id";
+
+/* "r.name IN (?,?,?)" for the runs named on the command line, else "1". */
+static void run_filter(pdb_buf *b, int nruns)
+{
+    if (nruns == 0) {
+        pdb_buf_adds(b, "1");
+        return;
+    }
+    pdb_buf_adds(b, "r.name IN (");
+    for (int i = 0; i < nruns; i++)
+        pdb_buf_adds(b, i ? ",?" : "?");
+    pdb_buf_adds(b, ")");
+}
+
+static void build_sql(pdb_buf *sql, bool sources, int nruns)
+{
+    static const char *const phases[] = {"X", "B", "E", "i", "I", "C", "s", "t", "f", "M"};
+    pdb_buf filter = PDB_BUF_INIT, cols = PDB_BUF_INIT;
+    run_filter(&filter, nruns);
+    for (size_t i = 0; i < sizeof phases / sizeof phases[0]; i++)
+        pdb_buf_addf(&cols, "coalesce((SELECT n FROM c WHERE c.run_id = r.run_id AND c.ph = '%s'),"
+                            " 0) AS \"%s\",", phases[i], phases[i]);
+    pdb_buf_adds(&cols, "coalesce((SELECT n FROM c WHERE c.run_id = r.run_id AND c.ph = 'gpu'), 0)"
+                        " AS gpu_events,");
+    if (sources)
+        pdb_buf_addf(sql, sources_sql, filter.p);
+    else
+        pdb_buf_addf(sql, runs_sql, cols.p, filter.p);
+    pdb_buf_free(&filter);
+    pdb_buf_free(&cols);
+}
+
+int cmd_runs(int argc, char **argv, pdb_cli *cli)
+{
+    const char *format = NULL;
+    bool sources = false;
+    long width = 60;
+    const pdb_opt opts[] = {
+        PDB_OPT_DB(cli), PDB_OPT_FORMAT(format), PDB_OPT_WIDTH(width),
+        {PDB_OPT_FLAG, "sources", 0, &sources, NULL, "list ingested files instead of runs"},
+        {0},
+    };
+    int npos;
+    int early = pdb_cli_parse(argc, argv, opts, &help, &npos);
+    if (early >= 0)
+        return early;
+    pdb_render_opts ro;
+    if (pdb_cli_render_opts(format, NULL, width, &ro) != PDB_OK)
+        return pdb_cli_fail();
+    sqlite3 *db;
+    if (pdb_cli_open_db(cli, PDB_DB_READONLY, &db) != PDB_OK)
+        return pdb_cli_fail();
+    pdb_buf sql = PDB_BUF_INIT;
+    build_sql(&sql, sources, npos);
+    int rc = pdb_render_query(db, sql.p, (const char *const *)argv + 1, npos, &ro, stdout);
+    pdb_buf_free(&sql);
+    pdb_db_close(db);
+    return rc == PDB_OK ? PDB_EXIT_OK : pdb_cli_fail();
+}

@@ -1,0 +1,13 @@
+/* commands.c: the table of subcommands, in the order `profdb --help` lists them. */
+#include "cli/cli.h"
+
+#include <stddef.h>
+
+const pdb_command pdb_commands[] = {
+    {"ingest", cmd_ingest, "load traces, pstats dumps and step logs into the database"},
+    {"runs", cmd_runs, "list the runs in the database with their sources and counts"},
+    {"report", cmd_report, "print reports for a run (tables, CSV, JSON, Markdown)"},
+    {"sql", cmd_sql, "run an SQL query against the database"},
+    {"schema", cmd_schema, "print the database schema (tables users can query)"},
+    {NULL, NULL, NULL},
+};

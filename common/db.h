@@ -1,0 +1,41 @@
+/* db.h: opening a profdb database and small SQLite helpers.
+ *
+ * The schema lives in the schemas/ folder (one .sql file per part), embedded at build time and applied in
+ * file-name order to a new database. PRAGMA user_version holds the schema
+ * version and PRAGMA application_id marks the file as profdb's. */
+#ifndef PDB_DB_H
+#define PDB_DB_H
+
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PDB_SCHEMA_VERSION 1
+#define PDB_APPLICATION_ID 0x50444231 /* "PDB1" */
+
+enum {
+    PDB_DB_CREATE = 1,   /* create the file if missing (ingest) */
+    PDB_DB_READONLY = 2, /* open for queries only */
+};
+
+/* Opens (and if needed creates and initialises) a database. ":memory:" works. */
+int pdb_db_open(const char *path, int flags, sqlite3 **out);
+void pdb_db_close(sqlite3 *db);
+
+/* Runs SQL with no result rows; records SQLite's message on failure. */
+int pdb_db_exec(sqlite3 *db, const char *sql);
+int pdb_db_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st);
+/* Records the connection's current error as the profdb error. */
+int pdb_db_fail(sqlite3 *db, const char *what);
+/* Steps a statement that returns no rows, then resets it. */
+int pdb_db_step_done(sqlite3 *db, sqlite3_stmt *st);
+/* Runs a query returning one integer (or dflt when it returns no row). */
+int pdb_db_query_int(sqlite3 *db, const char *sql, int64_t dflt, int64_t *out);
+
+/* The schema text of every embedded file, in order (for `profdb schema`). */
+extern const char *const pdb_schema_names[];
+extern const char *const pdb_schema_texts[];
+extern const size_t pdb_schema_count;
+
+#endif

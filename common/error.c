@@ -1,0 +1,73 @@
+/* error.c: records the current error message (see error.h). */
+#include "common/error.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static char errbuf[2048];
+
+static int record(const char *prefix, const char *fmt, va_list ap)
+{
+    size_t n = (size_t)snprintf(errbuf, sizeof errbuf, "%s", prefix);
+    if (n >= sizeof errbuf)
+        n = sizeof errbuf - 1;
+    vsnprintf(errbuf + n, sizeof errbuf - n, fmt, ap);
+    /* Keep the message on one line whatever the input put into it. */
+    for (char *p = errbuf; *p; p++)
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+    return PDB_ERR;
+}
+
+int pdb_fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    record("", fmt, ap);
+    va_end(ap);
+    return PDB_ERR;
+}
+
+int pdb_fail_at(const char *file, int64_t offset, const char *fmt, ...)
+{
+    char prefix[1024];
+    snprintf(prefix, sizeof prefix, "%s: byte %" PRId64 ": ", file, offset);
+    va_list ap;
+    va_start(ap, fmt);
+    record(prefix, fmt, ap);
+    va_end(ap);
+    return PDB_ERR;
+}
+
+int pdb_fail_line(const char *file, int64_t line, const char *fmt, ...)
+{
+    char prefix[1024];
+    snprintf(prefix, sizeof prefix, "%s: line %" PRId64 ": ", file, line);
+    va_list ap;
+    va_start(ap, fmt);
+    record(prefix, fmt, ap);
+    va_end(ap);
+    return PDB_ERR;
+}
+
+const char *pdb_errmsg(void)
+{
+    return errbuf[0] ? errbuf : "unknown error";
+}
+
+void pdb_clear_error(void)
+{
+    errbuf[0] = '\0';
+}
+
+void pdb_warn(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("profdb: warning: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}

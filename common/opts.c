@@ -1,0 +1,149 @@
+/* opts.c: command-line option parsing and help (see opts.h). */
+#include "common/opts.h"
+#include "common/error.h"
+#include "common/xalloc.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const pdb_opt *find_long(const pdb_opt *opts, const char *name, size_t len)
+{
+    for (const pdb_opt *o = opts; o->type != PDB_OPT_END; o++)
+        if (strlen(o->long_name) == len && strncmp(o->long_name, name, len) == 0)
+            return o;
+    return NULL;
+}
+
+static const pdb_opt *find_short(const pdb_opt *opts, char c)
+{
+    for (const pdb_opt *o = opts; o->type != PDB_OPT_END; o++)
+        if (o->short_name && o->short_name == c)
+            return o;
+    return NULL;
+}
+
+static int set_value(const pdb_opt *o, const char *value)
+{
+    switch (o->type) {
+    case PDB_OPT_STRING:
+        *(const char **)o->target = value;
+        return PDB_OK;
+    case PDB_OPT_INT: {
+        char *end;
+        errno = 0;
+        long v = strtol(value, &end, 10);
+        if (errno || *end || end == value)
+            return pdb_fail("--%s: expected a whole number, got '%s'", o->long_name, value);
+        *(long *)o->target = v;
+        return PDB_OK;
+    }
+    case PDB_OPT_LIST: {
+        pdb_strlist *l = o->target;
+        l->v = pdb_xrealloc(l->v, (size_t)(l->n + 1) * sizeof *l->v);
+        l->v[l->n++] = value;
+        return PDB_OK;
+    }
+    default:
+        return PDB_OK;
+    }
+}
+
+static int usage_error(const pdb_cmd_help *help, const char *fmt, const char *what)
+{
+    char msg[512];
+    snprintf(msg, sizeof msg, fmt, what);
+    return pdb_fail("%s (usage: %s; see --help)", msg, help->usage);
+}
+
+/* Handles argv[*i], an option; may consume the next argument as its value. */
+static int parse_one(int argc, char **argv, int *i, const pdb_opt *opts,
+                     const pdb_cmd_help *help)
+{
+    const char *arg = argv[*i];
+    const pdb_opt *o;
+    const char *value = NULL;
+    if (arg[1] == '-') {
+        const char *name = arg + 2, *eq = strchr(name, '=');
+        o = find_long(opts, name, eq ? (size_t)(eq - name) : strlen(name));
+        if (!o)
+            return usage_error(help, "unknown option '%s'", arg);
+        if (eq)
+            value = eq + 1;
+        if (o->type == PDB_OPT_FLAG && eq)
+            return usage_error(help, "option '--%s' takes no value", o->long_name);
+    } else {
+        o = find_short(opts, arg[1]);
+        if (!o)
+            return usage_error(help, "unknown option '%s'", arg);
+        if (arg[2]) {
+            if (o->type == PDB_OPT_FLAG)
+                return usage_error(help, "unknown option '%s'", arg);
+            value = arg + 2;
+        }
+    }
+    if (o->type == PDB_OPT_FLAG) {
+        *(bool *)o->target = true;
+        return PDB_OK;
+    }
+    if (!value) {
+        if (*i + 1 >= argc)
+            return usage_error(help, "option '--%s' needs a value", o->long_name);
+        value = argv[++*i];
+    }
+    return set_value(o, value);
+}
+
+int pdb_parse_options(int argc, char **argv, const pdb_opt *opts, const pdb_cmd_help *help,
+                      int *npos)
+{
+    int out = 1;
+    bool only_positional = false;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (only_positional || arg[0] != '-' || arg[1] == '\0') {
+            argv[out++] = argv[i];
+            continue;
+        }
+        if (strcmp(arg, "--") == 0) {
+            only_positional = true;
+            continue;
+        }
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            pdb_print_help(opts, help);
+            return PDB_OPT_HELP_SHOWN;
+        }
+        if (parse_one(argc, argv, &i, opts, help) != PDB_OK)
+            return PDB_ERR;
+    }
+    *npos = out - 1;
+    return PDB_OK;
+}
+
+void pdb_print_help(const pdb_opt *opts, const pdb_cmd_help *help)
+{
+    printf("usage: %s\n\n%s\n", help->usage, help->summary);
+    if (opts->type != PDB_OPT_END)
+        printf("\noptions:\n");
+    for (const pdb_opt *o = opts; o->type != PDB_OPT_END; o++) {
+        char left[64];
+        int n = 0;
+        if (o->short_name)
+            n = snprintf(left, sizeof left, "-%c, ", o->short_name);
+        snprintf(left + n, sizeof left - (size_t)n, "--%s%s%s", o->long_name,
+                 o->argname ? " " : "", o->argname ? o->argname : "");
+        printf("  %-26s %s\n", left, o->help);
+    }
+    printf("  %-26s %s\n", "-h, --help", "show this help and exit");
+    if (help->details)
+        printf("\n%s\n", help->details);
+}
+
+void pdb_strlist_free(pdb_strlist *l)
+{
+    free(l->v);
+    l->v = NULL;
+    l->n = 0;
+}

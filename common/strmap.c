@@ -1,0 +1,109 @@
+/* strmap.c: open-addressing hash map, FNV-1a hashed, linear probing. */
+#include "common/strmap.h"
+#include "common/xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    char *key; /* NULL marks an empty slot */
+    size_t len;
+    uint64_t hash;
+    int64_t val;
+} slot;
+
+struct pdb_strmap {
+    slot *slots;
+    size_t cap; /* a power of two */
+    size_t count;
+};
+
+static uint64_t hash_bytes(const char *s, size_t len)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < len; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+pdb_strmap *pdb_strmap_new(void)
+{
+    pdb_strmap *m = pdb_xcalloc(1, sizeof *m);
+    m->cap = 64;
+    m->slots = pdb_xcalloc(m->cap, sizeof(slot));
+    return m;
+}
+
+void pdb_strmap_free(pdb_strmap *m)
+{
+    if (!m)
+        return;
+    for (size_t i = 0; i < m->cap; i++)
+        free(m->slots[i].key);
+    free(m->slots);
+    free(m);
+}
+
+static slot *find(const pdb_strmap *m, const char *key, size_t len, uint64_t h)
+{
+    size_t i = h & (m->cap - 1);
+    for (;;) {
+        slot *s = &m->slots[i];
+        if (!s->key || (s->hash == h && s->len == len && memcmp(s->key, key, len) == 0))
+            return s;
+        i = (i + 1) & (m->cap - 1);
+    }
+}
+
+static void grow(pdb_strmap *m)
+{
+    slot *old = m->slots;
+    size_t oldcap = m->cap;
+    m->cap *= 2;
+    m->slots = pdb_xcalloc(m->cap, sizeof(slot));
+    for (size_t i = 0; i < oldcap; i++)
+        if (old[i].key)
+            *find(m, old[i].key, old[i].len, old[i].hash) = old[i];
+    free(old);
+}
+
+bool pdb_strmap_get(const pdb_strmap *m, const char *key, size_t len, int64_t *val)
+{
+    slot *s = find(m, key, len, hash_bytes(key, len));
+    if (!s->key)
+        return false;
+    if (val)
+        *val = s->val;
+    return true;
+}
+
+void pdb_strmap_put(pdb_strmap *m, const char *key, size_t len, int64_t val)
+{
+    if ((m->count + 1) * 4 > m->cap * 3)
+        grow(m);
+    uint64_t h = hash_bytes(key, len);
+    slot *s = find(m, key, len, h);
+    if (!s->key) {
+        s->key = pdb_xstrndup(key, len);
+        s->len = len;
+        s->hash = h;
+        m->count++;
+    }
+    s->val = val;
+}
+
+size_t pdb_strmap_count(const pdb_strmap *m)
+{
+    return m->count;
+}
+
+void pdb_strmap_each(const pdb_strmap *m,
+                     void (*fn)(const char *key, size_t len, int64_t val, void *arg),
+                     void *arg)
+{
+    for (size_t i = 0; i < m->cap; i++)
+        if (m->slots[i].key)
+            fn(m->slots[i].key, m->slots[i].len, m->slots[i].val, arg);
+}

@@ -1,0 +1,59 @@
+/* ingest.h: loading input files into a profdb database.
+ *
+ * An ingest session is one write transaction: every input of one
+ * `profdb ingest` command lands, or none does. Readers (one file per
+ * format) receive a pdb_source that gives them the decompressed input, the
+ * database, string interning and skip counting; they never commit. */
+#ifndef PDB_INGEST_H
+#define PDB_INGEST_H
+
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/input.h"
+#include "common/strmap.h"
+
+typedef struct pdb_session pdb_session;
+
+/* What one reader is working on. */
+typedef struct pdb_source {
+    pdb_session *session;
+    sqlite3 *db;
+    pdb_input *in;
+    const char *path;       /* display name used in messages */
+    const char *format;     /* set by the reader, e.g. "kineto-json" */
+    const char *flavor;     /* forced format detail (--format steplog:X), or NULL */
+    int64_t run_id;
+    int64_t source_id;
+    int trace_order;        /* traces of this run before this one (rank fallback) */
+    int64_t records;        /* records stored; the reader counts them */
+    pdb_strmap *skips;      /* reason -> count */
+} pdb_source;
+
+/* Interns a string for this session; ids are rows of the strings table. */
+int pdb_intern(pdb_source *src, const char *s, size_t len, int64_t *id);
+/* Counts a record passed over, by reason (stored in the skips table). */
+void pdb_skip(pdb_source *src, const char *reason);
+/* Reports progress on a TTY; cheap enough to call per record. */
+void pdb_progress(pdb_source *src, int64_t records);
+
+typedef struct pdb_ingest_opts {
+    const char *run_name;   /* NULL: each input becomes a run named after it */
+    bool replace;           /* replace runs of the same name */
+    const char *format;     /* force a reader: "trace", "pstats", "steplog[:FLAVOR]" */
+    const char **labels;    /* "key=value" strings */
+    int nlabels;
+    bool quiet;
+} pdb_ingest_opts;
+
+/* Ingests all inputs (files, directories or "-") in one transaction. */
+int pdb_ingest_paths(sqlite3 *db, const char *const *paths, int npaths,
+                     const pdb_ingest_opts *opts);
+
+/* Deletes a run and every row that belongs to it. */
+int pdb_run_delete(sqlite3 *db, int64_t run_id);
+/* Looks up a run by name: returns 1 and sets *run_id when found, 0 if not. */
+int pdb_run_find(sqlite3 *db, const char *name, int64_t *run_id);
+
+#endif

@@ -1,0 +1,32 @@
+/* readers.c: the format table and sniffing (see readers.h). */
+#include "ingest/readers.h"
+
+#include <string.h>
+
+const pdb_reader pdb_readers[] = {
+    {"trace", pdb_sniff_trace, pdb_read_trace, true},
+    {NULL, NULL, NULL, false},
+};
+
+const pdb_reader *pdb_reader_sniff(const unsigned char *data, size_t len)
+{
+    const pdb_reader *best = NULL;
+    int best_score = PDB_SNIFF_NO;
+    for (const pdb_reader *r = pdb_readers; r->name; r++) {
+        int score = r->sniff(data, len);
+        if (score > best_score) {
+            best = r;
+            best_score = score;
+        }
+    }
+    return best;
+}
+
+const pdb_reader *pdb_reader_named(const char *format)
+{
+    size_t n = strcspn(format, ":");
+    for (const pdb_reader *r = pdb_readers; r->name; r++)
+        if (strlen(r->name) == n && strncmp(r->name, format, n) == 0)
+            return r;
+    return NULL;
+}

@@ -1,0 +1,35 @@
+/* readers.h: the table of input formats.
+ *
+ * Each reader sniffs a prefix of the decompressed input and returns how sure
+ * it is (0 = not mine; the highest score wins), then reads the whole input.
+ * Adding a format is adding a reader file and one row in readers.c. */
+#ifndef PDB_READERS_H
+#define PDB_READERS_H
+
+#include <stddef.h>
+#include "ingest/ingest.h"
+
+#define PDB_SNIFF_NO 0
+#define PDB_SNIFF_MAYBE 10   /* plausible text, e.g. a log */
+#define PDB_SNIFF_LIKELY 50
+#define PDB_SNIFF_SURE 100   /* magic bytes or a defining key */
+
+typedef struct pdb_reader {
+    const char *name;        /* what --format names it */
+    int (*sniff)(const unsigned char *data, size_t len);
+    int (*read)(pdb_source *src);
+    bool in_directories;     /* picked up when a directory is ingested */
+} pdb_reader;
+
+extern const pdb_reader pdb_readers[];
+
+/* The best reader for a peeked prefix, or NULL when none claims it. */
+const pdb_reader *pdb_reader_sniff(const unsigned char *data, size_t len);
+/* The reader named by --format (the part before ':'), or NULL. */
+const pdb_reader *pdb_reader_named(const char *format);
+
+/* Readers. */
+int pdb_sniff_trace(const unsigned char *data, size_t len);
+int pdb_read_trace(pdb_source *src);
+
+#endif

@@ -1,0 +1,568 @@
+/* session.c: one `profdb ingest` command as one transaction.
+ *
+ * Expands directories, decides run names, sniffs each input's format, hands
+ * it to its reader and records the source, its skips and timing. Bulk
+ * indexes are dropped for the load and rebuilt before COMMIT; any error rolls
+ * everything back so the database is exactly as it was. */
+#include "ingest/ingest.h"
+#include "ingest/readers.h"
+#include "common/db.h"
+#include "common/error.h"
+#include "common/strbuf.h"
+#include "common/xalloc.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+struct pdb_session {
+    sqlite3 *db;
+    const pdb_ingest_opts *opts;
+    pdb_strmap *strings;
+    sqlite3_stmt *find_string, *add_string;
+    bool tty;
+    double last_progress;
+    bool progress_shown;
+};
+
+/* One input file and the run it goes to. */
+typedef struct {
+    char *path;
+    char *run;
+    int group;           /* jobs of one group form one run */
+    bool from_directory;
+} job;
+
+typedef struct {
+    job *v;
+    int n, cap;
+} job_list;
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ---- strings and skips ---------------------------------------------- */
+
+int pdb_intern(pdb_source *src, const char *s, size_t len, int64_t *id)
+{
+    pdb_session *ss = src->session;
+    if (pdb_strmap_get(ss->strings, s, len, id))
+        return PDB_OK;
+    sqlite3_bind_text(ss->find_string, 1, s, (int)len, SQLITE_TRANSIENT);
+    int rc = sqlite3_step(ss->find_string);
+    if (rc == SQLITE_ROW) {
+        *id = sqlite3_column_int64(ss->find_string, 0);
+        sqlite3_reset(ss->find_string);
+    } else {
+        sqlite3_reset(ss->find_string);
+        if (rc != SQLITE_DONE)
+            return pdb_db_fail(ss->db, "database error");
+        sqlite3_bind_text(ss->add_string, 1, s, (int)len, SQLITE_TRANSIENT);
+        if (pdb_db_step_done(ss->db, ss->add_string) != PDB_OK)
+            return PDB_ERR;
+        *id = sqlite3_last_insert_rowid(ss->db);
+    }
+    pdb_strmap_put(ss->strings, s, len, *id);
+    return PDB_OK;
+}
+
+void pdb_skip(pdb_source *src, const char *reason)
+{
+    int64_t n = 0;
+    size_t len = strlen(reason);
+    pdb_strmap_get(src->skips, reason, len, &n);
+    pdb_strmap_put(src->skips, reason, len, n + 1);
+}
+
+void pdb_progress(pdb_source *src, int64_t records)
+{
+    pdb_session *ss = src->session;
+    if (!ss->tty || (records & 4095) != 0)
+        return;
+    double t = now_seconds();
+    if (t - ss->last_progress < 0.25)
+        return;
+    ss->last_progress = t;
+    ss->progress_shown = true;
+    fprintf(stderr, "\r\033[K%s: %.1f MB read, %lld records", src->path,
+            pdb_input_raw_bytes(src->in) / 1e6, (long long)records);
+    fflush(stderr);
+}
+
+static void clear_progress(pdb_session *ss)
+{
+    if (ss->progress_shown)
+        fputs("\r\033[K", stderr);
+    ss->progress_shown = false;
+}
+
+/* ---- runs ------------------------------------------------------------ */
+
+int pdb_run_find(sqlite3 *db, const char *name, int64_t *run_id)
+{
+    sqlite3_stmt *st;
+    if (pdb_db_prepare(db, "SELECT run_id FROM runs WHERE name = ?", &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        *run_id = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return pdb_db_fail(db, "database error");
+    return rc == SQLITE_ROW ? 1 : 0;
+}
+
+/* Deletes rows of every table that has a run_id or a trace_id column, so
+ * tables added by later schema files are covered without code changes. */
+int pdb_run_delete(sqlite3 *db, int64_t run_id)
+{
+    static const char *const pass_sql[] = {
+        /* trace_id-only tables first, while traces still maps them */
+        "SELECT m.name FROM sqlite_schema m WHERE m.type = 'table' AND m.name <> 'traces'"
+        " AND EXISTS (SELECT 1 FROM pragma_table_info(m.name) WHERE name = 'trace_id')"
+        " AND NOT EXISTS (SELECT 1 FROM pragma_table_info(m.name) WHERE name = 'run_id')",
+        "SELECT m.name FROM sqlite_schema m WHERE m.type = 'table' AND m.name <> 'runs'"
+        " AND EXISTS (SELECT 1 FROM pragma_table_info(m.name) WHERE name = 'run_id')",
+    };
+    static const char *const delete_fmt[] = {
+        "DELETE FROM \"%s\" WHERE trace_id IN (SELECT trace_id FROM traces WHERE run_id = ?)",
+        "DELETE FROM \"%s\" WHERE run_id = ?",
+    };
+    for (int pass = 0; pass < 2; pass++) {
+        sqlite3_stmt *tables;
+        if (pdb_db_prepare(db, pass_sql[pass], &tables) != PDB_OK)
+            return PDB_ERR;
+        while (sqlite3_step(tables) == SQLITE_ROW) {
+            char sql[256];
+            snprintf(sql, sizeof sql, delete_fmt[pass], sqlite3_column_text(tables, 0));
+            sqlite3_stmt *del;
+            if (pdb_db_prepare(db, sql, &del) != PDB_OK) {
+                sqlite3_finalize(tables);
+                return PDB_ERR;
+            }
+            sqlite3_bind_int64(del, 1, run_id);
+            int rc = pdb_db_step_done(db, del);
+            sqlite3_finalize(del);
+            if (rc != PDB_OK) {
+                sqlite3_finalize(tables);
+                return PDB_ERR;
+            }
+        }
+        sqlite3_finalize(tables);
+    }
+    sqlite3_stmt *st;
+    if (pdb_db_prepare(db, "DELETE FROM runs WHERE run_id = ?", &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, run_id);
+    int rc = pdb_db_step_done(db, st);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int create_run(pdb_session *ss, const char *name, int64_t *run_id)
+{
+    int64_t old;
+    int found = pdb_run_find(ss->db, name, &old);
+    if (found < 0)
+        return PDB_ERR;
+    if (found) {
+        if (!ss->opts->replace)
+            return pdb_fail("run '%s' already exists (use --replace to replace it)", name);
+        if (pdb_run_delete(ss->db, old) != PDB_OK)
+            return PDB_ERR;
+    }
+    sqlite3_stmt *st;
+    if (pdb_db_prepare(ss->db,
+                       "INSERT INTO runs (name, created_at)"
+                       " VALUES (?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))",
+                       &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    int rc = pdb_db_step_done(ss->db, st);
+    sqlite3_finalize(st);
+    if (rc != PDB_OK)
+        return PDB_ERR;
+    *run_id = sqlite3_last_insert_rowid(ss->db);
+    return PDB_OK;
+}
+
+static int add_labels(pdb_session *ss, int64_t run_id)
+{
+    sqlite3_stmt *st;
+    if (pdb_db_prepare(ss->db, "INSERT OR REPLACE INTO run_labels VALUES (?, ?, ?)", &st) != PDB_OK)
+        return PDB_ERR;
+    int rc = PDB_OK;
+    for (int i = 0; i < ss->opts->nlabels && rc == PDB_OK; i++) {
+        const char *l = ss->opts->labels[i];
+        const char *eq = strchr(l, '=');
+        if (!eq || eq == l) {
+            rc = pdb_fail("--label '%s': expected KEY=VALUE", l);
+            break;
+        }
+        sqlite3_bind_int64(st, 1, run_id);
+        sqlite3_bind_text(st, 2, l, (int)(eq - l), SQLITE_STATIC);
+        sqlite3_bind_text(st, 3, eq + 1, -1, SQLITE_STATIC);
+        rc = pdb_db_step_done(ss->db, st);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* ---- deciding what to read ------------------------------------------ */
+
+/* "dir/rank-0.pt.trace.json.gz" -> "rank-0": the name without directories
+ * and without the usual trace and log suffixes. */
+static char *run_name_for(const char *path)
+{
+    static const char *const suffixes[] = {".gz", ".json", ".pt.trace", ".trace",
+                                           ".prof", ".pstats", ".log", ".jsonl",
+                                           ".csv", ".txt", NULL};
+    if (strcmp(path, "-") == 0)
+        return pdb_xstrdup("stdin");
+    size_t len = strlen(path);
+    while (len > 1 && path[len - 1] == '/')
+        len--;
+    const char *base = path;
+    for (size_t i = 0; i < len; i++)
+        if (path[i] == '/')
+            base = path + i + 1;
+    char *name = pdb_xstrndup(base, (size_t)(path + len - base));
+    for (bool again = true; again;) {
+        again = false;
+        for (int i = 0; suffixes[i]; i++) {
+            size_t n = strlen(name), s = strlen(suffixes[i]);
+            if (n > s && strcmp(name + n - s, suffixes[i]) == 0) {
+                name[n - s] = '\0';
+                again = true;
+            }
+        }
+    }
+    return name;
+}
+
+static void add_job(job_list *jobs, const char *path, const char *run, int group,
+                    bool from_dir)
+{
+    if (jobs->n == jobs->cap) {
+        jobs->cap = jobs->cap ? jobs->cap * 2 : 8;
+        jobs->v = pdb_xrealloc(jobs->v, (size_t)jobs->cap * sizeof(job));
+    }
+    jobs->v[jobs->n++] = (job){pdb_xstrdup(path), pdb_xstrdup(run), group, from_dir};
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A directory is one run; its regular files, in name order, are its inputs. */
+static int add_directory(job_list *jobs, const char *dir, const char *run, int group)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return pdb_fail("%s: cannot read directory", dir);
+    char **names = NULL;
+    int n = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 16;
+            names = pdb_xrealloc(names, (size_t)cap * sizeof *names);
+        }
+        names[n++] = pdb_xstrdup(e->d_name);
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof *names, cmp_str);
+    int added = 0;
+    for (int i = 0; i < n; i++) {
+        pdb_buf p = PDB_BUF_INIT;
+        pdb_buf_addf(&p, "%s/%s", dir, names[i]);
+        struct stat st;
+        if (stat(p.p, &st) == 0 && S_ISREG(st.st_mode)) {
+            add_job(jobs, p.p, run, group, true);
+            added++;
+        }
+        pdb_buf_free(&p);
+        free(names[i]);
+    }
+    free(names);
+    if (added == 0)
+        return pdb_fail("%s: directory has no files to ingest", dir);
+    return PDB_OK;
+}
+
+static int plan_jobs(const char *const *paths, int npaths, const pdb_ingest_opts *opts,
+                     job_list *jobs)
+{
+    for (int i = 0; i < npaths; i++) {
+        /* With --run every input joins one run; without, each is its own. */
+        int group = opts->run_name ? 0 : i;
+        char *run = opts->run_name ? pdb_xstrdup(opts->run_name) : run_name_for(paths[i]);
+        struct stat st;
+        int rc = PDB_OK;
+        if (strcmp(paths[i], "-") != 0 && stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode))
+            rc = add_directory(jobs, paths[i], run, group);
+        else
+            add_job(jobs, paths[i], run, group, false);
+        free(run);
+        if (rc != PDB_OK)
+            return rc;
+    }
+    return PDB_OK;
+}
+
+static void free_jobs(job_list *jobs)
+{
+    for (int i = 0; i < jobs->n; i++) {
+        free(jobs->v[i].path);
+        free(jobs->v[i].run);
+    }
+    free(jobs->v);
+}
+
+/* ---- sources ---------------------------------------------------------- */
+
+typedef struct {
+    sqlite3_stmt *st;
+    int rc;
+} skip_flush;
+
+static void flush_one_skip(const char *reason, size_t len, int64_t count, void *arg)
+{
+    skip_flush *f = arg;
+    if (f->rc != PDB_OK)
+        return;
+    sqlite3_bind_text(f->st, 3, reason, (int)len, SQLITE_STATIC);
+    sqlite3_bind_int64(f->st, 4, count);
+    f->rc = pdb_db_step_done(sqlite3_db_handle(f->st), f->st);
+}
+
+static int finish_source(pdb_source *src, int64_t elapsed_ms)
+{
+    sqlite3 *db = src->db;
+    sqlite3_stmt *st;
+    if (pdb_db_prepare(db,
+                       "UPDATE sources SET format = ?, compressed = ?, bytes = ?, records = ?,"
+                       " ingest_ms = ? WHERE source_id = ?",
+                       &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_text(st, 1, src->format ? src->format : "unknown", -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 2, pdb_input_is_gzip(src->in));
+    sqlite3_bind_int64(st, 3, pdb_input_raw_bytes(src->in));
+    sqlite3_bind_int64(st, 4, src->records);
+    sqlite3_bind_int64(st, 5, elapsed_ms);
+    sqlite3_bind_int64(st, 6, src->source_id);
+    int rc = pdb_db_step_done(db, st);
+    sqlite3_finalize(st);
+    if (rc != PDB_OK)
+        return rc;
+    if (pdb_db_prepare(db, "INSERT INTO skips VALUES (?, ?, ?, ?)", &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, src->run_id);
+    sqlite3_bind_int64(st, 2, src->source_id);
+    skip_flush f = {st, PDB_OK};
+    pdb_strmap_each(src->skips, flush_one_skip, &f);
+    sqlite3_finalize(st);
+    return f.rc;
+}
+
+static int insert_source(pdb_source *src)
+{
+    sqlite3_stmt *st;
+    if (pdb_db_prepare(src->db,
+                       "INSERT INTO sources (run_id, path, format, compressed, bytes, records,"
+                       " ingested_at) VALUES (?, ?, '', 0, 0, 0,"
+                       " strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))",
+                       &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, src->run_id);
+    sqlite3_bind_text(st, 2, src->path, -1, SQLITE_STATIC);
+    int rc = pdb_db_step_done(src->db, st);
+    sqlite3_finalize(st);
+    src->source_id = sqlite3_last_insert_rowid(src->db);
+    return rc;
+}
+
+static void sum_skips(const char *k, size_t l, int64_t v, void *arg)
+{
+    *(int64_t *)arg += v;
+}
+
+static void report_source(const pdb_source *src, const char *run)
+{
+    int64_t skipped = 0;
+    pdb_strmap_each(src->skips, sum_skips, &skipped);
+    fprintf(stderr, "profdb: %s: %s into run '%s': %lld records", src->path, src->format,
+            run, (long long)src->records);
+    if (skipped)
+        fprintf(stderr, ", %lld skipped (see 'profdb runs')", (long long)skipped);
+    fputc('\n', stderr);
+}
+
+/* Picks the reader: --format wins, else the best sniffer. */
+static int choose_reader(pdb_session *ss, pdb_input *in, const job *j, const pdb_reader **out)
+{
+    *out = NULL;
+    if (ss->opts->format) {
+        *out = pdb_reader_named(ss->opts->format);
+        if (!*out)
+            return pdb_fail("unknown --format '%s'", ss->opts->format);
+        return PDB_OK;
+    }
+    const unsigned char *peek;
+    size_t len;
+    if (pdb_input_peek(in, &peek, &len) != PDB_OK)
+        return PDB_ERR;
+    *out = pdb_reader_sniff(peek, len);
+    if (*out && (!j->from_directory || (*out)->in_directories))
+        return PDB_OK;
+    if (j->from_directory) {
+        *out = NULL;
+        return PDB_OK; /* not ours: the caller reports it */
+    }
+    if (len == 0)
+        return pdb_fail_at(j->path, 0, "empty input");
+    return pdb_fail_at(j->path, 0,
+                       "not a recognised input (expected a PyTorch trace, a pstats dump or a "
+                       "step log)");
+}
+
+static int ingest_one(pdb_session *ss, const job *j, int64_t run_id, int trace_order,
+                      bool *was_read)
+{
+    *was_read = false;
+    pdb_input *in = pdb_input_open(j->path);
+    if (!in)
+        return PDB_ERR;
+    const pdb_reader *reader;
+    int rc = choose_reader(ss, in, j, &reader);
+    if (rc != PDB_OK || !reader) {
+        if (rc == PDB_OK && !ss->opts->quiet)
+            fprintf(stderr, "profdb: %s: skipped (not a trace, pstats dump or step log)\n",
+                    j->path);
+        pdb_input_close(in);
+        return rc;
+    }
+    pdb_source src = {
+        .session = ss, .db = ss->db, .in = in, .path = pdb_input_name(in),
+        .flavor = ss->opts->format ? strchr(ss->opts->format, ':') : NULL,
+        .run_id = run_id, .trace_order = trace_order, .skips = pdb_strmap_new(),
+    };
+    if (src.flavor)
+        src.flavor++;
+    double t0 = now_seconds();
+    rc = insert_source(&src);
+    if (rc == PDB_OK)
+        rc = reader->read(&src);
+    clear_progress(ss);
+    if (rc == PDB_OK)
+        rc = finish_source(&src, (int64_t)((now_seconds() - t0) * 1000));
+    if (rc == PDB_OK && !ss->opts->quiet)
+        report_source(&src, j->run);
+    *was_read = rc == PDB_OK && strcmp(reader->name, "trace") == 0;
+    pdb_strmap_free(src.skips);
+    pdb_input_close(in);
+    return rc;
+}
+
+/* ---- bulk indexes ------------------------------------------------------ */
+
+static int drop_bulk_indexes(sqlite3 *db, pdb_buf *saved)
+{
+    sqlite3_stmt *st;
+    if (pdb_db_prepare(db, "SELECT name, sql FROM sqlite_schema WHERE type = 'index'"
+                           " AND name LIKE 'bulk\\_%' ESCAPE '\\' AND sql IS NOT NULL",
+                       &st) != PDB_OK)
+        return PDB_ERR;
+    pdb_buf drops = PDB_BUF_INIT;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        pdb_buf_addf(saved, "%s;\n", sqlite3_column_text(st, 1));
+        pdb_buf_addf(&drops, "DROP INDEX \"%s\";\n", sqlite3_column_text(st, 0));
+    }
+    sqlite3_finalize(st);
+    int rc = drops.len ? pdb_db_exec(db, drops.p) : PDB_OK;
+    pdb_buf_free(&drops);
+    return rc;
+}
+
+/* ---- the command ----------------------------------------------------- */
+
+static int run_jobs(pdb_session *ss, job_list *jobs)
+{
+    int64_t run_id = 0;
+    int trace_order = 0;
+    for (int i = 0; i < jobs->n; i++) {
+        const job *j = &jobs->v[i];
+        if (i == 0 || j->group != jobs->v[i - 1].group) {
+            if (create_run(ss, j->run, &run_id) != PDB_OK || add_labels(ss, run_id) != PDB_OK)
+                return PDB_ERR;
+            trace_order = 0;
+        }
+        bool was_trace;
+        if (ingest_one(ss, j, run_id, trace_order, &was_trace) != PDB_OK)
+            return PDB_ERR;
+        trace_order += was_trace;
+    }
+    return PDB_OK;
+}
+
+static int check_runs_distinct(const job_list *jobs)
+{
+    /* Two inputs with the same base name would become the same run. */
+    for (int i = 1; i < jobs->n; i++)
+        for (int k = 0; k < i; k++)
+            if (jobs->v[i].group != jobs->v[k].group &&
+                strcmp(jobs->v[i].run, jobs->v[k].run) == 0)
+                return pdb_fail("%s and %s would both become run '%s'; use --run",
+                                jobs->v[k].path, jobs->v[i].path, jobs->v[i].run);
+    return PDB_OK;
+}
+
+int pdb_ingest_paths(sqlite3 *db, const char *const *paths, int npaths,
+                     const pdb_ingest_opts *opts)
+{
+    job_list jobs = {0};
+    pdb_session ss = {.db = db, .opts = opts, .strings = pdb_strmap_new(),
+                      .tty = !opts->quiet && isatty(STDERR_FILENO)};
+    pdb_buf indexes = PDB_BUF_INIT;
+    int rc = plan_jobs(paths, npaths, opts, &jobs);
+    if (rc == PDB_OK)
+        rc = check_runs_distinct(&jobs);
+    if (rc == PDB_OK)
+        rc = pdb_db_exec(db, "BEGIN IMMEDIATE");
+    if (rc != PDB_OK)
+        goto out;
+    rc = pdb_db_prepare(db, "SELECT id FROM strings WHERE value = ?", &ss.find_string);
+    if (rc == PDB_OK)
+        rc = pdb_db_prepare(db, "INSERT INTO strings (value) VALUES (?)", &ss.add_string);
+    if (rc == PDB_OK)
+        rc = drop_bulk_indexes(db, &indexes);
+    if (rc == PDB_OK)
+        rc = run_jobs(&ss, &jobs);
+    if (rc == PDB_OK && indexes.len)
+        rc = pdb_db_exec(db, indexes.p);
+    sqlite3_finalize(ss.find_string);
+    sqlite3_finalize(ss.add_string);
+    if (rc == PDB_OK)
+        rc = pdb_db_exec(db, "COMMIT");
+    if (rc != PDB_OK) {
+        clear_progress(&ss);
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    }
+out:
+    pdb_buf_free(&indexes);
+    pdb_strmap_free(ss.strings);
+    free_jobs(&jobs);
+    return rc;
+}

@@ -1,0 +1,648 @@
+/* trace_json.c: the streaming reader for Chrome trace-event JSON.
+ *
+ * Reads PyTorch profiler (Kineto) traces, a JSON object whose traceEvents
+ * array holds the events, and the legacy autograd profiler's export, a bare
+ * JSON array of events. The input is fed to yajl in fixed-size chunks; a
+ * small state machine turns its callbacks into one pdb_trace_event at a time
+ * and hands it to the store, so memory does not grow with the file.
+ *
+ * Values nested below what we model (args objects, trace-level keys) are
+ * re-serialised with yajl_gen and kept as JSON text. */
+#define _GNU_SOURCE /* memmem */
+#include "ingest/readers.h"
+#include "ingest/trace_event.h"
+#include "common/error.h"
+#include "common/numtext.h"
+#include "common/xalloc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yajl/yajl_gen.h>
+#include <yajl/yajl_parse.h>
+
+#define CHUNK (256 * 1024)
+#define MAX_DEPTH 1000
+
+typedef enum { S_ROOT, S_TOP, S_EVENTS, S_EVENT, S_ARGS, S_DONE } state;
+typedef enum { CAP_NONE, CAP_META, CAP_ARGCOL, CAP_ARGREST, CAP_DISCARD } capture;
+
+/* Event-level keys we understand. */
+typedef enum { F_OTHER, F_PH, F_NAME, F_CAT, F_PID, F_TID, F_TS, F_DUR, F_ID, F_BP, F_S,
+               F_ARGS } field;
+
+typedef struct {
+    pdb_source *src;
+    yajl_handle h;
+    pdb_trace_store *store;
+    state st;
+    bool legacy;
+    bool saw_events;
+    int64_t chunk_base;
+    pdb_trace_event ev;
+    pdb_buf key;
+    field key_field;
+    int key_arg;            /* PDB_ARG_* for a column key in args, else -1 */
+    capture cap;
+    int cap_depth;
+    yajl_gen cap_gen;       /* meta values and args columns */
+    yajl_gen args_gen;      /* the rest of args */
+    bool args_open;
+    bool failed;            /* an error was recorded by a callback */
+} parser;
+
+static int64_t offset_now(const parser *p)
+{
+    return p->chunk_base + (int64_t)yajl_get_bytes_consumed(p->h);
+}
+
+static int fail(parser *p, const char *what)
+{
+    pdb_fail_at(p->src->path, offset_now(p), "%s", what);
+    p->failed = true;
+    return 0; /* cancels the parse */
+}
+
+static int failf_key(parser *p, const char *expected)
+{
+    char msg[512];
+    snprintf(msg, sizeof msg, "expected %s for \"%.*s\"", expected,
+             (int)(p->key.len > 100 ? 100 : p->key.len), pdb_buf_str(&p->key));
+    return fail(p, msg);
+}
+
+/* ---- values into the event arena ---------------------------------- */
+
+static pdb_val text_val(parser *p, const unsigned char *s, size_t len)
+{
+    pdb_val v = {.type = PDB_V_TEXT, .off = p->ev.arena.len, .len = len};
+    pdb_buf_add(&p->ev.arena, s, len);
+    pdb_buf_addc(&p->ev.arena, '\0');
+    return v;
+}
+
+static pdb_val number_val(parser *p, const char *s, size_t len)
+{
+    pdb_val v = {.type = PDB_V_INT};
+    if (pdb_number_is_integer(s, len) && pdb_decimal_scaled(s, len, 0, &v.i) == PDB_NUM_OK)
+        return v;
+    v.type = PDB_V_REAL;
+    if (pdb_number_to_double(s, len, &v.d) != PDB_NUM_OK)
+        v.type = PDB_V_NONE;
+    return v;
+}
+
+/* ---- key classification -------------------------------------------- */
+
+static field event_field(const char *k, size_t n)
+{
+    static const struct { const char *name; field f; } keys[] = {
+        {"ph", F_PH}, {"name", F_NAME}, {"cat", F_CAT}, {"pid", F_PID}, {"tid", F_TID},
+        {"ts", F_TS}, {"dur", F_DUR}, {"id", F_ID}, {"bp", F_BP}, {"s", F_S},
+        {"args", F_ARGS},
+    };
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (strlen(keys[i].name) == n && memcmp(keys[i].name, k, n) == 0)
+            return keys[i].f;
+    return F_OTHER;
+}
+
+static int arg_column(const char *k, size_t n)
+{
+    static const char *const names[PDB_ARG_COUNT] = {
+        [PDB_ARG_STREAM] = "stream", [PDB_ARG_DEVICE] = "device",
+        [PDB_ARG_CONTEXT] = "context", [PDB_ARG_CORRELATION] = "correlation",
+        [PDB_ARG_EXTERNAL_ID] = "External id", [PDB_ARG_INPUT_DIMS] = "Input Dims",
+        [PDB_ARG_BYTES] = "bytes", [PDB_ARG_COLL_NAME] = "Collective name",
+        [PDB_ARG_IN_NELEMS] = "In msg nelems", [PDB_ARG_OUT_NELEMS] = "Out msg nelems",
+        [PDB_ARG_GROUP_SIZE] = "Group size", [PDB_ARG_DTYPE] = "dtype",
+    };
+    for (int i = 0; i < PDB_ARG_COUNT; i++)
+        if (strlen(names[i]) == n && memcmp(names[i], k, n) == 0)
+            return i;
+    return -1;
+}
+
+/* Whether a scalar of this type fits the column; if not it stays in args. */
+static bool column_accepts(int col, pdb_vtype t)
+{
+    switch (col) {
+    case PDB_ARG_STREAM:
+        return t == PDB_V_INT || t == PDB_V_TEXT;
+    case PDB_ARG_COLL_NAME:
+    case PDB_ARG_DTYPE:
+        return t == PDB_V_TEXT;
+    case PDB_ARG_INPUT_DIMS:
+        return false; /* captured as JSON instead */
+    default:
+        return t == PDB_V_INT;
+    }
+}
+
+/* ---- capturing nested values as JSON -------------------------------- */
+
+static yajl_gen capture_gen(parser *p)
+{
+    return p->cap == CAP_ARGREST ? p->args_gen : p->cap_gen;
+}
+
+static void open_args_rest(parser *p)
+{
+    if (!p->args_open) {
+        yajl_gen_map_open(p->args_gen);
+        p->args_open = true;
+    }
+    yajl_gen_string(p->args_gen, (const unsigned char *)p->key.p, p->key.len);
+}
+
+/* Called when a captured value is complete. */
+static int capture_done(parser *p)
+{
+    capture what = p->cap;
+    p->cap = CAP_NONE;
+    if (what == CAP_ARGREST || what == CAP_DISCARD)
+        return 1;
+    const unsigned char *buf;
+    size_t len;
+    yajl_gen_get_buf(p->cap_gen, &buf, &len);
+    int rc = 1;
+    if (what == CAP_META) {
+        if (pdb_trace_store_meta(p->store, p->key.p, p->key.len, (const char *)buf, len) != PDB_OK) {
+            p->failed = true;
+            rc = 0;
+        }
+    } else { /* CAP_ARGCOL */
+        p->ev.arg[p->key_arg] = text_val(p, buf, len);
+    }
+    yajl_gen_clear(p->cap_gen);
+    yajl_gen_reset(p->cap_gen, NULL);
+    return rc;
+}
+
+static void start_capture(parser *p, capture what)
+{
+    p->cap = what;
+    p->cap_depth = 0;
+    if (what == CAP_META || what == CAP_ARGCOL) {
+        yajl_gen_clear(p->cap_gen);
+        yajl_gen_reset(p->cap_gen, NULL);
+    }
+}
+
+/* ---- scalars ---------------------------------------------------------- */
+
+typedef struct {
+    pdb_vtype type;           /* PDB_V_NONE for null */
+    const char *s;            /* string bytes or number text */
+    size_t len;
+    int boolean;              /* for booleans: type NONE and is_bool */
+    bool is_bool;
+} scalar;
+
+static void gen_scalar(yajl_gen g, const scalar *v)
+{
+    if (v->is_bool)
+        yajl_gen_bool(g, v->boolean);
+    else if (v->type == PDB_V_NONE)
+        yajl_gen_null(g);
+    else if (v->type == PDB_V_TEXT)
+        yajl_gen_string(g, (const unsigned char *)v->s, v->len);
+    else
+        yajl_gen_number(g, v->s, v->len);
+}
+
+static int set_time(parser *p, const scalar *v, bool *has, int64_t *ns)
+{
+    if (v->type != PDB_V_INT && v->type != PDB_V_REAL)
+        return failf_key(p, "a number (microseconds)");
+    int rc = pdb_decimal_scaled(v->s, v->len, 3, ns);
+    if (rc != PDB_NUM_OK)
+        return failf_key(p, "a time in microseconds within +-9.2e15");
+    *has = true;
+    return 1;
+}
+
+static int set_idval(parser *p, const scalar *v, pdb_val *out, const char *expected)
+{
+    if (v->type == PDB_V_TEXT)
+        *out = text_val(p, (const unsigned char *)v->s, v->len);
+    else if (v->type == PDB_V_INT || v->type == PDB_V_REAL)
+        *out = number_val(p, v->s, v->len);
+    else if (v->is_bool)
+        return failf_key(p, expected);
+    return 1;
+}
+
+static int set_text(parser *p, const scalar *v, pdb_val *out, const char *expected)
+{
+    if (v->type == PDB_V_TEXT)
+        *out = text_val(p, (const unsigned char *)v->s, v->len);
+    else if (v->type != PDB_V_NONE || v->is_bool)
+        return failf_key(p, expected);
+    return 1;
+}
+
+static int event_scalar(parser *p, const scalar *v)
+{
+    pdb_trace_event *ev = &p->ev;
+    switch (p->key_field) {
+    case F_PH: return set_text(p, v, &ev->ph, "a string");
+    case F_NAME:
+        if (v->type == PDB_V_INT || v->type == PDB_V_REAL) { /* some writers use numbers */
+            ev->name = text_val(p, (const unsigned char *)v->s, v->len);
+            return 1;
+        }
+        return set_text(p, v, &ev->name, "a string");
+    case F_CAT: return set_text(p, v, &ev->cat, "a string");
+    case F_PID: return set_idval(p, v, &ev->pid, "a number or string");
+    case F_TID: return set_idval(p, v, &ev->tid, "a number or string");
+    case F_ID: return set_idval(p, v, &ev->id, "a number or string");
+    case F_BP: return set_text(p, v, &ev->bp, "a string");
+    case F_S: return set_text(p, v, &ev->scope, "a string");
+    case F_TS: return set_time(p, v, &ev->has_ts, &ev->ts);
+    case F_DUR: return set_time(p, v, &ev->has_dur, &ev->dur);
+    case F_ARGS:
+        if (v->type == PDB_V_NONE && !v->is_bool)
+            return 1; /* "args": null */
+        return failf_key(p, "an object");
+    case F_OTHER: return 1;
+    }
+    return 1;
+}
+
+static void add_series(parser *p, const scalar *v)
+{
+    if (p->ev.nseries >= PDB_MAX_COUNTER_SERIES)
+        return;
+    pdb_val n = number_val(p, v->s, v->len);
+    pdb_series *s = &p->ev.series[p->ev.nseries++];
+    s->key_off = p->ev.arena.len;
+    s->key_len = p->key.len;
+    pdb_buf_add(&p->ev.arena, p->key.p, p->key.len);
+    pdb_buf_addc(&p->ev.arena, '\0');
+    s->value = n.type == PDB_V_INT ? (double)n.i : n.d;
+}
+
+static int args_scalar(parser *p, const scalar *v)
+{
+    if (v->type == PDB_V_INT || v->type == PDB_V_REAL)
+        add_series(p, v);
+    int col = p->key_arg;
+    if (col >= 0 && column_accepts(col, v->type)) {
+        if (v->type == PDB_V_TEXT)
+            p->ev.arg[col] = text_val(p, (const unsigned char *)v->s, v->len);
+        else
+            p->ev.arg[col] = number_val(p, v->s, v->len);
+        return 1;
+    }
+    if (col == PDB_ARG_INPUT_DIMS) {
+        start_capture(p, CAP_ARGCOL);
+        gen_scalar(p->cap_gen, v);
+        return capture_done(p);
+    }
+    open_args_rest(p);
+    gen_scalar(p->args_gen, v);
+    return 1;
+}
+
+static int on_scalar(parser *p, const scalar *v)
+{
+    if (p->cap != CAP_NONE) {
+        if (p->cap != CAP_DISCARD)
+            gen_scalar(capture_gen(p), v);
+        return p->cap_depth == 0 ? capture_done(p) : 1;
+    }
+    switch (p->st) {
+    case S_EVENT: return event_scalar(p, v);
+    case S_ARGS: return args_scalar(p, v);
+    case S_TOP:
+        if (p->key.len == 11 && memcmp(p->key.p, "traceEvents", 11) == 0)
+            return fail(p, "expected an array for \"traceEvents\"");
+        start_capture(p, CAP_META);
+        gen_scalar(p->cap_gen, v);
+        return capture_done(p);
+    case S_EVENTS: return fail(p, "expected an event object in the event array");
+    case S_ROOT:
+        return fail(p, "expected a JSON object with \"traceEvents\" or an array of events");
+    case S_DONE: return 1;
+    }
+    return 1;
+}
+
+static int cb_null(void *ctx)
+{
+    scalar v = {.type = PDB_V_NONE};
+    return on_scalar(ctx, &v);
+}
+
+static int cb_bool(void *ctx, int b)
+{
+    scalar v = {.type = PDB_V_NONE, .is_bool = true, .boolean = b};
+    return on_scalar(ctx, &v);
+}
+
+static int cb_number(void *ctx, const char *s, size_t len)
+{
+    scalar v = {.type = pdb_number_is_integer(s, len) ? PDB_V_INT : PDB_V_REAL, .s = s, .len = len};
+    return on_scalar(ctx, &v);
+}
+
+static int cb_string(void *ctx, const unsigned char *s, size_t len)
+{
+    scalar v = {.type = PDB_V_TEXT, .s = (const char *)s, .len = len};
+    return on_scalar(ctx, &v);
+}
+
+/* ---- containers ------------------------------------------------------ */
+
+static void begin_event(parser *p)
+{
+    pdb_trace_event *ev = &p->ev;
+    pdb_buf arena = ev->arena;
+    pdb_buf_reset(&arena);
+    memset(ev, 0, sizeof *ev);
+    ev->arena = arena;
+    ev->offset = offset_now(p) - 1;
+    p->st = S_EVENT;
+}
+
+static int end_event(parser *p)
+{
+    p->st = S_EVENTS;
+    if (pdb_trace_store_event(p->store, &p->ev) != PDB_OK) {
+        p->failed = true;
+        return 0;
+    }
+    return 1;
+}
+
+static void end_args(parser *p)
+{
+    p->st = S_EVENT;
+    p->ev.has_args = true;
+    if (!p->args_open)
+        return;
+    yajl_gen_map_close(p->args_gen);
+    const unsigned char *buf;
+    size_t len;
+    yajl_gen_get_buf(p->args_gen, &buf, &len);
+    pdb_val v = text_val(p, buf, len);
+    p->ev.args_off = v.off;
+    p->ev.args_len = v.len;
+    yajl_gen_clear(p->args_gen);
+    yajl_gen_reset(p->args_gen, NULL);
+    p->args_open = false;
+}
+
+/* A map or array begins where we do not model it: capture or discard it. */
+static int nested_value(parser *p, bool is_map)
+{
+    switch (p->st) {
+    case S_TOP:
+        if (p->key.len == 11 && memcmp(p->key.p, "traceEvents", 11) == 0) {
+            if (is_map)
+                return fail(p, "expected an array for \"traceEvents\"");
+            p->st = S_EVENTS;
+            p->saw_events = true;
+            return 2; /* handled: the array is the event list */
+        }
+        start_capture(p, CAP_META);
+        return 1;
+    case S_EVENT:
+        if (p->key_field == F_ARGS) {
+            if (!is_map)
+                return failf_key(p, "an object");
+            p->st = S_ARGS;
+            return 2;
+        }
+        start_capture(p, CAP_DISCARD);
+        return 1;
+    case S_ARGS:
+        if (p->key_arg == PDB_ARG_INPUT_DIMS) {
+            start_capture(p, CAP_ARGCOL);
+        } else {
+            open_args_rest(p);
+            start_capture(p, CAP_ARGREST);
+        }
+        return 1;
+    default:
+        return 1;
+    }
+}
+
+static int open_container(parser *p, bool is_map)
+{
+    if (p->cap == CAP_NONE) {
+        switch (p->st) {
+        case S_ROOT:
+            if (is_map) {
+                p->st = S_TOP;
+            } else {
+                p->st = S_EVENTS;
+                p->legacy = true;
+                p->saw_events = true;
+            }
+            return 1;
+        case S_EVENTS:
+            if (!is_map)
+                return fail(p, "expected an event object in the event array, found an array");
+            begin_event(p);
+            return 1;
+        default: {
+            int r = nested_value(p, is_map);
+            if (r != 1)
+                return r ? 1 : 0;
+        }
+        }
+    }
+    if (++p->cap_depth > MAX_DEPTH)
+        return fail(p, "JSON nested deeper than 1000 levels");
+    if (p->cap != CAP_DISCARD) {
+        yajl_gen g = capture_gen(p);
+        if (is_map)
+            yajl_gen_map_open(g);
+        else
+            yajl_gen_array_open(g);
+    }
+    return 1;
+}
+
+static int close_container(parser *p, bool is_map)
+{
+    if (p->cap != CAP_NONE) {
+        if (p->cap != CAP_DISCARD) {
+            yajl_gen g = capture_gen(p);
+            if (is_map)
+                yajl_gen_map_close(g);
+            else
+                yajl_gen_array_close(g);
+        }
+        return --p->cap_depth == 0 ? capture_done(p) : 1;
+    }
+    switch (p->st) {
+    case S_ARGS: end_args(p); return 1;
+    case S_EVENT: return end_event(p);
+    case S_EVENTS: p->st = p->legacy ? S_DONE : S_TOP; return 1;
+    case S_TOP: p->st = S_DONE; return 1;
+    default: return 1;
+    }
+}
+
+static int cb_start_map(void *ctx) { return open_container(ctx, true); }
+static int cb_end_map(void *ctx) { return close_container(ctx, true); }
+static int cb_start_array(void *ctx) { return open_container(ctx, false); }
+static int cb_end_array(void *ctx) { return close_container(ctx, false); }
+
+static int cb_map_key(void *ctx, const unsigned char *k, size_t len)
+{
+    parser *p = ctx;
+    if (p->cap != CAP_NONE) {
+        if (p->cap != CAP_DISCARD)
+            yajl_gen_string(capture_gen(p), k, len);
+        return 1;
+    }
+    pdb_buf_reset(&p->key);
+    pdb_buf_add(&p->key, k, len);
+    if (p->st == S_EVENT)
+        p->key_field = event_field((const char *)k, len);
+    else if (p->st == S_ARGS)
+        p->key_arg = arg_column((const char *)k, len);
+    return 1;
+}
+
+static const yajl_callbacks callbacks = {
+    cb_null, cb_bool, NULL, NULL, cb_number, cb_string,
+    cb_start_map, cb_map_key, cb_end_map, cb_start_array, cb_end_array,
+};
+
+/* ---- driving yajl ----------------------------------------------------- */
+
+/* Turns yajl's message ("parse error: ...\n") into our one-line form. */
+static int yajl_failure(parser *p, const unsigned char *chunk, size_t len)
+{
+    unsigned char *msg = yajl_get_error(p->h, 0, chunk, len);
+    const char *m = (const char *)msg;
+    const char *colon = strstr(m, ": ");
+    if (colon && colon - m < 20)
+        m = colon + 2;
+    char text[256];
+    snprintf(text, sizeof text, "invalid JSON: %s", m);
+    text[strcspn(text, "\n")] = '\0';
+    pdb_fail_at(p->src->path, offset_now(p), "%s", text);
+    yajl_free_error(p->h, msg);
+    return PDB_ERR;
+}
+
+static int parse_all(parser *p)
+{
+    unsigned char *buf = pdb_xmalloc(CHUNK);
+    int rc = PDB_OK;
+    for (;;) {
+        p->chunk_base = pdb_input_offset(p->src->in);
+        ssize_t n = pdb_input_read(p->src->in, buf, CHUNK);
+        if (n < 0) {
+            rc = PDB_ERR;
+            break;
+        }
+        if (n == 0)
+            break;
+        size_t skip = 0;
+        if (p->chunk_base == 0 && n >= 3 && buf[0] == 0xEF && buf[1] == 0xBB && buf[2] == 0xBF)
+            skip = 3; /* a UTF-8 byte order mark, which yajl does not accept */
+        p->chunk_base += (int64_t)skip;
+        yajl_status s = yajl_parse(p->h, buf + skip, (size_t)n - skip);
+        if (s == yajl_status_client_canceled) {
+            rc = PDB_ERR;
+            break;
+        }
+        if (s != yajl_status_ok) {
+            rc = yajl_failure(p, buf + skip, (size_t)n - skip);
+            break;
+        }
+        pdb_progress(p->src, p->src->records);
+    }
+    free(buf);
+    return rc;
+}
+
+static int finish_parse(parser *p)
+{
+    p->chunk_base = pdb_input_offset(p->src->in);
+    /* The trace-event format lets an array trace end without its ']' (a
+     * writer may die mid-trace); accept that at an event boundary. */
+    if (p->legacy && p->st == S_EVENTS && p->cap == CAP_NONE) {
+        pdb_skip(p->src, "event array not closed (allowed by the trace-event format)");
+        return PDB_OK;
+    }
+    if (yajl_complete_parse(p->h) != yajl_status_ok) {
+        if (p->failed)
+            return PDB_ERR;
+        if (p->st == S_ROOT)
+            return pdb_fail_at(p->src->path, p->chunk_base, "empty input: expected JSON");
+        return pdb_fail_at(p->src->path, p->chunk_base,
+                           "unexpected end of data inside %s (truncated file?)",
+                           p->st == S_TOP ? "the trace object" : "the event list");
+    }
+    if (!p->saw_events)
+        return pdb_fail_at(p->src->path, p->chunk_base,
+                           "JSON object has no \"traceEvents\" array: not a trace");
+    return PDB_OK;
+}
+
+int pdb_read_trace(pdb_source *src)
+{
+    parser p = {.src = src, .st = S_ROOT, .key_arg = -1};
+    const unsigned char *peek;
+    size_t plen;
+    if (pdb_input_peek(src->in, &peek, &plen) != PDB_OK)
+        return PDB_ERR;
+    size_t i = 0;
+    while (i < plen && (peek[i] == ' ' || peek[i] == '\t' || peek[i] == '\n' || peek[i] == '\r'))
+        i++;
+    src->format = (i < plen && peek[i] == '[') ? "legacy-json" : "kineto-json";
+    p.store = pdb_trace_store_new(src, src->format);
+    if (!p.store)
+        return PDB_ERR;
+    p.h = yajl_alloc(&callbacks, NULL, &p);
+    p.cap_gen = yajl_gen_alloc(NULL);
+    p.args_gen = yajl_gen_alloc(NULL);
+    int rc = parse_all(&p);
+    if (rc == PDB_OK)
+        rc = finish_parse(&p);
+    if (rc == PDB_OK)
+        rc = pdb_trace_store_finish(p.store);
+    else
+        pdb_trace_store_free(p.store);
+    yajl_free(p.h);
+    yajl_gen_free(p.cap_gen);
+    yajl_gen_free(p.args_gen);
+    pdb_buf_free(&p.ev.arena);
+    pdb_buf_free(&p.key);
+    return rc;
+}
+
+/* Sure on "traceEvents" or an array of objects with "ph"; a bare JSON object
+ * is a weak guess that other readers (JSON step logs) outbid. */
+int pdb_sniff_trace(const unsigned char *d, size_t len)
+{
+    size_t i = 0;
+    if (len >= 3 && d[0] == 0xEF && d[1] == 0xBB && d[2] == 0xBF)
+        i = 3;
+    while (i < len && (d[i] == ' ' || d[i] == '\t' || d[i] == '\n' || d[i] == '\r'))
+        i++;
+    if (i >= len)
+        return PDB_SNIFF_NO;
+    const char *text = (const char *)d;
+    bool has_events = memmem(text, len, "\"traceEvents\"", 13) != NULL;
+    bool has_ph = memmem(text, len, "\"ph\"", 4) != NULL;
+    if (d[i] == '{' && i + 1 < len) {
+        unsigned char c = d[i + 1];
+        /* pstats (marshal) dumps also start with '{', followed by binary. */
+        if (c != '"' && c != '}' && c != ' ' && c != '\n' && c != '\r' && c != '\t')
+            return PDB_SNIFF_NO;
+        return has_events ? PDB_SNIFF_SURE : 1;
+    }
+    if (d[i] == '[')
+        return has_ph ? PDB_SNIFF_SURE : 1;
+    return PDB_SNIFF_NO;
+}

@@ -1,0 +1,491 @@
+/* trace_store.c: turns parsed trace events into rows.
+ *
+ * Counts every raw event by phase, pairs B/E per (pid, tid), interns names
+ * and categories, and inserts through prepared statements (the session's
+ * transaction is open). At the end it decides the trace's rank:
+ * distributedInfo.rank, else a rank number in the file name, else the order
+ * of the trace among the run's inputs. */
+#include "ingest/trace_event.h"
+#include "ingest/ingest.h"
+#include "common/db.h"
+#include "common/error.h"
+#include "common/xalloc.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_OPEN_PER_THREAD 10000
+
+typedef struct {
+    pdb_trace_event *v; /* deep copies of open B events */
+    int n, cap;
+} b_stack;
+
+struct pdb_trace_store {
+    pdb_source *src;
+    sqlite3 *db;
+    int64_t trace_id;
+    sqlite3_stmt *ins_slice, *ins_instant, *ins_counter, *ins_flow, *ins_mevent, *ins_meta,
+        *rank_of;
+    int64_t counts[128]; /* raw events per phase letter */
+    int64_t other_phases;
+    int64_t gpu;
+    bool rank_known;
+    int64_t rank;
+    pdb_strmap *stack_of; /* "pid\x1ftid" -> index into stacks */
+    b_stack *stacks;
+    int nstacks;
+    pdb_buf key;
+};
+
+static const char *const insert_sql[] = {
+    "INSERT INTO slices (trace_id, ph, name, cat, pid, tid, ts, dur, stream, device, context,"
+    " correlation, external_id, input_dims, bytes, coll_name, in_nelems, out_nelems,"
+    " group_size, dtype, args) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO instants (trace_id, name, cat, pid, tid, ts, scope, args)"
+    " VALUES (?,?,?,?,?,?,?,?)",
+    "INSERT INTO counters (trace_id, name, pid, ts, series, value) VALUES (?,?,?,?,?,?)",
+    "INSERT INTO flows (trace_id, ph, id, name, cat, pid, tid, ts, bp) VALUES (?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO metadata_events (trace_id, name, pid, tid, args) VALUES (?,?,?,?,?)",
+    "INSERT OR REPLACE INTO trace_meta (trace_id, key, value) VALUES (?,?,?)",
+    "SELECT json_extract(?, '$.rank')",
+};
+
+/* ---- binding helpers -------------------------------------------------- */
+
+static void bind_val(sqlite3_stmt *st, int i, const pdb_trace_event *ev, const pdb_val *v)
+{
+    switch (v->type) {
+    case PDB_V_INT: sqlite3_bind_int64(st, i, v->i); break;
+    case PDB_V_REAL: sqlite3_bind_double(st, i, v->d); break;
+    case PDB_V_TEXT: sqlite3_bind_text(st, i, pdb_ev_text(ev, v->off), (int)v->len, SQLITE_STATIC); break;
+    default: sqlite3_bind_null(st, i);
+    }
+}
+
+static int bind_interned(pdb_trace_store *s, sqlite3_stmt *st, int i, const pdb_trace_event *ev,
+                         const pdb_val *v)
+{
+    if (v->type != PDB_V_TEXT) {
+        sqlite3_bind_null(st, i);
+        return PDB_OK;
+    }
+    int64_t id;
+    if (pdb_intern(s->src, pdb_ev_text(ev, v->off), v->len, &id) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, i, id);
+    return PDB_OK;
+}
+
+static void bind_args(sqlite3_stmt *st, int i, const pdb_trace_event *ev)
+{
+    if (ev->args_len)
+        sqlite3_bind_text(st, i, pdb_ev_text(ev, ev->args_off), (int)ev->args_len, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, i);
+}
+
+static int step(pdb_trace_store *s, sqlite3_stmt *st)
+{
+    return pdb_db_step_done(s->db, st);
+}
+
+/* ---- inserts per phase ------------------------------------------------- */
+
+static int insert_slice(pdb_trace_store *s, const pdb_trace_event *ev, char ph, int64_t dur)
+{
+    sqlite3_stmt *st = s->ins_slice;
+    char phs[2] = {ph, 0};
+    sqlite3_bind_int64(st, 1, s->trace_id);
+    sqlite3_bind_text(st, 2, phs, 1, SQLITE_TRANSIENT);
+    if (bind_interned(s, st, 3, ev, &ev->name) != PDB_OK ||
+        bind_interned(s, st, 4, ev, &ev->cat) != PDB_OK)
+        return PDB_ERR;
+    bind_val(st, 5, ev, &ev->pid);
+    bind_val(st, 6, ev, &ev->tid);
+    sqlite3_bind_int64(st, 7, ev->ts);
+    sqlite3_bind_int64(st, 8, dur);
+    for (int a = 0; a < PDB_ARG_COUNT; a++)
+        bind_val(st, 9 + a, ev, &ev->arg[a]);
+    bind_args(st, 9 + PDB_ARG_COUNT, ev);
+    return step(s, st);
+}
+
+static int insert_instant(pdb_trace_store *s, const pdb_trace_event *ev)
+{
+    sqlite3_stmt *st = s->ins_instant;
+    sqlite3_bind_int64(st, 1, s->trace_id);
+    if (bind_interned(s, st, 2, ev, &ev->name) != PDB_OK ||
+        bind_interned(s, st, 3, ev, &ev->cat) != PDB_OK)
+        return PDB_ERR;
+    bind_val(st, 4, ev, &ev->pid);
+    bind_val(st, 5, ev, &ev->tid);
+    if (ev->has_ts)
+        sqlite3_bind_int64(st, 6, ev->ts);
+    else
+        sqlite3_bind_null(st, 6);
+    bind_val(st, 7, ev, &ev->scope);
+    bind_args(st, 8, ev);
+    return step(s, st);
+}
+
+static int insert_counter(pdb_trace_store *s, const pdb_trace_event *ev)
+{
+    sqlite3_stmt *st = s->ins_counter;
+    for (int k = 0; k < ev->nseries; k++) {
+        sqlite3_bind_int64(st, 1, s->trace_id);
+        if (bind_interned(s, st, 2, ev, &ev->name) != PDB_OK)
+            return PDB_ERR;
+        bind_val(st, 3, ev, &ev->pid);
+        sqlite3_bind_int64(st, 4, ev->ts);
+        sqlite3_bind_text(st, 5, pdb_ev_text(ev, ev->series[k].key_off),
+                          (int)ev->series[k].key_len, SQLITE_STATIC);
+        sqlite3_bind_double(st, 6, ev->series[k].value);
+        if (step(s, st) != PDB_OK)
+            return PDB_ERR;
+    }
+    return PDB_OK;
+}
+
+static int insert_flow(pdb_trace_store *s, const pdb_trace_event *ev, char ph)
+{
+    sqlite3_stmt *st = s->ins_flow;
+    char phs[2] = {ph, 0};
+    sqlite3_bind_int64(st, 1, s->trace_id);
+    sqlite3_bind_text(st, 2, phs, 1, SQLITE_TRANSIENT);
+    bind_val(st, 3, ev, &ev->id);
+    if (bind_interned(s, st, 4, ev, &ev->name) != PDB_OK ||
+        bind_interned(s, st, 5, ev, &ev->cat) != PDB_OK)
+        return PDB_ERR;
+    bind_val(st, 6, ev, &ev->pid);
+    bind_val(st, 7, ev, &ev->tid);
+    sqlite3_bind_int64(st, 8, ev->ts);
+    bind_val(st, 9, ev, &ev->bp);
+    return step(s, st);
+}
+
+static int insert_metadata(pdb_trace_store *s, const pdb_trace_event *ev)
+{
+    sqlite3_stmt *st = s->ins_mevent;
+    sqlite3_bind_int64(st, 1, s->trace_id);
+    bind_val(st, 2, ev, &ev->name);
+    bind_val(st, 3, ev, &ev->pid);
+    bind_val(st, 4, ev, &ev->tid);
+    bind_args(st, 5, ev);
+    return step(s, st);
+}
+
+/* ---- B/E pairing ---------------------------------------------------------- */
+
+static void val_key(pdb_buf *b, const pdb_trace_event *ev, const pdb_val *v)
+{
+    switch (v->type) {
+    case PDB_V_INT: pdb_buf_addf(b, "i%lld", (long long)v->i); break;
+    case PDB_V_REAL: pdb_buf_addf(b, "r%.17g", v->d); break;
+    case PDB_V_TEXT: pdb_buf_addc(b, 's'); pdb_buf_add(b, pdb_ev_text(ev, v->off), v->len); break;
+    default: pdb_buf_addc(b, '-');
+    }
+}
+
+static b_stack *thread_stack(pdb_trace_store *s, const pdb_trace_event *ev)
+{
+    pdb_buf_reset(&s->key);
+    val_key(&s->key, ev, &ev->pid);
+    pdb_buf_addc(&s->key, '\x1f');
+    val_key(&s->key, ev, &ev->tid);
+    int64_t idx;
+    if (!pdb_strmap_get(s->stack_of, s->key.p, s->key.len, &idx)) {
+        idx = s->nstacks++;
+        s->stacks = pdb_xrealloc(s->stacks, (size_t)s->nstacks * sizeof(b_stack));
+        s->stacks[idx] = (b_stack){0};
+        pdb_strmap_put(s->stack_of, s->key.p, s->key.len, idx);
+    }
+    return &s->stacks[idx];
+}
+
+static int push_begin(pdb_trace_store *s, const pdb_trace_event *ev)
+{
+    b_stack *bs = thread_stack(s, ev);
+    if (bs->n >= MAX_OPEN_PER_THREAD) {
+        pdb_skip(s->src, "B event nested deeper than 10000 on one thread");
+        return PDB_OK;
+    }
+    if (bs->n == bs->cap) {
+        bs->cap = bs->cap ? bs->cap * 2 : 8;
+        bs->v = pdb_xrealloc(bs->v, (size_t)bs->cap * sizeof *bs->v);
+    }
+    pdb_trace_event *copy = &bs->v[bs->n++];
+    *copy = *ev;
+    copy->arena = (pdb_buf)PDB_BUF_INIT;
+    pdb_buf_add(&copy->arena, ev->arena.p ? ev->arena.p : "", ev->arena.len);
+    return PDB_OK;
+}
+
+static int pop_end(pdb_trace_store *s, const pdb_trace_event *ev)
+{
+    b_stack *bs = thread_stack(s, ev);
+    if (bs->n == 0) {
+        pdb_skip(s->src, "E event without a matching B");
+        return PDB_OK;
+    }
+    pdb_trace_event *b = &bs->v[--bs->n];
+    int rc = PDB_OK;
+    if (ev->ts < b->ts)
+        pdb_skip(s->src, "E event earlier than its B");
+    else {
+        rc = insert_slice(s, b, 'B', ev->ts - b->ts);
+        s->src->records++;
+    }
+    pdb_buf_free(&b->arena);
+    return rc;
+}
+
+/* ---- events ----------------------------------------------------------------- */
+
+static bool require_ts(pdb_trace_store *s, const pdb_trace_event *ev, const char *reason)
+{
+    if (!ev->has_ts)
+        pdb_skip(s->src, reason);
+    return ev->has_ts;
+}
+
+static int store_complete(pdb_trace_store *s, const pdb_trace_event *ev)
+{
+    if (ev->arg[PDB_ARG_STREAM].type != PDB_V_NONE)
+        s->gpu++;
+    if (!require_ts(s, ev, "X event without ts"))
+        return PDB_OK;
+    if (!ev->has_dur) {
+        pdb_skip(s->src, "X event without dur");
+        return PDB_OK;
+    }
+    if (ev->dur < 0) {
+        pdb_skip(s->src, "X event with negative dur");
+        return PDB_OK;
+    }
+    s->src->records++;
+    return insert_slice(s, ev, 'X', ev->dur);
+}
+
+static int dispatch(pdb_trace_store *s, const pdb_trace_event *ev, char ph)
+{
+    switch (ph) {
+    case 'X': return store_complete(s, ev);
+    case 'B': return require_ts(s, ev, "B event without ts") ? push_begin(s, ev) : PDB_OK;
+    case 'E': return require_ts(s, ev, "E event without ts") ? pop_end(s, ev) : PDB_OK;
+    case 'i':
+    case 'I': s->src->records++; return insert_instant(s, ev);
+    case 'C':
+        if (!require_ts(s, ev, "C event without ts"))
+            return PDB_OK;
+        if (ev->nseries == 0) {
+            pdb_skip(s->src, "C event without numeric args");
+            return PDB_OK;
+        }
+        s->src->records++;
+        return insert_counter(s, ev);
+    case 's':
+    case 't':
+    case 'f':
+        if (!require_ts(s, ev, "flow event without ts"))
+            return PDB_OK;
+        s->src->records++;
+        return insert_flow(s, ev, ph);
+    case 'M': s->src->records++; return insert_metadata(s, ev);
+    default: {
+        char reason[64];
+        snprintf(reason, sizeof reason, "phase '%c' events are not stored", ph);
+        pdb_skip(s->src, reason);
+        return PDB_OK;
+    }
+    }
+}
+
+int pdb_trace_store_event(pdb_trace_store *s, pdb_trace_event *ev)
+{
+    if (ev->ph.type != PDB_V_TEXT || ev->ph.len != 1) {
+        s->other_phases++;
+        pdb_skip(s->src, ev->ph.type == PDB_V_NONE ? "event without ph" : "event with a ph longer than one letter");
+        return PDB_OK;
+    }
+    unsigned char ph = (unsigned char)pdb_ev_text(ev, ev->ph.off)[0];
+    if (ph < 128 && ph >= 32)
+        s->counts[ph]++;
+    else
+        s->other_phases++;
+    int rc = dispatch(s, ev, (char)ph);
+    pdb_progress(s->src, s->src->records);
+    if (rc != PDB_OK && strstr(pdb_errmsg(), "byte ") == NULL)
+        pdb_fail_at(s->src->path, ev->offset, "cannot store event: %s", pdb_errmsg());
+    return rc;
+}
+
+/* ---- trace-level keys and rank ------------------------------------------- */
+
+int pdb_trace_store_meta(pdb_trace_store *s, const char *key, size_t klen, const char *json,
+                         size_t jlen)
+{
+    sqlite3_stmt *st = s->ins_meta;
+    sqlite3_bind_int64(st, 1, s->trace_id);
+    sqlite3_bind_text(st, 2, key, (int)klen, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, json, (int)jlen, SQLITE_STATIC);
+    if (step(s, st) != PDB_OK)
+        return PDB_ERR;
+    if (klen == 15 && memcmp(key, "distributedInfo", 15) == 0) {
+        sqlite3_bind_text(s->rank_of, 1, json, (int)jlen, SQLITE_STATIC);
+        if (sqlite3_step(s->rank_of) == SQLITE_ROW &&
+            sqlite3_column_type(s->rank_of, 0) == SQLITE_INTEGER) {
+            s->rank = sqlite3_column_int64(s->rank_of, 0);
+            s->rank_known = true;
+        }
+        sqlite3_reset(s->rank_of);
+    }
+    return PDB_OK;
+}
+
+/* "trace_rank-3.json", "worker_rank3", "RANK_12": the number after the last
+ * "rank" in the file's base name. */
+static bool rank_from_filename(const char *path, int64_t *rank)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    bool found = false;
+    for (const char *p = base; *p; p++) {
+        if (strncasecmp(p, "rank", 4) != 0)
+            continue;
+        const char *q = p + 4;
+        while (*q == '-' || *q == '_' || *q == '.')
+            q++;
+        if (!isdigit((unsigned char)*q))
+            continue;
+        int64_t r = 0;
+        for (; isdigit((unsigned char)*q) && r < 100000000; q++)
+            r = r * 10 + (*q - '0');
+        *rank = r;
+        found = true;
+    }
+    return found;
+}
+
+static int set_rank(pdb_trace_store *s)
+{
+    const char *from = "distributedInfo";
+    int64_t rank = s->rank;
+    if (!s->rank_known) {
+        from = "filename";
+        if (!rank_from_filename(s->src->path, &rank)) {
+            from = "order";
+            rank = s->src->trace_order;
+        }
+    }
+    sqlite3_stmt *st;
+    if (pdb_db_prepare(s->db, "UPDATE traces SET rank = ?, rank_from = ? WHERE trace_id = ?",
+                       &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, rank);
+    sqlite3_bind_text(st, 2, from, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, s->trace_id);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc == SQLITE_CONSTRAINT)
+        return pdb_fail("%s: rank %lld (from %s) is already in this run; ingest the file as a "
+                        "run of its own",
+                        s->src->path, (long long)rank, from);
+    if (rc != SQLITE_DONE)
+        return pdb_db_fail(s->db, "database error");
+    return PDB_OK;
+}
+
+static int write_counts(pdb_trace_store *s)
+{
+    sqlite3_stmt *st;
+    if (pdb_db_prepare(s->db, "INSERT INTO trace_counts VALUES (?, ?, ?)", &st) != PDB_OK)
+        return PDB_ERR;
+    int rc = PDB_OK;
+    for (int c = 0; c < 128 && rc == PDB_OK; c++) {
+        if (!s->counts[c])
+            continue;
+        char ph[2] = {(char)c, 0};
+        sqlite3_bind_int64(st, 1, s->trace_id);
+        sqlite3_bind_text(st, 2, ph, 1, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(st, 3, s->counts[c]);
+        rc = pdb_db_step_done(s->db, st);
+    }
+    const char *extra[] = {"gpu", "other"};
+    int64_t values[] = {s->gpu, s->other_phases};
+    for (int k = 0; k < 2 && rc == PDB_OK; k++) {
+        sqlite3_bind_int64(st, 1, s->trace_id);
+        sqlite3_bind_text(st, 2, extra[k], -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 3, values[k]);
+        rc = pdb_db_step_done(s->db, st);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* ---- lifetime ------------------------------------------------------------ */
+
+pdb_trace_store *pdb_trace_store_new(pdb_source *src, const char *format)
+{
+    pdb_trace_store *s = pdb_xcalloc(1, sizeof *s);
+    s->src = src;
+    s->db = src->db;
+    s->stack_of = pdb_strmap_new();
+    sqlite3_stmt *st;
+    if (pdb_db_prepare(s->db, "INSERT INTO traces (run_id, source_id, rank, rank_from, format)"
+                              " VALUES (?, ?, ?, 'order', ?)",
+                       &st) != PDB_OK) {
+        pdb_trace_store_free(s);
+        return NULL;
+    }
+    /* A unique placeholder rank until the whole file has been read. */
+    sqlite3_bind_int64(st, 1, src->run_id);
+    sqlite3_bind_int64(st, 2, src->source_id);
+    sqlite3_bind_int64(st, 3, -src->source_id);
+    sqlite3_bind_text(st, 4, format, -1, SQLITE_STATIC);
+    int rc = pdb_db_step_done(s->db, st);
+    sqlite3_finalize(st);
+    s->trace_id = sqlite3_last_insert_rowid(s->db);
+    sqlite3_stmt **stmts[] = {&s->ins_slice, &s->ins_instant, &s->ins_counter, &s->ins_flow,
+                              &s->ins_mevent, &s->ins_meta, &s->rank_of};
+    for (size_t i = 0; i < sizeof stmts / sizeof stmts[0] && rc == PDB_OK; i++)
+        rc = pdb_db_prepare(s->db, insert_sql[i], stmts[i]);
+    if (rc != PDB_OK) {
+        pdb_trace_store_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+int pdb_trace_store_finish(pdb_trace_store *s)
+{
+    for (int i = 0; i < s->nstacks; i++)
+        for (int k = 0; k < s->stacks[i].n; k++)
+            pdb_skip(s->src, "B event without a matching E");
+    int rc = write_counts(s);
+    if (rc == PDB_OK)
+        rc = set_rank(s);
+    pdb_trace_store_free(s);
+    return rc;
+}
+
+void pdb_trace_store_free(pdb_trace_store *s)
+{
+    if (!s)
+        return;
+    sqlite3_stmt *stmts[] = {s->ins_slice, s->ins_instant, s->ins_counter, s->ins_flow,
+                             s->ins_mevent, s->ins_meta, s->rank_of};
+    for (size_t i = 0; i < sizeof stmts / sizeof stmts[0]; i++)
+        sqlite3_finalize(stmts[i]);
+    for (int i = 0; i < s->nstacks; i++) {
+        for (int k = 0; k < s->stacks[i].n; k++)
+            pdb_buf_free(&s->stacks[i].v[k].arena);
+        free(s->stacks[i].v);
+    }
+    free(s->stacks);
+    pdb_strmap_free(s->stack_of);
+    pdb_buf_free(&s->key);
+    free(s);
+}

@@ -1,0 +1,412 @@
+/* render.c: result sets as tables, CSV, TSV, JSON and Markdown. */
+#include "report/render.h"
+#include "common/db.h"
+#include "common/error.h"
+#include "common/strbuf.h"
+#include "common/xalloc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yajl/yajl_gen.h>
+
+typedef struct {
+    char *name;       /* as printed */
+    bool is_time;     /* a *_ns column being converted */
+    bool is_pct;
+    bool numeric;     /* right-aligned in tables */
+    size_t width;
+} column;
+
+typedef struct {
+    const pdb_render_opts *o;
+    FILE *out;
+    int ncol;
+    column *cols;
+    /* Buffered cells for table and Markdown output. */
+    char **cells;
+    size_t ncells, capcells;
+    yajl_gen json;
+} renderer;
+
+static const char *const unit_names[] = {"ns", "us", "ms", "s"};
+static const double unit_div[] = {1, 1e3, 1e6, 1e9};
+static const int unit_decimals[] = {0, 3, 6, 9};
+
+int pdb_parse_format(const char *s, pdb_out_format *f)
+{
+    static const char *const names[] = {"table", "csv", "tsv", "json", "md"};
+    for (int i = 0; i < 5; i++)
+        if (strcmp(s, names[i]) == 0) {
+            *f = (pdb_out_format)i;
+            return PDB_OK;
+        }
+    if (strcmp(s, "markdown") == 0) {
+        *f = PDB_OUT_MD;
+        return PDB_OK;
+    }
+    return pdb_fail("unknown format '%s' (expected table, csv, tsv, json or md)", s);
+}
+
+int pdb_parse_unit(const char *s, pdb_time_unit *u)
+{
+    for (int i = 0; i < 4; i++)
+        if (strcmp(s, unit_names[i]) == 0) {
+            *u = (pdb_time_unit)i;
+            return PDB_OK;
+        }
+    return pdb_fail("unknown unit '%s' (expected ns, us, ms or s)", s);
+}
+
+const char *pdb_unit_name(pdb_time_unit u)
+{
+    return unit_names[u];
+}
+
+/* ---- UTF-8 ------------------------------------------------------------- */
+
+size_t pdb_utf8_width(const char *s, size_t len)
+{
+    size_t w = 0;
+    for (size_t i = 0; i < len; i++)
+        if (((unsigned char)s[i] & 0xC0) != 0x80)
+            w++;
+    return w;
+}
+
+/* Byte offset of the code point number cp (or len). */
+static size_t utf8_offset(const char *s, size_t len, size_t cp)
+{
+    size_t i = 0, n = 0;
+    for (; i < len; i++)
+        if (((unsigned char)s[i] & 0xC0) != 0x80 && n++ == cp)
+            return i;
+    return len;
+}
+
+void pdb_ellipsize(const char *s, size_t width, char *out, size_t outcap)
+{
+    size_t len = strlen(s), w = pdb_utf8_width(s, len);
+    if (width == 0 || w <= width || width < 5) {
+        snprintf(out, outcap, "%s", s);
+        return;
+    }
+    size_t head = (width - 1) / 2 + (width - 1) % 2, tail = (width - 1) / 2;
+    size_t hb = utf8_offset(s, len, head), tb = utf8_offset(s, len, w - tail);
+    snprintf(out, outcap, "%.*s\xE2\x80\xA6%s", (int)hb, s, s + tb);
+}
+
+/* ---- cell text ------------------------------------------------------------ */
+
+/* Shortest decimal that reads back as the same double. */
+static void format_real(double v, char *buf, size_t cap)
+{
+    if (!isfinite(v)) {
+        snprintf(buf, cap, "%s", isnan(v) ? "NaN" : v > 0 ? "Infinity" : "-Infinity");
+        return;
+    }
+    for (int prec = 6; prec <= 17; prec++) {
+        snprintf(buf, cap, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            return;
+    }
+}
+
+/* Exact nanoseconds in a larger unit, trailing zeros trimmed. */
+static void format_time(sqlite3_int64 ns, pdb_time_unit u, char *buf, size_t cap)
+{
+    if (u == PDB_UNIT_NS) {
+        snprintf(buf, cap, "%lld", (long long)ns);
+        return;
+    }
+    long long div = (long long)unit_div[u];
+    long long whole = ns / div, frac = ns % div;
+    const char *sign = "";
+    if (ns < 0) {
+        sign = "-";
+        whole = -whole;
+        frac = -frac;
+    }
+    int n = snprintf(buf, cap, "%s%lld.%0*lld", sign, whole, unit_decimals[u], frac);
+    while (n > 0 && buf[n - 1] == '0')
+        buf[--n] = '\0';
+    if (n > 0 && buf[n - 1] == '.')
+        buf[--n] = '\0';
+}
+
+/* The text of one cell; *is_num tells JSON to write it unquoted. */
+static void cell_text(renderer *r, sqlite3_stmt *st, int c, pdb_buf *b, bool *is_num,
+                      bool *is_null)
+{
+    const column *col = &r->cols[c];
+    char num[64];
+    *is_num = false;
+    *is_null = false;
+    pdb_buf_reset(b);
+    switch (sqlite3_column_type(st, c)) {
+    case SQLITE_NULL:
+        *is_null = true;
+        return;
+    case SQLITE_INTEGER:
+        *is_num = true;
+        if (col->is_time)
+            format_time(sqlite3_column_int64(st, c), r->o->unit, num, sizeof num);
+        else
+            snprintf(num, sizeof num, "%lld", (long long)sqlite3_column_int64(st, c));
+        pdb_buf_adds(b, num);
+        return;
+    case SQLITE_FLOAT: {
+        double v = sqlite3_column_double(st, c);
+        *is_num = isfinite(v);
+        if (col->is_time)
+            v /= unit_div[r->o->unit];
+        if (col->is_pct && isfinite(v))
+            snprintf(num, sizeof num, "%.2f", v);
+        else
+            format_real(v, num, sizeof num);
+        pdb_buf_adds(b, num);
+        return;
+    }
+    default:
+        pdb_buf_add(b, sqlite3_column_text(st, c), (size_t)sqlite3_column_bytes(st, c));
+    }
+}
+
+/* ---- per-format writers ------------------------------------------------- */
+
+static void csv_field(FILE *out, const char *s, size_t len, char sep)
+{
+    bool quote = false;
+    if (sep == ',')
+        for (size_t i = 0; i < len && !quote; i++)
+            quote = s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r';
+    if (!quote) {
+        for (size_t i = 0; i < len; i++) /* TSV has no quoting: keep rows intact */
+            fputc(sep == '\t' && (s[i] == '\t' || s[i] == '\n' || s[i] == '\r') ? ' ' : s[i], out);
+        return;
+    }
+    fputc('"', out);
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '"')
+            fputc('"', out);
+        fputc(s[i], out);
+    }
+    fputc('"', out);
+}
+
+static void delimited_row(renderer *r, sqlite3_stmt *st, char sep, pdb_buf *b)
+{
+    for (int c = 0; c < r->ncol; c++) {
+        bool is_num, is_null;
+        if (c)
+            fputc(sep, r->out);
+        if (!st) {
+            csv_field(r->out, r->cols[c].name, strlen(r->cols[c].name), sep);
+            continue;
+        }
+        cell_text(r, st, c, b, &is_num, &is_null);
+        csv_field(r->out, b->p ? b->p : "", b->len, sep);
+    }
+    fputs(sep == ',' ? "\r\n" : "\n", r->out);
+}
+
+static void json_print(void *ctx, const char *s, size_t len)
+{
+    fwrite(s, 1, len, (FILE *)ctx);
+}
+
+static void json_row(renderer *r, sqlite3_stmt *st, pdb_buf *b)
+{
+    yajl_gen_map_open(r->json);
+    for (int c = 0; c < r->ncol; c++) {
+        bool is_num, is_null;
+        const char *name = r->cols[c].name;
+        yajl_gen_string(r->json, (const unsigned char *)name, strlen(name));
+        cell_text(r, st, c, b, &is_num, &is_null);
+        if (is_null)
+            yajl_gen_null(r->json);
+        else if (is_num)
+            yajl_gen_number(r->json, b->p, b->len);
+        else if (yajl_gen_string(r->json, (const unsigned char *)pdb_buf_str(b), b->len) !=
+                 yajl_gen_status_ok)
+            yajl_gen_string(r->json, (const unsigned char *)"\xEF\xBF\xBD", 3);
+    }
+    yajl_gen_map_close(r->json);
+}
+
+static void keep_cell(renderer *r, const char *s, int c, bool numeric)
+{
+    if (r->ncells == r->capcells) {
+        r->capcells = r->capcells ? r->capcells * 2 : 256;
+        r->cells = pdb_xrealloc(r->cells, r->capcells * sizeof *r->cells);
+    }
+    char cut[4096];
+    if (!numeric && r->o->max_width > 0)
+        pdb_ellipsize(s, (size_t)r->o->max_width, cut, sizeof cut);
+    else
+        snprintf(cut, sizeof cut, "%s", s);
+    if (r->o->format == PDB_OUT_MD) {
+        /* A '|' would end the cell; newlines would end the row. */
+        pdb_buf esc = PDB_BUF_INIT;
+        for (const char *p = cut; *p; p++) {
+            if (*p == '|')
+                pdb_buf_adds(&esc, "\\|");
+            else
+                pdb_buf_addc(&esc, (*p == '\n' || *p == '\r') ? ' ' : *p);
+        }
+        r->cells[r->ncells++] = pdb_xstrdup(pdb_buf_str(&esc));
+        pdb_buf_free(&esc);
+    } else {
+        for (char *p = cut; *p; p++)
+            if (*p == '\n' || *p == '\r' || *p == '\t')
+                *p = ' ';
+        r->cells[r->ncells++] = pdb_xstrdup(cut);
+    }
+    size_t w = pdb_utf8_width(r->cells[r->ncells - 1], strlen(r->cells[r->ncells - 1]));
+    if (w > r->cols[c].width)
+        r->cols[c].width = w;
+}
+
+static void buffer_row(renderer *r, sqlite3_stmt *st, pdb_buf *b)
+{
+    for (int c = 0; c < r->ncol; c++) {
+        bool is_num, is_null;
+        cell_text(r, st, c, b, &is_num, &is_null);
+        if (is_num)
+            r->cols[c].numeric = true;
+        keep_cell(r, pdb_buf_str(b), c, is_num);
+    }
+}
+
+static void pad(FILE *out, size_t n, char ch)
+{
+    while (n--)
+        fputc(ch, out);
+}
+
+static void print_cell(renderer *r, const char *s, int c)
+{
+    size_t w = pdb_utf8_width(s, strlen(s)), width = r->cols[c].width;
+    if (r->cols[c].numeric)
+        pad(r->out, width - w, ' ');
+    fputs(s, r->out);
+    if (!r->cols[c].numeric && c + 1 < r->ncol)
+        pad(r->out, width - w, ' ');
+}
+
+static void print_table(renderer *r)
+{
+    bool md = r->o->format == PDB_OUT_MD;
+    size_t nrows = r->ncells / (size_t)r->ncol;
+    for (int c = 0; c < r->ncol; c++) {
+        size_t w = pdb_utf8_width(r->cols[c].name, strlen(r->cols[c].name));
+        if (w > r->cols[c].width)
+            r->cols[c].width = w;
+        if (md && r->cols[c].width < 3)
+            r->cols[c].width = 3;
+    }
+    for (size_t row = 0; row <= nrows + 1; row++) {
+        if (md)
+            fputs("| ", r->out);
+        for (int c = 0; c < r->ncol; c++) {
+            if (c)
+                fputs(md ? " | " : "  ", r->out);
+            if (row == 0) {
+                print_cell(r, r->cols[c].name, c);
+            } else if (row == 1) {
+                if (md && r->cols[c].numeric) {
+                    pad(r->out, r->cols[c].width - 1, '-');
+                    fputc(':', r->out);
+                } else
+                    pad(r->out, r->cols[c].width, '-');
+            } else
+                print_cell(r, r->cells[(row - 2) * (size_t)r->ncol + (size_t)c], c);
+        }
+        fputs(md ? " |\n" : "\n", r->out);
+    }
+}
+
+/* ---- driver ---------------------------------------------------------------- */
+
+static void setup_columns(renderer *r, sqlite3_stmt *st)
+{
+    r->ncol = sqlite3_column_count(st);
+    r->cols = pdb_xcalloc((size_t)r->ncol, sizeof(column));
+    for (int c = 0; c < r->ncol; c++) {
+        const char *name = sqlite3_column_name(st, c);
+        size_t len = strlen(name);
+        column *col = &r->cols[c];
+        col->is_pct = len > 4 && strcmp(name + len - 4, "_pct") == 0;
+        if (r->o->convert_times && len > 3 && strcmp(name + len - 3, "_ns") == 0) {
+            col->is_time = true;
+            pdb_buf b = PDB_BUF_INIT;
+            pdb_buf_addf(&b, "%.*s_%s", (int)(len - 3), name, unit_names[r->o->unit]);
+            col->name = pdb_xstrdup(b.p);
+            pdb_buf_free(&b);
+        } else {
+            col->name = pdb_xstrdup(name);
+        }
+    }
+}
+
+static void free_renderer(renderer *r)
+{
+    for (int c = 0; c < r->ncol; c++)
+        free(r->cols[c].name);
+    free(r->cols);
+    for (size_t i = 0; i < r->ncells; i++)
+        free(r->cells[i]);
+    free(r->cells);
+    if (r->json)
+        yajl_gen_free(r->json);
+}
+
+int pdb_render_stmt(sqlite3_stmt *st, const pdb_render_opts *o, FILE *out)
+{
+    renderer r = {.o = o, .out = out};
+    setup_columns(&r, st);
+    pdb_buf b = PDB_BUF_INIT;
+    char sep = o->format == PDB_OUT_TSV ? '\t' : ',';
+    bool delimited = o->format == PDB_OUT_CSV || o->format == PDB_OUT_TSV;
+    if (delimited && !o->no_header)
+        delimited_row(&r, NULL, sep, &b);
+    if (o->format == PDB_OUT_JSON) {
+        r.json = yajl_gen_alloc(NULL);
+        yajl_gen_config(r.json, yajl_gen_validate_utf8, 1);
+        yajl_gen_config(r.json, yajl_gen_print_callback, json_print, out);
+        yajl_gen_array_open(r.json);
+    }
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (delimited)
+            delimited_row(&r, st, sep, &b);
+        else if (o->format == PDB_OUT_JSON)
+            json_row(&r, st, &b);
+        else
+            buffer_row(&r, st, &b);
+    }
+    int result = PDB_OK;
+    if (rc != SQLITE_DONE)
+        result = pdb_db_fail(sqlite3_db_handle(st), "query failed");
+    else if (o->format == PDB_OUT_JSON) {
+        yajl_gen_array_close(r.json);
+        fputc('\n', out);
+    } else if (!delimited)
+        print_table(&r);
+    pdb_buf_free(&b);
+    free_renderer(&r);
+    return result;
+}
+
+int pdb_render_query(sqlite3 *db, const char *sql, const char *const *params, int nparams,
+                     const pdb_render_opts *o, FILE *out)
+{
+    sqlite3_stmt *st;
+    if (pdb_db_prepare(db, sql, &st) != PDB_OK)
+        return PDB_ERR;
+    for (int i = 0; i < nparams; i++)
+        sqlite3_bind_text(st, i + 1, params[i], -1, SQLITE_STATIC);
+    int rc = pdb_render_stmt(st, o, out);
+    sqlite3_finalize(st);
+    return rc;
+}

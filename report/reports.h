@@ -1,0 +1,53 @@
+/* reports.h: the table of named reports behind `profdb report NAME`.
+ *
+ * A report reads the database (tables and analysis_* tables) for one run and
+ * renders result sets through render.h. Every report receives the same
+ * context; options that only some reports use are documented with them.
+ * Adding a report is adding a function and one row in reports.c. */
+#ifndef PDB_REPORTS_H
+#define PDB_REPORTS_H
+
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common/opts.h"
+#include "report/render.h"
+
+typedef struct pdb_report_ctx {
+    sqlite3 *db;
+    int64_t run_id;
+    const char *run_name;
+    pdb_render_opts render;
+    FILE *out;
+    bool titles;              /* several reports: print a title before each */
+    /* Options some reports take (unset: NULL / -1 / false). */
+    long top;                 /* --top N: rows before an "others" row */
+    const char *sort;         /* --sort KEY[,KEY...] (pstats) */
+    pdb_strlist limits;       /* --limit N|FRACTION, repeatable, in order (pstats) */
+    pdb_strlist matches;      /* --match REGEX, repeatable, in order (pstats) */
+    const char *metric;       /* --metric NAME (metrics) */
+    long skip_first;          /* --skip-first N warm-up steps (phases) */
+    bool by_shape;            /* --by-shape (ops) */
+    const char *compat;       /* --compat hta (trace passes) */
+} pdb_report_ctx;
+
+typedef struct pdb_report {
+    const char *name;
+    int (*run)(pdb_report_ctx *ctx);
+    const char *summary;
+} pdb_report;
+
+extern const pdb_report pdb_reports[];
+
+const pdb_report *pdb_report_find(const char *name);
+/* Prints a title line for table/markdown output when several reports run. */
+void pdb_report_title(pdb_report_ctx *ctx, const char *title);
+/* Renders a query bound to the context's run_id as parameter ?1. */
+int pdb_report_query(pdb_report_ctx *ctx, const char *sql);
+
+/* Reports. */
+int pdb_report_summary(pdb_report_ctx *ctx);
+
+#endif

@@ -1,0 +1,297 @@
+/* gentrace.c: writes a realistic synthetic Kineto (PyTorch profiler) trace.
+ *
+ * Used for samples/ and for benchmarks, so profdb ships and measures inputs it
+ * made itself. The trace has what real training traces have: ProfilerStep#N
+ * annotations, CPU ops with nested children and Input Dims, cudaLaunchKernel
+ * runtime calls linked to kernels by correlation (plus flow events), kernels
+ * on two compute streams, NCCL collectives on a communication stream, memcpy
+ * and memset, a dataloader span, and process/thread metadata.
+ *
+ * usage: profdb-gentrace [--steps N] [--rank R] [--world W] [--seed S] [--gzip] OUT
+ *        (OUT '-' writes to stdout). Deterministic for a given seed. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+typedef struct {
+    FILE *f;
+    gzFile gz;
+    uint64_t rng;
+    int64_t corr;      /* next correlation id */
+    int64_t ext;       /* next External id */
+    int rank;
+    bool first;        /* no comma before the first event */
+    int64_t events;
+} gen;
+
+static void out(gen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void out(gen *g, const char *fmt, ...)
+{
+    char buf[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (g->gz)
+        gzwrite(g->gz, buf, (unsigned)n);
+    else
+        fwrite(buf, 1, (size_t)n, g->f);
+}
+
+static uint32_t rnd(gen *g)
+{
+    g->rng ^= g->rng << 13;
+    g->rng ^= g->rng >> 7;
+    g->rng ^= g->rng << 17;
+    return (uint32_t)(g->rng >> 11);
+}
+
+/* A duration in ns around mean_ns, +-25%. */
+static int64_t jitter(gen *g, int64_t mean_ns)
+{
+    return mean_ns * 3 / 4 + (int64_t)(rnd(g) % (uint32_t)(mean_ns / 2 + 1));
+}
+
+/* Writes a microsecond timestamp with three decimals, as Kineto does. */
+static void us(char *buf, int64_t ns)
+{
+    sprintf(buf, "%" PRId64 ".%03" PRId64, ns / 1000, ns % 1000);
+}
+
+static void begin_event(gen *g)
+{
+    out(g, g->first ? "\n  " : ",\n  ");
+    g->first = false;
+    g->events++;
+}
+
+static void complete(gen *g, const char *cat, const char *name, int pid, int tid, int64_t ts,
+                     int64_t dur, const char *args)
+{
+    char a[32], b[32];
+    us(a, ts);
+    us(b, dur);
+    begin_event(g);
+    out(g, "{\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"%s\", \"pid\": %d, \"tid\": %d, "
+           "\"ts\": %s, \"dur\": %s, \"args\": {%s}}",
+        cat, name, pid, tid, a, b, args);
+}
+
+static void flow(gen *g, char ph, int64_t id, int pid, int tid, int64_t ts)
+{
+    char a[32];
+    us(a, ts);
+    begin_event(g);
+    out(g, "{\"ph\": \"%c\", \"id\": %" PRId64 ", \"pid\": %d, \"tid\": %d, \"ts\": %s, "
+           "\"cat\": \"ac2g\", \"name\": \"ac2g\"%s}",
+        ph, id, pid, tid, a, ph == 'f' ? ", \"bp\": \"e\"" : "");
+}
+
+static void metadata(gen *g, const char *name, int pid, int tid, const char *key,
+                     const char *value)
+{
+    begin_event(g);
+    out(g, "{\"name\": \"%s\", \"ph\": \"M\", \"ts\": 0, \"pid\": %d, \"tid\": %d, "
+           "\"args\": {\"%s\": %s}}",
+        name, pid, tid, key, value);
+}
+
+enum { PID = 4242, TID_MAIN = 4242, TID_BWD = 4243, GPU = 0 };
+
+static const char *const compute_kernels[] = {
+    "void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4>(Params)",
+    "void at::native::vectorized_elementwise_kernel<4, at::native::GeluCUDAKernelImpl(at::TensorIteratorBase&)::{lambda()#1}, at::detail::Array<char*, 2> >(int, at::native::GeluCUDAKernelImpl, at::detail::Array<char*, 2>)",
+    "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float, float>(int, float, float const*, float const*, float const*, float*, float*, float*)",
+    "ampere_sgemm_128x64_tn",
+    "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::func_wrapper_t<float, at::native::sum_functor<float, float, float>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, unsigned int, float, 4> >(at::native::ReduceOp<float, at::native::func_wrapper_t<float, at::native::sum_functor<float, float, float>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, unsigned int, float, 4>)",
+};
+static const char *const cpu_ops[] = {"aten::linear", "aten::gelu", "aten::layer_norm",
+                                      "aten::matmul", "aten::sum"};
+
+/* One CPU op that launches one kernel: op, runtime call, flow, kernel. */
+static int64_t launch(gen *g, int tid, int64_t t, int k, int stream, int64_t *gpu_free)
+{
+    int64_t ext = g->ext++, corr = g->corr++;
+    int64_t op_dur = jitter(g, 40000), launch_at = t + op_dur / 3;
+    int64_t launch_dur = jitter(g, 8000);
+    char args[256];
+    snprintf(args, sizeof args, "\"External id\": %" PRId64 ", \"Input Dims\": [[%d, 1024], [1024, 1024]], "
+             "\"Input type\": [\"float\", \"float\"]", ext, 32 + 32 * g->rank);
+    complete(g, "cpu_op", cpu_ops[k], PID, tid, t, op_dur, args);
+    snprintf(args, sizeof args, "\"External id\": %" PRId64 ", \"cbid\": 211, \"correlation\": %" PRId64,
+             ext, corr);
+    complete(g, "cuda_runtime", "cudaLaunchKernel", PID, tid, launch_at, launch_dur, args);
+    flow(g, 's', corr, PID, tid, launch_at);
+    int64_t start = launch_at + launch_dur + 2000;
+    if (start < *gpu_free)
+        start = *gpu_free;
+    int64_t kdur = jitter(g, k == 0 ? 180000 : 60000);
+    snprintf(args, sizeof args, "\"queued\": 0, \"device\": %d, \"context\": 1, \"stream\": %d, "
+             "\"correlation\": %" PRId64 ", \"registers per thread\": 96, \"grid\": [128, 1, 1], "
+             "\"block\": [256, 1, 1], \"External id\": %" PRId64, GPU, stream, corr, ext);
+    complete(g, "kernel", compute_kernels[k], GPU, stream, start, kdur, args);
+    flow(g, 'f', corr, GPU, stream, start);
+    *gpu_free = start + kdur;
+    return t + op_dur + jitter(g, 3000);
+}
+
+static int64_t memop(gen *g, int64_t t, const char *cat, const char *name, const char *rt,
+                     int64_t bytes, int64_t *gpu_free)
+{
+    int64_t corr = g->corr++, ext = g->ext++;
+    char args[256];
+    int64_t rdur = jitter(g, 10000);
+    snprintf(args, sizeof args, "\"External id\": %" PRId64 ", \"cbid\": 41, \"correlation\": %" PRId64,
+             ext, corr);
+    complete(g, "cuda_runtime", rt, PID, TID_MAIN, t, rdur, args);
+    int64_t start = t + rdur > *gpu_free ? t + rdur : *gpu_free;
+    int64_t dur = jitter(g, bytes / 20);
+    snprintf(args, sizeof args, "\"device\": %d, \"context\": 1, \"stream\": 7, \"correlation\": %" PRId64
+             ", \"bytes\": %" PRId64 ", \"memory bandwidth (GB/s)\": %.2f, \"External id\": %" PRId64,
+             GPU, corr, bytes, (double)bytes / (double)dur, ext);
+    complete(g, cat, name, GPU, 7, start, dur, args);
+    *gpu_free = start + dur;
+    return t + rdur + jitter(g, 2000);
+}
+
+static int64_t allreduce(gen *g, int world, int64_t t, int64_t *comm_free)
+{
+    int64_t corr = g->corr++, ext = g->ext++;
+    int64_t nelems = 4194304;
+    char args[512];
+    int64_t op_dur = jitter(g, 30000);
+    snprintf(args, sizeof args, "\"External id\": %" PRId64 ", \"Collective name\": \"allreduce\", "
+             "\"In msg nelems\": %" PRId64 ", \"Out msg nelems\": %" PRId64 ", \"Group size\": %d, "
+             "\"dtype\": \"Float\", \"Process Group Name\": \"0\"", ext, nelems, nelems, world);
+    complete(g, "cpu_op", "record_param_comms", PID, TID_BWD, t, op_dur, args);
+    snprintf(args, sizeof args, "\"External id\": %" PRId64 ", \"cbid\": 211, \"correlation\": %" PRId64,
+             ext, corr);
+    complete(g, "cuda_runtime", "cudaLaunchKernel", PID, TID_BWD, t + 5000, 7000, args);
+    int64_t start = t + 14000 > *comm_free ? t + 14000 : *comm_free;
+    int64_t dur = jitter(g, 900000);
+    snprintf(args, sizeof args, "\"queued\": 0, \"device\": %d, \"context\": 1, \"stream\": 20, "
+             "\"correlation\": %" PRId64 ", \"External id\": %" PRId64 ", \"Collective name\": \"allreduce\", "
+             "\"In msg nelems\": %" PRId64 ", \"Out msg nelems\": %" PRId64 ", \"Group size\": %d, "
+             "\"dtype\": \"Float\"", GPU, corr, ext, nelems, nelems, world);
+    complete(g, "kernel", "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)",
+             GPU, 20, start, dur, args);
+    *comm_free = start + dur;
+    return t + op_dur + jitter(g, 5000);
+}
+
+/* One training step: data loading, forward on the main thread, backward with
+ * gradient all-reduce on the autograd thread, optimizer. */
+static int64_t step(gen *g, int n, int world, int64_t t, int64_t *gpu_free, int64_t *comm_free)
+{
+    int64_t start = t;
+    char name[64];
+    /* Data loading, then the host-to-device copy of the batch. */
+    int64_t dl = jitter(g, 300000);
+    complete(g, "cpu_op", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", PID,
+             TID_MAIN, t + 1000, dl, "\"External id\": 0");
+    t += dl + 2000;
+    t = memop(g, t, "gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", "cudaMemcpyAsync",
+              8 << 20, gpu_free);
+    t = memop(g, t, "gpu_memset", "Memset (Device)", "cudaMemsetAsync", 1 << 20, gpu_free);
+    for (int layer = 0; layer < 6; layer++)
+        for (int k = 0; k < 5; k++)
+            t = launch(g, TID_MAIN, t, k, 7, gpu_free);
+    int64_t bt = t;
+    int64_t stream8_free = *gpu_free;
+    for (int layer = 0; layer < 6; layer++) {
+        for (int k = 0; k < 3; k++)
+            bt = launch(g, TID_BWD, bt, k, layer % 2 ? 8 : 7, layer % 2 ? &stream8_free : gpu_free);
+        if (layer % 2 == 1)
+            bt = allreduce(g, world, bt, comm_free);
+    }
+    t = bt > t ? bt : t;
+    if (stream8_free > *gpu_free)
+        *gpu_free = stream8_free;
+    /* The optimizer waits for the gradients, like a real .step(). */
+    complete(g, "cuda_runtime", "cudaStreamSynchronize", PID, TID_MAIN, t,
+             (*comm_free > t ? *comm_free - t : 0) + 5000, "\"correlation\": 0");
+    t = (*comm_free > t ? *comm_free : t) + 6000;
+    for (int k = 0; k < 3; k++)
+        t = launch(g, TID_MAIN, t, 4, 7, gpu_free);
+    snprintf(name, sizeof name, "ProfilerStep#%d", n);
+    complete(g, "user_annotation", name, PID, TID_MAIN, start, t - start + 1000,
+             "\"External id\": 0");
+    return t + 2000;
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: profdb-gentrace [--steps N] [--rank R] [--world W] [--seed S] "
+                    "[--gzip] OUT\n");
+    exit(2);
+}
+
+int main(int argc, char **argv)
+{
+    long steps = 5, rank = 0, world = 2, seed = 1;
+    bool gz = false;
+    const char *path = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--gzip") == 0)
+            gz = true;
+        else if (i + 1 < argc && strcmp(argv[i], "--steps") == 0)
+            steps = atol(argv[++i]);
+        else if (i + 1 < argc && strcmp(argv[i], "--rank") == 0)
+            rank = atol(argv[++i]);
+        else if (i + 1 < argc && strcmp(argv[i], "--world") == 0)
+            world = atol(argv[++i]);
+        else if (i + 1 < argc && strcmp(argv[i], "--seed") == 0)
+            seed = atol(argv[++i]);
+        else if (!path)
+            path = argv[i];
+        else
+            usage();
+    }
+    if (!path || steps < 1 || world < 1 || rank < 0 || rank >= world)
+        usage();
+    gen g = {.rng = 0x9E3779B97F4A7C15ULL ^ (uint64_t)(seed * 7919 + rank), .corr = 1,
+             .ext = 1, .rank = (int)rank, .first = true};
+    if (gz) {
+        g.gz = strcmp(path, "-") == 0 ? gzdopen(1, "wb6") : gzopen(path, "wb6");
+    } else {
+        g.f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+    }
+    if (!g.gz && !g.f) {
+        perror(path);
+        return 2;
+    }
+    out(&g, "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [{\"id\": 0, \"name\": "
+            "\"NVIDIA A100-SXM4-80GB\", \"totalGlobalMem\": 85097971712, \"computeMajor\": 8, "
+            "\"computeMinor\": 0, \"numSms\": 108}],\n"
+            "  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": %ld, \"world_size\": %ld},\n"
+            "  \"record_shapes\": 1,\n  \"traceEvents\": [", rank, world);
+    metadata(&g, "process_name", PID, 0, "name", "\"python3\"");
+    metadata(&g, "process_labels", PID, 0, "labels", "\"CPU\"");
+    metadata(&g, "thread_name", PID, TID_MAIN, "name", "\"thread 4242 (python3)\"");
+    metadata(&g, "thread_name", PID, TID_BWD, "name", "\"thread 4243 (pt_autograd_0)\"");
+    metadata(&g, "process_name", GPU, 0, "name", "\"python3\"");
+    metadata(&g, "process_labels", GPU, 0, "labels", "\"GPU 0\"");
+    int64_t t = 1700000000000000LL + rank * 1234; /* ns */
+    int64_t gpu_free = t, comm_free = t;
+    for (long n = 0; n < steps; n++)
+        t = step(&g, (int)n, (int)world, t, &gpu_free, &comm_free);
+    char ts[32];
+    us(ts, t);
+    begin_event(&g);
+    out(&g, "{\"name\": \"Record Window End\", \"ph\": \"i\", \"s\": \"g\", \"pid\": \"\", "
+            "\"tid\": \"\", \"ts\": %s}", ts);
+    out(&g, "\n  ],\n  \"traceName\": \"gentrace_rank%ld.pt.trace.json\",\n"
+            "  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": 1700000000000000000\n}\n", rank);
+    if (g.gz)
+        gzclose(g.gz);
+    else if (g.f != stdout)
+        fclose(g.f);
+    fprintf(stderr, "profdb-gentrace: %" PRId64 " events\n", g.events);
+    return 0;
+}

@@ -1,0 +1,134 @@
+-- profdb schema, part 2: PyTorch profiler (Kineto / Chrome trace-event) traces.
+--
+-- One trace file is one rank of a run. Timestamps (ts) are the trace's own
+-- clock converted exactly from microseconds to INTEGER nanoseconds; pid and
+-- tid keep the trace's values (integers, or text such as "CPU functions").
+
+CREATE TABLE traces (
+    trace_id    INTEGER PRIMARY KEY,
+    run_id      INTEGER NOT NULL REFERENCES runs,
+    source_id   INTEGER NOT NULL REFERENCES sources,
+    rank        INTEGER NOT NULL,
+    rank_from   TEXT NOT NULL,        -- 'distributedInfo', 'filename' or 'order'
+    format      TEXT NOT NULL,        -- 'kineto-json' (object) or 'legacy-json' (array)
+    UNIQUE (run_id, rank)
+);
+
+-- Trace-level keys other than traceEvents (deviceProperties, distributedInfo,
+-- schemaVersion, trace_id, baseTimeNanoseconds, record_shapes, ...), as JSON.
+CREATE TABLE trace_meta (
+    trace_id  INTEGER NOT NULL REFERENCES traces,
+    key       TEXT NOT NULL,
+    value     TEXT,                   -- JSON text; read it with json_extract()
+    PRIMARY KEY (trace_id, key)
+);
+
+-- Raw events per phase letter as they appear in the file (B and E counted
+-- separately), plus 'gpu' = X events carrying a stream arg.
+CREATE TABLE trace_counts (
+    trace_id  INTEGER NOT NULL REFERENCES traces,
+    ph        TEXT NOT NULL,
+    count     INTEGER NOT NULL,
+    PRIMARY KEY (trace_id, ph)
+);
+
+-- Durations: complete events (ph 'X') and begin/end pairs (stored once, ph 'B').
+CREATE TABLE slices (
+    id           INTEGER PRIMARY KEY,
+    trace_id     INTEGER NOT NULL REFERENCES traces,
+    ph           TEXT NOT NULL,       -- 'X', or 'B' for a paired B/E
+    name         INTEGER REFERENCES strings,
+    cat          INTEGER REFERENCES strings,  -- NULL when the event has none
+    pid,                              -- integer or text, as in the trace
+    tid,
+    ts           INTEGER NOT NULL,    -- start, ns
+    dur          INTEGER NOT NULL,    -- duration, ns
+    stream,                           -- args.stream (GPU events), as in the trace
+    device       INTEGER,             -- args.device
+    context      INTEGER,             -- args.context
+    correlation  INTEGER,             -- args.correlation (runtime call <-> GPU event)
+    external_id  INTEGER,             -- args["External id"] (CPU op <-> runtime/GPU)
+    input_dims   TEXT,                -- args["Input Dims"], JSON
+    bytes        INTEGER,             -- args.bytes (memcpy/memset)
+    coll_name    TEXT,                -- args["Collective name"] (NCCL)
+    in_nelems    INTEGER,             -- args["In msg nelems"]
+    out_nelems   INTEGER,             -- args["Out msg nelems"]
+    group_size   INTEGER,             -- args["Group size"]
+    dtype        TEXT,                -- args.dtype
+    args         TEXT                 -- every other arg, JSON object (NULL if none)
+);
+
+-- Instant events (ph 'i' or 'I').
+CREATE TABLE instants (
+    trace_id  INTEGER NOT NULL REFERENCES traces,
+    name      INTEGER REFERENCES strings,
+    cat       INTEGER REFERENCES strings,
+    pid,
+    tid,
+    ts        INTEGER,
+    scope     TEXT,                   -- the event's "s": 'g', 'p' or 't'
+    args      TEXT
+);
+
+-- Counter samples (ph 'C'): one row per series in the event's args.
+CREATE TABLE counters (
+    trace_id  INTEGER NOT NULL REFERENCES traces,
+    name      INTEGER REFERENCES strings,
+    pid,
+    ts        INTEGER,
+    series    TEXT NOT NULL,
+    value     REAL
+);
+
+-- Flow events (ph 's' start, 't' step, 'f' finish), linked by id.
+CREATE TABLE flows (
+    trace_id  INTEGER NOT NULL REFERENCES traces,
+    ph        TEXT NOT NULL,
+    id,                               -- flow id, integer or text
+    name      INTEGER REFERENCES strings,
+    cat       INTEGER REFERENCES strings,
+    pid,
+    tid,
+    ts        INTEGER,
+    bp        TEXT                    -- binding point ('e' = enclosing slice)
+);
+
+-- Metadata events (ph 'M'): process_name, thread_name, sort indexes, labels.
+CREATE TABLE metadata_events (
+    trace_id  INTEGER NOT NULL REFERENCES traces,
+    name      TEXT NOT NULL,
+    pid,
+    tid,
+    args      TEXT
+);
+
+-- Convenience views --------------------------------------------------------
+
+-- Slices with names, categories, rank and run resolved.
+CREATE VIEW slice_view AS
+SELECT s.id, t.run_id, t.rank, s.trace_id, s.ph, n.value AS name, c.value AS cat,
+       s.pid, s.tid, s.ts, s.dur, s.ts + s.dur AS end_ts, s.stream, s.device,
+       s.context, s.correlation, s.external_id, s.input_dims, s.bytes,
+       s.coll_name, s.in_nelems, s.out_nelems, s.group_size, s.dtype, s.args
+FROM slices s
+JOIN traces t USING (trace_id)
+LEFT JOIN strings n ON n.id = s.name
+LEFT JOIN strings c ON c.id = s.cat;
+
+-- GPU events: slices with a stream arg (kernels, memcpy, memset, syncs).
+CREATE VIEW gpu_events AS SELECT * FROM slice_view WHERE stream IS NOT NULL;
+
+CREATE VIEW process_names AS
+SELECT trace_id, pid, json_extract(args, '$.name') AS name
+FROM metadata_events WHERE name = 'process_name';
+
+CREATE VIEW thread_names AS
+SELECT trace_id, pid, tid, json_extract(args, '$.name') AS name
+FROM metadata_events WHERE name = 'thread_name';
+
+-- Indexes named bulk_* are dropped at the start of every ingest and rebuilt
+-- at its end (inside the same transaction): bulk loads stay fast and queries
+-- still find them.
+CREATE INDEX bulk_slices_trace_ts ON slices (trace_id, ts);
+CREATE INDEX bulk_flows_trace ON flows (trace_id, id);
+CREATE INDEX bulk_counters_trace ON counters (trace_id, ts);

@@ -1,0 +1,9 @@
+#!/bin/sh
+# Runs the whole test suite: installs what is missing, builds warning-free
+# (-Werror), then ctest. Tests that need ../shared/corpus say so when skipped.
+set -eu
+cd "$(dirname "$0")/.."
+sh scripts/deps.sh
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPROFDB_WERROR=ON >/dev/null
+cmake --build build -j2
+cd build && ctest --output-on-failure -j2 "$@"
