@@ -4,11 +4,11 @@
 #include <string.h>
 
 const pdb_reader pdb_readers[] = {
-    {"trace", pdb_sniff_trace, pdb_read_trace, true},
-    {NULL, NULL, NULL, false},
+    {"trace", pdb_sniff_trace, pdb_read_trace},
+    {NULL, NULL, NULL},
 };
 
-const pdb_reader *pdb_reader_sniff(const unsigned char *data, size_t len)
+const pdb_reader *pdb_reader_sniff(const unsigned char *data, size_t len, int *score)
 {
     const pdb_reader *best = NULL;
     int best_score = PDB_SNIFF_NO;
@@ -19,6 +19,7 @@ const pdb_reader *pdb_reader_sniff(const unsigned char *data, size_t len)
             best_score = score;
         }
     }
+    *score = best_score;
     return best;
 }
 

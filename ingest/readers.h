@@ -18,13 +18,14 @@ typedef struct pdb_reader {
     const char *name;        /* what --format names it */
     int (*sniff)(const unsigned char *data, size_t len);
     int (*read)(pdb_source *src);
-    bool in_directories;     /* picked up when a directory is ingested */
 } pdb_reader;
 
 extern const pdb_reader pdb_readers[];
 
-/* The best reader for a peeked prefix, or NULL when none claims it. */
-const pdb_reader *pdb_reader_sniff(const unsigned char *data, size_t len);
+/* The best reader for a peeked prefix, or NULL when none claims it; *score
+ * gets its sniff score. Files found in a directory are only ingested when the
+ * score is at least PDB_SNIFF_LIKELY (a stray README is not a step log). */
+const pdb_reader *pdb_reader_sniff(const unsigned char *data, size_t len, int *score);
 /* The reader named by --format (the part before ':'), or NULL. */
 const pdb_reader *pdb_reader_named(const char *format);
 

@@ -424,8 +424,9 @@ static int choose_reader(pdb_session *ss, pdb_input *in, const job *j, const pdb
     size_t len;
     if (pdb_input_peek(in, &peek, &len) != PDB_OK)
         return PDB_ERR;
-    *out = pdb_reader_sniff(peek, len);
-    if (*out && (!j->from_directory || (*out)->in_directories))
+    int score;
+    *out = pdb_reader_sniff(peek, len, &score);
+    if (*out && (!j->from_directory || score >= PDB_SNIFF_LIKELY))
         return PDB_OK;
     if (j->from_directory) {
         *out = NULL;

@@ -1,0 +1,75 @@
+"""Shared helpers for the corpus tests (Python standard library only).
+
+Each test_*.py is one ctest test. It finds the profdb binary in $PROFDB and
+the corpus in $PROFDB_CORPUS; when the corpus is absent (a fresh clone) it
+prints why and exits 77, which ctest reports as Skipped."""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+PROFDB = os.environ.get("PROFDB", "profdb")
+CORPUS = os.environ.get("PROFDB_CORPUS", "")
+GENTRACE = os.environ.get("PROFDB_GENTRACE", "profdb-gentrace")
+SOURCE = os.environ.get("PROFDB_SOURCE", ".")
+SKIP = 77
+
+
+def need_corpus(*parts):
+    """Returns the corpus path joined with parts, or exits 77 with a reason."""
+    path = os.path.join(CORPUS, *parts)
+    if not CORPUS or not os.path.exists(path):
+        print(f"SKIPPED: {path or '../shared/corpus'} is not present "
+              "(the shared corpus is only beside CI and developer checkouts)")
+        sys.exit(SKIP)
+    return path
+
+
+def run(*args, check=True, db=None, stdin=None):
+    """Runs profdb; returns (exit code, stdout, stderr)."""
+    cmd = [PROFDB] + (["--db", db] if db else []) + [str(a) for a in args]
+    p = subprocess.run(cmd, capture_output=True, text=True, input=stdin)
+    if check and p.returncode != 0:
+        raise AssertionError(f"{' '.join(cmd)} exited {p.returncode}: {p.stderr.strip()}")
+    return p.returncode, p.stdout, p.stderr
+
+
+def run_json(*args, db=None):
+    _, out, _ = run(*args, "--format", "json", db=db)
+    return json.loads(out)
+
+
+def scratch_db(tmp):
+    return os.path.join(tmp, "t.db")
+
+
+class Checker:
+    """Collects failures so one run reports all of them, then the totals."""
+
+    def __init__(self):
+        self.passed = 0
+        self.failed = 0
+
+    def eq(self, what, got, want):
+        if got == want:
+            self.passed += 1
+        else:
+            self.failed += 1
+            print(f"FAIL {what}: got {got!r}, want {want!r}")
+
+    def true(self, what, cond, detail=""):
+        if cond:
+            self.passed += 1
+        else:
+            self.failed += 1
+            print(f"FAIL {what} {detail}")
+
+    def close(self, tmp_obj=None):
+        print(f"{self.passed} passed, {self.failed} failed")
+        sys.exit(1 if self.failed else 0)
+
+
+def tempdir():
+    return tempfile.TemporaryDirectory(prefix="profdb-test-")
