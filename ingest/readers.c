@@ -13,10 +13,10 @@ const pdb_reader *pdb_reader_sniff(const unsigned char *data, size_t len, int *s
     const pdb_reader *best = NULL;
     int best_score = PDB_SNIFF_NO;
     for (const pdb_reader *r = pdb_readers; r->name; r++) {
-        int score = r->sniff(data, len);
-        if (score > best_score) {
+        int s = r->sniff(data, len);
+        if (s > best_score) {
             best = r;
-            best_score = score;
+            best_score = s;
         }
     }
     *score = best_score;
