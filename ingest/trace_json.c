@@ -107,6 +107,19 @@ static field event_field(const char *k, size_t n)
     return F_OTHER;
 }
 
+/* What a modelled event key must hold, for error messages. */
+static const char *expected_for(field f)
+{
+    switch (f) {
+    case F_TS:
+    case F_DUR: return "a number (microseconds)";
+    case F_PID:
+    case F_TID:
+    case F_ID: return "a number or string";
+    default: return "a string";
+    }
+}
+
 static int arg_column(const char *k, size_t n)
 {
     static const char *const names[PDB_ARG_COUNT] = {
@@ -415,6 +428,8 @@ static int nested_value(parser *p, bool is_map)
             p->st = S_ARGS;
             return 2;
         }
+        if (p->key_field != F_OTHER)
+            return failf_key(p, expected_for(p->key_field));
         start_capture(p, CAP_DISCARD);
         return 1;
     case S_ARGS:

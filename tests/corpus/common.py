@@ -73,3 +73,12 @@ class Checker:
 
 def tempdir():
     return tempfile.TemporaryDirectory(prefix="profdb-test-")
+
+
+def q(text):
+    """An SQL string literal (tests build queries for `profdb sql`)."""
+    return "'" + str(text).replace("'", "''") + "'"
+
+
+def sql(db, query):
+    return run_json("sql", query, db=db)

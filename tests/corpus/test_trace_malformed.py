@@ -1,0 +1,90 @@
+"""Malformed traces, made here from a real corpus trace, are refused cleanly.
+
+Each case must: exit 2; print exactly one line 'profdb: FILE: byte N: ...'
+(or the case's expected wording); and leave the database exactly as it was,
+including a good file ingested earlier in the same command (one transaction)."""
+
+import gzip
+import os
+import re
+
+from common import Checker, need_corpus, run, tempdir
+
+GOOD = "trace_filter_sampled_rank-1.json.gz"
+BAD_LINE = re.compile(r"^profdb: .+: byte \d+: .+$")
+
+
+def cases(text, gz_bytes):
+    """(name, file bytes, expected message fragment) for every malformed case."""
+    raw = text.encode()
+    n = len(raw)
+    first_ts = re.search(r'"ts": ?\d+', text)
+    first_pid = re.search(r'"pid": ?\d+', text)
+    first_args = re.search(r'"args": ?\{', text)
+    yield "truncated at 10%", raw[: n // 10], "unexpected end of data"
+    yield "truncated at 50%", raw[: n // 2], "unexpected end of data"
+    yield "truncated one byte short", raw[:-2], "unexpected end of data"
+    yield "gzip cut in half", gz_bytes[: len(gz_bytes) // 2], "gzip data ends early"
+    crc = bytearray(gz_bytes)
+    crc[-8] ^= 0xFF  # the CRC-32 in the gzip trailer
+    yield "gzip checksum wrong", bytes(crc), "corrupt gzip data (incorrect data check)"
+    header = bytearray(gz_bytes)
+    header[2] = 7  # compression method: only 8 (deflate) exists
+    yield "gzip header corrupted", bytes(header), "corrupt gzip data"
+    yield "ts is a string", (text[: first_ts.start()] + '"ts": "soon"' +
+                             text[first_ts.end():]).encode(), 'expected a number (microseconds) for "ts"'
+    yield "pid is an object", (text[: first_pid.start()] + '"pid": {"a": 1}' +
+                               text[first_pid.end():]).encode(), 'expected a number or string for "pid"'
+    yield "args is a number", (text[: first_args.start()] + '"args": 5, "x": {' +
+                               text[first_args.end():]).encode(), 'expected an object for "args"'
+    yield "traceEvents is an object", raw.replace(b'"traceEvents": [', b'"traceEvents": {"a": [', 1), \
+        'expected an array for "traceEvents"'
+    yield "event is a number", raw.replace(b'"traceEvents": [', b'"traceEvents": [42, ', 1), \
+        "expected an event object"
+    yield "bad token", raw.replace(b",", b";", 50)[:], "invalid JSON"
+    yield "trailing garbage", raw + b"\n{}", "invalid JSON"
+    yield "garbage bytes", bytes(range(256)) * 8, "not a recognised input"
+    yield "empty file", b"", "empty input"
+    yield "object without traceEvents", b'{"schemaVersion": 1, "events": []}', \
+        'no "traceEvents" array'
+    legacy = b'[{"name": "a", "ph": "X", "ts": 1, "dur": 2, "pid": 1, "tid": 1}, {"name": "b", "ph'
+    yield "legacy array cut inside an event", legacy, "unexpected end of data"
+    yield "number out of range", raw.replace(first_ts.group().encode(), b'"ts": 1e300', 1), \
+        "within"
+
+
+def main():
+    c = Checker()
+    good = need_corpus("traces", GOOD)
+    other = need_corpus("traces", "trace_filter_sampled_rank-0.json.gz")
+    gz_bytes = open(good, "rb").read()
+    text = gzip.decompress(gz_bytes).decode()
+    with tempdir() as tmp:
+        db = os.path.join(tmp, "t.db")
+        run("ingest", "--quiet", "--run", "before", good, db=db)
+        before = run("runs", "--format", "csv", db=db)[1]
+        before_rows = run("sql", "SELECT count(*) FROM slices", db=db)[1]
+        for i, (name, data, fragment) in enumerate(cases(text, gz_bytes)):
+            bad = os.path.join(tmp, f"bad{i}.json")
+            with open(bad, "wb") as f:
+                f.write(data)
+            # A good file first: it must be rolled back with the bad one.
+            code, out, err = run("ingest", "--run", f"case{i}", other, bad, db=db, check=False)
+            lines = [l for l in err.splitlines() if l.startswith("profdb: ") and "records" not in l]
+            c.eq(f"{name}: exit code", code, 2)
+            c.eq(f"{name}: one error line", len(lines), 1)
+            if lines:
+                c.true(f"{name}: message names the file", bad in lines[-1], lines[-1])
+                c.true(f"{name}: message has a byte offset", BAD_LINE.match(lines[-1]) is not None
+                       or "byte" in lines[-1], lines[-1])
+                c.true(f"{name}: message says '{fragment}'", fragment in lines[-1], lines[-1])
+            c.eq(f"{name}: runs unchanged", run("runs", "--format", "csv", db=db)[1], before)
+            c.eq(f"{name}: rows unchanged", run("sql", "SELECT count(*) FROM slices", db=db)[1],
+                 before_rows)
+        code, out, err = run("sql", "PRAGMA integrity_check", db=db)
+        c.eq("integrity", out.split(), ["integrity_check", "---------------", "ok"])
+    c.close()
+
+
+if __name__ == "__main__":
+    main()
