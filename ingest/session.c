@@ -25,6 +25,7 @@ struct pdb_session {
     pdb_strmap *strings;
     sqlite3_stmt *find_string, *add_string;
     bool tty;
+    pdb_buf report;        /* per-file lines, printed once the commit succeeded */
     double last_progress;
     bool progress_shown;
 };
@@ -399,15 +400,15 @@ static void sum_skips(const char *k, size_t l, int64_t v, void *arg)
     *(int64_t *)arg += v;
 }
 
-static void report_source(const pdb_source *src, const char *run)
+static void report_source(pdb_session *ss, const pdb_source *src, const char *run)
 {
     int64_t skipped = 0;
     pdb_strmap_each(src->skips, sum_skips, &skipped);
-    fprintf(stderr, "profdb: %s: %s into run '%s': %lld records", src->path, src->format,
-            run, (long long)src->records);
+    pdb_buf_addf(&ss->report, "profdb: %s: %s into run '%s': %lld records", src->path,
+                 src->format, run, (long long)src->records);
     if (skipped)
-        fprintf(stderr, ", %lld skipped (see 'profdb runs')", (long long)skipped);
-    fputc('\n', stderr);
+        pdb_buf_addf(&ss->report, ", %lld skipped (see 'profdb runs')", (long long)skipped);
+    pdb_buf_addc(&ss->report, '\n');
 }
 
 /* Picks the reader: --format wins, else the best sniffer. */
@@ -470,7 +471,7 @@ static int ingest_one(pdb_session *ss, const job *j, int64_t run_id, int trace_o
     if (rc == PDB_OK)
         rc = finish_source(&src, (int64_t)((now_seconds() - t0) * 1000));
     if (rc == PDB_OK && !ss->opts->quiet)
-        report_source(&src, j->run);
+        report_source(ss, &src, j->run);
     *was_read = rc == PDB_OK && strcmp(reader->name, "trace") == 0;
     pdb_strmap_free(src.skips);
     pdb_input_close(in);
@@ -560,8 +561,11 @@ int pdb_ingest_paths(sqlite3 *db, const char *const *paths, int npaths,
     if (rc != PDB_OK) {
         clear_progress(&ss);
         sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    } else {
+        fputs(pdb_buf_str(&ss.report), stderr);
     }
 out:
+    pdb_buf_free(&ss.report);
     pdb_buf_free(&indexes);
     pdb_strmap_free(ss.strings);
     free_jobs(&jobs);

@@ -7,7 +7,7 @@
 # The case passes when the output equals expected byte for byte.
 # Set PROFDB_GOLDEN_UPDATE=1 to write the output into expected instead.
 set -u
-CASE=$1
+CASE=$(cd "$1" && pwd)
 PROFDB=$2
 GENTRACE=$3
 export CASE PROFDB GENTRACE
