@@ -106,8 +106,10 @@ int pdb_db_open(const char *path, int flags, sqlite3 **out)
     bool memory = strcmp(path, ":memory:") == 0;
     if (!memory && !(flags & PDB_DB_CREATE) && access(path, F_OK) != 0)
         return pdb_fail("%s: no such database (create it with 'profdb ingest')", path);
-    int oflags = (flags & PDB_DB_READONLY) ? SQLITE_OPEN_READONLY
-                                           : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    /* One connection per process, used by one thread: no SQLite mutexes. */
+    int oflags = SQLITE_OPEN_NOMUTEX | ((flags & PDB_DB_READONLY)
+                                            ? SQLITE_OPEN_READONLY
+                                            : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
     sqlite3 *db;
     if (sqlite3_open_v2(path, &db, oflags, NULL) != SQLITE_OK) {
         pdb_fail("%s: cannot open database: %s", path, sqlite3_errmsg(db));

@@ -96,13 +96,14 @@ static pdb_val number_val(parser *p, const char *s, size_t len)
 
 static field event_field(const char *k, size_t n)
 {
-    static const struct { const char *name; field f; } keys[] = {
-        {"ph", F_PH}, {"name", F_NAME}, {"cat", F_CAT}, {"pid", F_PID}, {"tid", F_TID},
-        {"ts", F_TS}, {"dur", F_DUR}, {"id", F_ID}, {"bp", F_BP}, {"s", F_S},
-        {"args", F_ARGS},
+    /* Called for every key of every event: compare lengths before bytes. */
+    static const struct { const char *name; size_t len; field f; } keys[] = {
+        {"ph", 2, F_PH}, {"name", 4, F_NAME}, {"cat", 3, F_CAT}, {"pid", 3, F_PID},
+        {"tid", 3, F_TID}, {"ts", 2, F_TS}, {"dur", 3, F_DUR}, {"id", 2, F_ID},
+        {"bp", 2, F_BP}, {"s", 1, F_S}, {"args", 4, F_ARGS},
     };
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-        if (strlen(keys[i].name) == n && memcmp(keys[i].name, k, n) == 0)
+        if (keys[i].len == n && memcmp(keys[i].name, k, n) == 0)
             return keys[i].f;
     return F_OTHER;
 }
@@ -122,16 +123,16 @@ static const char *expected_for(field f)
 
 static int arg_column(const char *k, size_t n)
 {
-    static const char *const names[PDB_ARG_COUNT] = {
-        [PDB_ARG_STREAM] = "stream", [PDB_ARG_DEVICE] = "device",
-        [PDB_ARG_CONTEXT] = "context", [PDB_ARG_CORRELATION] = "correlation",
-        [PDB_ARG_EXTERNAL_ID] = "External id", [PDB_ARG_INPUT_DIMS] = "Input Dims",
-        [PDB_ARG_BYTES] = "bytes", [PDB_ARG_COLL_NAME] = "Collective name",
-        [PDB_ARG_IN_NELEMS] = "In msg nelems", [PDB_ARG_OUT_NELEMS] = "Out msg nelems",
-        [PDB_ARG_GROUP_SIZE] = "Group size", [PDB_ARG_DTYPE] = "dtype",
+    static const struct { const char *name; size_t len; } names[PDB_ARG_COUNT] = {
+        [PDB_ARG_STREAM] = {"stream", 6}, [PDB_ARG_DEVICE] = {"device", 6},
+        [PDB_ARG_CONTEXT] = {"context", 7}, [PDB_ARG_CORRELATION] = {"correlation", 11},
+        [PDB_ARG_EXTERNAL_ID] = {"External id", 11}, [PDB_ARG_INPUT_DIMS] = {"Input Dims", 10},
+        [PDB_ARG_BYTES] = {"bytes", 5}, [PDB_ARG_COLL_NAME] = {"Collective name", 15},
+        [PDB_ARG_IN_NELEMS] = {"In msg nelems", 13}, [PDB_ARG_OUT_NELEMS] = {"Out msg nelems", 14},
+        [PDB_ARG_GROUP_SIZE] = {"Group size", 10}, [PDB_ARG_DTYPE] = {"dtype", 5},
     };
     for (int i = 0; i < PDB_ARG_COUNT; i++)
-        if (strlen(names[i]) == n && memcmp(names[i], k, n) == 0)
+        if (names[i].len == n && memcmp(names[i].name, k, n) == 0)
             return i;
     return -1;
 }

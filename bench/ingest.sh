@@ -1,0 +1,41 @@
+#!/bin/sh
+# Ingest benchmark: generates a large trace with the project's own generator,
+# then times `zcat` of it (the floor: just decompressing) and `profdb ingest`
+# of it in the same run, and prints the ratio, events/s and peak RSS.
+#
+# usage: bench/ingest.sh [BUILD_DIR] [STEPS]   (default build, 8500 steps ~ 520 MB)
+set -eu
+build=$(cd "${1:-build}" && pwd)
+steps=${2:-8500}
+out=$(cd "$(dirname "$0")" && pwd)/out
+mkdir -p "$out"
+trace="$out/big_rank0.json.gz"
+if [ ! -f "$trace.$steps" ]; then
+    rm -f "$out"/big_rank0.json.gz*
+    "$build/profdb-gentrace" --steps "$steps" --gzip "$trace"
+    touch "$trace.$steps"
+fi
+bytes=$(zcat "$trace" | wc -c)
+
+# best of 3 wall times, in seconds, from /usr/bin/time
+measure() {
+    best=""
+    for i in 1 2 3; do
+        rm -f "$out/bench.db" "$out/bench.db-wal" "$out/bench.db-shm"
+        /usr/bin/time -f "%e %M" -o "$out/time.txt" "$@" >/dev/null 2>"$out/stderr.txt"
+        t=$(cut -d' ' -f1 "$out/time.txt")
+        rss=$(cut -d' ' -f2 "$out/time.txt")
+        if [ -z "$best" ] || [ "$(echo "$t < $best" | bc)" = 1 ]; then best=$t; best_rss=$rss; fi
+    done
+    echo "$best $best_rss"
+}
+
+zc=$(measure sh -c "zcat '$trace' > /dev/null")
+ing=$(measure "$build/profdb" --db "$out/bench.db" ingest --quiet "$trace")
+events=$("$build/profdb" --db "$out/bench.db" sql "SELECT records FROM sources" --format tsv | tail -1)
+zt=${zc% *}; it=${ing% *}; rss=${ing#* }
+echo "trace: $(echo "scale=1; $bytes / 1000000" | bc) MB uncompressed, $events events"
+echo "zcat:   ${zt} s"
+echo "ingest: ${it} s  (ratio ingest/zcat $(echo "scale=2; $it / $zt" | bc))"
+echo "events/s: $(echo "$events / $it" | bc)"
+echo "peak RSS: $(echo "$rss / 1024" | bc) MB"

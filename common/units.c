@@ -1,0 +1,276 @@
+/* units.c: numbers and units as training logs print them (see units.h). */
+#include "common/units.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Whether s[i..] holds exactly three digits followed by a non-digit: the
+ * shape of a thousands group, so "5,970" is one number but "1,2" is two. */
+static bool thousands_group(const char *s, size_t len, size_t i)
+{
+    if (i + 3 > len)
+        return false;
+    for (size_t k = i; k < i + 3; k++)
+        if (!isdigit((unsigned char)s[k]))
+            return false;
+    return i + 3 == len || !isdigit((unsigned char)s[i + 3]);
+}
+
+/* nan, inf, infinity (any case, optional sign already consumed). */
+static size_t special_number(const char *s, size_t len, double *out)
+{
+    if (len >= 8 && strncasecmp(s, "infinity", 8) == 0) {
+        *out = INFINITY;
+        return 8;
+    }
+    if (len >= 3 && strncasecmp(s, "inf", 3) == 0) {
+        *out = INFINITY;
+        return 3;
+    }
+    if (len >= 3 && strncasecmp(s, "nan", 3) == 0) {
+        *out = NAN;
+        return 3;
+    }
+    return 0;
+}
+
+size_t pdb_units_number(const char *s, size_t len, double *out)
+{
+    char buf[128];
+    size_t i = 0, n = 0;
+    bool neg = false;
+    if (i < len && (s[i] == '-' || s[i] == '+')) {
+        neg = s[i] == '-';
+        buf[n++] = s[i++];
+    }
+    size_t sp = special_number(s + i, len - i, out);
+    if (sp) {
+        if (i + sp < len && isalnum((unsigned char)s[i + sp]) && sp != 8)
+            return 0; /* "nano", "info": a word, not a number */
+        if (neg)
+            *out = -*out;
+        return i + sp;
+    }
+    size_t digits = 0, int_digits = 0;
+    bool grouped = false;
+    while (i < len && n < sizeof buf - 8) {
+        char c = s[i];
+        if (isdigit((unsigned char)c)) {
+            buf[n++] = c;
+            digits++;
+            int_digits++;
+            i++;
+        } else if (c == ',' && int_digits > 0 && (grouped || int_digits <= 3) &&
+                   thousands_group(s, len, i + 1)) {
+            grouped = true; /* a thousands separator */
+            i++;
+        } else {
+            break;
+        }
+    }
+    if (i < len && s[i] == '.' && n < sizeof buf - 8) {
+        buf[n++] = s[i++];
+        while (i < len && isdigit((unsigned char)s[i]) && n < sizeof buf - 8) {
+            buf[n++] = s[i++];
+            digits++;
+        }
+    }
+    if (digits == 0)
+        return 0;
+    /* An exponent only when digits follow: "1e-3" yes, "5e" (a unit?) no. */
+    if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+        size_t k = i + 1;
+        if (k < len && (s[k] == '-' || s[k] == '+'))
+            k++;
+        if (k < len && isdigit((unsigned char)s[k])) {
+            while (i < k)
+                buf[n++] = s[i++];
+            while (i < len && isdigit((unsigned char)s[i]) && n < sizeof buf - 1)
+                buf[n++] = s[i++];
+        }
+    }
+    if (i < len && isdigit((unsigned char)s[i]))
+        return 0; /* longer than we handle: not a number we trust */
+    buf[n] = '\0';
+    *out = strtod(buf, NULL);
+    return i;
+}
+
+typedef struct {
+    const char *name;
+    const char *canon;
+    double factor;
+} unit_def;
+
+/* Case-sensitive where case matters (ms vs Ms, MB vs mb read alike). */
+static const unit_def units[] = {
+    {"ns", "s", 1e-9}, {"us", "s", 1e-6}, {"\xc2\xb5s", "s", 1e-6}, {"ms", "s", 1e-3},
+    {"s", "s", 1}, {"sec", "s", 1}, {"secs", "s", 1}, {"second", "s", 1},
+    {"seconds", "s", 1}, {"min", "s", 60}, {"mins", "s", 60}, {"minutes", "s", 60},
+    {"h", "s", 3600}, {"hr", "s", 3600}, {"hours", "s", 3600},
+    {"s/it", "s", 1}, {"sec/it", "s", 1}, {"ms/it", "s", 1e-3},
+    {"B", "B", 1}, {"bytes", "B", 1},
+    {"KB", "B", 1e3}, {"kB", "B", 1e3}, {"MB", "B", 1e6}, {"GB", "B", 1e9}, {"TB", "B", 1e12},
+    {"KiB", "B", 1024.0}, {"MiB", "B", 1048576.0}, {"GiB", "B", 1073741824.0},
+    {"TiB", "B", 1099511627776.0},
+    {"%", "%", 1}, {"W", "W", 1}, {"J", "J", 1}, {"Wh", "J", 3600}, {"kWh", "J", 3.6e6},
+    {"MHz", "MHz", 1}, {"C", "C", 1},
+    {"it/s", "1/s", 1}, {"samples/s", "samples/s", 1}, {"tokens/s", "tokens/s", 1},
+    {"examples/s", "samples/s", 1},
+    {NULL, NULL, 0},
+};
+
+const char *pdb_units_canon(const char *unit, size_t len, double *factor)
+{
+    for (const unit_def *u = units; u->name; u++)
+        if (strlen(u->name) == len && memcmp(u->name, unit, len) == 0) {
+            *factor = u->factor;
+            return u->canon;
+        }
+    return NULL;
+}
+
+static size_t skip_blanks(const char *s, size_t len, size_t i)
+{
+    while (i < len && (s[i] == ' ' || s[i] == '\t'))
+        i++;
+    return i;
+}
+
+/* Reads up to three colon-separated fields "H:MM:SS.f" or "MM:SS". */
+static bool clock_fields(const char *s, size_t len, double *seconds)
+{
+    double f[3];
+    int nf = 0;
+    size_t i = 0;
+    while (nf < 3) {
+        size_t k = i;
+        while (k < len && isdigit((unsigned char)s[k]))
+            k++;
+        if (k == i)
+            return false;
+        if (k < len && s[k] == '.' && (nf >= 1)) {
+            k++;
+            while (k < len && isdigit((unsigned char)s[k]))
+                k++;
+        }
+        char buf[40];
+        if (k - i >= sizeof buf)
+            return false;
+        memcpy(buf, s + i, k - i);
+        buf[k - i] = '\0';
+        f[nf++] = strtod(buf, NULL);
+        if (k == len)
+            break;
+        if (s[k] != ':')
+            return false;
+        i = k + 1;
+    }
+    if (nf < 2)
+        return false;
+    *seconds = nf == 3 ? f[0] * 3600 + f[1] * 60 + f[2] : f[0] * 60 + f[1];
+    return true;
+}
+
+bool pdb_units_clock(const char *s, size_t len, double *seconds)
+{
+    size_t b = skip_blanks(s, len, 0);
+    while (len > b && (s[len - 1] == ' ' || s[len - 1] == '\t'))
+        len--;
+    double days = 0;
+    const char *day = NULL;
+    for (size_t i = b; i + 3 <= len; i++)
+        if (memcmp(s + i, "day", 3) == 0) {
+            day = s + i;
+            break;
+        }
+    if (day) {
+        double d;
+        size_t n = pdb_units_number(s + b, (size_t)(day - s) - b, &d);
+        if (n == 0 || skip_blanks(s, (size_t)(day - s), b + n) != (size_t)(day - s))
+            return false;
+        days = d;
+        size_t i = (size_t)(day - s) + 3;
+        if (i < len && s[i] == 's')
+            i++;
+        if (i < len && s[i] == ',')
+            i++;
+        b = skip_blanks(s, len, i);
+    }
+    double hms;
+    if (!clock_fields(s + b, len - b, &hms))
+        return false;
+    *seconds = days * 86400 + hms;
+    return true;
+}
+
+bool pdb_units_quantity(const char *s, size_t len, double *value, const char **unit)
+{
+    size_t i = skip_blanks(s, len, 0);
+    while (len > i && (s[len - 1] == ' ' || s[len - 1] == '\t'))
+        len--;
+    if (memchr(s + i, ':', len - i))
+        return pdb_units_clock(s + i, len - i, value) && (*unit = PDB_UNIT_SECONDS, true);
+    double v;
+    size_t n = pdb_units_number(s + i, len - i, &v);
+    if (n == 0)
+        return false;
+    i += n;
+    if (i == len) {
+        *value = v;
+        *unit = "";
+        return true;
+    }
+    size_t u = skip_blanks(s, len, i);
+    double f;
+    const char *canon = pdb_units_canon(s + u, len - u, &f);
+    if (canon) {
+        *value = v * f;
+        *unit = canon;
+        return true;
+    }
+    /* An SI multiplier, alone ("11.5K") or before a unit ("85.8Gtok" is not). */
+    static const char si[] = "KMGT";
+    const char *p = u == i && u < len ? strchr(si, s[u] == 'k' ? 'K' : s[u]) : NULL;
+    if (p && s[u] != '\0') {
+        double mult = pow(1000.0, (double)(p - si) + 1);
+        if (u + 1 == len) {
+            *value = v * mult;
+            *unit = "";
+            return true;
+        }
+        canon = pdb_units_canon(s + u + 1, len - u - 1, &f);
+        if (canon && strcmp(canon, "B") != 0) { /* "11.5Ks" no; "5.1Kms"? rare */
+            *value = v * mult * f;
+            *unit = canon;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Name suffixes that state a unit; checked case-insensitively at the end. */
+static const unit_def name_units[] = {
+    {"_ms", "s", 1e-3}, {"(ms)", "s", 1e-3}, {"_msec", "s", 1e-3}, {"_us", "s", 1e-6},
+    {"_ns", "s", 1e-9}, {"_sec", "s", 1}, {"_secs", "s", 1}, {"_seconds", "s", 1},
+    {"_s", "s", 1}, {"(s)", "s", 1}, {"_time", "s", 1}, {"runtime", "s", 1},
+    {"time", "s", 1}, {"_pct", "%", 1}, {"_percent", "%", 1}, {"_percentage", "%", 1},
+    {"_gb", "B", 1073741824.0}, {"_mb", "B", 1048576.0}, {"_bytes", "B", 1},
+    {"-bytes", "B", 1},
+    {NULL, NULL, 0},
+};
+
+const char *pdb_units_from_name(const char *name, size_t len, double *factor)
+{
+    for (const unit_def *u = name_units; u->name; u++) {
+        size_t n = strlen(u->name);
+        if (len >= n && strncasecmp(name + len - n, u->name, n) == 0) {
+            *factor = u->factor;
+            return u->canon;
+        }
+    }
+    return NULL;
+}

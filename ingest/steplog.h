@@ -1,0 +1,90 @@
+/* steplog.h: what the step-log flavor readers share (internal to ingest/).
+ *
+ * steplog.c sniffs the flavor and owns the row writer; each flavor family
+ * lives in its own file (steplog_json.c, steplog_csv.c, steplog_text.c,
+ * steplog_megatron.c, steplog_blocks.c). A flavor reader starts a record with
+ * pdb_steplog_record(), sets its context (step, epoch, rank, ...) and adds
+ * values with pdb_steplog_value(); the writer maps raw names to canonical
+ * metrics, infers units from names and inserts one row per value. */
+#ifndef PDB_STEPLOG_H
+#define PDB_STEPLOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ingest/ingest.h"
+
+typedef struct pdb_steplog_rule pdb_steplog_rule;
+
+typedef struct pdb_steplog {
+    pdb_source *src;
+    const char *flavor;          /* the flavor being read */
+    sqlite3_stmt *ins, *ins_note, *ins_block;
+    pdb_steplog_rule *rules;
+    int nrules;
+    pdb_strmap *rule_cache;      /* lower-cased raw name -> rule index, or -1 */
+    /* the current record */
+    int64_t record, line;
+    const char *kind;
+    bool has_rank, has_step, has_epoch, has_wall;
+    int64_t rank, step;
+    double epoch, wall;
+    char loader[64];             /* "" when none */
+    const char *split;           /* "train", "val" or NULL */
+    int64_t malformed;           /* record-like lines that did not parse */
+    /* state of the text family, kept across lines */
+    bool has_iter, has_ds_step, has_ppo, has_tt;
+    int64_t iter, iter_window, ds_step, ppo_step, tt_step, timer_lines;
+    double tt_wall;
+    int blk_mode, blk_section;   /* summary block being read (steplog_blocks.c) */
+    int64_t blk_record;
+} pdb_steplog;
+
+/* Starts a new record at line `line`; context fields are reset. */
+void pdb_steplog_record(pdb_steplog *w, const char *kind, int64_t line);
+/* Adds one value of the current record. unit is canonical ("s", "%", ...) or
+ * NULL to infer it from the raw name (ms suffixes and the like, scaling the
+ * value). NaN and infinities are stored as NULL. */
+int pdb_steplog_value(pdb_steplog *w, const char *raw, size_t rawlen, double value,
+                      const char *unit, const char *agg, int64_t window);
+/* Adds a value given as text ("5,970", "123.4ms", "nan"); returns 0 when the
+ * text is not a quantity (nothing stored), 1 when stored, -1 on error. */
+int pdb_steplog_text_value(pdb_steplog *w, const char *raw, size_t rawlen, const char *text,
+                           size_t textlen, const char *agg, int64_t window);
+/* A line that looks like a record but does not parse: warns with its line
+ * number and counts it (skip reason "malformed record"). */
+void pdb_steplog_malformed(pdb_steplog *w, int64_t line, const char *what);
+/* Stores a text line of a summary block, and a block header. */
+int pdb_steplog_note(pdb_steplog *w, const char *section, const char *text, size_t len);
+int pdb_steplog_block(pdb_steplog *w, const char *title, size_t len, bool has_step,
+                      int64_t step);
+
+/* Parses "YYYY-MM-DD HH:MM:SS[,.]fff" (or with '/' or 'T') at s into seconds
+ * since 1970 (read as UTC); returns the characters consumed or 0. */
+size_t pdb_steplog_timestamp(const char *s, size_t len, double *out);
+
+/* Flavor readers (each reads src->in to the end). */
+int pdb_steplog_read_jsonl(pdb_steplog *w);
+int pdb_steplog_read_json_doc(pdb_steplog *w);   /* trainer_state.json, golden values */
+int pdb_steplog_read_csv(pdb_steplog *w);        /* CSV/TSV and nvidia-smi */
+int pdb_steplog_read_text(pdb_steplog *w);       /* every line-oriented text flavor */
+
+/* Line recognisers used by the sniffer and by the text reader. */
+typedef enum {
+    PDB_SL_NONE, PDB_SL_MEGATRON, PDB_SL_DEEPSPEED, PDB_SL_NANOGPT, PDB_SL_TORCHTITAN,
+    PDB_SL_HF, PDB_SL_RECTFLOW, PDB_SL_MAE, PDB_SL_KV,
+} pdb_steplog_linekind;
+pdb_steplog_linekind pdb_steplog_classify(const char *line, size_t len);
+
+/* Line handlers in the text family: return 1 when the line was theirs,
+ * 0 when not, PDB_ERR on a database error. */
+int pdb_steplog_megatron_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno);
+int pdb_steplog_deepspeed_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno);
+int pdb_steplog_block_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno);
+
+/* Small text helpers. */
+const char *pdb_steplog_find(const char *s, size_t len, const char *needle);
+size_t pdb_steplog_trim(const char **s, size_t len);
+
+#endif
