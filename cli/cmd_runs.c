@@ -9,7 +9,8 @@
 static const pdb_cmd_help help = {
     "profdb runs [--db FILE] [--format FMT] [--sources] [RUN...]",
     "Lists runs: ranks, sources and their formats, records stored, trace events per\n"
-    "phase (raw counts from the files: X, B, E, i, I, C, s, t, f, M), GPU events (X\n"
+    "phase (raw counts from the files: X, B, E, i, I, C, s, t, f, M and other_phases),\n"
+    "GPU events (X\n"
     "events with a stream arg), and records skipped with the reasons.\n"
     "With --sources, lists every ingested file instead.",
     NULL,
@@ -59,6 +60,9 @@ static void build_sql(pdb_buf *sql, bool sources, int nruns)
     for (size_t i = 0; i < sizeof phases / sizeof phases[0]; i++)
         pdb_buf_addf(&cols, "coalesce((SELECT n FROM c WHERE c.run_id = r.run_id AND c.ph = '%s'),"
                             " 0) AS \"%s\",", phases[i], phases[i]);
+    /* Phases outside the list above (async 'b'/'e', objects, samples...). */
+    pdb_buf_adds(&cols, "coalesce((SELECT sum(n) FROM c WHERE c.run_id = r.run_id AND c.ph NOT IN"
+                        " ('X','B','E','i','I','C','s','t','f','M','gpu')), 0) AS other_phases,");
     pdb_buf_adds(&cols, "coalesce((SELECT n FROM c WHERE c.run_id = r.run_id AND c.ph = 'gpu'), 0)"
                         " AS gpu_events,");
     if (sources)
