@@ -7,6 +7,11 @@
 
 const pdb_report pdb_reports[] = {
     {"summary", pdb_report_summary, "what the run contains: sources, ranks, records, skips"},
+    {"pstats", pdb_report_pstats, "pstats print_stats(): --sort KEY, --limit N|FRACTION, --match REGEX"},
+    {"callers", pdb_report_callers, "pstats print_callers(): who calls the selected functions"},
+    {"callees", pdb_report_callees, "pstats print_callees(): what the selected functions call"},
+    {"pstats-dot", pdb_report_pstats_dot, "pstats call graph as Graphviz DOT (gprof2dot style)"},
+    {"pstats-chart", pdb_report_pstats_chart, "gnuplot script: bar chart of the top functions (--top N)"},
     {NULL, NULL, NULL},
 };
 

@@ -27,6 +27,8 @@ typedef struct pdb_report_ctx {
     const char *sort;         /* --sort KEY[,KEY...] (pstats) */
     pdb_strlist limits;       /* --limit N|FRACTION, repeatable, in order (pstats) */
     pdb_strlist matches;      /* --match REGEX, repeatable, in order (pstats) */
+    char **args;              /* the command line as given: --limit/--match order (pstats) */
+    int nargs;
     const char *metric;       /* --metric NAME (metrics) */
     long skip_first;          /* --skip-first N warm-up steps (phases) */
     bool by_shape;            /* --by-shape (ops) */
@@ -49,5 +51,10 @@ int pdb_report_query(pdb_report_ctx *ctx, const char *sql);
 
 /* Reports. */
 int pdb_report_summary(pdb_report_ctx *ctx);
+int pdb_report_pstats(pdb_report_ctx *ctx);
+int pdb_report_callers(pdb_report_ctx *ctx);
+int pdb_report_callees(pdb_report_ctx *ctx);
+int pdb_report_pstats_dot(pdb_report_ctx *ctx);
+int pdb_report_pstats_chart(pdb_report_ctx *ctx);
 
 #endif
