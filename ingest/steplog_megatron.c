@@ -85,7 +85,7 @@ static const char *iteration_agg(const char *name, size_t nl)
 /* Stores "name: value" fields separated by sep. Returns 1, or 0 when a field
  * has no ':' (a cut or glued line), PDB_ERR on a database error. */
 static int bar_fields(pdb_steplog *w, const char *s, size_t len, char sep, bool iteration,
-                      const char *agg, int64_t window)
+                      const char *agg, int64_t window, bool ms)
 {
     if (!fields_valid(s, len, sep))
         return 0;
@@ -104,7 +104,17 @@ static int bar_fields(pdb_steplog *w, const char *s, size_t len, char sep, bool 
         const char *val = colon + 1;
         size_t vl = (size_t)(f + fl - val);
         const char *a = iteration ? iteration_agg(name, nl) : agg;
-        int r = pdb_steplog_text_value(w, name, nl, val, vl, a, window);
+        double x;
+        const char *unit;
+        const char *v = val;
+        size_t tvl = pdb_steplog_trim(&v, vl);
+        int r;
+        if (ms && pdb_units_quantity(v, tvl, &x, &unit) && unit[0] == '\0')
+            /* the "time (ms)" header gives the unit of every field */
+            r = pdb_steplog_value(w, name, nl, x * 1e-3, PDB_UNIT_SECONDS, a, window) == PDB_OK
+                    ? 1 : PDB_ERR;
+        else
+            r = pdb_steplog_text_value(w, name, nl, val, vl, a, window);
         if (r < 0)
             return PDB_ERR;
         if (r == 0)
@@ -138,11 +148,12 @@ static int timer_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno)
     } else {
         w->has_step = true;
         w->step = w->iter;
+        w->split = "train";
     }
     const char *f = p + 11;
     /* Megatron timers are averaged over the log interval. */
     int r = bar_fields(w, f, (size_t)(s + len - f), '|', false, "interval_mean",
-                       deepspeed ? 0 : w->iter_window);
+                       deepspeed ? 0 : w->iter_window, true);
     if (r == 0) {
         pdb_steplog_malformed(w, lineno, "expected 'name: milliseconds' timer fields");
     }
@@ -164,7 +175,7 @@ int pdb_steplog_megatron_line(pdb_steplog *w, const char *s, size_t len, int64_t
         w->has_step = true;
         w->step = it;
         w->split = "val";
-        int r = bar_fields(w, bar + 1, (size_t)(s + len - bar - 1), '|', false, "point", 0);
+        int r = bar_fields(w, bar + 1, (size_t)(s + len - bar - 1), '|', false, "point", 0, false);
         if (r == 0)
             pdb_steplog_malformed(w, lineno, "expected 'name: value' fields");
         return r < 0 ? PDB_ERR : 1;
@@ -194,7 +205,7 @@ int pdb_steplog_megatron_line(pdb_steplog *w, const char *s, size_t len, int64_t
         w->step = it;
         w->split = "train";
         int r = bar_fields(w, bar + 1, (size_t)(s + len - bar - 1), '|', true, NULL,
-                           w->iter_window);
+                           w->iter_window, false);
         if (r == 0)
             pdb_steplog_malformed(w, lineno, "expected 'name: value' fields after the iteration");
         return r < 0 ? PDB_ERR : 1;
@@ -309,7 +320,7 @@ int pdb_steplog_deepspeed_line(pdb_steplog *w, const char *s, size_t len, int64_
         const char *bar = memchr(t + i, '|', tl - i);
         if (!bar)
             return 1;
-        int r = bar_fields(w, bar + 1, (size_t)(t + tl - bar - 1), '|', false, "point", 0);
+        int r = bar_fields(w, bar + 1, (size_t)(t + tl - bar - 1), '|', false, "point", 0, false);
         if (r == 0)
             pdb_steplog_malformed(w, lineno, "expected 'name: value' fields");
         return r < 0 ? PDB_ERR : 1;

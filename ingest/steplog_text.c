@@ -201,7 +201,7 @@ static int torchtitan_line(pdb_steplog *w, const char *s, size_t len, int64_t li
     /* No step time is printed: derive it from timestamp deltas, exactly. */
     if (has_wall && w->has_tt && step > w->tt_step) {
         int64_t n = step - w->tt_step;
-        if (pdb_steplog_value(w, "step_time (timestamp delta)", 27, (wall - w->tt_wall) / (double)n,
+        if (pdb_steplog_value(w, "timestamp delta", 15, (wall - w->tt_wall) / (double)n,
                               PDB_UNIT_SECONDS, "derived", n) != PDB_OK)
             return PDB_ERR;
     }

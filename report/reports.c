@@ -2,6 +2,7 @@
 #include "report/reports.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "report/steplog_reports.h"
 
 #include <string.h>
 
@@ -12,6 +13,14 @@ const pdb_report pdb_reports[] = {
     {"callees", pdb_report_callees, "pstats print_callees(): what the selected functions call"},
     {"pstats-dot", pdb_report_pstats_dot, "pstats call graph as Graphviz DOT (gprof2dot style)"},
     {"pstats-chart", pdb_report_pstats_chart, "gnuplot script: bar chart of the top functions (--top N)"},
+    {"metrics", pdb_report_steplog_metrics, "step logs: the long metric table (--metric NAME)"},
+    {"metric-rules", pdb_report_steplog_rules, "step logs: raw names -> canonical metrics used by this run"},
+    {"phases", pdb_report_steplog_phases, "step logs: per-phase distribution and share of step time (--skip-first N)"},
+    {"loaders", pdb_report_steplog_loaders, "step logs: per-dataloader phase times and imbalance"},
+    {"throughput", pdb_report_steplog_throughput, "step logs: steps/s, samples/s, tokens/s overall and per epoch"},
+    {"step-insights", pdb_report_steplog_insights, "step logs: bottleneck rules with the numbers that fired"},
+    {"rf-report", pdb_report_steplog_rf, "step logs: rectified-flow profiler blocks, recomputed"},
+    {"gpu-util", pdb_report_steplog_gpu, "nvidia-smi logs: utilisation, memory and energy per GPU"},
     {NULL, NULL, NULL},
 };
 
