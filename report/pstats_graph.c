@@ -210,9 +210,10 @@ int pdb_report_pstats_chart(pdb_report_ctx *ctx)
     fputs("set title ", out);
     snprintf(label, sizeof label, "Top %zu functions, sorted by %s", n, c.sort);
     gp_quote(out, label);
-    fputs("\nset xlabel 'seconds'\nset key bottom right\nset grid xtics\n"
+    fputs("\nset xlabel 'seconds'\nset key below\nset grid xtics\n"
           "set style fill solid 0.8 border -1\n", out);
-    fprintf(out, "set yrange [-0.6:%zu.4] reverse\nset xrange [0:*]\nset ytics (", n ? n - 1 : 0);
+    /* The first function on top: the y axis runs downwards. */
+    fprintf(out, "set yrange [%zu.4:-0.6]\nset xrange [0:*]\nset ytics (", n ? n - 1 : 0);
     for (size_t i = 0; i < n; i++) {
         const pdb_pfunc *f = &ps.f[ps.list[i]];
         pdb_ellipsize(f->std, 70, label, sizeof label);

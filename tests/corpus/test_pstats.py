@@ -99,6 +99,44 @@ def check_text(c, name, db, run_name, base, oracle):
                f"\n--- got ---\n{out}\n--- want ---\n{want}")
 
 
+def check_pictures(c, name, db, run_name, oracle):
+    """DOT: a node per function over 0.5% of the time, edges labelled with the
+    oracle's call counts. Chart: the top functions' cumtime and tottime."""
+    import csv
+    import io
+    import re
+    funcs = {key(f): f for f in oracle["functions"]}
+    _, dot, _ = run("report", "--run", run_name, "pstats-dot", db=db)
+    ids = sql_json(db, "SELECT f.func_id, f.file, f.line, f.name FROM pstats_functions f"
+                       f" JOIN runs r USING (run_id) WHERE r.name = '{run_name}'")
+    by_id = {r["func_id"]: (r["file"], r["line"], r["name"]) for r in ids}
+    nodes = set(int(m) for m in re.findall(r"^\t(\d+) \[", dot, re.M))
+    want_nodes = {k for k, f in funcs.items() if f["ct"] / oracle["total_tt"] >= 0.005}
+    c.eq(f"{name}: DOT nodes are the functions over 0.5%", {by_id[i] for i in nodes}, want_nodes)
+    edge_nc = {(key(e["caller"]), key(e["callee"])): e["nc"] for e in oracle["edges"]}
+    bad = []
+    labels = re.findall(r"^\t(\d+) -> (\d+) .*\\n(\d+)\u00d7", dot, re.M)
+    c.eq(f"{name}: every DOT edge has a calls label", len(labels), dot.count(" -> "))
+    for a, b, n in labels:
+        if edge_nc.get((by_id[int(a)], by_id[int(b)])) != int(n):
+            bad.append((by_id[int(a)], by_id[int(b)], n))
+    c.true(f"{name}: DOT edges carry the oracle call counts", not bad and "->" in dot, bad[:2])
+    _, gp, _ = run("report", "--run", run_name, "pstats-chart", "--top", "10", db=db)
+    data = gp.split("$data << EOD\n")[1].split("EOD\n")[0].split("\n")[:-1]
+    got = [tuple(float(x) for x in line.split()[1:]) for line in data]
+    want = [(funcs[key(k)]["ct"], funcs[key(k)]["tt"]) for k in oracle["top_cumulative"][:10]]
+    c.true(f"{name}: chart data = top 10 cumtime/tottime", len(got) == len(want) and all(
+        abs(g[0] - w[0]) <= 1e-9 * max(1, w[0]) and abs(g[1] - w[1]) <= 1e-9 * max(1, w[1])
+        for g, w in zip(got, want)), f"{got[:2]} vs {want[:2]}")
+    _, out, _ = run("report", "--run", run_name, "pstats", "--sort", "tottime", "--limit", "30",
+                    "--format", "csv", db=db)
+    rows = list(csv.DictReader(io.StringIO(out)))
+    want = [funcs[key(k)] for k in oracle["top_tottime"]]
+    c.eq(f"{name}: csv rows (ncalls, pcalls, tottime, cumtime) by tottime",
+         [(int(r["ncalls"]), int(r["pcalls"]), float(r["tottime"]), float(r["cumtime"]))
+          for r in rows], [(f["nc"], f["cc"], f["tt"], f["ct"]) for f in want])
+
+
 def check_merge(c, tmp, dumps):
     """Two dumps in one run equal pstats.Stats(a).add(b)."""
     import pstats
@@ -152,6 +190,7 @@ def main():
             check_totals(c, name, db, name, oracle)
             check_orders(c, name, db, name, oracle)
             check_text(c, name, db, name, base, oracle)
+            check_pictures(c, name, db, name, oracle)
             # gzip is transparent: the same functions come out.
             gz = os.path.join(tmp, name + ".prof.gz")
             with open(path, "rb") as src, gzip.open(gz, "wb") as dst:
