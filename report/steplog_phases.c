@@ -59,7 +59,7 @@ int pdb_report_steplog_loaders(pdb_report_ctx *ctx)
     /* imbalance: this loader's mean over the fastest loader's mean, per phase */
     return pdb_report_query(ctx,
         "SELECT nullif(s.split, '') AS split, s.loader, s.metric AS phase, s.agg, s.count,"
-        " s.round(mean_s * 1e9) AS mean_ns, s.round(p50_s * 1e9) AS p50_ns, s.round(max_s * 1e9) AS max_ns,"
+        " round(s.mean_s * 1e9) AS mean_ns, round(s.p50_s * 1e9) AS p50_ns, round(s.max_s * 1e9) AS max_ns,"
         " round(s.mean_s / (SELECT min(o.mean_s) FROM temp.steplog_phase_stats o"
         "   WHERE o.split = s.split AND o.metric = s.metric AND o.agg = s.agg"
         "   AND o.loader <> '' AND o.mean_s > 0), 3) AS imbalance"
