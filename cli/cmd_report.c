@@ -2,10 +2,12 @@
 #include "cli/cli.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "common/xalloc.h"
 #include "ingest/ingest.h"
 #include "report/reports.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const pdb_cmd_help help = {
@@ -78,8 +80,13 @@ int cmd_report(int argc, char **argv, pdb_cli *cli)
         {0},
     };
     int npos;
+    char **given = pdb_xmalloc((size_t)argc * sizeof *given);
+    memcpy(given, argv, (size_t)argc * sizeof *given);
+    ctx.args = given;
+    ctx.nargs = argc;
     int rc = pdb_parse_options(argc, argv, opts, &help, &npos);
     if (rc == PDB_OPT_HELP_SHOWN) {
+        free(given);
         print_reports();
         return PDB_EXIT_OK;
     }
@@ -93,5 +100,6 @@ int cmd_report(int argc, char **argv, pdb_cli *cli)
     pdb_db_close(ctx.db);
     pdb_strlist_free(&ctx.limits);
     pdb_strlist_free(&ctx.matches);
+    free(given);
     return rc == PDB_OK ? PDB_EXIT_OK : pdb_cli_fail();
 }

@@ -8,6 +8,7 @@ const pdb_command pdb_commands[] = {
     {"analyze", cmd_analyze, "recompute the analysis tables (ingest does it by default)"},
     {"runs", cmd_runs, "list the runs in the database with their sources and counts"},
     {"report", cmd_report, "print reports for a run (tables, CSV, JSON, Markdown)"},
+    {"diff", cmd_diff, "compare two runs (pstats: functions by largest change)"},
     {"sql", cmd_sql, "run an SQL query against the database"},
     {"schema", cmd_schema, "print the database schema (tables users can query)"},
     {NULL, NULL, NULL},

@@ -304,6 +304,13 @@ static int r_float_binary(pdb_marshal *m, pdb_mval *v)
 
 static int r_object(pdb_marshal *m, int depth, pdb_mval **out);
 
+/* Containers nest; the statistics record the deepest one. */
+static void note_depth(pdb_marshal *m, int depth)
+{
+    if (depth > m->st.max_depth)
+        m->st.max_depth = depth;
+}
+
 /* Tuples, lists, sets: a size, then that many values. */
 static int r_sequence(pdb_marshal *m, unsigned type, int depth, pdb_mval *v)
 {
@@ -388,8 +395,6 @@ static int r_object(pdb_marshal *m, int depth, pdb_mval **out)
     if (depth > PDB_MARSHAL_MAX_DEPTH)
         return pdb_fail_at(m->path, (int64_t)at, "values nested deeper than %d levels",
                            PDB_MARSHAL_MAX_DEPTH);
-    if (depth > m->st.max_depth)
-        m->st.max_depth = depth;
     unsigned type = code & 0x7F;
     bool flag = code & FLAG_REF;
     (flag ? m->st.flagged : m->st.plain)[type]++;
@@ -430,10 +435,12 @@ static int r_object(pdb_marshal *m, int depth, pdb_mval **out)
         rc = r_string(m, type, v);
         break;
     case '(': case ')': case '[': case '<': case '>':
+        note_depth(m, depth);
         rc = r_sequence(m, type, depth, v);
         break;
     case '{':
         v->type = PDB_MV_DICT;
+        note_depth(m, depth);
         rc = r_dict(m, depth, v);
         break;
     default:

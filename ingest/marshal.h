@@ -46,7 +46,7 @@ typedef struct pdb_marshal_stats {
     int64_t flagged[128];       /* ... with FLAG_REF */
     int64_t refs;               /* size of the reference table */
     int64_t backrefs;           /* TYPE_REF occurrences */
-    int max_depth;              /* deepest nesting (the top value is 1) */
+    int max_depth;              /* deepest container nesting (a top dict is 1) */
 } pdb_marshal_stats;
 
 typedef struct pdb_marshal pdb_marshal;

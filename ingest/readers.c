@@ -5,6 +5,7 @@
 
 const pdb_reader pdb_readers[] = {
     {"trace", pdb_sniff_trace, pdb_read_trace},
+    {"steplog", pdb_sniff_steplog, pdb_read_steplog},
     {"pstats", pdb_sniff_pstats, pdb_read_pstats},
     {NULL, NULL, NULL},
 };

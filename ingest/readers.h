@@ -32,6 +32,8 @@ const pdb_reader *pdb_reader_named(const char *format);
 /* Readers. */
 int pdb_sniff_trace(const unsigned char *data, size_t len);
 int pdb_read_trace(pdb_source *src);
+int pdb_sniff_steplog(const unsigned char *data, size_t len);
+int pdb_read_steplog(pdb_source *src);
 int pdb_sniff_pstats(const unsigned char *data, size_t len);
 int pdb_read_pstats(pdb_source *src);
 

@@ -2,6 +2,7 @@
 #include "report/reports.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "report/steplog_reports.h"
 
 #include <string.h>
 
@@ -11,6 +12,19 @@ const pdb_report pdb_reports[] = {
     {"kernel-types", pdb_report_kernel_types, "GPU time per kernel type and overlapping combination"},
     {"kernels", pdb_report_kernels, "GPU kernels per rank: count, total, mean, min, max, std (--top N)"},
     {"ops", pdb_report_ops, "CPU operators: count, self and total time (--by-shape, --top N)"},
+    {"pstats", pdb_report_pstats, "pstats print_stats(): --sort KEY, --limit N|FRACTION, --match REGEX"},
+    {"callers", pdb_report_callers, "pstats print_callers(): who calls the selected functions"},
+    {"callees", pdb_report_callees, "pstats print_callees(): what the selected functions call"},
+    {"pstats-dot", pdb_report_pstats_dot, "pstats call graph as Graphviz DOT (gprof2dot style)"},
+    {"pstats-chart", pdb_report_pstats_chart, "gnuplot script: bar chart of the top functions (--top N)"},
+    {"metrics", pdb_report_steplog_metrics, "step logs: the long metric table (--metric NAME)"},
+    {"metric-rules", pdb_report_steplog_rules, "step logs: raw names -> canonical metrics used by this run"},
+    {"phases", pdb_report_steplog_phases, "step logs: per-phase distribution and share of step time (--skip-first N)"},
+    {"loaders", pdb_report_steplog_loaders, "step logs: per-dataloader phase times and imbalance"},
+    {"throughput", pdb_report_steplog_throughput, "step logs: steps/s, samples/s, tokens/s overall and per epoch"},
+    {"step-insights", pdb_report_steplog_insights, "step logs: bottleneck rules with the numbers that fired"},
+    {"rf-report", pdb_report_steplog_rf, "step logs: rectified-flow profiler blocks, recomputed"},
+    {"gpu-util", pdb_report_steplog_gpu, "nvidia-smi logs: utilisation, memory and energy per GPU"},
     {NULL, NULL, NULL},
 };
 

@@ -27,6 +27,8 @@ typedef struct pdb_report_ctx {
     const char *sort;         /* --sort KEY[,KEY...] (pstats) */
     pdb_strlist limits;       /* --limit N|FRACTION, repeatable, in order (pstats) */
     pdb_strlist matches;      /* --match REGEX, repeatable, in order (pstats) */
+    char **args;              /* the command line as given: --limit/--match order (pstats) */
+    int nargs;
     const char *metric;       /* --metric NAME (metrics) */
     long skip_first;          /* --skip-first N warm-up steps (phases) */
     bool by_shape;            /* --by-shape (ops) */
@@ -53,5 +55,10 @@ int pdb_report_gpu(pdb_report_ctx *ctx);
 int pdb_report_kernel_types(pdb_report_ctx *ctx);
 int pdb_report_kernels(pdb_report_ctx *ctx);
 int pdb_report_ops(pdb_report_ctx *ctx);
+int pdb_report_pstats(pdb_report_ctx *ctx);
+int pdb_report_callers(pdb_report_ctx *ctx);
+int pdb_report_callees(pdb_report_ctx *ctx);
+int pdb_report_pstats_dot(pdb_report_ctx *ctx);
+int pdb_report_pstats_chart(pdb_report_ctx *ctx);
 
 #endif

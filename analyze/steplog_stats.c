@@ -1,0 +1,235 @@
+/* steplog_stats.c: distributions of per-step phase times (see steplog_stats.h). */
+#include "analyze/steplog_stats.h"
+#include "common/db.h"
+#include "common/error.h"
+#include "common/strbuf.h"
+#include "common/strmap.h"
+#include "common/xalloc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    char *split, *loader, *metric, *agg;
+    double *v;
+    size_t n, cap;
+    int64_t window; /* the window when all values share one, else 0 */
+    bool mixed_window;
+} group;
+
+typedef struct {
+    group *g;
+    size_t n, cap;
+    pdb_strmap *index;
+} groups;
+
+static void sqrt_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    if (sqlite3_value_type(argv[0]) == SQLITE_NULL) {
+        sqlite3_result_null(ctx);
+        return;
+    }
+    double x = sqlite3_value_double(argv[0]);
+    if (x < 0)
+        sqlite3_result_null(ctx);
+    else
+        sqlite3_result_double(ctx, sqrt(x));
+}
+
+void pdb_steplog_sql_functions(sqlite3 *db)
+{
+    sqlite3_create_function(db, "sqrt", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sqrt_fn,
+                            NULL, NULL);
+}
+
+static const char *col(sqlite3_stmt *st, int i)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+    return t ? (const char *)t : "";
+}
+
+static group *group_for(groups *gs, sqlite3_stmt *st)
+{
+    pdb_buf key = PDB_BUF_INIT;
+    pdb_buf_addf(&key, "%s\x1f%s\x1f%s\x1f%s", col(st, 0), col(st, 1), col(st, 2), col(st, 3));
+    int64_t idx;
+    if (!pdb_strmap_get(gs->index, key.p, key.len, &idx)) {
+        if (gs->n == gs->cap) {
+            gs->cap = gs->cap ? gs->cap * 2 : 16;
+            gs->g = pdb_xrealloc(gs->g, gs->cap * sizeof *gs->g);
+        }
+        group *g = &gs->g[gs->n];
+        memset(g, 0, sizeof *g);
+        g->split = pdb_xstrdup(col(st, 0));
+        g->loader = pdb_xstrdup(col(st, 1));
+        g->metric = pdb_xstrdup(col(st, 2));
+        g->agg = pdb_xstrdup(col(st, 3));
+        g->window = sqlite3_column_int64(st, 4);
+        idx = (int64_t)gs->n++;
+        pdb_strmap_put(gs->index, key.p, key.len, idx);
+    }
+    pdb_buf_free(&key);
+    return &gs->g[idx];
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Nearest-rank percentile of sorted values: the smallest value with at
+ * least p% of the values at or below it. */
+static double percentile(const double *v, size_t n, double p)
+{
+    size_t rank = (size_t)ceil(p / 100.0 * (double)n);
+    if (rank < 1)
+        rank = 1;
+    return v[rank - 1];
+}
+
+static double total_of(const group *g)
+{
+    double t = 0;
+    for (size_t i = 0; i < g->n; i++)
+        t += g->v[i];
+    return t;
+}
+
+static const group *step_group(const groups *gs, const group *g)
+{
+    for (size_t i = 0; i < gs->n; i++) {
+        const group *s = &gs->g[i];
+        if (strcmp(s->metric, "step_time") == 0 && strcmp(s->split, g->split) == 0 &&
+            strcmp(s->loader, g->loader) == 0 && strcmp(s->agg, g->agg) == 0)
+            return s;
+    }
+    return NULL;
+}
+
+/* Sum of the phase totals (not step_time) sharing g's split/loader/agg. */
+static double phases_total(const groups *gs, const group *g)
+{
+    double t = 0;
+    for (size_t i = 0; i < gs->n; i++) {
+        const group *s = &gs->g[i];
+        if (strcmp(s->metric, "step_time") != 0 && strcmp(s->split, g->split) == 0 &&
+            strcmp(s->loader, g->loader) == 0 && strcmp(s->agg, g->agg) == 0)
+            t += total_of(s);
+    }
+    return t;
+}
+
+static int insert_group(sqlite3 *db, sqlite3_stmt *ins, const groups *gs, group *g)
+{
+    qsort(g->v, g->n, sizeof *g->v, cmp_double);
+    double total = total_of(g), mean = total / (double)g->n, ss = 0;
+    for (size_t i = 0; i < g->n; i++)
+        ss += (g->v[i] - mean) * (g->v[i] - mean);
+    const group *step = step_group(gs, g);
+    double denom = step ? total_of(step) : phases_total(gs, g);
+    sqlite3_bind_text(ins, 1, g->split, -1, SQLITE_STATIC);
+    sqlite3_bind_text(ins, 2, g->loader, -1, SQLITE_STATIC);
+    sqlite3_bind_text(ins, 3, g->metric, -1, SQLITE_STATIC);
+    sqlite3_bind_text(ins, 4, g->agg, -1, SQLITE_STATIC);
+    if (g->mixed_window || g->window <= 0)
+        sqlite3_bind_null(ins, 5);
+    else
+        sqlite3_bind_int64(ins, 5, g->window);
+    sqlite3_bind_int64(ins, 6, (int64_t)g->n);
+    double vals[] = {total, mean, sqrt(ss / (double)g->n), g->v[0], percentile(g->v, g->n, 50),
+                     percentile(g->v, g->n, 90), percentile(g->v, g->n, 99), g->v[g->n - 1]};
+    for (int i = 0; i < 8; i++)
+        sqlite3_bind_double(ins, 7 + i, vals[i]);
+    if (denom > 0)
+        sqlite3_bind_double(ins, 15, 100.0 * total / denom);
+    else
+        sqlite3_bind_null(ins, 15);
+    return pdb_db_step_done(db, ins);
+}
+
+/* The "other/overhead" row: step time not covered by the phases. */
+static int insert_other(sqlite3 *db, sqlite3_stmt *ins, const groups *gs, const group *step)
+{
+    double st = total_of(step), ph = phases_total(gs, step);
+    if (ph <= 0)
+        return PDB_OK;
+    sqlite3_bind_text(ins, 1, step->split, -1, SQLITE_STATIC);
+    sqlite3_bind_text(ins, 2, step->loader, -1, SQLITE_STATIC);
+    sqlite3_bind_text(ins, 3, "other/overhead", -1, SQLITE_STATIC);
+    sqlite3_bind_text(ins, 4, step->agg, -1, SQLITE_STATIC);
+    sqlite3_bind_null(ins, 5);
+    sqlite3_bind_int64(ins, 6, (int64_t)step->n);
+    sqlite3_bind_double(ins, 7, st - ph);
+    sqlite3_bind_double(ins, 8, (st - ph) / (double)step->n);
+    for (int i = 9; i <= 14; i++)
+        sqlite3_bind_null(ins, i);
+    sqlite3_bind_double(ins, 15, 100.0 * (st - ph) / st);
+    return pdb_db_step_done(db, ins);
+}
+
+static const char *const select_sql =
+    "SELECT coalesce(v.split, ''), coalesce(v.loader, ''), v.metric, v.agg,"
+    " coalesce(v.window, 0), v.value FROM steplog_values v"
+    " WHERE v.run_id = ?1 AND v.unit = 's' AND v.value IS NOT NULL"
+    " AND v.agg NOT IN ('total', 'mean', 'min', 'max', 'share')"
+    " AND v.metric IN (SELECT metric FROM steplog_metric_rules WHERE is_phase)"
+    " AND (?2 <= 0 OR v.step IS NULL OR v.step > (SELECT step FROM (SELECT DISTINCT step"
+    "      FROM steplog_values WHERE run_id = ?1 AND step IS NOT NULL ORDER BY step"
+    "      LIMIT 1 OFFSET ?2 - 1)))"
+    " ORDER BY v.source_id, v.record";
+
+static int collect(sqlite3 *db, int64_t run_id, long skip_first, groups *gs)
+{
+    sqlite3_stmt *st;
+    if (pdb_db_prepare(db, select_sql, &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_int64(st, 2, skip_first);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        group *g = group_for(gs, st);
+        if (g->n == g->cap) {
+            g->cap = g->cap ? g->cap * 2 : 64;
+            g->v = pdb_xrealloc(g->v, g->cap * sizeof *g->v);
+        }
+        g->v[g->n++] = sqlite3_column_double(st, 5);
+        if (sqlite3_column_int64(st, 4) != g->window)
+            g->mixed_window = true;
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? PDB_OK : pdb_db_fail(db, "phase statistics");
+}
+
+int pdb_steplog_phase_stats(sqlite3 *db, int64_t run_id, long skip_first)
+{
+    if (pdb_db_exec(db, "DROP TABLE IF EXISTS temp.steplog_phase_stats;"
+                        "CREATE TEMP TABLE steplog_phase_stats (split TEXT, loader TEXT,"
+                        " metric TEXT, agg TEXT, window INTEGER, count INTEGER, total_s REAL,"
+                        " mean_s REAL, std_s REAL, min_s REAL, p50_s REAL, p90_s REAL,"
+                        " p99_s REAL, max_s REAL, share_pct REAL)") != PDB_OK)
+        return PDB_ERR;
+    groups gs = {.index = pdb_strmap_new()};
+    int rc = collect(db, run_id, skip_first, &gs);
+    sqlite3_stmt *ins = NULL;
+    if (rc == PDB_OK)
+        rc = pdb_db_prepare(db, "INSERT INTO temp.steplog_phase_stats VALUES"
+                                " (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &ins);
+    for (size_t i = 0; rc == PDB_OK && i < gs.n; i++) {
+        rc = insert_group(db, ins, &gs, &gs.g[i]);
+        if (rc == PDB_OK && strcmp(gs.g[i].metric, "step_time") == 0)
+            rc = insert_other(db, ins, &gs, &gs.g[i]);
+    }
+    sqlite3_finalize(ins);
+    for (size_t i = 0; i < gs.n; i++) {
+        free(gs.g[i].split);
+        free(gs.g[i].loader);
+        free(gs.g[i].metric);
+        free(gs.g[i].agg);
+        free(gs.g[i].v);
+    }
+    free(gs.g);
+    pdb_strmap_free(gs.index);
+    return rc;
+}

@@ -1,0 +1,261 @@
+/* steplog_csv.c: step logs as CSV/TSV tables with a header row.
+ *
+ * PyTorch Lightning's CSVLogger writes a wide, sparse table (each row fills
+ * only its own keys, CRLF line ends, a rewritten header when keys appear);
+ * `nvidia-smi --query-gpu=... --format=csv` writes ", "-separated rows with
+ * units in the header ("[MiB]") and in the values ("446 MiB"), repeats the
+ * header when restarted and prints "[N/A]" for missing values. One row is one
+ * record; step/epoch/timestamp/index columns give its context. */
+#include "ingest/steplog.h"
+#include "common/error.h"
+#include "common/units.h"
+#include "common/xalloc.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MAX_CELLS 512
+
+typedef struct {
+    const char *p[MAX_CELLS];
+    size_t len[MAX_CELLS];
+    int n;
+    char *store; /* unquoted copies */
+} cells;
+
+/* Splits one line into cells at sep; "quoted, cells" keep their separators
+ * and "" stands for one quote. Returns false on too many cells or a quote
+ * left open. */
+static bool split_cells(const char *s, size_t len, char sep, cells *c)
+{
+    free(c->store);
+    c->store = pdb_xmalloc(len + 1);
+    size_t o = 0, i = 0;
+    c->n = 0;
+    for (;;) {
+        if (c->n == MAX_CELLS)
+            return false;
+        while (i < len && s[i] == ' ' && sep != ' ')
+            i++;
+        size_t start = o;
+        if (i < len && s[i] == '"') {
+            i++;
+            for (;;) {
+                if (i >= len)
+                    return false;
+                if (s[i] == '"' && i + 1 < len && s[i + 1] == '"') {
+                    c->store[o++] = '"';
+                    i += 2;
+                } else if (s[i] == '"') {
+                    i++;
+                    break;
+                } else
+                    c->store[o++] = s[i++];
+            }
+            while (i < len && s[i] != sep)
+                i++;
+        } else {
+            while (i < len && s[i] != sep)
+                c->store[o++] = s[i++];
+        }
+        while (o > start && isspace((unsigned char)c->store[o - 1]))
+            o--;
+        c->p[c->n] = c->store + start;
+        c->len[c->n++] = o - start;
+        if (i >= len)
+            return true;
+        i++; /* the separator */
+    }
+}
+
+typedef struct {
+    char **name;         /* metric names without the "[unit]" part */
+    const char **unit;   /* canonical unit from "[unit]", or NULL */
+    double *factor;
+    int n;
+    int step_col, epoch_col, time_col, index_col;
+} header;
+
+static void free_header(header *h)
+{
+    for (int i = 0; i < h->n; i++)
+        free(h->name[i]);
+    free(h->name);
+    free(h->unit);
+    free(h->factor);
+    memset(h, 0, sizeof *h);
+}
+
+static bool name_is(const char *n, const char *const *set)
+{
+    for (int i = 0; set[i]; i++)
+        if (strcmp(n, set[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Reads header cells: "memory.used [MiB]" -> name memory.used, unit bytes. */
+static void set_header(header *h, const cells *c)
+{
+    static const char *const steps[] = {"step", "iteration", "global_step", "iter", "Step", NULL};
+    static const char *const epochs[] = {"epoch", "Epoch", NULL};
+    static const char *const times[] = {"timestamp", "time_stamp", "wall_time", NULL};
+    static const char *const index[] = {"index", "gpu_index", "gpu", NULL};
+    free_header(h);
+    h->n = c->n;
+    h->name = pdb_xcalloc((size_t)c->n, sizeof *h->name);
+    h->unit = pdb_xcalloc((size_t)c->n, sizeof *h->unit);
+    h->factor = pdb_xcalloc((size_t)c->n, sizeof *h->factor);
+    h->step_col = h->epoch_col = h->time_col = h->index_col = -1;
+    for (int i = 0; i < c->n; i++) {
+        size_t l = c->len[i];
+        const char *br = memchr(c->p[i], '[', l);
+        h->factor[i] = 1;
+        if (br && c->p[i][l - 1] == ']') {
+            h->unit[i] = pdb_units_canon(br + 1, (size_t)(c->p[i] + l - 1 - (br + 1)),
+                                         &h->factor[i]);
+            l = (size_t)(br - c->p[i]);
+            while (l && c->p[i][l - 1] == ' ')
+                l--;
+        }
+        h->name[i] = pdb_xstrndup(c->p[i], l);
+        if (h->step_col < 0 && name_is(h->name[i], steps))
+            h->step_col = i;
+        else if (h->epoch_col < 0 && name_is(h->name[i], epochs))
+            h->epoch_col = i;
+        else if (h->time_col < 0 && name_is(h->name[i], times))
+            h->time_col = i;
+        else if (h->index_col < 0 && name_is(h->name[i], index))
+            h->index_col = i;
+    }
+}
+
+/* A row is a header when no cell is a number (a repeated or rewritten one). */
+static bool looks_like_header(const cells *c)
+{
+    for (int i = 0; i < c->n; i++) {
+        double x;
+        const char *u;
+        if (c->len[i] == 0 || pdb_units_quantity(c->p[i], c->len[i], &x, &u) ||
+            pdb_steplog_timestamp(c->p[i], c->len[i], &x))
+            return false;
+    }
+    return c->n >= 2;
+}
+
+static bool unavailable(const char *s, size_t len)
+{
+    return len >= 2 && s[0] == '[' && s[len - 1] == ']'; /* [N/A], [Not Supported] */
+}
+
+static int number_cell(const cells *c, int col, double *out)
+{
+    const char *u;
+    return col >= 0 && col < c->n && c->len[col] &&
+           pdb_units_quantity(c->p[col], c->len[col], out, &u);
+}
+
+/* Stores one data row; the GPU index falls back to the row's position among
+ * rows with the same timestamp (multi-GPU queries without an index column). */
+static int data_row(pdb_steplog *w, const header *h, const cells *c, int64_t lineno,
+                    double *last_ts, int64_t *same_ts)
+{
+    bool nvsmi = strcmp(w->flavor, "nvidia-smi") == 0;
+    pdb_steplog_record(w, nvsmi ? "nvidia-smi" : "csv", lineno);
+    double x;
+    if (number_cell(c, h->step_col, &x)) {
+        w->has_step = true;
+        w->step = (int64_t)x;
+    }
+    if (number_cell(c, h->epoch_col, &x)) {
+        w->has_epoch = true;
+        w->epoch = x;
+    }
+    if (h->time_col >= 0 && pdb_steplog_timestamp(c->p[h->time_col], c->len[h->time_col], &x)) {
+        w->has_wall = true;
+        w->wall = x;
+    }
+    if (number_cell(c, h->index_col, &x)) {
+        w->has_rank = true;
+        w->rank = (int64_t)x;
+    } else if (nvsmi && w->has_wall) {
+        *same_ts = w->wall == *last_ts ? *same_ts + 1 : 0;
+        *last_ts = w->wall;
+        w->has_rank = true;
+        w->rank = *same_ts;
+    }
+    for (int i = 0; i < c->n; i++) {
+        if (i == h->step_col || i == h->epoch_col || i == h->time_col || i == h->index_col ||
+            c->len[i] == 0)
+            continue;
+        if (unavailable(c->p[i], c->len[i])) {
+            pdb_skip(w->src, "value not available ([N/A])");
+            continue;
+        }
+        const char *name = h->name[i];
+        const char *unit;
+        double v;
+        if (!pdb_units_quantity(c->p[i], c->len[i], &v, &unit)) {
+            pdb_skip(w->src, "non-numeric cell");
+            continue;
+        }
+        if (unit[0] == '\0' && h->unit[i]) {
+            v *= h->factor[i];
+            unit = h->unit[i];
+        } else if (unit[0] == '\0')
+            unit = NULL; /* the column name may say it */
+        if (pdb_steplog_value(w, name, strlen(name), v, unit, "point", 0) != PDB_OK)
+            return PDB_ERR;
+    }
+    return PDB_OK;
+}
+
+int pdb_steplog_read_csv(pdb_steplog *w)
+{
+    pdb_input *in = w->src->in;
+    cells c = {0};
+    header h = {0};
+    const char *line;
+    size_t len;
+    int r, rc = PDB_OK;
+    char sep = 0;
+    double last_ts = -1;
+    int64_t same_ts = 0;
+    while (rc == PDB_OK && (r = pdb_input_getline(in, &line, &len)) == 1) {
+        int64_t lineno = pdb_input_lineno(in);
+        const char *t = line;
+        if (pdb_steplog_trim(&t, len) == 0) {
+            pdb_skip(w->src, "blank line");
+            continue;
+        }
+        if (!sep)
+            sep = memchr(line, '\t', len) ? '\t' : ',';
+        if (!split_cells(line, len, sep, &c)) {
+            pdb_steplog_malformed(w, lineno, "expected a CSV row (open quote or too many cells)");
+            continue;
+        }
+        if (h.n == 0 || (looks_like_header(&c) && c.n == h.n)) {
+            if (h.n)
+                pdb_skip(w->src, "repeated header");
+            set_header(&h, &c);
+            continue;
+        }
+        if (looks_like_header(&c)) {
+            set_header(&h, &c); /* Lightning rewrote its header with new keys */
+            pdb_skip(w->src, "new header");
+            continue;
+        }
+        if (c.n != h.n) {
+            pdb_steplog_malformed(w, lineno, "row has a different number of cells than the header");
+            continue;
+        }
+        rc = data_row(w, &h, &c, lineno, &last_ts, &same_ts);
+    }
+    free(c.store);
+    free_header(&h);
+    if (rc == PDB_OK && r < 0)
+        rc = PDB_ERR;
+    return rc;
+}

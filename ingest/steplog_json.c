@@ -1,0 +1,296 @@
+/* steplog_json.c: step logs written as JSON.
+ *
+ * Three shapes: JSON Lines with one flat object per step (generic loggers,
+ * detectron2's metrics.json, which also writes bare NaN), HuggingFace
+ * Trainer's trainer_state.json (`log_history` array) and Megatron-LM's
+ * metric-major golden values ({metric: {values: {"step": v}}}). JSON Lines
+ * are parsed line by line; the two whole documents are small and are parsed
+ * with yajl's tree API from a size-capped buffer. */
+#include "ingest/steplog.h"
+#include "common/error.h"
+#include "common/strbuf.h"
+#include "common/units.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <yajl/yajl_tree.h>
+
+#define JSON_DOC_CAP (64u << 20) /* trainer_state.json of a long run is a few MB */
+
+/* Copies a JSON line replacing bare NaN/Infinity tokens (outside strings),
+ * which Python's json module writes but JSON does not allow, by null. */
+static void normalise_json(const char *s, size_t len, pdb_buf *out)
+{
+    pdb_buf_reset(out);
+    bool in_str = false;
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+        if (in_str) {
+            pdb_buf_addc(out, c);
+            if (c == '\\' && i + 1 < len)
+                pdb_buf_addc(out, s[++i]);
+            else if (c == '"')
+                in_str = false;
+            continue;
+        }
+        if (c == '"')
+            in_str = true;
+        else if (c == 'N' && len - i >= 3 && memcmp(s + i, "NaN", 3) == 0) {
+            pdb_buf_adds(out, "null");
+            i += 2;
+            continue;
+        } else if (c == '-' && len - i >= 9 && memcmp(s + i, "-Infinity", 9) == 0) {
+            pdb_buf_adds(out, "null");
+            i += 8;
+            continue;
+        } else if (c == 'I' && len - i >= 8 && memcmp(s + i, "Infinity", 8) == 0) {
+            pdb_buf_adds(out, "null");
+            i += 7;
+            continue;
+        }
+        pdb_buf_addc(out, c);
+    }
+}
+
+static bool key_is(const char *k, const char *const *names)
+{
+    for (int i = 0; names[i]; i++)
+        if (strcmp(k, names[i]) == 0)
+            return true;
+    return false;
+}
+
+static const char *const step_keys[] = {"step", "iteration", "global_step", "_step", "iter",
+                                        "trainer/global_step", "train/global_step", NULL};
+static const char *const epoch_keys[] = {"epoch", "train/epoch", NULL};
+static const char *const wall_keys[] = {"_timestamp", "timestamp", "wall_time", "walltime", NULL};
+static const char *const rank_keys[] = {"rank", "global_rank", NULL};
+
+/* Sets step/epoch/wall/rank of the record from an object's keys. */
+static void object_context(pdb_steplog *w, yajl_val obj)
+{
+    for (size_t i = 0; i < obj->u.object.len; i++) {
+        const char *k = obj->u.object.keys[i];
+        yajl_val v = obj->u.object.values[i];
+        if (!YAJL_IS_NUMBER(v))
+            continue;
+        double d = YAJL_GET_DOUBLE(v);
+        if (key_is(k, step_keys) && !w->has_step && isfinite(d)) {
+            w->has_step = true;
+            w->step = (int64_t)d;
+        } else if (key_is(k, epoch_keys)) {
+            w->has_epoch = true;
+            w->epoch = d;
+        } else if (key_is(k, wall_keys) && d > 1e8) {
+            w->has_wall = true;
+            w->wall = d > 1e12 ? d / 1000 : d;
+        } else if (key_is(k, rank_keys)) {
+            w->has_rank = true;
+            w->rank = (int64_t)d;
+        }
+    }
+}
+
+static bool is_context_key(const char *k)
+{
+    return key_is(k, step_keys) || key_is(k, epoch_keys) || key_is(k, wall_keys) ||
+           key_is(k, rank_keys);
+}
+
+/* How a key's value aggregates steps in a given flavor. */
+static const char *agg_for(const pdb_steplog *w, const char *key, int64_t *window)
+{
+    *window = 0;
+    if (strcmp(w->flavor, "detectron2") == 0 &&
+        (strcmp(key, "time") == 0 || strcmp(key, "data_time") == 0)) {
+        *window = 20; /* detectron2's CommonMetricPrinter: median of the last 20 */
+        return "window_median";
+    }
+    return "point";
+}
+
+/* Stores every number (and number-like string, boolean) of an object,
+ * flattening nested objects as "outer/inner". */
+static int object_values(pdb_steplog *w, yajl_val obj, const char *prefix, int depth)
+{
+    for (size_t i = 0; i < obj->u.object.len; i++) {
+        const char *k = obj->u.object.keys[i];
+        yajl_val v = obj->u.object.values[i];
+        if (depth == 0 && is_context_key(k))
+            continue;
+        char name[256];
+        snprintf(name, sizeof name, "%s%s%s", prefix, *prefix ? "/" : "", k);
+        int64_t window;
+        const char *agg = agg_for(w, name, &window);
+        int rc = PDB_OK;
+        if (YAJL_IS_NUMBER(v))
+            rc = pdb_steplog_value(w, name, strlen(name), YAJL_GET_DOUBLE(v), NULL, agg, window);
+        else if (YAJL_IS_NULL(v))
+            rc = pdb_steplog_value(w, name, strlen(name), NAN, NULL, agg, window);
+        else if (YAJL_IS_TRUE(v) || YAJL_IS_FALSE(v))
+            rc = pdb_steplog_value(w, name, strlen(name), YAJL_IS_TRUE(v), "", agg, window);
+        else if (YAJL_IS_STRING(v)) {
+            const char *t = YAJL_GET_STRING(v);
+            rc = pdb_steplog_text_value(w, name, strlen(name), t, strlen(t), agg, window) < 0
+                     ? PDB_ERR : PDB_OK;
+        } else if (YAJL_IS_OBJECT(v) && depth < 3)
+            rc = object_values(w, v, name, depth + 1);
+        if (rc != PDB_OK)
+            return PDB_ERR;
+    }
+    return PDB_OK;
+}
+
+int pdb_steplog_read_jsonl(pdb_steplog *w)
+{
+    pdb_input *in = w->src->in;
+    pdb_buf buf = PDB_BUF_INIT;
+    const char *line;
+    size_t len;
+    int r, rc = PDB_OK;
+    char err[128];
+    while (rc == PDB_OK && (r = pdb_input_getline(in, &line, &len)) == 1) {
+        len = pdb_steplog_trim(&line, len);
+        if (len == 0) {
+            pdb_skip(w->src, "blank line");
+            continue;
+        }
+        if (line[0] != '{') {
+            pdb_skip(w->src, "not a JSON object line");
+            continue;
+        }
+        normalise_json(line, len, &buf);
+        yajl_val obj = yajl_tree_parse(pdb_buf_str(&buf), err, sizeof err);
+        if (!obj || !YAJL_IS_OBJECT(obj)) {
+            pdb_steplog_malformed(w, pdb_input_lineno(in), "expected one JSON object per line");
+            yajl_tree_free(obj);
+            continue;
+        }
+        pdb_steplog_record(w, w->flavor, pdb_input_lineno(in));
+        object_context(w, obj);
+        rc = object_values(w, obj, "", 0);
+        yajl_tree_free(obj);
+    }
+    pdb_buf_free(&buf);
+    return rc != PDB_OK || r < 0 ? PDB_ERR : PDB_OK;
+}
+
+/* ---- whole documents ---------------------------------------------------- */
+
+static int slurp(pdb_steplog *w, pdb_buf *doc)
+{
+    unsigned char chunk[65536];
+    ssize_t n;
+    while ((n = pdb_input_read(w->src->in, chunk, sizeof chunk)) > 0) {
+        if (doc->len + (size_t)n > JSON_DOC_CAP)
+            return pdb_fail_at(w->src->path, (int64_t)doc->len,
+                               "JSON document larger than %u MB; expected a trainer state or "
+                               "golden values file", JSON_DOC_CAP >> 20);
+        pdb_buf_add(doc, chunk, (size_t)n);
+    }
+    return n < 0 ? PDB_ERR : PDB_OK;
+}
+
+/* HF Trainer: log_history entries are training logs, eval logs (eval_*) or
+ * the final summary (train_runtime, ...). */
+static int read_trainer_state(pdb_steplog *w, yajl_val root)
+{
+    const char *path[] = {"log_history", NULL};
+    yajl_val hist = yajl_tree_get(root, path, yajl_t_array);
+    if (!hist)
+        return pdb_fail_at(w->src->path, 0, "expected a \"log_history\" array");
+    for (size_t i = 0; i < hist->u.array.len; i++) {
+        yajl_val e = hist->u.array.values[i];
+        if (!YAJL_IS_OBJECT(e)) {
+            pdb_skip(w->src, "log_history entry that is not an object");
+            continue;
+        }
+        const char *kind = "train";
+        for (size_t k = 0; k < e->u.object.len; k++) {
+            if (strncmp(e->u.object.keys[k], "eval_", 5) == 0)
+                kind = "eval";
+            else if (strcmp(e->u.object.keys[k], "train_runtime") == 0)
+                kind = "summary";
+        }
+        pdb_steplog_record(w, kind, 0);
+        object_context(w, e);
+        if (strcmp(kind, "eval") == 0)
+            w->split = "val";
+        else
+            w->split = "train";
+        if (object_values(w, e, "", 0) != PDB_OK)
+            return PDB_ERR;
+    }
+    return PDB_OK;
+}
+
+/* Megatron golden values: {metric: {start_step, end_step, step_interval,
+ * values: {"<step>": number | "nan"}}}. */
+static int read_golden(pdb_steplog *w, yajl_val root)
+{
+    for (size_t m = 0; m < root->u.object.len; m++) {
+        const char *metric = root->u.object.keys[m];
+        yajl_val spec = root->u.object.values[m];
+        const char *vp[] = {"values", NULL}, *ip[] = {"step_interval", NULL};
+        yajl_val vals = YAJL_IS_OBJECT(spec) ? yajl_tree_get(spec, vp, yajl_t_object) : NULL;
+        if (!vals) {
+            pdb_skip(w->src, "golden-values entry without values");
+            continue;
+        }
+        yajl_val iv = yajl_tree_get(spec, ip, yajl_t_number);
+        int64_t interval = iv ? (int64_t)YAJL_GET_DOUBLE(iv) : 1;
+        for (size_t i = 0; i < vals->u.object.len; i++) {
+            const char *sk = vals->u.object.keys[i];
+            yajl_val v = vals->u.object.values[i];
+            double step;
+            if (pdb_units_number(sk, strlen(sk), &step) != strlen(sk)) {
+                pdb_skip(w->src, "golden-values key that is not a step");
+                continue;
+            }
+            pdb_steplog_record(w, "golden", 0);
+            w->has_step = true;
+            w->step = (int64_t)step;
+            double d = NAN;
+            if (YAJL_IS_NUMBER(v))
+                d = YAJL_GET_DOUBLE(v);
+            else if (!(YAJL_IS_STRING(v) || YAJL_IS_NULL(v))) {
+                pdb_skip(w->src, "golden value that is not a number");
+                continue;
+            }
+            /* Megatron averages over the log interval; 1 means per step. */
+            const char *agg = interval <= 1 ? "point" : "interval_mean";
+            if (pdb_steplog_value(w, metric, strlen(metric), d, NULL, agg, interval) != PDB_OK)
+                return PDB_ERR;
+        }
+    }
+    return PDB_OK;
+}
+
+int pdb_steplog_read_json_doc(pdb_steplog *w)
+{
+    pdb_buf doc = PDB_BUF_INIT;
+    int rc = slurp(w, &doc);
+    if (rc != PDB_OK) {
+        pdb_buf_free(&doc);
+        return rc;
+    }
+    pdb_buf norm = PDB_BUF_INIT;
+    normalise_json(doc.p ? doc.p : "", doc.len, &norm);
+    pdb_buf_free(&doc);
+    char err[256];
+    yajl_val root = yajl_tree_parse(pdb_buf_str(&norm), err, sizeof err);
+    pdb_buf_free(&norm);
+    if (!root || !YAJL_IS_OBJECT(root)) {
+        char *nl = strchr(err, '\n');
+        if (nl)
+            *nl = '\0';
+        yajl_tree_free(root);
+        return pdb_fail_at(w->src->path, 0, "expected a JSON object (%s)",
+                           root ? "not an object" : err);
+    }
+    rc = strcmp(w->flavor, "hf-trainer-state") == 0 ? read_trainer_state(w, root)
+                                                     : read_golden(w, root);
+    yajl_tree_free(root);
+    return rc;
+}

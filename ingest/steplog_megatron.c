@@ -1,0 +1,382 @@
+/* steplog_megatron.c: Megatron-LM and DeepSpeed log lines.
+ *
+ * Megatron prints `iteration N/ M | name: value | ...` every log interval,
+ * with `elapsed time per iteration (ms)` and the loss averaged over that
+ * interval, then a `time (ms) | forward-compute: ... |` timer line that
+ * carries no iteration number (it belongs to the iteration line before it)
+ * and `validation loss at iteration N | ...` blocks. DeepSpeed adds
+ * `[Rank 0] step=N, skipped=K, lr=[...]`, the throughput timer
+ * `RunningAvgSamplesPerSec=..., MemAllocated=1.64GB` (GB computed as GiB),
+ * `wall_clock_breakdown` timer lines, and DeepSpeed-Chat's PPO lines
+ * `epoch: 0|step: N|...` with `|E2E latency=3.73s |Generate time=...`. */
+#include "ingest/steplog.h"
+#include "common/error.h"
+#include "common/units.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+static bool read_int(const char *s, size_t len, size_t *i, int64_t *out)
+{
+    while (*i < len && s[*i] == ' ')
+        (*i)++;
+    if (*i >= len || !isdigit((unsigned char)s[*i]))
+        return false;
+    int64_t v = 0;
+    while (*i < len && isdigit((unsigned char)s[*i]) && v < INT64_MAX / 10)
+        v = v * 10 + (s[(*i)++] - '0');
+    *out = v;
+    return true;
+}
+
+static void set_wall(pdb_steplog *w, const char *s, size_t len)
+{
+    size_t lim = len < 60 ? len : 60;
+    for (size_t i = 0; i + 19 <= lim; i++)
+        if (isdigit((unsigned char)s[i]) && (i == 0 || !isdigit((unsigned char)s[i - 1])) &&
+            pdb_steplog_timestamp(s + i, len - i, &w->wall)) {
+            w->has_wall = true;
+            return;
+        }
+}
+
+static bool starts_with_avg(const char *name, size_t nl)
+{
+    return nl > 3 && memcmp(name, "Avg", 3) == 0;
+}
+
+/* Whether every field of a "name: value" bar has a name made of name
+ * characters: a line cut off or glued to other output fails this and is
+ * rejected whole rather than stored in part. */
+static bool fields_valid(const char *s, size_t len, char sep)
+{
+    size_t start = 0;
+    for (size_t i = 0; i <= len; i++) {
+        if (i < len && s[i] != sep)
+            continue;
+        const char *f = s + start;
+        size_t fl = pdb_steplog_trim(&f, i - start);
+        start = i + 1;
+        if (fl == 0)
+            continue;
+        const char *colon = memchr(f, ':', fl);
+        if (!colon || colon == f)
+            return false;
+        for (const char *c = f; c < colon; c++)
+            if (!(isalnum((unsigned char)*c) || strchr(" _/.-()", *c)))
+                return false;
+    }
+    return true;
+}
+
+/* How a Megatron iteration-line field aggregates the log interval. */
+static const char *iteration_agg(const char *name, size_t nl)
+{
+    if (pdb_steplog_find(name, nl, "consumed"))
+        return "cumulative";
+    if (pdb_steplog_find(name, nl, "elapsed time") ||
+        (pdb_steplog_find(name, nl, "loss") && !pdb_steplog_find(name, nl, "scale")) ||
+        pdb_steplog_find(name, nl, "number of"))
+        return "interval_mean";
+    return "point";
+}
+
+/* Stores "name: value" fields separated by sep. Returns 1, or 0 when a field
+ * has no ':' (a cut or glued line), PDB_ERR on a database error. */
+static int bar_fields(pdb_steplog *w, const char *s, size_t len, char sep, bool iteration,
+                      const char *agg, int64_t window, bool ms)
+{
+    if (!fields_valid(s, len, sep))
+        return 0;
+    size_t start = 0;
+    for (size_t i = 0; i <= len; i++) {
+        if (i < len && s[i] != sep)
+            continue;
+        const char *f = s + start;
+        size_t fl = pdb_steplog_trim(&f, i - start);
+        start = i + 1;
+        if (fl == 0)
+            continue;
+        const char *colon = memchr(f, ':', fl);
+        const char *name = f;
+        size_t nl = pdb_steplog_trim(&name, (size_t)(colon - f));
+        const char *val = colon + 1;
+        size_t vl = (size_t)(f + fl - val);
+        const char *a = iteration ? iteration_agg(name, nl) : agg;
+        double x;
+        const char *unit;
+        const char *v = val;
+        size_t tvl = pdb_steplog_trim(&v, vl);
+        int r;
+        if (ms && pdb_units_quantity(v, tvl, &x, &unit) && unit[0] == '\0')
+            /* the "time (ms)" header gives the unit of every field */
+            r = pdb_steplog_value(w, name, nl, x * 1e-3, PDB_UNIT_SECONDS, a, window) == PDB_OK
+                    ? 1 : PDB_ERR;
+        else
+            r = pdb_steplog_text_value(w, name, nl, val, vl, a, window);
+        if (r < 0)
+            return PDB_ERR;
+        if (r == 0)
+            pdb_skip(w->src, "field value that is not a number");
+    }
+    return 1;
+}
+
+/* `time (ms) | name: v | ...` from Megatron (after an iteration line) or
+ * DeepSpeed's wall_clock_breakdown (after an optional "rank=N"). */
+static int timer_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno)
+{
+    const char *p = pdb_steplog_find(s, len, "time (ms) |");
+    if (!p)
+        return 0;
+    bool deepspeed = p != s && pdb_steplog_find(s, (size_t)(p - s), "log_dist") != NULL;
+    if (!deepspeed && !w->has_iter) {
+        pdb_skip(w->src, "setup timer line before the first iteration");
+        return 1;
+    }
+    pdb_steplog_record(w, deepspeed ? "ds_timer" : "timer", lineno);
+    set_wall(w, s, len);
+    if (deepspeed) {
+        const char *rk = pdb_steplog_find(s, (size_t)(p - s), "rank=");
+        size_t i = rk ? (size_t)(rk - s) + 5 : 0;
+        w->has_rank = rk && read_int(s, len, &i, &w->rank);
+        w->timer_lines++;
+        /* no step number: the last `step=N` line, else the line count */
+        w->has_step = true;
+        w->step = w->has_ds_step ? w->ds_step : w->timer_lines;
+    } else {
+        w->has_step = true;
+        w->step = w->iter;
+        w->split = "train";
+    }
+    const char *f = p + 11;
+    /* Megatron timers are averaged over the log interval. */
+    int r = bar_fields(w, f, (size_t)(s + len - f), '|', false, "interval_mean",
+                       deepspeed ? 0 : w->iter_window, true);
+    if (r == 0) {
+        pdb_steplog_malformed(w, lineno, "expected 'name: milliseconds' timer fields");
+    }
+    return r < 0 ? PDB_ERR : 1;
+}
+
+int pdb_steplog_megatron_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno)
+{
+    const char *p = pdb_steplog_find(s, len, "validation loss at iteration");
+    if (p) {
+        size_t i = (size_t)(p - s) + 28;
+        int64_t it = 0;
+        const char *bar = memchr(s, '|', len);
+        if (!read_int(s, len, &i, &it) || !bar) {
+            pdb_steplog_malformed(w, lineno, "expected 'validation loss at iteration N | ...'");
+            return 1;
+        }
+        pdb_steplog_record(w, "validation", lineno);
+        w->has_step = true;
+        w->step = it;
+        w->split = "val";
+        int r = bar_fields(w, bar + 1, (size_t)(s + len - bar - 1), '|', false, "point", 0, false);
+        if (r == 0)
+            pdb_steplog_malformed(w, lineno, "expected 'name: value' fields");
+        return r < 0 ? PDB_ERR : 1;
+    }
+    p = pdb_steplog_find(s, len, " iteration ");
+    if (p && (pdb_steplog_find(s, len, "elapsed time per iteration") ||
+              pdb_steplog_find(s, len, "consumed samples"))) {
+        size_t i = (size_t)(p - s) + 11;
+        int64_t it = 0, total = 0;
+        if (!read_int(s, len, &i, &it) || i >= len || s[i] != '/' ||
+            (i++, !read_int(s, len, &i, &total))) {
+            pdb_steplog_malformed(w, lineno, "expected 'iteration N/ M |'");
+            return 1;
+        }
+        const char *bar = memchr(s + i, '|', len - i);
+        if (!bar) {
+            pdb_steplog_malformed(w, lineno, "expected '|' after 'iteration N/ M'");
+            return 1;
+        }
+        /* The log interval is the distance to the previous iteration line. */
+        w->iter_window = w->has_iter && it > w->iter ? it - w->iter : it;
+        w->has_iter = true;
+        w->iter = it;
+        pdb_steplog_record(w, "iteration", lineno);
+        set_wall(w, s, (size_t)(p - s));
+        w->has_step = true;
+        w->step = it;
+        w->split = "train";
+        int r = bar_fields(w, bar + 1, (size_t)(s + len - bar - 1), '|', true, NULL,
+                           w->iter_window, false);
+        if (r == 0)
+            pdb_steplog_malformed(w, lineno, "expected 'name: value' fields after the iteration");
+        return r < 0 ? PDB_ERR : 1;
+    }
+    return timer_line(w, s, len, lineno);
+}
+
+/* ---- DeepSpeed ----------------------------------------------------------- */
+
+/* "name=value" fields separated by ", " (throughput timer) or "|" (E2E).
+ * Values may carry units; "(74.61%)" after a value is its share. */
+static int eq_fields(pdb_steplog *w, const char *s, size_t len, char sep)
+{
+    size_t start = 0;
+    for (size_t i = 0; i <= len; i++) {
+        if (i < len && s[i] != sep)
+            continue;
+        const char *f = s + start;
+        size_t fl = pdb_steplog_trim(&f, i - start);
+        start = i + 1;
+        const char *eq = fl ? memchr(f, '=', fl) : NULL;
+        if (!eq)
+            continue;
+        const char *name = f;
+        size_t nl = pdb_steplog_trim(&name, (size_t)(eq - f));
+        const char *val = eq + 1;
+        size_t vl = (size_t)(f + fl - val);
+        const char *paren = memchr(val, '(', vl);
+        if (paren) {
+            const char *close = memchr(paren, ')', (size_t)(val + vl - paren));
+            if (close) {
+                char pct[80];
+                snprintf(pct, sizeof pct, "%.*s share", (int)(nl < 60 ? nl : 60), name);
+                if (pdb_steplog_text_value(w, pct, strlen(pct), paren + 1,
+                                           (size_t)(close - paren - 1), "point", 0) < 0)
+                    return PDB_ERR;
+            }
+            vl = (size_t)(paren - val);
+        }
+        const char *v = val;
+        size_t vvl = pdb_steplog_trim(&v, vl);
+        double x;
+        const char *unit;
+        if (!pdb_units_quantity(v, vvl, &x, &unit)) {
+            pdb_skip(w->src, "field value that is not a number");
+            continue;
+        }
+        /* DeepSpeed prints memory as "GB" but divides by 1024**3 */
+        if (strcmp(unit, "B") == 0 && vvl > 2 && memcmp(v + vvl - 2, "GB", 2) == 0)
+            x = x / 1e9 * 1073741824.0;
+        bool running = pdb_steplog_find(name, nl, "RunningAvg") || starts_with_avg(name, nl);
+        bool latency = pdb_steplog_find(name, nl, "latency") || pdb_steplog_find(name, nl, "time") ||
+                       (nl == 6 && memcmp(name, "Others", 6) == 0);
+        if (!unit[0] && latency)
+            unit = PDB_UNIT_SECONDS; /* "Others=0.21" lacks the s its siblings have */
+        if (pdb_steplog_value(w, name, nl, x, unit[0] ? unit : NULL,
+                              running ? "running_mean" : "point", 0) != PDB_OK)
+            return PDB_ERR;
+    }
+    return 1;
+}
+
+int pdb_steplog_deepspeed_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno)
+{
+    const char *p;
+    if ((p = pdb_steplog_find(s, len, "] step=")) && pdb_steplog_find(s, len, "skipped=")) {
+        size_t i = (size_t)(p - s) + 7;
+        int64_t step = 0;
+        if (!read_int(s, len, &i, &step)) {
+            pdb_steplog_malformed(w, lineno, "expected 'step=N'");
+            return 1;
+        }
+        pdb_steplog_record(w, "ds_step", lineno);
+        set_wall(w, s, len);
+        const char *rk = pdb_steplog_find(s, (size_t)(p - s), "[Rank ");
+        size_t ri = rk ? (size_t)(rk - s) + 6 : 0;
+        w->has_rank = rk && read_int(s, len, &ri, &w->rank);
+        w->has_step = true;
+        w->step = step;
+        w->has_ds_step = true;
+        w->ds_step = step;
+        const char *sk = pdb_steplog_find(s, len, "skipped=");
+        if (pdb_steplog_text_value(w, "skipped", 7, sk + 8, strcspn(sk + 8, ","), "cumulative",
+                                   0) < 0)
+            return PDB_ERR;
+        const char *lr = pdb_steplog_find(s, len, "lr=[");
+        if (lr) {
+            size_t n = 0;
+            while (lr + 4 + n < s + len && lr[4 + n] != ',' && lr[4 + n] != ']')
+                n++;
+            if (pdb_steplog_text_value(w, "lr", 2, lr + 4, n, "point", 0) < 0)
+                return PDB_ERR;
+        }
+        return 1;
+    }
+    const char *t = s;
+    size_t tl = pdb_steplog_trim(&t, len);
+    if (tl > 7 && memcmp(t, "epoch: ", 7) == 0 && (p = pdb_steplog_find(t, tl, "|step: "))) {
+        size_t i = (size_t)(p - t) + 7, ei = 7;
+        int64_t step = 0, epoch = 0;
+        if (!read_int(t, tl, &i, &step) || !read_int(t, tl, &ei, &epoch)) {
+            pdb_steplog_malformed(w, lineno, "expected 'epoch: E|step: N|...'");
+            return 1;
+        }
+        pdb_steplog_record(w, "ppo", lineno);
+        w->has_step = true;
+        w->step = step;
+        w->has_epoch = true;
+        w->epoch = (double)epoch;
+        w->has_ppo = true;
+        w->ppo_step = step;
+        const char *bar = memchr(t + i, '|', tl - i);
+        if (!bar)
+            return 1;
+        int r = bar_fields(w, bar + 1, (size_t)(t + tl - bar - 1), '|', false, "point", 0, false);
+        if (r == 0)
+            pdb_steplog_malformed(w, lineno, "expected 'name: value' fields");
+        return r < 0 ? PDB_ERR : 1;
+    }
+    if (tl > 1 && t[0] == '|' && pdb_steplog_find(t, tl, "latency=")) {
+        pdb_steplog_record(w, "e2e", lineno);
+        w->has_step = w->has_ppo;
+        w->step = w->ppo_step;
+        return eq_fields(w, t + 1, tl - 1, '|');
+    }
+    if (tl > 21 && memcmp(t, "average reward score:", 21) == 0 && w->has_ppo) {
+        pdb_steplog_record(w, "reward", lineno);
+        w->has_step = true;
+        w->step = w->ppo_step;
+        int r = pdb_steplog_text_value(w, "reward", 6, t + 21, tl - 21, "point", 0);
+        if (r == 0)
+            pdb_steplog_malformed(w, lineno, "expected a number after 'average reward score:'");
+        return r < 0 ? PDB_ERR : 1;
+    }
+    if ((p = pdb_steplog_find(s, len, "SamplesPerSec="))) {
+        /* "stop] 0/10, RunningAvg..." or "stop] epoch=0/micro_step=10/global_step=10, ..." */
+        const char *stop = pdb_steplog_find(s, len, "] ");
+        const char *q = pdb_steplog_find(s, len, "global_step=");
+        pdb_steplog_record(w, "ds_throughput", lineno);
+        set_wall(w, s, len);
+        int64_t step = 0, epoch = 0;
+        size_t i;
+        if (q) {
+            i = (size_t)(q - s) + 12;
+            w->has_step = read_int(s, len, &i, &step);
+            const char *e = pdb_steplog_find(s, len, "epoch=");
+            size_t ei = e ? (size_t)(e - s) + 6 : 0;
+            if (e && read_int(s, len, &ei, &epoch)) {
+                w->has_epoch = true;
+                w->epoch = (double)epoch;
+            }
+        } else {
+            const char *tp = pdb_steplog_find(s, len, "timer.py");
+            const char *after = tp ? pdb_steplog_find(tp, (size_t)(s + len - tp), "] ") : stop;
+            i = after ? (size_t)(after - s) + 2 : 0;
+            if (after && read_int(s, len, &i, &epoch) && i < len && s[i] == '/') {
+                i++;
+                w->has_step = read_int(s, len, &i, &step);
+                w->has_epoch = true;
+                w->epoch = (double)epoch;
+            }
+        }
+        if (!w->has_step) {
+            pdb_steplog_malformed(w, lineno, "expected 'EPOCH/STEP' before the throughput");
+            return 1;
+        }
+        w->step = step;
+        const char *comma = memchr(s + i, ',', len - i);
+        if (!comma)
+            return 1;
+        return eq_fields(w, comma + 1, (size_t)(s + len - comma - 1), ',');
+    }
+    return 0;
+}

@@ -1,0 +1,456 @@
+/* steplog_text.c: line-oriented text step logs.
+ *
+ * One loop serves every text flavor: it removes ANSI escapes, splits tqdm's
+ * carriage-return updates into segments and offers each segment to the line
+ * handlers (summary blocks, Megatron, DeepSpeed, nanoGPT, torchtitan, HF
+ * Trainer dicts and progress bars, generic `key: value` lines). Output of
+ * several tools is often interleaved in one log, so all handlers are tried;
+ * only the loose `key: value` handler is limited to the flavors that print
+ * such lines. Lines no handler claims are counted as skipped. */
+#include "ingest/steplog.h"
+#include "common/error.h"
+#include "common/strbuf.h"
+#include "common/units.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Copies s without ANSI CSI escapes (ESC [ ... final byte) and other ESCs. */
+static void strip_ansi(const char *s, size_t len, pdb_buf *out)
+{
+    pdb_buf_reset(out);
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '\033') {
+            if (i + 1 < len && s[i + 1] == '[') {
+                i += 2;
+                while (i < len && !((unsigned char)s[i] >= 0x40 && (unsigned char)s[i] <= 0x7e))
+                    i++;
+            } else
+                i++;
+            continue;
+        }
+        pdb_buf_addc(out, s[i]);
+    }
+}
+
+static bool starts_with(const char *s, size_t len, const char *p)
+{
+    size_t n = strlen(p);
+    return len >= n && memcmp(s, p, n) == 0;
+}
+
+/* Reads an integer at s[*i] (after blanks); false when there is none. */
+static bool read_int(const char *s, size_t len, size_t *i, int64_t *out)
+{
+    while (*i < len && s[*i] == ' ')
+        (*i)++;
+    if (*i >= len || !isdigit((unsigned char)s[*i]))
+        return false;
+    int64_t v = 0;
+    while (*i < len && isdigit((unsigned char)s[*i]) && v < INT64_MAX / 10)
+        v = v * 10 + (s[(*i)++] - '0');
+    *out = v;
+    return true;
+}
+
+/* Finds a "YYYY-MM-DD HH:MM:SS" timestamp in the first part of a line. */
+static bool line_timestamp(const char *s, size_t len, double *out)
+{
+    size_t lim = len < 80 ? len : 80;
+    for (size_t i = 0; i + 19 <= lim; i++)
+        if (isdigit((unsigned char)s[i]) && (i == 0 || !isdigit((unsigned char)s[i - 1])) &&
+            pdb_steplog_timestamp(s + i, len - i, out))
+            return true;
+    return false;
+}
+
+/* "[rank3]:" prefixes (torchrun --tee / --local-ranks-filter). */
+static bool line_rank(const char *s, size_t len, int64_t *rank)
+{
+    const char *p = pdb_steplog_find(s, len < 40 ? len : 40, "[rank");
+    if (!p)
+        return false;
+    size_t i = (size_t)(p - s) + 5;
+    return read_int(s, len, &i, rank) && i < len && s[i] == ']';
+}
+
+/* ---- nanoGPT ------------------------------------------------------------ */
+
+/* "name value[unit]" parts separated by commas after "iter N:". */
+static int comma_fields(pdb_steplog *w, const char *s, size_t len, int64_t lineno)
+{
+    size_t start = 0;
+    for (size_t i = 0; i <= len; i++) {
+        if (i < len && s[i] != ',')
+            continue;
+        const char *f = s + start;
+        size_t fl = pdb_steplog_trim(&f, i - start);
+        start = i + 1;
+        if (fl == 0)
+            continue;
+        size_t sp = fl;
+        while (sp > 0 && f[sp - 1] != ' ')
+            sp--;
+        if (sp == 0) {
+            pdb_steplog_malformed(w, lineno, "expected 'name value' fields separated by commas");
+            return 0;
+        }
+        size_t nl = sp - 1;
+        while (nl > 0 && f[nl - 1] == ' ')
+            nl--;
+        double v;
+        const char *unit;
+        if (!pdb_units_quantity(f + sp, fl - sp, &v, &unit)) {
+            pdb_skip(w->src, "field value that is not a number");
+            continue;
+        }
+        const char *agg = "point";
+        if (nl == 3 && memcmp(f, "mfu", 3) == 0) {
+            agg = "moving_avg"; /* nanoGPT smooths MFU with an EMA */
+            if (v == -100)
+                v = NAN; /* "not computed yet" */
+        }
+        if (pdb_steplog_value(w, f, nl, v, unit[0] ? unit : NULL, agg, 0) != PDB_OK)
+            return PDB_ERR;
+    }
+    return 1;
+}
+
+static int nanogpt_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno)
+{
+    const char *t = s;
+    size_t tl = pdb_steplog_trim(&t, len);
+    bool eval = starts_with(t, tl, "step ");
+    if (!starts_with(t, tl, "iter ") && !eval)
+        return 0;
+    size_t i = 5;
+    int64_t step = 0;
+    if (!read_int(t, tl, &i, &step) || i >= tl || t[i] != ':' ||
+        !pdb_steplog_find(t, tl, "loss"))
+        return 0;
+    pdb_steplog_record(w, eval ? "eval" : "iter", lineno);
+    w->has_step = true;
+    w->step = step;
+    return comma_fields(w, t + i + 1, tl - i - 1, lineno);
+}
+
+/* ---- torchtitan ------------------------------------------------------------ */
+
+/* "step:  2  loss: 12.39  memory: 116.16GiB(83.14%)  tps: 5,970  mfu: 30.47%". */
+static int torchtitan_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno)
+{
+    const char *p = pdb_steplog_find(s, len, "step:");
+    if (!p || !pdb_steplog_find(s, len, "loss:") ||
+        !(pdb_steplog_find(s, len, "tps:") || pdb_steplog_find(s, len, "mfu:")))
+        return 0;
+    size_t i = (size_t)(p - s) + 5;
+    int64_t step = 0;
+    if (!read_int(s, len, &i, &step)) {
+        pdb_steplog_malformed(w, lineno, "expected 'step: N' before the metrics");
+        return 1;
+    }
+    double wall;
+    bool has_wall = line_timestamp(s, (size_t)(p - s), &wall);
+    if (has_wall && w->has_tt && wall == w->tt_wall && step == w->tt_step) {
+        pdb_skip(w->src, "duplicate step line from another rank");
+        return 1;
+    }
+    pdb_steplog_record(w, "titan", lineno);
+    w->has_step = true;
+    w->step = step;
+    w->has_wall = has_wall;
+    w->wall = wall;
+    w->has_rank = line_rank(s, len, &w->rank);
+    while (i < len) {
+        while (i < len && s[i] == ' ')
+            i++;
+        size_t ns = i;
+        while (i < len && s[i] != ':')
+            i++;
+        if (i >= len)
+            break;
+        const char *name = s + ns;
+        size_t nl = pdb_steplog_trim(&name, i - ns);
+        i++;
+        while (i < len && s[i] == ' ')
+            i++;
+        size_t vs = i;
+        while (i < len && s[i] != ' ')
+            i++;
+        const char *val = s + vs;
+        size_t vl = i - vs;
+        const char *paren = memchr(val, '(', vl);
+        if (paren && val[vl - 1] == ')') {
+            /* "116.16GiB(83.14%)": two values in one field */
+            char pct[64];
+            snprintf(pct, sizeof pct, "%.*s_pct", (int)(nl < 50 ? nl : 50), name);
+            int r = pdb_steplog_text_value(w, pct, strlen(pct), paren + 1,
+                                           (size_t)(val + vl - 1 - paren - 1), "point", 0);
+            if (r < 0)
+                return PDB_ERR;
+            vl = (size_t)(paren - val);
+        }
+        int r = pdb_steplog_text_value(w, name, nl, val, vl, "point", 0);
+        if (r < 0)
+            return PDB_ERR;
+        if (r == 0)
+            pdb_skip(w->src, "field value that is not a number");
+    }
+    /* No step time is printed: derive it from timestamp deltas, exactly. */
+    if (has_wall && w->has_tt && step > w->tt_step) {
+        int64_t n = step - w->tt_step;
+        if (pdb_steplog_value(w, "timestamp delta", 15, (wall - w->tt_wall) / (double)n,
+                              PDB_UNIT_SECONDS, "derived", n) != PDB_OK)
+            return PDB_ERR;
+    }
+    if (has_wall) {
+        w->has_tt = true;
+        w->tt_wall = wall;
+        w->tt_step = step;
+    }
+    return 1;
+}
+
+/* ---- HuggingFace Trainer: printed dicts and tqdm bars ---------------------- */
+
+/* {'loss': 4.7047, 'grad_norm': 11.2, 'epoch': 0.0} (Python repr, values may
+ * be quoted strings in recent transformers). */
+static int hf_dict_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno)
+{
+    const char *t = s;
+    size_t tl = pdb_steplog_trim(&t, len);
+    if (tl < 4 || t[0] != '{' || t[1] != '\'')
+        return 0;
+    if (t[tl - 1] != '}') {
+        pdb_steplog_malformed(w, lineno, "expected a Trainer log dict ending in '}'");
+        return 1;
+    }
+    pdb_steplog_record(w, "hf-log", lineno);
+    /* first pass: context */
+    size_t i = 1;
+    int stored = 0;
+    while (i < tl - 1) {
+        while (i < tl && (t[i] == ' ' || t[i] == ','))
+            i++;
+        if (i >= tl - 1)
+            break;
+        if (t[i] != '\'') {
+            pdb_steplog_malformed(w, lineno, "expected a quoted key in a Trainer log dict");
+            return 1;
+        }
+        size_t ks = ++i;
+        while (i < tl && t[i] != '\'')
+            i++;
+        size_t kl = i - ks;
+        i++;
+        while (i < tl && t[i] == ' ')
+            i++;
+        if (i >= tl || t[i] != ':') {
+            pdb_steplog_malformed(w, lineno, "expected ':' after a key in a Trainer log dict");
+            return 1;
+        }
+        i++;
+        while (i < tl && t[i] == ' ')
+            i++;
+        size_t vs = i;
+        if (i < tl && t[i] == '\'') {
+            i++;
+            while (i < tl && t[i] != '\'')
+                i++;
+            i++;
+        } else
+            while (i < tl - 1 && t[i] != ',')
+                i++;
+        if (i > tl - 1)
+            i = tl - 1;
+        const char *key = t + ks, *val = t + vs;
+        size_t vl = i - vs;
+        double v;
+        const char *u;
+        const char *vv = val;
+        size_t vvl = pdb_steplog_trim(&vv, vl);
+        if (vvl >= 2 && vv[0] == '\'') {
+            vv++;
+            vvl -= 2;
+        }
+        if (kl == 5 && memcmp(key, "epoch", 5) == 0 && pdb_units_quantity(vv, vvl, &v, &u)) {
+            w->has_epoch = true;
+            w->epoch = v;
+            continue;
+        }
+        if (kl >= 5 && memcmp(key, "eval_", 5) == 0)
+            w->split = "val";
+        int r = pdb_steplog_text_value(w, key, kl, val, vl, "point", 0);
+        if (r < 0)
+            return PDB_ERR;
+        stored += r;
+        if (r == 0)
+            pdb_skip(w->src, "field value that is not a number");
+    }
+    return 1;
+}
+
+/* A tqdm update "N/T [mm:ss<hh:mm:ss,  7.03s/it]"; bars in other units
+ * (examples/s from datasets.map) are counted and skipped. */
+static int tqdm_segment(pdb_steplog *w, const char *s, size_t len, int64_t lineno)
+{
+    const char *br = pdb_steplog_find(s, len, " [");
+    while (br) {
+        size_t b = (size_t)(br - s);
+        size_t k = b;
+        while (k > 0 && isdigit((unsigned char)s[k - 1]))
+            k--;
+        size_t slash = k;
+        if (k > 0 && s[k - 1] == '/' && k < b) {
+            size_t n0 = k - 1;
+            while (n0 > 0 && isdigit((unsigned char)s[n0 - 1]))
+                n0--;
+            if (n0 < k - 1) {
+                const char *end = memchr(s + b, ']', len - b);
+                if (!end)
+                    return 0;
+                int64_t n = 0, total = 0;
+                size_t i = n0;
+                read_int(s, len, &i, &n);
+                i = slash;
+                read_int(s, len, &i, &total);
+                const char *inner = s + b + 2;
+                size_t il = (size_t)(end - inner);
+                const char *comma = memchr(inner, ',', il);
+                const char *rate = comma ? comma + 1 : inner + il;
+                size_t rl = (size_t)(end - rate);
+                rl = pdb_steplog_trim(&rate, rl);
+                bool s_it = rl > 4 && memcmp(rate + rl - 4, "s/it", 4) == 0;
+                bool it_s = rl > 4 && memcmp(rate + rl - 4, "it/s", 4) == 0;
+                if (!s_it && !it_s) {
+                    pdb_skip(w->src, "progress bar in other units");
+                    return 1;
+                }
+                pdb_steplog_record(w, "tqdm", lineno);
+                w->has_step = true;
+                w->step = n;
+                if (pdb_steplog_value(w, "progress_total", 14, (double)total, "", "point", 0) !=
+                    PDB_OK)
+                    return PDB_ERR;
+                double v;
+                if (pdb_units_number(rate, rl - 4, &v) == rl - 4 && v > 0) {
+                    double secs = s_it ? v : 1.0 / v;
+                    /* tqdm smooths its rate (EMA, smoothing=0.3) */
+                    if (pdb_steplog_value(w, "tqdm", 4, secs, PDB_UNIT_SECONDS, "moving_avg", 0) !=
+                        PDB_OK)
+                        return PDB_ERR;
+                }
+                return 1;
+            }
+        }
+        br = pdb_steplog_find(br + 2, len - b - 2, " [");
+    }
+    return 0;
+}
+
+/* ---- generic `key: value` lines --------------------------------------------- */
+
+static int kv_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno)
+{
+    const char *t = s;
+    size_t tl = pdb_steplog_trim(&t, len);
+    if (tl && (*t == '-' || *t == '*')) {
+        t++;
+        tl = pdb_steplog_trim(&t, tl - 1);
+    }
+    const char *colon = memchr(t, ':', tl);
+    if (!colon || colon == t)
+        return 0;
+    const char *name = t;
+    size_t nl = (size_t)(colon - t);
+    if (name[0] == '`') {
+        name++;
+        nl--;
+    }
+    if (nl && name[nl - 1] == '`')
+        nl--;
+    for (size_t i = 0; i < nl; i++)
+        if (!(isalnum((unsigned char)name[i]) || strchr("_/.-", name[i])))
+            return 0;
+    if (nl == 0)
+        return 0;
+    const char *val = colon + 1;
+    size_t vl = pdb_steplog_trim(&val, (size_t)(t + tl - val));
+    double v;
+    const char *u;
+    if (!pdb_units_quantity(val, vl, &v, &u))
+        return 0;
+    /* step/epoch lines set the context of the lines after them */
+    if ((nl == 4 && memcmp(name, "step", 4) == 0) || (nl == 11 && memcmp(name, "global_step", 11) == 0) ||
+        (nl == 9 && memcmp(name, "iteration", 9) == 0)) {
+        w->has_iter = true;
+        w->iter = (int64_t)v;
+        pdb_skip(w->src, "step marker line");
+        return 1;
+    }
+    pdb_steplog_record(w, "kv", lineno);
+    w->has_step = w->has_iter;
+    w->step = w->iter;
+    return pdb_steplog_text_value(w, name, nl, val, vl, "point", 0) < 0 ? PDB_ERR : 1;
+}
+
+/* ---- the loop ------------------------------------------------------------------ */
+
+static int handle_segment(pdb_steplog *w, const char *s, size_t len, int64_t lineno, bool kv)
+{
+    int r;
+    /* Block-buffered stdout glues a Trainer dict onto a progress bar. */
+    const char *dict = pdb_steplog_find(s, len, "{'");
+    if (dict && dict > s && s[len - 1] == '}') {
+        if (handle_segment(w, s, (size_t)(dict - s), lineno, kv) < 0)
+            return PDB_ERR;
+        return handle_segment(w, dict, (size_t)(s + len - dict), lineno, kv);
+    }
+    if ((r = pdb_steplog_block_line(w, s, len, lineno)) != 0)
+        return r;
+    if ((r = pdb_steplog_megatron_line(w, s, len, lineno)) != 0)
+        return r;
+    if ((r = pdb_steplog_deepspeed_line(w, s, len, lineno)) != 0)
+        return r;
+    if ((r = nanogpt_line(w, s, len, lineno)) != 0)
+        return r;
+    if ((r = torchtitan_line(w, s, len, lineno)) != 0)
+        return r;
+    if ((r = hf_dict_line(w, s, len, lineno)) != 0)
+        return r;
+    if ((r = tqdm_segment(w, s, len, lineno)) != 0)
+        return r;
+    if (kv && (r = kv_line(w, s, len, lineno)) != 0)
+        return r;
+    const char *t = s;
+    pdb_skip(w->src, pdb_steplog_trim(&t, len) ? "not a step record" : "blank line");
+    return 1;
+}
+
+int pdb_steplog_read_text(pdb_steplog *w)
+{
+    bool kv = strcmp(w->flavor, "kv") == 0 || strcmp(w->flavor, "mae") == 0 ||
+              strcmp(w->flavor, "rectflow") == 0;
+    pdb_buf clean = PDB_BUF_INIT;
+    const char *line;
+    size_t len;
+    int r, rc = PDB_OK;
+    while (rc == PDB_OK && (r = pdb_input_getline(w->src->in, &line, &len)) == 1) {
+        int64_t lineno = pdb_input_lineno(w->src->in);
+        strip_ansi(line, len, &clean);
+        const char *s = pdb_buf_str(&clean);
+        size_t sl = clean.len, start = 0;
+        /* tqdm rewrites its line with '\r': each segment is one update */
+        for (size_t i = 0; i <= sl && rc == PDB_OK; i++) {
+            if (i < sl && s[i] != '\r')
+                continue;
+            if (i > start || start == 0)
+                rc = handle_segment(w, s + start, i - start, lineno, kv) < 0 ? PDB_ERR : PDB_OK;
+            start = i + 1;
+        }
+    }
+    pdb_buf_free(&clean);
+    return rc != PDB_OK || r < 0 ? PDB_ERR : PDB_OK;
+}

@@ -1,0 +1,254 @@
+/* pstats_print.c: the `pstats`, `callers` and `callees` reports.
+ *
+ * In table format they print the text pstats prints - print_stats(),
+ * print_callers(), print_callees() of Lib/pstats.py - character for
+ * character, so a profdb report can be diffed against `python -m pstats`.
+ * The other formats (csv, tsv, json, md) render the same selection as a
+ * result set through render.h, with numbers unrounded. */
+#include "report/pstats_model.h"
+#include "report/reports.h"
+#include "common/db.h"
+#include "common/error.h"
+#include "common/strbuf.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ---- text, as pstats prints it ------------------------------------------ */
+
+static void pad(FILE *out, size_t n)
+{
+    while (n--)
+        fputc(' ', out);
+}
+
+/* s.ljust(width): width counts code points. */
+static void ljust(FILE *out, const pdb_pfunc *f, size_t width)
+{
+    fwrite(f->std, 1, f->std_len, out);
+    if (f->width < width)
+        pad(out, width - f->width);
+}
+
+static void rjust(FILE *out, const char *s, size_t width)
+{
+    size_t n = strlen(s);
+    if (n < width)
+        pad(out, width - n);
+    fputs(s, out);
+}
+
+/* The header print_stats() writes before the list. */
+static void print_header(FILE *out, const pdb_pstats *ps)
+{
+    fputs(pdb_buf_str(&ps->files), out);
+    if (ps->nfiles)
+        fputc('\n', out);
+    for (size_t i = 0; i < ps->n; i++)
+        if (ps->f[i].top_level)
+            fprintf(out, "         %s\n", ps->f[i].name);
+    fprintf(out, "         %lld function calls ", (long long)ps->total_calls);
+    if (ps->total_calls != ps->prim_calls)
+        fprintf(out, "(%lld primitive calls) ", (long long)ps->prim_calls);
+    fprintf(out, "in %.3f seconds\n\n", ps->total_tt);
+}
+
+/* get_print_list()'s message and the name column width. */
+static size_t print_msg(FILE *out, const pdb_pstats *ps)
+{
+    fprintf(out, "%s\n", pdb_buf_str(&ps->msg));
+    size_t width = ps->max_name_len;
+    if (ps->nlist < ps->n) {
+        width = 0;
+        for (size_t i = 0; i < ps->nlist; i++)
+            if (ps->f[ps->list[i]].width > width)
+                width = ps->f[ps->list[i]].width;
+    }
+    return width + 2;
+}
+
+static void print_line(FILE *out, const pdb_pfunc *f)
+{
+    char c[48];
+    if (f->nc != f->cc)
+        snprintf(c, sizeof c, "%lld/%lld", (long long)f->nc, (long long)f->cc);
+    else
+        snprintf(c, sizeof c, "%lld", (long long)f->nc);
+    rjust(out, c, 9);
+    fprintf(out, " %8.3f ", f->tt);
+    if (f->nc == 0)
+        fputs("         ", out);
+    else
+        fprintf(out, "%8.3f ", f->tt / (double)f->nc);
+    fprintf(out, "%8.3f ", f->ct);
+    if (f->cc == 0)
+        fputs("         ", out);
+    else
+        fprintf(out, "%8.3f ", f->ct / (double)f->cc);
+    fwrite(f->std, 1, f->std_len, out);
+    fputc('\n', out);
+}
+
+static void print_stats_text(FILE *out, const pdb_pstats *ps)
+{
+    print_header(out, ps);
+    if (ps->nlist == 0)
+        return;
+    print_msg(out, ps);
+    fputs("   ncalls  tottime  percall  cumtime  percall filename:lineno(function)\n", out);
+    for (size_t i = 0; i < ps->nlist; i++)
+        print_line(out, &ps->f[ps->list[i]]);
+    fputs("\n\n", out);
+}
+
+/* print_call_line(): one function and its callers (or callees), the other
+ * side sorted by its (file, line, name) key. */
+static int print_call_line(FILE *out, sqlite3_stmt *st, const pdb_pfunc *f, size_t width,
+                           const char *arrow)
+{
+    ljust(out, f, width);
+    fprintf(out, "%s ", arrow);
+    sqlite3_bind_int64(st, 1, f->id);
+    int rc, lines = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        long long nc = sqlite3_column_int64(st, 1), cc = sqlite3_column_int64(st, 2);
+        char c[48];
+        if (nc != cc)
+            snprintf(c, sizeof c, "%lld/%lld", nc, cc);
+        else
+            snprintf(c, sizeof c, "%lld", nc);
+        if (lines)
+            pad(out, width + 1);
+        rjust(out, c, lines ? 9 : 7);
+        fprintf(out, " %8.3f %8.3f  %s\n", sqlite3_column_double(st, 3),
+                sqlite3_column_double(st, 4), (const char *)sqlite3_column_text(st, 0));
+        lines++;
+    }
+    sqlite3_reset(st);
+    if (!lines)
+        fputc('\n', out);
+    return rc == SQLITE_DONE ? PDB_OK : pdb_db_fail(sqlite3_db_handle(st), "database error");
+}
+
+static const char *const call_sql[2] = {
+    /* callers of ?1 */
+    "SELECT o.std_name, e.nc, e.cc, e.tt, e.ct FROM pstats_edges e"
+    " JOIN pstats_functions o ON o.func_id = e.caller_id WHERE e.callee_id = ?1"
+    " ORDER BY o.file, o.line, o.name",
+    /* callees of ?1 */
+    "SELECT o.std_name, e.nc, e.cc, e.tt, e.ct FROM pstats_edges e"
+    " JOIN pstats_functions o ON o.func_id = e.callee_id WHERE e.caller_id = ?1"
+    " ORDER BY o.file, o.line, o.name",
+};
+
+static int print_calls_text(pdb_report_ctx *ctx, const pdb_pstats *ps, bool callees)
+{
+    FILE *out = ctx->out;
+    if (ps->nlist == 0)
+        return PDB_OK;
+    size_t width = print_msg(out, ps);
+    const char *title = callees ? "called..." : "was called by...";
+    fputs("Function ", out);
+    if (width > 9)
+        pad(out, width - 9);
+    fprintf(out, "%s\n", title);
+    if (ps->has_edges) {
+        pad(out, width);
+        fputs("    ncalls  tottime  cumtime\n", out);
+    }
+    sqlite3_stmt *st;
+    if (pdb_db_prepare(ctx->db, call_sql[callees], &st) != PDB_OK)
+        return PDB_ERR;
+    int rc = PDB_OK;
+    for (size_t i = 0; i < ps->nlist && rc == PDB_OK; i++)
+        rc = print_call_line(out, st, &ps->f[ps->list[i]], width, callees ? "->" : "<-");
+    sqlite3_finalize(st);
+    fputs("\n\n", out);
+    return rc;
+}
+
+/* ---- result sets (csv, json, ...) --------------------------------------- */
+
+/* The selection as a JSON array of func_ids, for json_each() in queries. */
+static void selection_json(const pdb_pstats *ps, pdb_buf *b)
+{
+    pdb_buf_addc(b, '[');
+    for (size_t i = 0; i < ps->nlist; i++)
+        pdb_buf_addf(b, "%s%lld", i ? "," : "", (long long)ps->f[ps->list[i]].id);
+    pdb_buf_addc(b, ']');
+}
+
+static int render_selection(pdb_report_ctx *ctx, const pdb_pstats *ps, const char *sql)
+{
+    pdb_buf ids = PDB_BUF_INIT;
+    selection_json(ps, &ids);
+    sqlite3_stmt *st;
+    int rc = pdb_db_prepare(ctx->db, sql, &st);
+    if (rc == PDB_OK) {
+        sqlite3_bind_text(st, 1, ids.p, (int)ids.len, SQLITE_STATIC);
+        rc = pdb_render_stmt(st, &ctx->render, ctx->out);
+        sqlite3_finalize(st);
+    }
+    pdb_buf_free(&ids);
+    return rc;
+}
+
+static const char stats_rows_sql[] =
+    "SELECT f.nc AS ncalls, f.cc AS pcalls, f.tt AS tottime,"
+    " CASE WHEN f.nc = 0 THEN NULL ELSE f.tt / f.nc END AS tottime_percall,"
+    " f.ct AS cumtime,"
+    " CASE WHEN f.cc = 0 THEN NULL ELSE f.ct / f.cc END AS cumtime_percall,"
+    " f.file AS filename, f.line AS lineno, f.name AS function, f.std_name AS std_name"
+    " FROM json_each(?1) j JOIN pstats_functions f ON f.func_id = j.value ORDER BY j.key";
+
+static const char *const call_rows_sql[2] = {
+    "SELECT f.std_name AS function, o.std_name AS caller, e.nc AS ncalls, e.cc AS pcalls,"
+    " e.tt AS tottime, e.ct AS cumtime"
+    " FROM json_each(?1) j JOIN pstats_functions f ON f.func_id = j.value"
+    " JOIN pstats_edges e ON e.callee_id = f.func_id"
+    " JOIN pstats_functions o ON o.func_id = e.caller_id"
+    " ORDER BY j.key, o.file, o.line, o.name",
+    "SELECT f.std_name AS function, o.std_name AS callee, e.nc AS ncalls, e.cc AS pcalls,"
+    " e.tt AS tottime, e.ct AS cumtime"
+    " FROM json_each(?1) j JOIN pstats_functions f ON f.func_id = j.value"
+    " JOIN pstats_edges e ON e.caller_id = f.func_id"
+    " JOIN pstats_functions o ON o.func_id = e.callee_id"
+    " ORDER BY j.key, o.file, o.line, o.name",
+};
+
+/* ---- the reports -------------------------------------------------------- */
+
+static int run_report(pdb_report_ctx *ctx, int kind)
+{
+    static const char *const titles[] = {"pstats", "callers", "callees"};
+    pdb_pstats ps;
+    int rc = pdb_pstats_load(ctx->db, ctx->run_id, &ps);
+    if (rc == PDB_OK)
+        rc = pdb_pstats_select(&ps, ctx);
+    if (rc == PDB_OK) {
+        pdb_report_title(ctx, titles[kind]);
+        if (ctx->render.format != PDB_OUT_TABLE)
+            rc = render_selection(ctx, &ps, kind == 0 ? stats_rows_sql : call_rows_sql[kind - 1]);
+        else if (kind == 0)
+            print_stats_text(ctx->out, &ps);
+        else
+            rc = print_calls_text(ctx, &ps, kind == 2);
+    }
+    pdb_pstats_free(&ps);
+    return rc;
+}
+
+int pdb_report_pstats(pdb_report_ctx *ctx)
+{
+    return run_report(ctx, 0);
+}
+
+int pdb_report_callers(pdb_report_ctx *ctx)
+{
+    return run_report(ctx, 1);
+}
+
+int pdb_report_callees(pdb_report_ctx *ctx)
+{
+    return run_report(ctx, 2);
+}

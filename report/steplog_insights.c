@@ -1,0 +1,154 @@
+/* steplog_insights.c: the `throughput` and `step-insights` reports over
+ * per-step training logs (see steplog_reports.h).
+ *
+ * Insight rules come from the profilers' own guides: the slowest phase;
+ * data loading above 15% of step time; data generation above 30% of batch
+ * time; host-to-device transfer above 10%; RAM above 85%; GPU memory above
+ * 90%. Every rule that has data is listed with the number it was decided on,
+ * fired or not, so a reader can see why. */
+#include "report/steplog_reports.h"
+#include "analyze/steplog_stats.h"
+#include "common/db.h"
+#include "common/error.h"
+
+#include <stdio.h>
+
+int pdb_report_steplog_throughput(pdb_report_ctx *ctx)
+{
+    pdb_report_title(ctx, "throughput");
+    return pdb_report_query(ctx,
+        "WITH st AS (SELECT agg, CAST(epoch AS INTEGER) AS ep, coalesce(window, 1) AS w, value"
+        "   FROM steplog_values WHERE run_id = ?1 AND metric = 'step_time' AND unit = 's'"
+        "   AND value > 0 AND coalesce(split, 'train') = 'train'"
+        "   AND agg IN ('point', 'derived', 'interval_mean', 'window_median', 'moving_avg')),"
+        " best AS (SELECT agg FROM st GROUP BY agg ORDER BY CASE agg WHEN 'point' THEN 0"
+        "   WHEN 'derived' THEN 1 WHEN 'interval_mean' THEN 2 WHEN 'window_median' THEN 3"
+        "   ELSE 4 END LIMIT 1),"
+        " sb AS (SELECT * FROM st WHERE agg = (SELECT agg FROM best)),"
+        " m AS (SELECT metric, CAST(epoch AS INTEGER) AS ep, value FROM steplog_values"
+        "   WHERE run_id = ?1 AND value IS NOT NULL AND coalesce(split, 'train') = 'train'),"
+        " src AS (SELECT 'step_time (' || (SELECT agg FROM best) || ')' AS s)"
+        " SELECT * FROM ("
+        " SELECT 'overall' AS scope, NULL AS epoch, 'steps_per_s' AS metric,"
+        "   sum(w) / sum(value * w) AS value, (SELECT s FROM src) AS derived_from"
+        "   FROM sb HAVING count(*) > 0"
+        " UNION ALL SELECT 'overall', NULL, 'steps_per_s', avg(value), 'steps_per_s values'"
+        "   FROM m WHERE metric = 'steps_per_s' AND NOT EXISTS (SELECT 1 FROM sb)"
+        "   HAVING count(*) > 0"
+        " UNION ALL SELECT 'overall', NULL, 'samples_per_s', avg(value), 'samples_per_s values'"
+        "   FROM m WHERE metric = 'samples_per_s' HAVING count(*) > 0"
+        " UNION ALL SELECT 'overall', NULL, 'samples_per_s',"
+        "   (SELECT avg(value) FROM m WHERE metric = 'batch_size') * sum(w) / sum(value * w),"
+        "   'batch_size x steps_per_s' FROM sb"
+        "   WHERE NOT EXISTS (SELECT 1 FROM m WHERE metric = 'samples_per_s')"
+        "   AND EXISTS (SELECT 1 FROM m WHERE metric = 'batch_size') HAVING count(*) > 0"
+        " UNION ALL SELECT 'overall', NULL, 'tokens_per_s', avg(value), 'tokens_per_s values'"
+        "   FROM m WHERE metric = 'tokens_per_s' HAVING count(*) > 0"
+        " UNION ALL SELECT 'overall', NULL, 'epoch_time_s', avg(value), 'epoch_time values (mean)'"
+        "   FROM m WHERE metric = 'epoch_time' HAVING count(*) > 0"
+        " UNION ALL SELECT 'epoch', ep, 'steps_per_s', sum(w) / sum(value * w),"
+        "   (SELECT s FROM src) FROM sb WHERE ep IS NOT NULL GROUP BY ep"
+        " UNION ALL SELECT 'epoch', ep, 'samples_per_s', avg(value), 'samples_per_s values'"
+        "   FROM m WHERE metric = 'samples_per_s' AND ep IS NOT NULL GROUP BY ep"
+        " UNION ALL SELECT 'epoch', ep, 'tokens_per_s', avg(value), 'tokens_per_s values'"
+        "   FROM m WHERE metric = 'tokens_per_s' AND ep IS NOT NULL GROUP BY ep"
+        " UNION ALL SELECT 'epoch', ep, 'epoch_time_s', sum(value), 'epoch_time values'"
+        "   FROM m WHERE metric = 'epoch_time' AND ep IS NOT NULL GROUP BY ep"
+        " ) ORDER BY scope = 'epoch', epoch, metric");
+}
+
+/* One rule: a query returning (value, detail) for the run, the threshold
+ * it is compared with, and what firing means. */
+typedef struct {
+    const char *rule;
+    const char *sql;   /* ?1 = run_id; one row (value, detail) or none */
+    double threshold;  /* fires when value > threshold (NaN: informational) */
+    const char *unit;
+    const char *advice;
+} insight_rule;
+
+#define SHARE_OF(phase, metric_pct)                                                          \
+    "SELECT coalesce("                                                                       \
+    " (SELECT max(value) FROM steplog_values WHERE run_id = ?1 AND metric = '" metric_pct "'),"   \
+    " (SELECT max(share_pct) FROM temp.steplog_phase_stats WHERE metric = '" phase "'"       \
+    "   AND split IN ('', 'train')),"                                                        \
+    " (SELECT value FROM steplog_values WHERE run_id = ?1 AND metric = '" phase "'"          \
+    "   AND agg = 'share' ORDER BY source_id DESC, record DESC LIMIT 1)) AS v,"             \
+    " '" phase " share of step time' WHERE v IS NOT NULL"
+
+static const insight_rule rules[] = {
+    {"slowest phase",
+     "SELECT mean_s, metric || ' (mean ' || printf('%.4g', mean_s) || ' s, ' || agg || ')'"
+     " FROM temp.steplog_phase_stats WHERE metric NOT IN ('step_time', 'other/overhead', 'other')"
+     " AND split IN ('', 'train') ORDER BY mean_s DESC LIMIT 1",
+     -1, "s", "optimise this phase first"},
+    {"data loading share", SHARE_OF("data", "data_pct"), 15, "%",
+     "more DataLoader workers, pinned memory, faster storage or preprocessing"},
+    {"data generation share", SHARE_OF("data_generation", "data_generation_pct"), 30, "%",
+     "more num_workers or pre-computed data"},
+    {"transfer share", SHARE_OF("transfer", "transfer_pct"), 10, "%",
+     "pin_memory=True and non_blocking copies"},
+    {"RAM usage",
+     "SELECT coalesce((SELECT max(value) FROM steplog_values WHERE run_id = ?1"
+     "   AND metric = 'ram_pct'),"
+     " (SELECT 100 * max(value) FROM steplog_values WHERE run_id = ?1"
+     "   AND metric = 'ram_pressure')) AS v, 'peak RAM usage' WHERE v IS NOT NULL",
+     85, "%", "smaller batches or gradient accumulation"},
+    {"GPU memory usage",
+     "SELECT coalesce((SELECT max(value) FROM steplog_values WHERE run_id = ?1"
+     "   AND metric IN ('gpu_mem_pct', 'mem_used_pct')),"
+     " (SELECT 100 * max(value) FROM steplog_values WHERE run_id = ?1"
+     "   AND metric = 'gpu_mem_pressure')) AS v, 'peak GPU memory usage' WHERE v IS NOT NULL",
+     90, "%", "smaller batches, activation checkpointing or mixed precision"},
+};
+
+static int eval_rule(pdb_report_ctx *ctx, const insight_rule *r, sqlite3_stmt *ins)
+{
+    sqlite3_stmt *st;
+    if (pdb_db_prepare(ctx->db, r->sql, &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, ctx->run_id);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+        double v = sqlite3_column_double(st, 0);
+        bool info = r->threshold < 0;
+        sqlite3_bind_text(ins, 1, r->rule, -1, SQLITE_STATIC);
+        sqlite3_bind_text(ins, 2, info ? "info" : v > r->threshold ? "FIRED" : "ok", -1,
+                          SQLITE_STATIC);
+        sqlite3_bind_double(ins, 3, v);
+        if (info)
+            sqlite3_bind_null(ins, 4);
+        else
+            sqlite3_bind_double(ins, 4, r->threshold);
+        sqlite3_bind_text(ins, 5, r->unit, -1, SQLITE_STATIC);
+        sqlite3_bind_text(ins, 6, (const char *)sqlite3_column_text(st, 1), -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(ins, 7, info || v > r->threshold ? r->advice : "", -1, SQLITE_STATIC);
+        rc = pdb_db_step_done(ctx->db, ins) == PDB_OK ? SQLITE_DONE : SQLITE_ERROR;
+    } else if (rc == SQLITE_ROW)
+        rc = SQLITE_DONE;
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? PDB_OK : pdb_db_fail(ctx->db, "insight rule");
+}
+
+int pdb_report_steplog_insights(pdb_report_ctx *ctx)
+{
+    pdb_report_title(ctx, "step-insights");
+    if (pdb_steplog_phase_stats(ctx->db, ctx->run_id, ctx->skip_first) != PDB_OK ||
+        pdb_db_exec(ctx->db, "DROP TABLE IF EXISTS temp.steplog_insights;"
+                             "CREATE TEMP TABLE steplog_insights (rule TEXT, status TEXT,"
+                             " value REAL, threshold REAL, unit TEXT, detail TEXT, advice TEXT)") !=
+            PDB_OK)
+        return PDB_ERR;
+    sqlite3_stmt *ins;
+    if (pdb_db_prepare(ctx->db, "INSERT INTO temp.steplog_insights VALUES (?,?,?,?,?,?,?)",
+                       &ins) != PDB_OK)
+        return PDB_ERR;
+    int rc = PDB_OK;
+    for (size_t i = 0; rc == PDB_OK && i < sizeof rules / sizeof rules[0]; i++)
+        rc = eval_rule(ctx, &rules[i], ins);
+    sqlite3_finalize(ins);
+    if (rc != PDB_OK)
+        return rc;
+    return pdb_report_query(ctx, "SELECT rule, status, round(value, 4) AS value, threshold, unit,"
+                                 " detail, advice FROM temp.steplog_insights WHERE ?1 IS NOT NULL");
+}

@@ -1,0 +1,110 @@
+/* steplog_rf.c: the `rf-report` report: rectified-flow profiler blocks.
+ *
+ * The rectified-flow training profiler prints "=== Profiling Report (Step
+ * N) ===" blocks: a Detailed Breakdown (count, total, avg, min, max per
+ * section), a Time Distribution (each section's total as a share of the sum
+ * of all section totals) and Performance Insights (the slowest section by
+ * average; whether data loading is under 15% of the total). This report
+ * recomputes the distribution and insights from the stored breakdown values
+ * and prints them the way the profiler does (table format), or as rows with
+ * the printed share next to the recomputed one (other formats), so a
+ * disagreement is visible. */
+#include "report/steplog_reports.h"
+#include "common/db.h"
+#include "common/error.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Breakdown rows of every rectified-flow block, with shares recomputed. */
+static const char *const rows_sql =
+    "WITH b AS (SELECT k.source_id, k.record, k.title, k.line FROM steplog_blocks k"
+    "   WHERE k.run_id = ?1 AND (k.title LIKE 'Profiling Report%'"
+    "   OR k.title LIKE 'Final Profiling Summary%')),"
+    " v AS (SELECT b.source_id, b.record, b.title, b.line AS bline, x.raw_name, x.metric,"
+    "   max(x.window) AS window, min(x.rowid) AS first_row,"
+    "   max(CASE x.agg WHEN 'total' THEN x.value END) AS total_s,"
+    "   max(CASE x.agg WHEN 'mean' THEN x.value END) AS avg_s,"
+    "   max(CASE x.agg WHEN 'min' THEN x.value END) AS min_s,"
+    "   max(CASE x.agg WHEN 'max' THEN x.value END) AS max_s,"
+    "   max(CASE x.agg WHEN 'share' THEN x.value END) AS printed_pct"
+    "   FROM b JOIN steplog_values x ON x.run_id = ?1 AND x.source_id = b.source_id"
+    "   AND x.record = b.record GROUP BY b.source_id, b.record, x.raw_name)"
+    " SELECT title AS block, raw_name AS section, metric, window AS count,"
+    "  round(total_s * 1e9) AS total_ns, round(avg_s * 1e9) AS avg_ns, round(min_s * 1e9) AS min_ns,"
+    "  round(max_s * 1e9) AS max_ns,"
+    "  100.0 * total_s / sum(total_s) OVER (PARTITION BY source_id, record) AS share_pct,"
+    "  printed_pct AS printed_share_pct"
+    " FROM v ORDER BY source_id, record, first_row";
+
+
+/* Prints the blocks as the profiler does; returns PDB_OK. */
+static int print_text(pdb_report_ctx *ctx, sqlite3_stmt *st)
+{
+    FILE *out = ctx->out;
+    char block[256] = "";
+    /* two passes per block: breakdown, then distribution and insights */
+    typedef struct {
+        char name[128], metric[64];
+        long long count;
+        double total, avg, min, max, pct;
+    } row;
+    row rows[256];
+    int n = 0, blocks = 0;
+    for (int rc = sqlite3_step(st);; rc = sqlite3_step(st)) {
+        const char *title = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+        if (n > 0 && (!title || strcmp(title, block) != 0)) {
+            fprintf(out, "%s=== %s ===\n\nDetailed Breakdown:\n", blocks++ ? "\n" : "", block);
+            for (int i = 0; i < n; i++)
+                fprintf(out, "%s: count=%lld, total=%.3fs, avg=%.4fs, min=%.4fs, max=%.4fs\n",
+                        rows[i].name, rows[i].count, rows[i].total, rows[i].avg, rows[i].min,
+                        rows[i].max);
+            fprintf(out, "\nTime Distribution:\n");
+            int slowest = 0, data = -1;
+            for (int i = 0; i < n; i++) {
+                fprintf(out, "%s: %.1f%%\n", rows[i].name, rows[i].pct);
+                if (rows[i].avg > rows[slowest].avg)
+                    slowest = i;
+                if (data < 0 && strcmp(rows[i].metric, "data") == 0)
+                    data = i;
+            }
+            fprintf(out, "\nPerformance Insights:\n- Slowest component: %s (%.4fs avg)\n",
+                    rows[slowest].name, rows[slowest].avg);
+            if (data >= 0)
+                fprintf(out, rows[data].pct > 15 ? "- Data loading may be a bottleneck (%.1f%% of "
+                                                   "total time)\n"
+                                                 : "- Data loading appears efficient (%.1f%% of "
+                                                   "total time)\n",
+                        rows[data].pct);
+            n = 0;
+        }
+        if (rc != SQLITE_ROW)
+            return rc == SQLITE_DONE ? PDB_OK : pdb_db_fail(ctx->db, "rf-report");
+        snprintf(block, sizeof block, "%s", title);
+        if (n == (int)(sizeof rows / sizeof rows[0]))
+            continue; /* more sections than any profiler prints */
+        row *r = &rows[n++];
+        snprintf(r->name, sizeof r->name, "%s", (const char *)sqlite3_column_text(st, 1));
+        snprintf(r->metric, sizeof r->metric, "%s", (const char *)sqlite3_column_text(st, 2));
+        r->count = sqlite3_column_int64(st, 3);
+        r->total = sqlite3_column_double(st, 4) / 1e9;
+        r->avg = sqlite3_column_double(st, 5) / 1e9;
+        r->min = sqlite3_column_double(st, 6) / 1e9;
+        r->max = sqlite3_column_double(st, 7) / 1e9;
+        r->pct = sqlite3_column_double(st, 8);
+    }
+}
+
+int pdb_report_steplog_rf(pdb_report_ctx *ctx)
+{
+    pdb_report_title(ctx, "rf-report");
+    sqlite3_stmt *st;
+    if (pdb_db_prepare(ctx->db, rows_sql, &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, ctx->run_id);
+    int rc = ctx->render.format == PDB_OUT_TABLE ? print_text(ctx, st)
+                                                 : pdb_render_stmt(st, &ctx->render, ctx->out);
+    sqlite3_finalize(st);
+    return rc;
+}
