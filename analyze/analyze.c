@@ -8,7 +8,8 @@
 static int clear_run(sqlite3 *db, int64_t run_id)
 {
     static const char *const tables[] = {"analysis_gpu", "analysis_kernel_types",
-                                         "analysis_kernels", "analysis_ops"};
+                                         "analysis_kernels", "analysis_ops",
+                                         "analysis_steps", "analysis_idle"};
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
         char sql[128];
         snprintf(sql, sizeof sql, "DELETE FROM %s WHERE run_id = %lld", tables[i],
@@ -37,6 +38,10 @@ int pdb_analyze_run(sqlite3 *db, int64_t run_id)
             rc = pdb_analyze_gpu(db, run_id, trace_id, rank, true);
         if (rc == PDB_OK)
             rc = pdb_analyze_ops(db, run_id, trace_id, rank);
+        if (rc == PDB_OK)
+            rc = pdb_analyze_steps(db, run_id, trace_id, rank);
+        for (int hta = 0; hta < 2 && rc == PDB_OK; hta++)
+            rc = pdb_analyze_idle(db, run_id, trace_id, rank, hta);
     }
     sqlite3_finalize(st);
     return rc;

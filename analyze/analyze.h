@@ -27,29 +27,46 @@ const char *pdb_kernel_type_name(pdb_kernel_type t);
 /* "COMPUTATION overlapping COMMUNICATION" for a set of types (bit i = type i). */
 void pdb_kernel_mask_name(unsigned mask, char *buf, size_t cap);
 
-/* Sweep over intervals sorted by start, per kernel type: the time during
- * which exactly each set of types is active. Touching intervals of one type
- * merge, as in HTA's merge_kernel_intervals. */
+/* Sweep over intervals sorted by start, per category (up to 8; kernel types
+ * for the GPU passes): the time during which exactly each set of categories
+ * is active. Touching intervals of one category merge, as in HTA's
+ * merge_kernel_intervals. */
+#define PDB_SWEEP_MAX 8
+
 typedef struct pdb_sweep {
+    int ncat;
     bool any;
     int64_t first_start, last_end;
     int64_t t;                          /* swept up to here */
-    bool open[PDB_KT_COUNT];
-    int64_t s[PDB_KT_COUNT], e[PDB_KT_COUNT];  /* current merged interval per type */
-    int64_t mask_time[1 << PDB_KT_COUNT];      /* time with exactly this set active */
+    bool open[PDB_SWEEP_MAX];
+    int64_t s[PDB_SWEEP_MAX], e[PDB_SWEEP_MAX]; /* current merged interval per category */
+    int64_t mask_time[1 << PDB_SWEEP_MAX];      /* time with exactly this set active */
 } pdb_sweep;
 
-void pdb_sweep_init(pdb_sweep *w);
-void pdb_sweep_add(pdb_sweep *w, pdb_kernel_type type, int64_t start, int64_t end);
+void pdb_sweep_init(pdb_sweep *w, int ncat);
+void pdb_sweep_add(pdb_sweep *w, int cat, int64_t start, int64_t end);
 void pdb_sweep_finish(pdb_sweep *w);
-/* Union length of the types in mask (any of them active). */
+/* Union length of the categories in mask (any of them active). */
 int64_t pdb_sweep_union(const pdb_sweep *w, unsigned mask);
-/* Time when all types in mask are active at once. */
+/* Time when all categories in mask are active at once. */
 int64_t pdb_sweep_together(const pdb_sweep *w, unsigned mask);
+/* Time per category when overlaps go to the lowest-numbered active one
+ * (category 0 has the highest priority). out has ncat entries. */
+void pdb_sweep_by_priority(const pdb_sweep *w, int64_t *out);
+
+/* The GPU events of exact mode: slices with a stream arg, except CPU-side
+ * categories that some writers also tag with a stream (ROCm runtime calls
+ * carry "stream": "0x0"). a is the table alias as a string literal. */
+#define PDB_CPU_CATEGORIES \
+    "('cuda_runtime', 'cuda_driver', 'hip_runtime', 'cpu_op', 'user_annotation', 'python_function')"
+#define PDB_IS_GPU(a) "(" a ".stream IS NOT NULL AND coalesce(" a ".cat, 0) NOT IN" \
+    " (SELECT id FROM strings WHERE value IN " PDB_CPU_CATEGORIES "))"
 
 /* Passes (each writes its analysis_* rows for the run). */
 int pdb_analyze_gpu(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank, bool hta);
 int pdb_analyze_ops(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank);
+int pdb_analyze_steps(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank);
+int pdb_analyze_idle(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank, bool hta);
 
 /* Runs every pass for every trace of the run; the caller holds a transaction. */
 int pdb_analyze_run(sqlite3 *db, int64_t run_id);

@@ -6,6 +6,7 @@
  * and the dropped last profiler step follow HTA 0.6's loader, so the numbers
  * equal what HTA prints. */
 #include "analyze/analyze.h"
+#include "analyze/hta.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/strmap.h"
@@ -16,28 +17,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* HTA's event set: X events with a category other than 'Trace'. */
-#define HTA_KEPT "s.ph = 'X' AND s.cat IS NOT NULL" \
-    " AND s.cat NOT IN (SELECT id FROM strings WHERE value = 'Trace')"
-
 static const char *const exact_sql =
     "SELECT s.ts, s.dur, n.value FROM slices s LEFT JOIN strings n ON n.id = s.name"
-    " WHERE s.trace_id = ?1 AND s.stream IS NOT NULL ORDER BY s.ts";
+    " WHERE s.trace_id = ?1 AND " PDB_IS_GPU("s") " ORDER BY s.ts";
 
-/* ?2: the last profiler step's start (ns, rounded like ts) or NULL to keep
- * everything; ?3: 1 when timestamps are rounded to whole microseconds. */
 static const char *const hta_sql =
     "SELECT s.ts, s.dur, n.value FROM slices s LEFT JOIN strings n ON n.id = s.name"
-    " WHERE s.trace_id = ?1 AND " HTA_KEPT " AND typeof(s.stream) = 'integer'"
-    " AND (?2 IS NULL OR s.correlation IN (SELECT s.correlation FROM slices s"
-    "   WHERE s.trace_id = ?1 AND " HTA_KEPT " AND typeof(s.stream) <> 'integer'"
-    "   AND (CASE WHEN ?3 THEN (s.ts + 999) / 1000 * 1000 ELSE s.ts END) < ?2))"
-    " ORDER BY s.ts";
-
-static const char *const last_step_sql =
-    "SELECT count(DISTINCT s.name), max(s.ts) FROM slices s JOIN strings n ON n.id = s.name"
-    " WHERE s.trace_id = ?1 AND " HTA_KEPT " AND typeof(s.stream) <> 'integer'"
-    " AND instr(n.value, 'ProfilerStep') > 0";
+    " WHERE s.trace_id = ?1 AND " PDB_HTA_KEPT " AND typeof(s.stream) = 'integer'"
+    " AND " PDB_HTA_LAUNCHED " ORDER BY s.ts";
 
 typedef struct {
     char *name;
@@ -85,42 +72,10 @@ static void free_stats(kernel_stats *ks)
     pdb_strmap_free(ks->index);
 }
 
-/* HTA rounds inward in floating point, as Python does: ceil(ts), floor(ts + dur). */
-static void hta_round(int64_t ts, int64_t dur, int64_t *start, int64_t *end)
-{
-    double t = (double)ts / 1000.0, d = (double)dur / 1000.0;
-    *start = (int64_t)ceil(t) * 1000;
-    *end = (int64_t)floor(t + d) * 1000;
-}
-
 typedef struct {
     bool hta;
-    bool round;
-    bool drop_last;
-    int64_t cutoff;
+    pdb_hta_mode h;
 } mode;
-
-static int hta_settings(sqlite3 *db, int64_t trace_id, mode *m)
-{
-    int64_t float_ts;
-    char sql[96];
-    snprintf(sql, sizeof sql, "SELECT float_ts FROM traces WHERE trace_id = %lld",
-             (long long)trace_id);
-    if (pdb_db_query_int(db, sql, 0, &float_ts) != PDB_OK)
-        return PDB_ERR;
-    m->round = float_ts > 0;
-    sqlite3_stmt *st;
-    if (pdb_db_prepare(db, last_step_sql, &st) != PDB_OK)
-        return PDB_ERR;
-    sqlite3_bind_int64(st, 1, trace_id);
-    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) >= 2) {
-        m->drop_last = true;
-        int64_t last = sqlite3_column_int64(st, 1);
-        m->cutoff = m->round ? (last + 999) / 1000 * 1000 : last;
-    }
-    sqlite3_finalize(st);
-    return PDB_OK;
-}
 
 static int read_events(sqlite3 *db, int64_t trace_id, const mode *m, pdb_sweep *w,
                        kernel_stats *ks, int64_t *n)
@@ -129,11 +84,8 @@ static int read_events(sqlite3 *db, int64_t trace_id, const mode *m, pdb_sweep *
     if (pdb_db_prepare(db, m->hta ? hta_sql : exact_sql, &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, trace_id);
-    if (m->hta) {
-        if (m->drop_last)
-            sqlite3_bind_int64(st, 2, m->cutoff);
-        sqlite3_bind_int(st, 3, m->round);
-    }
+    if (m->hta)
+        pdb_hta_bind(st, &m->h);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t ts = sqlite3_column_int64(st, 0), dur = sqlite3_column_int64(st, 1);
@@ -141,10 +93,10 @@ static int read_events(sqlite3 *db, int64_t trace_id, const mode *m, pdb_sweep *
         if (!name)
             name = "";
         int64_t start = ts, end = ts + dur;
-        if (m->round)
-            hta_round(ts, dur, &start, &end);
+        if (m->hta && m->h.round)
+            pdb_hta_round(ts, dur, &start, &end);
         pdb_kernel_type type = pdb_kernel_type_of(name);
-        pdb_sweep_add(w, type, start, end);
+        pdb_sweep_add(w, (int)type, start, end);
         add_kernel(ks, name, type, end - start);
         (*n)++;
     }
@@ -232,10 +184,10 @@ static int write_kernels(sqlite3 *db, int64_t run_id, int rank, const char *mnam
 int pdb_analyze_gpu(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank, bool hta)
 {
     mode m = {.hta = hta};
-    if (hta && hta_settings(db, trace_id, &m) != PDB_OK)
+    if (hta && pdb_hta_settings(db, trace_id, &m.h) != PDB_OK)
         return PDB_ERR;
     pdb_sweep w;
-    pdb_sweep_init(&w);
+    pdb_sweep_init(&w, PDB_KT_COUNT);
     kernel_stats ks = {.index = pdb_strmap_new()};
     int64_t n = 0;
     const char *mname = hta ? "hta" : "exact";

@@ -136,7 +136,7 @@ int pdb_analyze_ops(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank)
                        "SELECT s.pid, s.tid, s.ts, s.dur, n.value, c.value, coalesce(s.input_dims, '')"
                        " FROM slices s LEFT JOIN strings n ON n.id = s.name"
                        " LEFT JOIN strings c ON c.id = s.cat"
-                       " WHERE s.trace_id = ?1 AND s.stream IS NULL"
+                       " WHERE s.trace_id = ?1 AND NOT " PDB_IS_GPU("s")
                        /* the profiler's own span and GPU-side annotations are not ops */
                        " AND coalesce(c.value, '') <> 'Trace' AND coalesce(c.value, '') NOT LIKE 'gpu\\_%' ESCAPE '\\'"
                        " ORDER BY s.pid, s.tid, s.ts, s.dur DESC, s.id",

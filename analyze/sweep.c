@@ -1,7 +1,7 @@
 /* sweep.c: one pass over start-sorted intervals giving, for every set of
  * kernel types, the time during which exactly that set is active.
  *
- * Each type keeps only its current merged interval. When an interval starting
+ * Each category keeps only its current merged interval. When an interval starting
  * at x arrives, nothing before x can change any more (every later interval
  * starts at or after x), so the sweep first accounts for [t, x) and then
  * extends or replaces the type's interval: O(n) after SQLite's sort, O(1)
@@ -10,9 +10,10 @@
 
 #include <string.h>
 
-void pdb_sweep_init(pdb_sweep *w)
+void pdb_sweep_init(pdb_sweep *w, int ncat)
 {
     memset(w, 0, sizeof *w);
+    w->ncat = ncat < PDB_SWEEP_MAX ? ncat : PDB_SWEEP_MAX;
 }
 
 /* Accounts for time from w->t up to x (x = INT64_MAX: until all end). */
@@ -21,7 +22,7 @@ static void advance(pdb_sweep *w, int64_t x)
     while (w->t < x) {
         unsigned mask = 0;
         int64_t next = x;
-        for (int k = 0; k < PDB_KT_COUNT; k++) {
+        for (int k = 0; k < w->ncat; k++) {
             if (!w->open[k])
                 continue;
             if (w->s[k] <= w->t && w->t < w->e[k])
@@ -38,7 +39,7 @@ static void advance(pdb_sweep *w, int64_t x)
     }
 }
 
-void pdb_sweep_add(pdb_sweep *w, pdb_kernel_type type, int64_t start, int64_t end)
+void pdb_sweep_add(pdb_sweep *w, int cat, int64_t start, int64_t end)
 {
     if (end < start)
         end = start;
@@ -50,7 +51,9 @@ void pdb_sweep_add(pdb_sweep *w, pdb_kernel_type type, int64_t start, int64_t en
     advance(w, start);
     if (end > w->last_end)
         w->last_end = end;
-    int k = (int)type;
+    int k = cat;
+    if (k < 0 || k >= w->ncat)
+        return;
     if (!w->open[k] || start > w->e[k]) {
         w->open[k] = true;
         w->s[k] = start;
@@ -70,7 +73,7 @@ void pdb_sweep_finish(pdb_sweep *w)
 int64_t pdb_sweep_union(const pdb_sweep *w, unsigned mask)
 {
     int64_t sum = 0;
-    for (unsigned m = 1; m < (1u << PDB_KT_COUNT); m++)
+    for (unsigned m = 1; m < (1u << w->ncat); m++)
         if (m & mask)
             sum += w->mask_time[m];
     return sum;
@@ -79,8 +82,16 @@ int64_t pdb_sweep_union(const pdb_sweep *w, unsigned mask)
 int64_t pdb_sweep_together(const pdb_sweep *w, unsigned mask)
 {
     int64_t sum = 0;
-    for (unsigned m = 1; m < (1u << PDB_KT_COUNT); m++)
+    for (unsigned m = 1; m < (1u << w->ncat); m++)
         if ((m & mask) == mask)
             sum += w->mask_time[m];
     return sum;
+}
+
+void pdb_sweep_by_priority(const pdb_sweep *w, int64_t *out)
+{
+    memset(out, 0, (size_t)w->ncat * sizeof *out);
+    for (unsigned m = 1; m < (1u << w->ncat); m++)
+        if (w->mask_time[m])
+            out[__builtin_ctz(m)] += w->mask_time[m];
 }

@@ -55,6 +55,8 @@ static int has_gpu_events(pdb_report_ctx *ctx, const char *report, const char *m
             fprintf(stderr, "profdb: %s: ", report);
             fprintf(stderr, msg, strcmp(mode, "hta") == 0 ? " that HTA counts" : "");
             fputc('\n', stderr);
+            if (ctx->render.format == PDB_OUT_JSON)
+                fputs("[]\n", ctx->out); /* still a JSON document */
         }
     }
     return PDB_OK;

@@ -117,8 +117,13 @@ JOIN traces t USING (trace_id)
 LEFT JOIN strings n ON n.id = s.name
 LEFT JOIN strings c ON c.id = s.cat;
 
--- GPU events: slices with a stream arg (kernels, memcpy, memset, syncs).
-CREATE VIEW gpu_events AS SELECT * FROM slice_view WHERE stream IS NOT NULL;
+-- GPU events: slices with a stream arg (kernels, memcpy, memset, syncs),
+-- except CPU-side categories that some writers tag with a stream too (ROCm
+-- runtime calls carry "stream": "0x0"). The analyses use the same rule.
+-- (`profdb runs` counts every X event with a stream arg, as written.)
+CREATE VIEW gpu_events AS SELECT * FROM slice_view WHERE stream IS NOT NULL
+    AND coalesce(cat, '') NOT IN ('cuda_runtime', 'cuda_driver', 'hip_runtime', 'cpu_op',
+                                  'user_annotation', 'python_function');
 
 CREATE VIEW process_names AS
 SELECT trace_id, pid, json_extract(args, '$.name') AS name
@@ -132,5 +137,8 @@ FROM metadata_events WHERE name = 'thread_name';
 -- at its end (inside the same transaction): bulk loads stay fast and queries
 -- still find them.
 CREATE INDEX bulk_slices_trace_ts ON slices (trace_id, ts);
+-- Runtime call <-> GPU event lookups (launch delays, idle time, HTA's filter).
+CREATE INDEX bulk_slices_correlation ON slices (trace_id, correlation)
+    WHERE correlation IS NOT NULL;
 CREATE INDEX bulk_flows_trace ON flows (trace_id, id);
 CREATE INDEX bulk_counters_trace ON counters (trace_id, ts);

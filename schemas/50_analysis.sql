@@ -68,3 +68,43 @@ CREATE TABLE analysis_ops (
     total_ns    INTEGER NOT NULL,
     PRIMARY KEY (run_id, rank, name, input_dims)
 );
+
+-- Per rank and ProfilerStep: the step's wall time split into TensorBoard
+-- profiler's overview categories. Everything active inside the step window
+-- (clipped to it) counts; where categories overlap, the time goes to the
+-- first in this order: kernel, memcpy, memset, runtime, dataloader, cpu_exec;
+-- other = the rest of the step. The columns add up to dur_ns.
+CREATE TABLE analysis_steps (
+    run_id         INTEGER NOT NULL REFERENCES runs,
+    rank           INTEGER NOT NULL,
+    step           TEXT NOT NULL,       -- 'ProfilerStep#12'
+    step_num       INTEGER,             -- 12
+    ts             INTEGER NOT NULL,    -- step start, trace clock, ns
+    dur_ns         INTEGER NOT NULL,
+    kernel_ns      INTEGER NOT NULL,    -- GPU kernels (computation, communication)
+    memcpy_ns      INTEGER NOT NULL,
+    memset_ns      INTEGER NOT NULL,
+    runtime_ns     INTEGER NOT NULL,    -- CUDA/HIP runtime and driver calls
+    dataloader_ns  INTEGER NOT NULL,    -- slices whose name mentions DataLoader
+    cpu_exec_ns    INTEGER NOT NULL,    -- other CPU slices
+    other_ns       INTEGER NOT NULL,
+    PRIMARY KEY (run_id, rank, step)
+);
+
+-- GPU idle time per rank and stream, split the way HTA splits it: a gap
+-- before an event whose launching runtime call (same correlation) started
+-- after the previous event ended is host_wait; otherwise a gap shorter than
+-- 30 us is kernel_wait; the rest is other. In exact mode a gap is measured
+-- from the latest end so far (overlapping events leave no gap); HTA measures
+-- from the previous event's end, which can make waits negative.
+CREATE TABLE analysis_idle (
+    run_id          INTEGER NOT NULL REFERENCES runs,
+    mode            TEXT NOT NULL,
+    rank            INTEGER NOT NULL,
+    stream          NOT NULL,
+    events          INTEGER NOT NULL,
+    host_wait_ns    INTEGER NOT NULL,
+    kernel_wait_ns  INTEGER NOT NULL,
+    other_ns        INTEGER NOT NULL,
+    PRIMARY KEY (run_id, mode, rank, stream)
+);

@@ -16,6 +16,14 @@ from common import Checker, need_corpus, run, run_json, tempdir
 TRACES = ["amd_trace_mi250_minitoy_train_ROCm6_2_kineto.json.gz",
           "critical_path_alexnet_benchmark_result_2869224_1695835535_trace.json.gz",
           "trace_filter_sampled_rank-0.json.gz"]
+CPU_CATS = {"cuda_runtime", "cuda_driver", "hip_runtime", "cpu_op", "user_annotation",
+            "python_function"}
+
+
+def is_gpu(e):
+    return "stream" in e.get("args", {}) and e.get("cat") not in CPU_CATS
+
+
 BITS = {"COMPUTATION": 1, "COMMUNICATION": 2, "MEMORY": 4, "OTHER": 8}
 
 
@@ -36,7 +44,7 @@ def gpu_intervals(path):
         events = json.load(f, parse_float=Decimal)["traceEvents"]
     out = []
     for e in events:
-        if e.get("ph") == "X" and "stream" in e.get("args", {}) and "dur" in e:
+        if e.get("ph") == "X" and is_gpu(e) and "dur" in e:
             start = int(Decimal(e["ts"]) * 1000)
             out.append((start, start + int(Decimal(e["dur"]) * 1000), kernel_type(e["name"])))
     return out
