@@ -14,11 +14,13 @@
 
 #define KERNEL_WAIT_NS 30000 /* HTA's consecutive_kernel_delay: 30 us */
 
-/* The launching call: the CPU-side slice with the same correlation. */
-#define LAUNCH_TS "(SELECT min(r.ts) FROM slices r WHERE r.trace_id = s.trace_id" \
+/* The launching call: the CPU-side slice with the same correlation. The
+ * "+ 0" keeps SQLite from answering min() by walking the (trace, ts) index,
+ * which is a scan per event; the correlation index is a lookup. */
+#define LAUNCH_TS "(SELECT min(r.ts + 0) FROM slices r WHERE r.trace_id = s.trace_id" \
                   " AND r.correlation = s.correlation AND NOT " PDB_IS_GPU("r") ")"
 /* HTA: everything without an integer stream is on the CPU side. */
-#define HTA_LAUNCH_TS "(SELECT min(r.ts) FROM slices r WHERE r.trace_id = s.trace_id" \
+#define HTA_LAUNCH_TS "(SELECT min(r.ts + 0) FROM slices r WHERE r.trace_id = s.trace_id" \
                   " AND r.correlation = s.correlation AND typeof(r.stream) <> 'integer')"
 
 static const char *const exact_sql =

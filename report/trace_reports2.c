@@ -89,15 +89,19 @@ int pdb_report_idle(pdb_report_ctx *ctx)
         " FROM analysis_idle WHERE run_id = ?1 AND mode = ?2 ORDER BY rank, stream", mode);
 }
 
-/* Runtime calls and the GPU events they launched (same correlation). */
+/* Runtime calls and the GPU events they launched (same correlation). The
+ * launching call is found with a correlated lookup (the correlation index);
+ * "+ 0" keeps SQLite from preferring a scan of the (trace, ts) index. */
 #define LAUNCHES \
-    "WITH l AS (SELECT t.rank, (SELECT value FROM strings WHERE id = g.name) AS kernel," \
-    "   (SELECT value FROM strings WHERE id = r.name) AS runtime, g.ts - r.ts AS delay_ns," \
-    "   g.dur AS kernel_ns, r.dur AS runtime_ns" \
+    "WITH p AS (SELECT t.rank, g.name AS gname, g.ts AS gts, g.dur AS gdur," \
+    "   (SELECT r.id FROM slices r WHERE r.trace_id = g.trace_id" \
+    "     AND r.correlation = g.correlation AND NOT " PDB_IS_GPU("r") " AND r.ph = 'X'" \
+    "     ORDER BY r.ts + 0 LIMIT 1) AS rid" \
     " FROM traces t JOIN slices g ON g.trace_id = t.trace_id AND " PDB_IS_GPU("g") \
-    " JOIN slices r ON r.trace_id = g.trace_id AND r.correlation = g.correlation" \
-    "   AND NOT " PDB_IS_GPU("r") " AND r.ph = 'X'" \
-    " WHERE t.run_id = ?1 AND g.correlation IS NOT NULL AND g.correlation <> 0)"
+    " WHERE t.run_id = ?1 AND g.correlation IS NOT NULL AND g.correlation <> 0)," \
+    " l AS (SELECT p.rank, (SELECT value FROM strings WHERE id = p.gname) AS kernel," \
+    "   (SELECT value FROM strings WHERE id = r.name) AS runtime, p.gts - r.ts AS delay_ns," \
+    "   p.gdur AS kernel_ns, r.dur AS runtime_ns FROM p JOIN slices r ON r.id = p.rid)"
 
 int pdb_report_launch(pdb_report_ctx *ctx)
 {
