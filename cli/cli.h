@@ -20,6 +20,7 @@ typedef struct pdb_command {
 extern const pdb_command pdb_commands[];
 
 int cmd_ingest(int argc, char **argv, pdb_cli *cli);
+int cmd_analyze(int argc, char **argv, pdb_cli *cli);
 int cmd_runs(int argc, char **argv, pdb_cli *cli);
 int cmd_sql(int argc, char **argv, pdb_cli *cli);
 int cmd_report(int argc, char **argv, pdb_cli *cli);

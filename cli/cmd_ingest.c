@@ -31,6 +31,8 @@ int cmd_ingest(int argc, char **argv, pdb_cli *cli)
          "skip sniffing: trace, pstats or steplog[:FLAVOR]"},
         {PDB_OPT_LIST, "label", 'l', &labels, "KEY=VALUE", "attach a label to the run (repeatable)"},
         {PDB_OPT_FLAG, "quiet", 'q', &quiet, NULL, "print nothing but errors"},
+        {PDB_OPT_FLAG, "no-analyze", 0, &o.no_analyze, NULL,
+         "load only; run 'profdb analyze' later for the reports that need it"},
         {0},
     };
     int npos;

@@ -45,6 +45,7 @@ typedef struct pdb_ingest_opts {
     const char **labels;    /* "key=value" strings */
     int nlabels;
     bool quiet;
+    bool no_analyze;        /* skip the analysis passes after loading */
 } pdb_ingest_opts;
 
 /* Ingests all inputs (files, directories or "-") in one transaction. */

@@ -6,6 +6,7 @@
  * everything back so the database is exactly as it was. */
 #include "ingest/ingest.h"
 #include "ingest/readers.h"
+#include "analyze/analyze.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/strbuf.h"
@@ -26,6 +27,8 @@ struct pdb_session {
     sqlite3_stmt *find_string, *add_string;
     bool tty;
     pdb_buf report;        /* per-file lines, printed once the commit succeeded */
+    int64_t *runs;         /* runs created, analysed before the commit */
+    int nruns;
     double last_progress;
     bool progress_shown;
 };
@@ -509,6 +512,8 @@ static int run_jobs(pdb_session *ss, job_list *jobs)
         if (i == 0 || j->group != jobs->v[i - 1].group) {
             if (create_run(ss, j->run, &run_id) != PDB_OK || add_labels(ss, run_id) != PDB_OK)
                 return PDB_ERR;
+            ss->runs = pdb_xrealloc(ss->runs, (size_t)(ss->nruns + 1) * sizeof *ss->runs);
+            ss->runs[ss->nruns++] = run_id;
             trace_order = 0;
         }
         bool was_trace;
@@ -554,6 +559,8 @@ int pdb_ingest_paths(sqlite3 *db, const char *const *paths, int npaths,
         rc = run_jobs(&ss, &jobs);
     if (rc == PDB_OK && indexes.len)
         rc = pdb_db_exec(db, indexes.p);
+    for (int i = 0; i < ss.nruns && rc == PDB_OK && !opts->no_analyze; i++)
+        rc = pdb_analyze_run(db, ss.runs[i]);
     sqlite3_finalize(ss.find_string);
     sqlite3_finalize(ss.add_string);
     if (rc == PDB_OK)
@@ -565,6 +572,7 @@ int pdb_ingest_paths(sqlite3 *db, const char *const *paths, int npaths,
         fputs(pdb_buf_str(&ss.report), stderr);
     }
 out:
+    free(ss.runs);
     pdb_buf_free(&ss.report);
     pdb_buf_free(&indexes);
     pdb_strmap_free(ss.strings);

@@ -42,6 +42,7 @@ typedef struct pdb_trace_event {
     int64_t offset;             /* byte offset of the event in the input */
     pdb_val ph, name, cat, pid, tid, id, bp, scope;
     bool has_ts, has_dur;
+    bool float_ts;              /* ts written with a fraction or exponent */
     int64_t ts, dur;            /* nanoseconds */
     pdb_val arg[PDB_ARG_COUNT]; /* columns; Input Dims is JSON text */
     bool has_args;

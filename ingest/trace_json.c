@@ -273,7 +273,9 @@ static int event_scalar(parser *p, const scalar *v)
     case F_ID: return set_idval(p, v, &ev->id, "a number or string");
     case F_BP: return set_text(p, v, &ev->bp, "a string");
     case F_S: return set_text(p, v, &ev->scope, "a string");
-    case F_TS: return set_time(p, v, &ev->has_ts, &ev->ts);
+    case F_TS:
+        ev->float_ts = v->type == PDB_V_REAL;
+        return set_time(p, v, &ev->has_ts, &ev->ts);
     case F_DUR: return set_time(p, v, &ev->has_dur, &ev->dur);
     case F_ARGS:
         if (v->type == PDB_V_NONE && !v->is_bool)

@@ -32,6 +32,7 @@ struct pdb_trace_store {
     int64_t counts[128]; /* raw events per phase letter */
     int64_t other_phases;
     int64_t gpu;
+    int64_t float_ts;
     bool rank_known;
     int64_t rank;
     pdb_strmap *stack_of; /* "pid\x1ftid" -> index into stacks */
@@ -311,6 +312,7 @@ int pdb_trace_store_event(pdb_trace_store *s, pdb_trace_event *ev)
         return PDB_OK;
     }
     unsigned char ph = (unsigned char)pdb_ev_text(ev, ev->ph.off)[0];
+    s->float_ts += ev->float_ts || !ev->has_ts;
     if (ph < 128 && ph >= 32)
         s->counts[ph]++;
     else
@@ -381,12 +383,14 @@ static int set_rank(pdb_trace_store *s)
         }
     }
     sqlite3_stmt *st;
-    if (pdb_db_prepare(s->db, "UPDATE traces SET rank = ?, rank_from = ? WHERE trace_id = ?",
+    if (pdb_db_prepare(s->db, "UPDATE traces SET rank = ?, rank_from = ?, float_ts = ?"
+                              " WHERE trace_id = ?",
                        &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, rank);
     sqlite3_bind_text(st, 2, from, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 3, s->trace_id);
+    sqlite3_bind_int64(st, 3, s->float_ts);
+    sqlite3_bind_int64(st, 4, s->trace_id);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc == SQLITE_CONSTRAINT)

@@ -112,6 +112,23 @@ static void format_real(double v, char *buf, size_t cap)
     }
 }
 
+/* Tables and Markdown are read by people: three decimals are enough. */
+static bool reading_format(pdb_out_format f)
+{
+    return f == PDB_OUT_TABLE || f == PDB_OUT_MD;
+}
+
+static void trimmed_fixed(double v, char *buf, size_t cap)
+{
+    int n = snprintf(buf, cap, "%.3f", v);
+    while (n > 0 && buf[n - 1] == '0')
+        buf[--n] = '\0';
+    if (n > 0 && buf[n - 1] == '.')
+        buf[--n] = '\0';
+    if (strcmp(buf, "-0") == 0)
+        snprintf(buf, cap, "0");
+}
+
 /* Exact nanoseconds in a larger unit, trailing zeros trimmed. */
 static void format_time(sqlite3_int64 ns, pdb_time_unit u, char *buf, size_t cap)
 {
@@ -162,6 +179,8 @@ static void cell_text(renderer *r, sqlite3_stmt *st, int c, pdb_buf *b, bool *is
             v /= unit_div[r->o->unit];
         if (col->is_pct && isfinite(v))
             snprintf(num, sizeof num, "%.2f", v);
+        else if (reading_format(r->o->format) && isfinite(v) && fabs(v) < 1e15)
+            trimmed_fixed(v, num, sizeof num);
         else
             format_real(v, num, sizeof num);
         pdb_buf_adds(b, num);

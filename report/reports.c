@@ -8,6 +8,10 @@
 
 const pdb_report pdb_reports[] = {
     {"summary", pdb_report_summary, "what the run contains: sources, ranks, records, skips"},
+    {"gpu", pdb_report_gpu, "GPU temporal breakdown per rank: idle, compute, non-compute, overlap"},
+    {"kernel-types", pdb_report_kernel_types, "GPU time per kernel type and overlapping combination"},
+    {"kernels", pdb_report_kernels, "GPU kernels per rank: count, total, mean, min, max, std (--top N)"},
+    {"ops", pdb_report_ops, "CPU operators: count, self and total time (--by-shape, --top N)"},
     {"pstats", pdb_report_pstats, "pstats print_stats(): --sort KEY, --limit N|FRACTION, --match REGEX"},
     {"callers", pdb_report_callers, "pstats print_callers(): who calls the selected functions"},
     {"callees", pdb_report_callees, "pstats print_callees(): what the selected functions call"},

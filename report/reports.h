@@ -51,6 +51,10 @@ int pdb_report_query(pdb_report_ctx *ctx, const char *sql);
 
 /* Reports. */
 int pdb_report_summary(pdb_report_ctx *ctx);
+int pdb_report_gpu(pdb_report_ctx *ctx);
+int pdb_report_kernel_types(pdb_report_ctx *ctx);
+int pdb_report_kernels(pdb_report_ctx *ctx);
+int pdb_report_ops(pdb_report_ctx *ctx);
 int pdb_report_pstats(pdb_report_ctx *ctx);
 int pdb_report_callers(pdb_report_ctx *ctx);
 int pdb_report_callees(pdb_report_ctx *ctx);

@@ -11,6 +11,8 @@ CREATE TABLE traces (
     rank        INTEGER NOT NULL,
     rank_from   TEXT NOT NULL,        -- 'distributedInfo', 'filename' or 'order'
     format      TEXT NOT NULL,        -- 'kineto-json' (object) or 'legacy-json' (array)
+    float_ts    INTEGER NOT NULL DEFAULT 0, -- events whose ts was written with a fraction or
+                                      -- exponent, or was missing (HTA rounds such traces)
     UNIQUE (run_id, rank)
 );
 

@@ -45,8 +45,9 @@ def cases(text, gz_bytes):
     yield "trailing garbage", raw + b"\n{}", "invalid JSON"
     yield "garbage bytes", bytes(range(256)) * 8, "not a recognised input"
     yield "empty file", b"", "empty input"
-    yield "object without traceEvents", b'{"schemaVersion": 1, "events": []}', \
-        'no "traceEvents" array'
+    # Written the way Kineto writes its header, but with no event list.
+    yield "object without traceEvents", b'{\n  "schemaVersion": 1,\n  "deviceProperties": [],\n' \
+        b'  "traceName": "x"\n}\n', 'no "traceEvents" array'
     legacy = b'[{"name": "a", "ph": "X", "ts": 1, "dur": 2, "pid": 1, "tid": 1}, {"name": "b", "ph'
     yield "legacy array cut inside an event", legacy, "unexpected end of data"
     yield "number out of range", raw.replace(first_ts.group().encode(), b'"ts": 1e300', 1), \

@@ -1,0 +1,43 @@
+/* analyze.c: runs every analysis pass for a run (see analyze.h). */
+#include "analyze/analyze.h"
+#include "common/db.h"
+#include "common/error.h"
+
+#include <stdio.h>
+
+static int clear_run(sqlite3 *db, int64_t run_id)
+{
+    static const char *const tables[] = {"analysis_gpu", "analysis_kernel_types",
+                                         "analysis_kernels", "analysis_ops"};
+    for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+        char sql[128];
+        snprintf(sql, sizeof sql, "DELETE FROM %s WHERE run_id = %lld", tables[i],
+                 (long long)run_id);
+        if (pdb_db_exec(db, sql) != PDB_OK)
+            return PDB_ERR;
+    }
+    return PDB_OK;
+}
+
+int pdb_analyze_run(sqlite3 *db, int64_t run_id)
+{
+    if (clear_run(db, run_id) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_stmt *st;
+    if (pdb_db_prepare(db, "SELECT trace_id, rank FROM traces WHERE run_id = ? ORDER BY rank",
+                       &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, run_id);
+    int rc = PDB_OK;
+    while (rc == PDB_OK && sqlite3_step(st) == SQLITE_ROW) {
+        int64_t trace_id = sqlite3_column_int64(st, 0);
+        int rank = sqlite3_column_int(st, 1);
+        rc = pdb_analyze_gpu(db, run_id, trace_id, rank, false);
+        if (rc == PDB_OK)
+            rc = pdb_analyze_gpu(db, run_id, trace_id, rank, true);
+        if (rc == PDB_OK)
+            rc = pdb_analyze_ops(db, run_id, trace_id, rank);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}

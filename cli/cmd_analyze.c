@@ -1,0 +1,64 @@
+/* cmd_analyze.c: `profdb analyze`: (re)compute the analysis tables. */
+#include "cli/cli.h"
+#include "analyze/analyze.h"
+#include "common/db.h"
+#include "common/error.h"
+#include "ingest/ingest.h"
+
+static const pdb_cmd_help help = {
+    "profdb analyze [--db FILE] [RUN...]",
+    "Recomputes the analysis_* tables (GPU breakdown, kernel types, kernels, CPU ops)\n"
+    "for the named runs, or for every run. 'profdb ingest' already does this unless\n"
+    "it was given --no-analyze. Both modes are computed: exact (the trace as written,\n"
+    "in nanoseconds) and hta (Holistic Trace Analysis's conventions); reports choose\n"
+    "with --compat hta.",
+    NULL,
+};
+
+static int analyze_named(sqlite3 *db, char **names, int n)
+{
+    for (int i = 0; i < n; i++) {
+        int64_t run_id;
+        int found = pdb_run_find(db, names[i], &run_id);
+        if (found < 0)
+            return PDB_ERR;
+        if (!found)
+            return pdb_fail("no run named '%s' (see 'profdb runs')", names[i]);
+        if (pdb_analyze_run(db, run_id) != PDB_OK)
+            return PDB_ERR;
+    }
+    return PDB_OK;
+}
+
+static int analyze_all(sqlite3 *db)
+{
+    sqlite3_stmt *st;
+    if (pdb_db_prepare(db, "SELECT run_id FROM runs ORDER BY run_id", &st) != PDB_OK)
+        return PDB_ERR;
+    int rc = PDB_OK;
+    while (rc == PDB_OK && sqlite3_step(st) == SQLITE_ROW)
+        rc = pdb_analyze_run(db, sqlite3_column_int64(st, 0));
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int cmd_analyze(int argc, char **argv, pdb_cli *cli)
+{
+    const pdb_opt opts[] = {PDB_OPT_DB(cli), {0}};
+    int npos;
+    int early = pdb_cli_parse(argc, argv, opts, &help, &npos);
+    if (early >= 0)
+        return early;
+    sqlite3 *db;
+    if (pdb_cli_open_db(cli, 0, &db) != PDB_OK)
+        return pdb_cli_fail();
+    int rc = pdb_db_exec(db, "BEGIN IMMEDIATE");
+    if (rc == PDB_OK)
+        rc = npos ? analyze_named(db, argv + 1, npos) : analyze_all(db);
+    if (rc == PDB_OK)
+        rc = pdb_db_exec(db, "COMMIT");
+    else
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    pdb_db_close(db);
+    return rc == PDB_OK ? PDB_EXIT_OK : pdb_cli_fail();
+}
