@@ -146,6 +146,7 @@ static bool clock_fields(const char *s, size_t len, double *seconds)
     double f[3];
     int nf = 0;
     size_t i = 0;
+    bool ended = false;
     while (nf < 3) {
         size_t k = i;
         while (k < len && isdigit((unsigned char)s[k]))
@@ -163,13 +164,15 @@ static bool clock_fields(const char *s, size_t len, double *seconds)
         memcpy(buf, s + i, k - i);
         buf[k - i] = '\0';
         f[nf++] = strtod(buf, NULL);
-        if (k == len)
+        if (k == len) {
+            ended = true;
             break;
+        }
         if (s[k] != ':')
             return false;
         i = k + 1;
     }
-    if (nf < 2)
+    if (nf < 2 || !ended)
         return false;
     *seconds = nf == 3 ? f[0] * 3600 + f[1] * 60 + f[2] : f[0] * 60 + f[1];
     return true;
