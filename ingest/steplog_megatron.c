@@ -47,8 +47,8 @@ static bool starts_with_avg(const char *name, size_t nl)
 }
 
 /* Whether every field of a "name: value" bar has a name made of name
- * characters: a line cut off or glued to other output fails this and is
- * rejected whole rather than stored in part. */
+ * characters and a number for value: a line cut off or glued to other
+ * output fails this and is rejected whole rather than stored in part. */
 static bool fields_valid(const char *s, size_t len, char sep)
 {
     size_t start = 0;
@@ -66,6 +66,12 @@ static bool fields_valid(const char *s, size_t len, char sep)
         for (const char *c = f; c < colon; c++)
             if (!(isalnum((unsigned char)*c) || strchr(" _/.-()", *c)))
                 return false;
+        const char *v = colon + 1;
+        size_t vl = pdb_steplog_trim(&v, (size_t)(f + fl - v));
+        double x;
+        const char *unit;
+        if (!pdb_units_quantity(v, vl, &x, &unit))
+            return false;
     }
     return true;
 }
