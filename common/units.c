@@ -257,6 +257,9 @@ bool pdb_units_quantity(const char *s, size_t len, double *value, const char **u
 
 /* Name suffixes that state a unit; checked case-insensitively at the end. */
 static const unit_def name_units[] = {
+    /* rates first: "tokens_per_sec" is not a time */
+    {"per_sec", "/s", 1}, {"per_second", "/s", 1}, {"persec", "/s", 1}, {"_per_s", "/s", 1},
+    {"/s", "/s", 1},
     {"_ms", "s", 1e-3}, {"(ms)", "s", 1e-3}, {"_msec", "s", 1e-3}, {"_us", "s", 1e-6},
     {"_ns", "s", 1e-9}, {"_sec", "s", 1}, {"_secs", "s", 1}, {"_seconds", "s", 1},
     {"_s", "s", 1}, {"(s)", "s", 1}, {"_time", "s", 1}, {"runtime", "s", 1},

@@ -3,8 +3,8 @@
 -- Every metric value a step log holds becomes one row of steplog_values,
 -- whatever the framework that printed it. Values are REAL in a canonical
 -- unit named in the `unit` column: times in seconds ('s'), sizes in bytes
--- ('B'), shares in percent ('%'), rates as printed ('samples/s',
--- 'tokens/s', '1/s'), plain counts and losses with unit ''. A value the log
+-- ('B'), shares in percent ('%'), rates per second ('/s'; '1/s' for
+-- iterations), plain counts and losses with unit ''. A value the log
 -- printed as nan/inf is stored as NULL.
 
 -- One metric value of one record of a step log: the long table.
@@ -22,7 +22,7 @@ CREATE TABLE steplog_values (
     wall_time  REAL,              -- seconds since 1970 of the record's timestamp, read as UTC
     metric     TEXT NOT NULL,     -- canonical name (steplog_metric_rules), e.g. 'forward', 'loss'
     value      REAL,              -- in `unit`; NULL for nan/inf
-    unit       TEXT NOT NULL,     -- 's', 'B', '%', 'samples/s', 'tokens/s', '1/s', 'W', or ''
+    unit       TEXT NOT NULL,     -- 's', 'B', '%', '/s' (a rate), '1/s', 'W', 'J', or ''
     agg        TEXT NOT NULL,     -- how the value aggregates steps: 'point', 'interval_mean',
                                   -- 'cumulative', 'running_mean', 'moving_avg', 'window_median',
                                   -- 'derived' (from timestamps or a counter), 'total', 'mean',

@@ -88,6 +88,9 @@ static void names(void)
     CHECK_STR(pdb_units_from_name("mem-allocated-bytes", 19, &f), "B");
     CHECK_STR(pdb_units_from_name("profiling/epoch_forward_pass_percentage", 39, &f), "%");
     CHECK(pdb_units_from_name("loss", 4, &f) == NULL);
+    CHECK_STR(pdb_units_from_name("tokens_per_sec", 14, &f), "/s");
+    CHECK_STR(pdb_units_from_name("CurrSamplesPerSec", 17, &f), "/s");
+    CHECK_STR(pdb_units_from_name("eval_samples_per_second", 23, &f), "/s");
     double factor;
     CHECK_STR(pdb_units_canon("it/s", 4, &factor), "1/s");
     CHECK(pdb_units_canon("parsecs", 7, &factor) == NULL);
