@@ -5,7 +5,9 @@ functions' times scaled, one function dropped and one added, written with
 the standard library's marshal in every version (0 and 1 write text floats,
 2 has no back-references, 3 and 4 use FLAG_REF). Each version must ingest to
 the same functions; the diff must list the changes Python computes from the
-two dicts, largest first, with one-side functions marked."""
+two dicts, largest first, with one-side functions marked. Also dict edge
+cases: a duplicate key (the last value wins, at the first key's place) and a
+caller that becomes a function only in a later dump (Stats.add order)."""
 
 import csv
 import io
@@ -13,6 +15,50 @@ import marshal
 import os
 
 from common import SOURCE, Checker, run, tempdir
+
+
+def check_dict_cases(c, tmp):
+    import pstats
+    db = os.path.join(tmp, "cases.db")
+    f, g, h = ("a.py", 1, "f"), ("b.py", 2, "g"), ("~", 0, "<built-in method len>")
+    # A duplicate key written by hand: {f: v1, g: ..., f: v2}.
+    v1 = (1, 1, 0.5, 0.5, {})
+    v2 = (3, 4, 0.25, 0.75, {g: (4, 3, 0.25, 0.75)})
+    vg = (1, 1, 0.125, 0.125, {})
+    body = b"".join(marshal.dumps(x, 2) for x in (f, v1, g, vg, f, v2))
+    p = os.path.join(tmp, "dup.prof")
+    with open(p, "wb") as fh:
+        fh.write(b"{" + body + b"0")
+    with open(p, "rb") as fh:
+        want = marshal.load(fh)
+    run("ingest", "-q", "--run", "dup", p, db=db)
+    _, out, _ = run("sql", "--format", "csv", "SELECT file, line, name, cc, nc, tt, ct FROM"
+                    " pstats_functions WHERE in_stats AND run_id = (SELECT run_id FROM runs"
+                    " WHERE name = 'dup') ORDER BY ord", db=db)
+    got = [(r["file"], int(r["line"]), r["name"], int(r["cc"]), int(r["nc"]), float(r["tt"]),
+            float(r["ct"])) for r in csv.DictReader(io.StringIO(out))]
+    c.eq("duplicate key: like a Python dict", got, [k + v[:4] for k, v in want.items()])
+    # h only calls f in dump A; h is a function of its own in dump B.
+    pa, pb = os.path.join(tmp, "a.prof"), os.path.join(tmp, "b.prof")
+    with open(pa, "wb") as fh:
+        marshal.dump({f: (2, 2, 0.5, 1.0, {h: (2, 2, 0.5, 1.0)})}, fh)
+    with open(pb, "wb") as fh:
+        marshal.dump({g: (1, 1, 0.5, 0.5, {}), h: (1, 1, 0.25, 1.25, {}),
+                      f: (1, 1, 0.125, 0.25, {h: (1, 1, 0.125, 0.25)})}, fh)
+    run("ingest", "-q", "--run", "ab", pa, pb, db=db)
+    st = pstats.Stats(pa)
+    st.add(pb)
+    s = io.StringIO()
+    st.stream = s
+    st.print_stats()
+    _, out, _ = run("report", "--run", "ab", "pstats", db=db)
+    c.eq("caller-only function joined by a later dump: report like Stats.add",
+         out.split("\n")[2:], s.getvalue().split("\n")[2:])
+    s = io.StringIO()
+    st.stream = s
+    st.sort_stats("name").print_callers()
+    _, out, _ = run("report", "--run", "ab", "callers", "--sort", "name", db=db)
+    c.eq("merged callers like Stats.add", out, s.getvalue())
 
 
 def std(k):
@@ -82,6 +128,7 @@ def main():
                         "json", db=db)
         c.true("diff: --top 3 --sort cumtime", out.count('"function"') == 3 and
                std(max(every, key=lambda k: (abs(change(k, 3)), ))) in out, out)
+        check_dict_cases(c, tmp)
         rc, _, err = run("diff", "base", "nope", db=db, check=False)
         c.true("diff: unknown run refused", rc == 2 and "no run named 'nope'" in err, err)
     c.close()
