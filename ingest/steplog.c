@@ -336,25 +336,41 @@ static int load_rules(pdb_steplog *w)
     return sqlite3_finalize(st) == SQLITE_OK ? PDB_OK : pdb_db_fail(w->src->db, "metric rules");
 }
 
-/* The canonical metric for a raw name: first matching rule, else the name
- * itself lower-cased (into buf). Cached per distinct raw name. */
-static const char *canonical(pdb_steplog *w, const char *raw, size_t len, char *buf, size_t cap)
+/* What a raw name resolves to: its canonical metric (first matching rule,
+ * else the name lower-cased) and the unit its name implies. Resolved once
+ * per distinct raw name and cached, since a log repeats the same names. */
+struct pdb_steplog_name {
+    char *metric;
+    const char *unit;  /* implied by the name, or NULL */
+    double factor;
+};
+
+static const pdb_steplog_name *resolve(pdb_steplog *w, const char *raw, size_t len)
 {
-    size_t n = len < cap - 1 ? len : cap - 1;
+    int64_t idx;
+    if (pdb_strmap_get(w->rule_cache, raw, len, &idx))
+        return &w->names[idx];
+    char buf[256];
+    size_t n = len < sizeof buf - 1 ? len : sizeof buf - 1;
     for (size_t i = 0; i < n; i++)
         buf[i] = (char)tolower((unsigned char)raw[i]);
     buf[n] = '\0';
-    int64_t idx;
-    if (!pdb_strmap_get(w->rule_cache, buf, n, &idx)) {
-        idx = -1;
-        for (int r = 0; r < w->nrules; r++)
-            if (sqlite3_strglob(w->rules[r].pattern, buf) == 0) {
-                idx = r;
-                break;
-            }
-        pdb_strmap_put(w->rule_cache, buf, n, idx);
+    const char *metric = buf;
+    for (int r = 0; r < w->nrules; r++)
+        if (sqlite3_strglob(w->rules[r].pattern, buf) == 0) {
+            metric = w->rules[r].metric;
+            break;
+        }
+    if (w->nnames == w->names_cap) {
+        w->names_cap = w->names_cap ? w->names_cap * 2 : 64;
+        w->names = pdb_xrealloc(w->names, (size_t)w->names_cap * sizeof *w->names);
     }
-    return idx >= 0 ? w->rules[idx].metric : buf;
+    pdb_steplog_name *e = &w->names[w->nnames];
+    e->metric = pdb_xstrdup(metric);
+    e->factor = 1;
+    e->unit = pdb_units_from_name(raw, len, &e->factor);
+    pdb_strmap_put(w->rule_cache, raw, len, w->nnames);
+    return &w->names[w->nnames++];
 }
 
 /* "val_loss", "eval_runtime", "profile/val/..." -> "val"; "train_loss" -> "train". */
@@ -416,16 +432,12 @@ static void bind_opt_real(sqlite3_stmt *st, int i, bool has_v, double v)
 int pdb_steplog_value(pdb_steplog *w, const char *raw, size_t rawlen, double value,
                       const char *unit, const char *agg, int64_t window)
 {
-    char buf[256];
+    const pdb_steplog_name *name = resolve(w, raw, rawlen);
     if (!unit) {
-        double f = 1;
-        unit = pdb_units_from_name(raw, rawlen, &f);
-        if (unit)
-            value *= f;
-        else
-            unit = "";
+        unit = name->unit ? name->unit : "";
+        value *= name->factor;
     }
-    const char *metric = canonical(w, raw, rawlen, buf, sizeof buf);
+    const char *metric = name->metric;
     char loader[64];
     const char *split = w->split ? w->split : split_from_name(raw, rawlen);
     loader_from_name(raw, rawlen, loader, sizeof loader);
@@ -437,7 +449,7 @@ int pdb_steplog_value(pdb_steplog *w, const char *raw, size_t rawlen, double val
     sqlite3_bind_text(st, 5, w->kind, -1, SQLITE_STATIC);
     bind_opt_int(st, 6, w->has_rank, w->rank);
     if (w->loader[0] || loader[0])
-        sqlite3_bind_text(st, 7, loader[0] ? loader : w->loader, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(st, 7, loader[0] ? loader : w->loader, -1, SQLITE_STATIC);
     else
         sqlite3_bind_null(st, 7);
     if (split)
@@ -447,12 +459,13 @@ int pdb_steplog_value(pdb_steplog *w, const char *raw, size_t rawlen, double val
     bind_opt_int(st, 9, w->has_step, w->step);
     bind_opt_real(st, 10, w->has_epoch, w->epoch);
     bind_opt_real(st, 11, w->has_wall, w->wall);
-    sqlite3_bind_text(st, 12, metric, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 12, metric, -1, SQLITE_STATIC);
     bind_opt_real(st, 13, true, value);
     sqlite3_bind_text(st, 14, unit, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 15, agg, -1, SQLITE_STATIC);
     bind_opt_int(st, 16, window > 0, window);
-    sqlite3_bind_text(st, 17, raw, (int)rawlen, SQLITE_TRANSIENT);
+    /* STATIC is safe: the row is inserted (and the statement reset) below */
+    sqlite3_bind_text(st, 17, raw, (int)rawlen, SQLITE_STATIC);
     if (pdb_db_step_done(w->src->db, st) != PDB_OK)
         return PDB_ERR;
     w->src->records++;
@@ -553,6 +566,9 @@ static void free_writer(pdb_steplog *w)
         free(w->rules[r].metric);
     }
     free(w->rules);
+    for (int i = 0; i < w->nnames; i++)
+        free(w->names[i].metric);
+    free(w->names);
     if (w->rule_cache)
         pdb_strmap_free(w->rule_cache);
 }

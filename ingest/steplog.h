@@ -16,6 +16,7 @@
 #include "ingest/ingest.h"
 
 typedef struct pdb_steplog_rule pdb_steplog_rule;
+typedef struct pdb_steplog_name pdb_steplog_name;
 
 typedef struct pdb_steplog {
     pdb_source *src;
@@ -23,7 +24,9 @@ typedef struct pdb_steplog {
     sqlite3_stmt *ins, *ins_note, *ins_block;
     pdb_steplog_rule *rules;
     int nrules;
-    pdb_strmap *rule_cache;      /* lower-cased raw name -> rule index, or -1 */
+    pdb_strmap *rule_cache;      /* raw name -> index in names */
+    pdb_steplog_name *names;     /* resolved raw names (steplog.c) */
+    int nnames, names_cap;
     /* the current record */
     int64_t record, line;
     const char *kind;

@@ -23,6 +23,10 @@
 static void normalise_json(const char *s, size_t len, pdb_buf *out)
 {
     pdb_buf_reset(out);
+    if (!memchr(s, 'N', len) && !memchr(s, 'I', len)) {
+        pdb_buf_add(out, s, len); /* the common case: nothing to replace */
+        return;
+    }
     bool in_str = false;
     for (size_t i = 0; i < len; i++) {
         char c = s[i];
@@ -119,8 +123,12 @@ static int object_values(pdb_steplog *w, yajl_val obj, const char *prefix, int d
         yajl_val v = obj->u.object.values[i];
         if (depth == 0 && is_context_key(k))
             continue;
-        char name[256];
-        snprintf(name, sizeof name, "%s%s%s", prefix, *prefix ? "/" : "", k);
+        char buf[256];
+        const char *name = k;
+        if (*prefix) {
+            snprintf(buf, sizeof buf, "%s/%s", prefix, k);
+            name = buf;
+        }
         int64_t window;
         const char *agg = agg_for(w, name, &window);
         int rc = PDB_OK;

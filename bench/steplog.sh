@@ -1,0 +1,40 @@
+#!/bin/sh
+# Step-log ingest benchmark: generates a JSON Lines training log with the
+# project's generator (samples/gen/gensteplog.py; 10 metrics per line), then
+# times `wc -l` of it (the floor: reading the lines) and `profdb ingest` of it
+# in the same run, and prints the ratio, lines/s, values/s and peak RSS.
+#
+# usage: bench/steplog.sh [BUILD_DIR] [LINES]   (default build, 1000000 lines ~ 195 MB)
+set -eu
+build=$(cd "${1:-build}" && pwd)
+lines=${2:-1000000}
+src=$(cd "$(dirname "$0")/.." && pwd)
+out="$src/bench/out"
+mkdir -p "$out"
+log="$out/steps_$lines.jsonl"
+[ -f "$log" ] || python3 "$src/samples/gen/gensteplog.py" jsonl "$lines" > "$log"
+bytes=$(wc -c < "$log")
+
+# best of 3 wall times, in seconds, with the peak RSS of that run (KB)
+measure() {
+    best=""
+    for i in 1 2 3; do
+        rm -f "$out/steplog.db" "$out/steplog.db-wal" "$out/steplog.db-shm"
+        /usr/bin/time -f "%e %M" -o "$out/time.txt" "$@" >/dev/null 2>"$out/stderr.txt"
+        t=$(cut -d' ' -f1 "$out/time.txt")
+        rss=$(cut -d' ' -f2 "$out/time.txt")
+        if [ -z "$best" ] || [ "$(echo "$t < $best" | bc)" = 1 ]; then best=$t; best_rss=$rss; fi
+    done
+    echo "$best $best_rss"
+}
+
+wc=$(measure wc -l "$log")
+ing=$(measure "$build/profdb" --db "$out/steplog.db" ingest --quiet "$log")
+values=$("$build/profdb" --db "$out/steplog.db" sql "SELECT records FROM sources" --format tsv | tail -1)
+wt=${wc% *}; it=${ing% *}; rss=${ing#* }
+echo "log: $lines lines, $(echo "scale=1; $bytes / 1000000" | bc) MB, $values values"
+echo "wc -l:  ${wt} s"
+echo "ingest: ${it} s  (ratio ingest / wc -l $(echo "scale=1; $it / $wt" | bc))"
+echo "lines/s: $(echo "$lines / $it" | bc)"
+echo "values/s: $(echo "$values / $it" | bc)"
+echo "peak RSS: $(echo "$rss / 1024" | bc) MB"
