@@ -1,8 +1,10 @@
 #!/bin/sh
 # Step-log ingest benchmark: generates a JSON Lines training log with the
-# project's generator (samples/gen/gensteplog.py; 10 metrics per line), then
-# times `wc -l` of it (the floor: reading the lines) and `profdb ingest` of it
-# in the same run, and prints the ratio, lines/s, values/s and peak RSS.
+# project's generator (samples/gen/gensteplog.py; 7 metrics + step and epoch
+# per line), then times, in the same run, `wc -l` of it (the floor: reading
+# the lines), a Python loop that only json.loads() every line (what a script
+# would do before storing anything) and `profdb ingest` of it, and prints the
+# ratios, lines/s, values/s and peak RSS.
 #
 # usage: bench/steplog.sh [BUILD_DIR] [LINES]   (default build, 1000000 lines ~ 195 MB)
 set -eu
@@ -29,12 +31,16 @@ measure() {
 }
 
 wc=$(measure wc -l "$log")
+py=$(measure python3 -c "import json, sys
+for line in open(sys.argv[1]): json.loads(line)" "$log")
 ing=$(measure "$build/profdb" --db "$out/steplog.db" ingest --quiet "$log")
 values=$("$build/profdb" --db "$out/steplog.db" sql "SELECT records FROM sources" --format tsv | tail -1)
-wt=${wc% *}; it=${ing% *}; rss=${ing#* }
+wt=${wc% *}; pt=${py% *}; it=${ing% *}; rss=${ing#* }
 echo "log: $lines lines, $(echo "scale=1; $bytes / 1000000" | bc) MB, $values values"
 echo "wc -l:  ${wt} s"
-echo "ingest: ${it} s  (ratio ingest / wc -l $(echo "scale=1; $it / $wt" | bc))"
+echo "python json.loads loop: ${pt} s"
+echo "ingest: ${it} s  (ratio ingest / wc -l $(echo "scale=1; $it / $wt" | bc),"\
+     "ingest / python json.loads $(echo "scale=2; $it / $pt" | bc))"
 echo "lines/s: $(echo "$lines / $it" | bc)"
 echo "values/s: $(echo "$values / $it" | bc)"
 echo "peak RSS: $(echo "$rss / 1024" | bc) MB"

@@ -156,6 +156,10 @@ pdb_steplog_linekind pdb_steplog_classify(const char *s, size_t len)
         return PDB_SL_DEEPSPEED;
     if (starts(t, tl, "iter ") && pdb_steplog_find(s, len, ": loss "))
         return PDB_SL_NANOGPT;
+    if (starts(t, tl, "step:") && memchr(t, '/', tl < 20 ? tl : 20) &&
+        (pdb_steplog_find(t, tl, " train_time:") || pdb_steplog_find(t, tl, " val_loss:") ||
+         pdb_steplog_find(t, tl, " train_loss:")))
+        return PDB_SL_NANOGPT; /* modded-nanogpt */
     if (pdb_steplog_find(s, len, "step:") && pdb_steplog_find(s, len, "loss:") &&
         (pdb_steplog_find(s, len, "tps:") || pdb_steplog_find(s, len, "mfu:")))
         return PDB_SL_TORCHTITAN;

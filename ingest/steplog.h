@@ -40,6 +40,9 @@ typedef struct pdb_steplog {
     bool has_iter, has_ds_step, has_ppo, has_tt;
     int64_t iter, iter_window, ds_step, ppo_step, tt_step, timer_lines;
     double tt_wall;
+    bool has_cum;                /* last cumulative train_time (modded-nanogpt) */
+    int64_t cum_step;
+    double cum_time;
     int blk_mode, blk_section;   /* summary block being read (steplog_blocks.c) */
     int64_t blk_record;
 } pdb_steplog;

@@ -136,6 +136,66 @@ static int nanogpt_line(pdb_steplog *w, const char *s, size_t len, int64_t linen
     return comma_fields(w, t + i + 1, tl - i - 1, lineno);
 }
 
+/* modded-nanogpt: "step:11/1750 train_time:36633ms step_avg:621.73ms". The
+ * train_time is cumulative (so its differences are exact per-step times) and
+ * step_avg is its running mean. */
+static int modded_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno)
+{
+    const char *t = s;
+    size_t tl = pdb_steplog_trim(&t, len);
+    if (!starts_with(t, tl, "step:"))
+        return 0;
+    size_t i = 5;
+    int64_t step = 0, total = 0;
+    if (!read_int(t, tl, &i, &step) || i >= tl || t[i] != '/' || (i++, !read_int(t, tl, &i, &total)) ||
+        !pdb_steplog_find(t, tl, ":"))
+        return 0;
+    if (!pdb_steplog_find(t + i, tl - i, "train_time:") && !pdb_steplog_find(t + i, tl - i, "loss:"))
+        return 0;
+    pdb_steplog_record(w, "step", lineno);
+    w->has_step = true;
+    w->step = step;
+    while (i < tl) {
+        while (i < tl && t[i] == ' ')
+            i++;
+        size_t ns = i;
+        while (i < tl && t[i] != ':' && t[i] != ' ')
+            i++;
+        if (i >= tl || t[i] != ':') {
+            pdb_steplog_malformed(w, lineno, "expected 'name:value' fields after 'step:N/M'");
+            return 1;
+        }
+        size_t nl = i - ns;
+        size_t vs = ++i;
+        while (i < tl && t[i] != ' ')
+            i++;
+        double v;
+        const char *unit;
+        if (!pdb_units_quantity(t + vs, i - vs, &v, &unit)) {
+            pdb_skip(w->src, "field value that is not a number");
+            continue;
+        }
+        bool cum = nl == 10 && memcmp(t + ns, "train_time", 10) == 0;
+        bool avg = nl == 8 && memcmp(t + ns, "step_avg", 8) == 0;
+        const char *agg = cum ? "cumulative" : avg ? "running_mean" : "point";
+        if (pdb_steplog_value(w, t + ns, nl, v, unit[0] ? unit : NULL, agg, avg ? step : 0) !=
+            PDB_OK)
+            return PDB_ERR;
+        if (cum && v == v) {
+            /* differencing the counter gives exact per-step times */
+            if (w->has_cum && step > w->cum_step && v >= w->cum_time &&
+                pdb_steplog_value(w, "delta train_time", 16,
+                                  (v - w->cum_time) / (double)(step - w->cum_step),
+                                  PDB_UNIT_SECONDS, "derived", step - w->cum_step) != PDB_OK)
+                return PDB_ERR;
+            w->has_cum = true;
+            w->cum_step = step;
+            w->cum_time = v;
+        }
+    }
+    return 1;
+}
+
 /* ---- torchtitan ------------------------------------------------------------ */
 
 /* "step:  2  loss: 12.39  memory: 116.16GiB(83.14%)  tps: 5,970  mfu: 30.47%". */
@@ -415,6 +475,8 @@ static int handle_segment(pdb_steplog *w, const char *s, size_t len, int64_t lin
     if ((r = pdb_steplog_deepspeed_line(w, s, len, lineno)) != 0)
         return r;
     if ((r = nanogpt_line(w, s, len, lineno)) != 0)
+        return r;
+    if ((r = modded_line(w, s, len, lineno)) != 0)
         return r;
     if ((r = torchtitan_line(w, s, len, lineno)) != 0)
         return r;

@@ -1,5 +1,6 @@
 /* steplog_gpu.c: the `gpu-util` report: GPU utilisation and energy per GPU
- * from `nvidia-smi --query-gpu=... --format=csv -l N` logs.
+ * from `nvidia-smi --query-gpu=... --format=csv -l N` logs (or any CSV
+ * with a timestamp, a GPU index and utilisation/power columns).
  *
  * Energy is the integral of power.draw over time, each sample's power held
  * until the next sample of the same GPU (sample-and-hold), in W*s and kWh;
@@ -11,7 +12,8 @@ int pdb_report_steplog_gpu(pdb_report_ctx *ctx)
     pdb_report_title(ctx, "gpu-util");
     return pdb_report_query(ctx,
         "WITH s AS (SELECT coalesce(rank, 0) AS gpu, wall_time AS t, metric, value"
-        "   FROM steplog_values WHERE run_id = ?1 AND kind = 'nvidia-smi'),"
+        "   FROM steplog_values WHERE run_id = ?1 AND wall_time IS NOT NULL"
+        "   AND metric IN ('gpu_util', 'gpu_mem_util', 'gpu_mem_used', 'power')),"
         " p AS (SELECT gpu, t, value AS w,"
         "   lead(t) OVER (PARTITION BY gpu ORDER BY t) AS t_next FROM s"
         "   WHERE metric = 'power' AND value IS NOT NULL),"

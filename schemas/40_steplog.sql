@@ -99,6 +99,8 @@ INSERT INTO steplog_metric_rules VALUES
  (80, 'iter_time', 'step_time', 1), (80, 'step_time*', 'step_time', 1),
  (80, '*/step_time*', 'step_time', 1),
  (80, 'tqdm', 'step_time', 1), (80, 'timestamp delta', 'step_time', 1),
+ (80, 'delta train_time', 'step_time', 1), (80, 'step_avg', 'step_time', 1),
+ (79, 'train_time', 'train_time', 0),
  (80, 'other/overhead', 'other', 1),
  (79, 'epoch_time', 'epoch_time', 0), (79, '*epoch_total_time*', 'epoch_time', 0),
  (79, 'total time', 'epoch_time', 0), (79, 'train_runtime', 'train_runtime', 0),
@@ -126,4 +128,5 @@ INSERT INTO steplog_metric_rules VALUES
  (71, '*gpu_*_memory_utilization', 'gpu_mem_pct', 0),
  (70, 'utilization.gpu*', 'gpu_util', 0), (70, 'utilization.memory*', 'gpu_mem_util', 0),
  (70, 'memory.used*', 'gpu_mem_used', 0), (70, 'memory.total*', 'gpu_mem_total', 0),
- (70, 'power.draw*', 'power', 0), (70, 'temperature.gpu*', 'temperature', 0);
+ (70, 'power.draw*', 'power', 0), (70, 'power_w', 'power', 0), (70, 'power', 'power', 0),
+ (70, '*utilization_gpu*', 'gpu_util', 0), (70, 'gpu_util*', 'gpu_util', 0), (70, 'temperature.gpu*', 'temperature', 0);
