@@ -177,7 +177,7 @@ pdb_steplog_linekind pdb_steplog_classify(const char *s, size_t len)
 
 typedef enum {
     F_NONE, F_JSONL, F_DETECTRON2, F_HF_STATE, F_GOLDEN, F_CSV, F_NVSMI, F_MEGATRON,
-    F_DEEPSPEED, F_NANOGPT, F_TORCHTITAN, F_HF, F_RECTFLOW, F_MAE, F_KV, F_COUNT
+    F_DEEPSPEED, F_NANOGPT, F_TORCHTITAN, F_HF, F_RECTFLOW, F_MAE, F_KV, F_TEXT, F_COUNT
 } flavor_id;
 
 /* Format names as stored in sources.format; the flavor is after "steplog:". */
@@ -185,7 +185,7 @@ static const char *const formats[F_COUNT] = {
     "steplog:", "steplog:jsonl", "steplog:detectron2", "steplog:hf-trainer-state",
     "steplog:megatron-golden", "steplog:csv", "steplog:nvidia-smi", "steplog:megatron",
     "steplog:deepspeed", "steplog:nanogpt", "steplog:torchtitan", "steplog:hf-trainer",
-    "steplog:rectflow", "steplog:mae", "steplog:kv",
+    "steplog:rectflow", "steplog:mae", "steplog:kv", "steplog:text",
 };
 #define FLAVOR_NAME(f) (formats[f] + 8)
 
@@ -227,6 +227,27 @@ static flavor_id sniff_json_doc(const unsigned char *d, size_t len)
     if (has(d, len, "\"start_step\"") && has(d, len, "\"values\""))
         return F_GOLDEN;
     return F_NONE;
+}
+
+/* A text log whose first 64 KiB hold no step record yet (long launcher
+ * output, argument dumps): read it with every text handler and name the
+ * flavor after what was found. Only when the prefix is text and not JSON. */
+static flavor_id text_fallback(const unsigned char *d, size_t len, int *score)
+{
+    size_t i = 0, bad = 0;
+    while (i < len && isspace(d[i]))
+        i++;
+    if (i == len || d[i] == '{' || d[i] == '[')
+        return F_NONE;
+    for (size_t k = 0; k < len; k++) {
+        if (d[k] == 0)
+            return F_NONE;
+        bad += d[k] < 0x20 && !isspace(d[k]) && d[k] != 0x1b;
+    }
+    if (bad * 100 > len)
+        return F_NONE;
+    *score = PDB_SNIFF_MAYBE;
+    return F_TEXT;
 }
 
 /* Picks a flavor from a prefix of the input and reports how sure it is. */
@@ -304,7 +325,7 @@ static flavor_id sniff_flavor(const unsigned char *d, size_t len, int *score)
     else if (counts[F_MEGATRON] && best == F_DEEPSPEED)
         best = F_MEGATRON;
     if (best == F_NONE)
-        return F_NONE;
+        return text_fallback(d, len, score);
     *score = counts[best] >= 2 || best == F_RECTFLOW || best == F_MAE ? PDB_SNIFF_LIKELY
                                                                         : PDB_SNIFF_MAYBE;
     return best;
@@ -545,6 +566,8 @@ static flavor_id flavor_named(const char *name)
         return F_GOLDEN;
     if (strcmp(name, "hf") == 0)
         return F_HF;
+    if (strcmp(name, "log") == 0)
+        return F_TEXT;
     return F_NONE;
 }
 
@@ -617,6 +640,14 @@ int pdb_read_steplog(pdb_source *src)
     int rc = prepare_writer(&w);
     if (rc == PDB_OK)
         rc = read_flavor(&w, f);
+    if (rc == PDB_OK && f == F_TEXT) {
+        int best = 0;
+        for (int k = 1; k < (int)(sizeof line_flavor / sizeof line_flavor[0]); k++)
+            if (w.family_hits[k] > w.family_hits[best])
+                best = k;
+        if (best)
+            src->format = formats[line_flavor[best]];
+    }
     if (rc == PDB_OK && src->records == 0)
         rc = pdb_fail_at(src->path, pdb_input_offset(src->in),
                          "no step records found (expected a %s step log)", FLAVOR_NAME(f));

@@ -18,6 +18,11 @@
 typedef struct pdb_steplog_rule pdb_steplog_rule;
 typedef struct pdb_steplog_name pdb_steplog_name;
 
+/* Line recognisers used by the sniffer and by the text reader. */
+typedef enum {
+    PDB_SL_NONE, PDB_SL_MEGATRON, PDB_SL_DEEPSPEED, PDB_SL_NANOGPT, PDB_SL_TORCHTITAN,
+    PDB_SL_HF, PDB_SL_RECTFLOW, PDB_SL_MAE, PDB_SL_KV,
+} pdb_steplog_linekind;
 typedef struct pdb_steplog {
     pdb_source *src;
     const char *flavor;          /* the flavor being read */
@@ -43,6 +48,7 @@ typedef struct pdb_steplog {
     bool has_cum;                /* last cumulative train_time (modded-nanogpt) */
     int64_t cum_step;
     double cum_time;
+    int64_t family_hits[16];     /* records per pdb_steplog_linekind */
     int blk_mode, blk_section;   /* summary block being read (steplog_blocks.c) */
     int64_t blk_record;
 } pdb_steplog;
@@ -76,11 +82,7 @@ int pdb_steplog_read_json_doc(pdb_steplog *w);   /* trainer_state.json, golden v
 int pdb_steplog_read_csv(pdb_steplog *w);        /* CSV/TSV and nvidia-smi */
 int pdb_steplog_read_text(pdb_steplog *w);       /* every line-oriented text flavor */
 
-/* Line recognisers used by the sniffer and by the text reader. */
-typedef enum {
-    PDB_SL_NONE, PDB_SL_MEGATRON, PDB_SL_DEEPSPEED, PDB_SL_NANOGPT, PDB_SL_TORCHTITAN,
-    PDB_SL_HF, PDB_SL_RECTFLOW, PDB_SL_MAE, PDB_SL_KV,
-} pdb_steplog_linekind;
+/* Classifies one line for the sniffer (PDB_SL_NONE when no flavor's). */
 pdb_steplog_linekind pdb_steplog_classify(const char *line, size_t len);
 
 /* Line handlers in the text family: return 1 when the line was theirs,

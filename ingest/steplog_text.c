@@ -458,6 +458,24 @@ static int kv_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno)
 
 /* ---- the loop ------------------------------------------------------------------ */
 
+/* The line handlers in the order they are tried, with the family each
+ * stands for (used to name the format of a log whose flavor was not
+ * sniffed from its first 64 KiB). */
+static const struct {
+    int (*fn)(pdb_steplog *w, const char *s, size_t len, int64_t lineno);
+    pdb_steplog_linekind family;
+} handlers[] = {
+    {pdb_steplog_block_line, PDB_SL_RECTFLOW},
+    {pdb_steplog_megatron_line, PDB_SL_MEGATRON},
+    {pdb_steplog_deepspeed_line, PDB_SL_DEEPSPEED},
+    {nanogpt_line, PDB_SL_NANOGPT},
+    {modded_line, PDB_SL_NANOGPT},
+    {torchtitan_line, PDB_SL_TORCHTITAN},
+    {hf_dict_line, PDB_SL_HF},
+    {tqdm_segment, PDB_SL_HF},
+    {kv_line, PDB_SL_KV},
+};
+
 static int handle_segment(pdb_steplog *w, const char *s, size_t len, int64_t lineno, bool kv)
 {
     int r;
@@ -468,24 +486,16 @@ static int handle_segment(pdb_steplog *w, const char *s, size_t len, int64_t lin
             return PDB_ERR;
         return handle_segment(w, dict, (size_t)(s + len - dict), lineno, kv);
     }
-    if ((r = pdb_steplog_block_line(w, s, len, lineno)) != 0)
-        return r;
-    if ((r = pdb_steplog_megatron_line(w, s, len, lineno)) != 0)
-        return r;
-    if ((r = pdb_steplog_deepspeed_line(w, s, len, lineno)) != 0)
-        return r;
-    if ((r = nanogpt_line(w, s, len, lineno)) != 0)
-        return r;
-    if ((r = modded_line(w, s, len, lineno)) != 0)
-        return r;
-    if ((r = torchtitan_line(w, s, len, lineno)) != 0)
-        return r;
-    if ((r = hf_dict_line(w, s, len, lineno)) != 0)
-        return r;
-    if ((r = tqdm_segment(w, s, len, lineno)) != 0)
-        return r;
-    if (kv && (r = kv_line(w, s, len, lineno)) != 0)
-        return r;
+    for (size_t h = 0; h < sizeof handlers / sizeof handlers[0]; h++) {
+        if (handlers[h].family == PDB_SL_KV && !kv)
+            continue;
+        int64_t before = w->record;
+        if ((r = handlers[h].fn(w, s, len, lineno)) != 0) {
+            if (r > 0 && w->record != before)
+                w->family_hits[handlers[h].family]++;
+            return r;
+        }
+    }
     const char *t = s;
     pdb_skip(w->src, pdb_steplog_trim(&t, len) ? "not a step record" : "blank line");
     return 1;

@@ -109,6 +109,23 @@ def megatron(db):
            [{"agg": "interval_mean", "window": 10}])
 
 
+def late_start(db):
+    """A log whose first 64 KiB hold no step line (launcher output, argument
+    dump) is still read, and named after what it holds."""
+    f = "megatron_deepspeed_gpt125m_8gpu.log"
+    with tempdir() as tmp:
+        p = os.path.join(tmp, "late.log")
+        with open(p, "w") as out:
+            for i in range(3000):
+                out.write(f"  argument_{i} ........................ {i}\n")
+            out.write(open(os.path.join(DIR, f), encoding="utf-8", errors="replace").read())
+        code, _, err = run("ingest", "--db", db, p, check=False)
+        chk.eq("late start: exit", code, 0)
+        chk.true("late start: named megatron", ": steplog:megatron into run" in err, err)
+        chk.eq("late start: iteration lines", count_records(db, "late", "kind = 'iteration'"),
+               readme_int(f, r"(\d+) Megatron iteration lines"))
+
+
 def golden(db):
     f = "megatron_ci_golden_values_h100.json"
     r = ingest(db, f, "steplog:megatron-golden")
@@ -277,7 +294,7 @@ def nvsmi(db):
 def main():
     with tempdir() as tmp:
         db = os.path.join(tmp, "s.db")
-        for test in (megatron, golden, nanogpt, torchtitan, hf_state, hf_stdout, lightning,
+        for test in (megatron, late_start, golden, nanogpt, torchtitan, hf_state, hf_stdout, lightning,
                      deepspeed_chat, deepspeed_wallclock, detectron2, nvsmi):
             try:
                 test(db)
