@@ -147,6 +147,7 @@ pdb_steplog_linekind pdb_steplog_classify(const char *s, size_t len)
          (pdb_steplog_find(s, len, "elapsed time per iteration") ||
           pdb_steplog_find(s, len, "consumed samples"))) ||
         pdb_steplog_find(s, len, "validation loss at iteration") ||
+        pdb_steplog_find(s, len, "(min, max) time across ranks") ||
         (starts(t, tl, "time (ms) |")))
         return PDB_SL_MEGATRON;
     if (pdb_steplog_find(s, len, "SamplesPerSec=") ||

@@ -48,6 +48,7 @@ typedef struct pdb_steplog {
     bool has_cum;                /* last cumulative train_time (modded-nanogpt) */
     int64_t cum_step;
     double cum_time;
+    bool meg_timer_block;        /* inside Megatron's "(min, max) time across ranks" */
     int64_t family_hits[16];     /* records per pdb_steplog_linekind */
     int blk_mode, blk_section;   /* summary block being read (steplog_blocks.c) */
     int64_t blk_record;
