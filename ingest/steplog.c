@@ -14,6 +14,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -516,6 +517,27 @@ int pdb_steplog_text_value(pdb_steplog *w, const char *raw, size_t rawlen, const
         return pdb_steplog_value(w, raw, rawlen, v, NULL, agg, window) == PDB_OK ? 1 : PDB_ERR;
     }
     return pdb_steplog_value(w, raw, rawlen, v, unit, agg, window) == PDB_OK ? 1 : PDB_ERR;
+}
+
+int pdb_steplog_cumulative_time(pdb_steplog *w, const char *raw, size_t rawlen, double secs)
+{
+    if (pdb_steplog_value(w, raw, rawlen, secs, PDB_UNIT_SECONDS, "cumulative", 0) != PDB_OK)
+        return PDB_ERR;
+    if (!w->has_step || secs != secs)
+        return PDB_OK;
+    /* differencing the counter gives exact per-step times */
+    if (w->has_cum && w->step > w->cum_step && secs >= w->cum_time) {
+        char name[160];
+        snprintf(name, sizeof name, "delta %.*s", (int)(rawlen < 150 ? rawlen : 150), raw);
+        if (pdb_steplog_value(w, name, strlen(name),
+                              (secs - w->cum_time) / (double)(w->step - w->cum_step),
+                              PDB_UNIT_SECONDS, "derived", w->step - w->cum_step) != PDB_OK)
+            return PDB_ERR;
+    }
+    w->has_cum = true;
+    w->cum_step = w->step;
+    w->cum_time = secs;
+    return PDB_OK;
 }
 
 void pdb_steplog_malformed(pdb_steplog *w, int64_t line, const char *what)

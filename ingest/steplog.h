@@ -65,6 +65,11 @@ int pdb_steplog_value(pdb_steplog *w, const char *raw, size_t rawlen, double val
  * text is not a quantity (nothing stored), 1 when stored, -1 on error. */
 int pdb_steplog_text_value(pdb_steplog *w, const char *raw, size_t rawlen, const char *text,
                            size_t textlen, const char *agg, int64_t window);
+/* Adds a cumulative time counter (seconds since the start of training) of
+ * the current record, which must have a step, and the exact per-step time
+ * derived from the previous value ("delta NAME", agg "derived", window =
+ * steps between the two records). */
+int pdb_steplog_cumulative_time(pdb_steplog *w, const char *raw, size_t rawlen, double secs);
 /* A line that looks like a record but does not parse: warns with its line
  * number and counts it (skip reason "malformed record"). */
 void pdb_steplog_malformed(pdb_steplog *w, int64_t line, const char *what);

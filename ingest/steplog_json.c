@@ -66,6 +66,7 @@ static bool key_is(const char *k, const char *const *names)
 }
 
 static const char *const step_keys[] = {"step", "iteration", "global_step", "_step", "iter",
+                                        "current_steps",
                                         "trainer/global_step", "train/global_step", NULL};
 static const char *const epoch_keys[] = {"epoch", "train/epoch", NULL};
 static const char *const wall_keys[] = {"_timestamp", "timestamp", "wall_time", "walltime", NULL};
@@ -96,6 +97,11 @@ static void object_context(pdb_steplog *w, yajl_val obj)
     }
 }
 
+/* Time counters since the start (LLaMA-Factory's elapsed_time "0:01:23",
+ * wandb's _runtime): stored as cumulative, per-step times derived. */
+static const char *const cumulative_keys[] = {"elapsed_time", "_runtime", "train_time",
+                                              "time_elapsed", "elapsed", NULL};
+
 static bool is_context_key(const char *k)
 {
     return key_is(k, step_keys) || key_is(k, epoch_keys) || key_is(k, wall_keys) ||
@@ -112,6 +118,19 @@ static const char *agg_for(const pdb_steplog *w, const char *key, int64_t *windo
         return "window_median";
     }
     return "point";
+}
+
+/* A time value as a number of seconds or a text like "0:01:23" or "83s". */
+static bool seconds_of(yajl_val v, double *secs)
+{
+    if (YAJL_IS_NUMBER(v)) {
+        *secs = YAJL_GET_DOUBLE(v);
+        return true;
+    }
+    const char *t = YAJL_IS_STRING(v) ? YAJL_GET_STRING(v) : NULL;
+    const char *u;
+    return t && pdb_units_quantity(t, strlen(t), secs, &u) &&
+           (u[0] == '\0' || strcmp(u, PDB_UNIT_SECONDS) == 0);
 }
 
 /* Stores every number (and number-like string, boolean) of an object,
@@ -132,7 +151,10 @@ static int object_values(pdb_steplog *w, yajl_val obj, const char *prefix, int d
         int64_t window;
         const char *agg = agg_for(w, name, &window);
         int rc = PDB_OK;
-        if (YAJL_IS_NUMBER(v))
+        double secs;
+        if (depth == 0 && key_is(k, cumulative_keys) && seconds_of(v, &secs))
+            rc = pdb_steplog_cumulative_time(w, name, strlen(name), secs);
+        else if (YAJL_IS_NUMBER(v))
             rc = pdb_steplog_value(w, name, strlen(name), YAJL_GET_DOUBLE(v), NULL, agg, window);
         else if (YAJL_IS_NULL(v))
             rc = pdb_steplog_value(w, name, strlen(name), NAN, NULL, agg, window);

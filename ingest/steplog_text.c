@@ -177,21 +177,14 @@ static int modded_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno
         }
         bool cum = nl == 10 && memcmp(t + ns, "train_time", 10) == 0;
         bool avg = nl == 8 && memcmp(t + ns, "step_avg", 8) == 0;
-        const char *agg = cum ? "cumulative" : avg ? "running_mean" : "point";
-        if (pdb_steplog_value(w, t + ns, nl, v, unit[0] ? unit : NULL, agg, avg ? step : 0) !=
-            PDB_OK)
+        int rc;
+        if (cum)
+            rc = pdb_steplog_cumulative_time(w, t + ns, nl, v * (unit[0] ? 1 : 1e-3));
+        else
+            rc = pdb_steplog_value(w, t + ns, nl, v, unit[0] ? unit : NULL,
+                                   avg ? "running_mean" : "point", avg ? step : 0);
+        if (rc != PDB_OK)
             return PDB_ERR;
-        if (cum && v == v) {
-            /* differencing the counter gives exact per-step times */
-            if (w->has_cum && step > w->cum_step && v >= w->cum_time &&
-                pdb_steplog_value(w, "delta train_time", 16,
-                                  (v - w->cum_time) / (double)(step - w->cum_step),
-                                  PDB_UNIT_SECONDS, "derived", step - w->cum_step) != PDB_OK)
-                return PDB_ERR;
-            w->has_cum = true;
-            w->cum_step = step;
-            w->cum_time = v;
-        }
     }
     return 1;
 }
