@@ -10,7 +10,7 @@ int pdb_report_steplog_metrics(pdb_report_ctx *ctx)
     pdb_report_title(ctx, "metrics");
     sqlite3_stmt *st;
     if (pdb_db_prepare(ctx->db,
-                       "SELECT step, epoch, rank, split, loader, metric, value, unit, agg, window,"
+                       "SELECT step, epoch, rank, split, metric, value, unit, agg, window,"
                        " raw_name FROM steplog_values WHERE run_id = ?1"
                        " AND (?2 IS NULL OR metric = ?2 OR raw_name = ?2)"
                        " ORDER BY source_id, record, rowid",
