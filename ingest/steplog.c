@@ -201,7 +201,9 @@ static bool has(const unsigned char *d, size_t len, const char *needle)
     return pdb_steplog_find((const char *)d, len, needle) != NULL;
 }
 
-/* A header row: at least two cells split by sep, none of them a number. */
+/* A header row: at least two cells split by sep, each a column name (no
+ * number, no '=' or quotes as in "TrainingArguments(a=1, b=2)"). Returns
+ * the number of cells, 0 when it is not a header. */
 static int header_cells(const char *s, size_t len, char sep)
 {
     int cells = 1;
@@ -211,13 +213,25 @@ static int header_cells(const char *s, size_t len, char sep)
             const char *c = s + start;
             size_t cl = pdb_steplog_trim(&c, i - start);
             double x;
-            if (cl == 0 || pdb_units_number(c, cl, &x) == cl || c[0] == '{' || c[0] == '"')
+            if (cl == 0 || pdb_units_number(c, cl, &x) == cl)
                 return 0;
+            for (size_t k = 0; k < cl; k++)
+                if (strchr("=\"'{}:", c[k]))
+                    return 0;
             if (i < len)
                 cells++;
             start = i + 1;
         }
     }
+    return cells;
+}
+
+/* Cells of a data row (quoted separators are rare in logs; not counted). */
+static int row_cells(const char *s, size_t len, char sep)
+{
+    int cells = 1;
+    for (size_t i = 0; i < len; i++)
+        cells += s[i] == sep;
     return cells;
 }
 
@@ -270,8 +284,8 @@ static flavor_id sniff_flavor(const unsigned char *d, size_t len, int *score)
         return F_NONE;
     int counts[F_COUNT] = {0};
     int jsonl = 0, detectron = 0, lines = 0;
-    const char *first = NULL;
-    size_t first_len = 0, pos = i;
+    const char *first = NULL, *second = NULL;
+    size_t first_len = 0, second_len = 0, pos = i;
     while (pos < len && lines < 2000) {
         const char *s = (const char *)d + pos;
         const char *nl = memchr(s, '\n', len - pos);
@@ -284,6 +298,9 @@ static flavor_id sniff_flavor(const unsigned char *d, size_t len, int *score)
         if (!first) {
             first = s;
             first_len = l;
+        } else if (!second && l > 0) {
+            second = s;
+            second_len = l;
         }
         const char *t = s;
         size_t tl = pdb_steplog_trim(&t, l);
@@ -307,7 +324,10 @@ static flavor_id sniff_flavor(const unsigned char *d, size_t len, int *score)
         const char *h = first;
         size_t hl = pdb_steplog_trim(&h, first_len);
         char sep = memchr(h, '\t', hl) ? '\t' : ',';
-        if (header_cells(h, hl, sep) >= 2 && lines >= 2) {
+        int cells = header_cells(h, hl, sep);
+        const char *r2 = second;
+        size_t r2l = second ? pdb_steplog_trim(&r2, second_len) : 0;
+        if (cells >= 2 && second && row_cells(r2, r2l, sep) == cells) {
             *score = PDB_SNIFF_LIKELY;
             if (pdb_steplog_find(h, hl, "utilization.") || pdb_steplog_find(h, hl, "memory.used") ||
                 pdb_steplog_find(h, hl, "power.draw"))

@@ -48,6 +48,7 @@ typedef struct pdb_steplog {
     bool has_cum;                /* last cumulative train_time (modded-nanogpt) */
     int64_t cum_step;
     double cum_time;
+    int64_t hf_max_steps, hf_logging_steps, hf_train_dicts; /* HF Trainer stdout */
     bool meg_timer_block;        /* inside Megatron's "(min, max) time across ranks" */
     int64_t family_hits[16];     /* records per pdb_steplog_linekind */
     int blk_mode, blk_section;   /* summary block being read (steplog_blocks.c) */

@@ -195,7 +195,10 @@ def hf_stdout(db):
            count_records(db, r, f"kind = 'tqdm' AND raw_name = 'progress_total' AND value = {total}"),
            readme_int(f, r"(\d+) training-bar updates"))
     text = open(os.path.join(DIR, f), encoding="utf-8", errors="replace").read()
-    want = [(None, float(m.group(1))) for m in re.finditer(r"\{'loss': ([\d.]+),", text)]
+    # the dicts carry no step: it is the ordinal times logging_steps, when printed
+    ls = re.search(r"logging_steps=(\d+)", text)
+    want = [((i + 1) * int(ls.group(1)) if ls else None, float(m.group(1)))
+            for i, m in enumerate(re.finditer(r"\{'loss': ([\d.]+),", text))]
     spot("hf printed loss", values(db, r, "kind = 'hf-log' AND raw_name = 'loss'"), want)
     rates = []
     for m in re.finditer(r"(\d+)/" + str(total) + r" \[[^,\]]*,\s*([\d.]+)(s/it|it/s)\]", text):
