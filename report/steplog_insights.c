@@ -117,20 +117,36 @@ typedef struct {
     const char *advice;
 } insight_rule;
 
+/* A phase's share: the profiler's own logged percentage (peak), else the
+ * share in the phase distributions, else the latest summary block's share. */
 #define SHARE_OF(phase, metric_pct)                                                          \
-    "SELECT coalesce("                                                                       \
-    " (SELECT max(value) FROM steplog_values WHERE run_id = ?1 AND metric = '" metric_pct "'),"   \
-    " (SELECT max(share_pct) FROM temp.steplog_phase_stats WHERE metric = '" phase "'"       \
-    "   AND split IN ('', 'train')),"                                                        \
-    " (SELECT value FROM steplog_values WHERE run_id = ?1 AND metric = '" phase "'"          \
-    "   AND agg = 'share' ORDER BY source_id DESC, record DESC LIMIT 1)) AS v,"             \
-    " '" phase " share of step time' WHERE v IS NOT NULL"
+    "SELECT v, d FROM ("                                                                     \
+    " SELECT max(value) AS v, 'peak of logged " metric_pct "' AS d, 0 AS pref"               \
+    "   FROM steplog_values WHERE run_id = ?1 AND metric = '" metric_pct "'"                 \
+    "   AND value IS NOT NULL HAVING count(*) > 0"                                            \
+    " UNION ALL SELECT max(share_pct), '" phase " share of step time (phases report)', 1"     \
+    "   FROM temp.steplog_phase_stats WHERE metric = '" phase "' AND split IN ('', 'train')"  \
+    "   HAVING count(*) > 0"                                                                 \
+    " UNION ALL SELECT value, '" phase " share in the last summary block', 2 FROM"            \
+    "   (SELECT value FROM steplog_values WHERE run_id = ?1 AND metric = '" phase "'"        \
+    "   AND agg = 'share' ORDER BY source_id DESC, record DESC LIMIT 1)"                     \
+    ") ORDER BY pref LIMIT 1"
 
 static const insight_rule rules[] = {
     {"slowest phase",
-     "SELECT mean_s, metric || ' (mean ' || printf('%.4g', mean_s) || ' s, ' || agg || ')'"
-     " FROM temp.steplog_phase_stats WHERE metric NOT IN ('step_time', 'other/overhead', 'other')"
-     " AND split IN ('', 'train') ORDER BY mean_s DESC LIMIT 1",
+     /* per-step distributions first; else the latest summary block's means */
+     "SELECT v, d FROM ("
+     " SELECT mean_s AS v, metric || ' (mean ' || printf('%.4g', mean_s) || ' s, ' || agg || ')'"
+     "   AS d, 0 AS pref FROM temp.steplog_phase_stats"
+     "   WHERE metric NOT IN ('step_time', 'other/overhead', 'other') AND split IN ('', 'train')"
+     " UNION ALL SELECT value, raw_name || ' (' || printf('%.4g', value) || ' s avg, ' ||"
+     "   (SELECT title FROM steplog_blocks b WHERE b.source_id = x.source_id"
+     "    AND b.record = x.record) || ')', 1"
+     "   FROM steplog_values x WHERE run_id = ?1 AND agg = 'mean' AND unit = 's'"
+     "   AND metric IN (SELECT metric FROM steplog_metric_rules WHERE is_phase)"
+     "   AND metric <> 'step_time' AND record = (SELECT max(record) FROM steplog_values"
+     "   WHERE run_id = ?1 AND agg = 'mean' AND unit = 's'))"
+     " ORDER BY pref, v DESC LIMIT 1",
      -1, "s", "optimise this phase first"},
     {"data loading share", SHARE_OF("data", "data_pct"), 15, "%",
      "more DataLoader workers, pinned memory, faster storage or preprocessing"},
