@@ -269,6 +269,20 @@ static const unit_def name_units[] = {
     {NULL, NULL, 0},
 };
 
+/* Name parts that say "seconds" before a statistic suffix, as in the MAE
+ * profiler's profiling/timing_forward_pass_avg and batch_time_std. */
+static const char *const time_parts[] = {"timing_", "time_avg", "time_std", "time_mean",
+                                         "time_max", "time_min", NULL};
+
+static bool contains_nocase(const char *s, size_t len, const char *part)
+{
+    size_t n = strlen(part);
+    for (size_t i = 0; i + n <= len; i++)
+        if (strncasecmp(s + i, part, n) == 0)
+            return true;
+    return false;
+}
+
 const char *pdb_units_from_name(const char *name, size_t len, double *factor)
 {
     for (const unit_def *u = name_units; u->name; u++) {
@@ -278,5 +292,12 @@ const char *pdb_units_from_name(const char *name, size_t len, double *factor)
             return u->canon;
         }
     }
+    if (contains_nocase(name, len, "_ms_") || contains_nocase(name, len, "percent"))
+        return NULL; /* a unit we cannot place: better none than a wrong one */
+    for (int i = 0; time_parts[i]; i++)
+        if (contains_nocase(name, len, time_parts[i])) {
+            *factor = 1;
+            return "s";
+        }
     return NULL;
 }

@@ -72,6 +72,7 @@ INSERT INTO steplog_metric_rules VALUES
  (90, '*time_data_ms', 'data', 1), (90, '*data_time', 'data', 1),
  (90, '*batch-generator*', 'data', 1), (90, '*data_loading*', 'data', 1),
  (90, '*data_fetch*', 'data', 1), (90, '*data_load*', 'data', 1),
+ (95, '*_std', 'std_dev', 0), (87, '*_percentage', 'share_pct', 0),
  (88, '*data_generation_time*', 'data_generation', 1),
  (88, '*data_gen_percentage*', 'data_generation_pct', 0),
  (88, '*transfer_percentage*', 'transfer_pct', 0),

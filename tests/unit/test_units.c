@@ -89,6 +89,10 @@ static void names(void)
     CHECK_STR(pdb_units_from_name("profiling/epoch_forward_pass_percentage", 39, &f), "%");
     CHECK(pdb_units_from_name("loss", 4, &f) == NULL);
     CHECK_STR(pdb_units_from_name("tokens_per_sec", 14, &f), "/s");
+    CHECK_STR(pdb_units_from_name("profiling/timing_forward_pass_avg", 33, &f), "s");
+    CHECK(near(f, 1));
+    CHECK_STR(pdb_units_from_name("profiling/batch_time_std", 24, &f), "s");
+    CHECK(pdb_units_from_name("profiling/timing_ms_avg", 23, &f) == NULL);
     CHECK_STR(pdb_units_from_name("CurrSamplesPerSec", 17, &f), "/s");
     CHECK_STR(pdb_units_from_name("eval_samples_per_second", 23, &f), "/s");
     double factor;
