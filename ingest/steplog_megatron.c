@@ -137,7 +137,11 @@ static int timer_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno)
     const char *p = pdb_steplog_find(s, len, "time (ms) |");
     if (!p)
         return 0;
-    bool deepspeed = p != s && pdb_steplog_find(s, (size_t)(p - s), "log_dist") != NULL;
+    /* DeepSpeed prefixes its timers ("[...log_dist] [Rank 0] rank=0 time (ms)");
+     * Megatron's line starts with "time (ms)" */
+    bool deepspeed = p != s && (pdb_steplog_find(s, (size_t)(p - s), "log_dist") ||
+                                pdb_steplog_find(s, (size_t)(p - s), "[Rank ") ||
+                                pdb_steplog_find(s, (size_t)(p - s), "rank="));
     if (!deepspeed && !w->has_iter) {
         pdb_skip(w->src, "setup timer line before the first iteration");
         return 1;
