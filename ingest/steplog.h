@@ -38,7 +38,7 @@ typedef struct pdb_steplog {
     bool has_rank, has_step, has_epoch, has_wall;
     int64_t rank, step;
     double epoch, wall;
-    char loader[64];             /* "" when none */
+    char loader[64];             /* "" when none; DeepSpeed-Chat engines: engine0, engine1 */
     const char *split;           /* "train", "val" or NULL */
     int64_t malformed;           /* record-like lines that did not parse */
     /* state of the text family, kept across lines */
@@ -49,6 +49,7 @@ typedef struct pdb_steplog {
     int64_t cum_step;
     double cum_time;
     int64_t hf_max_steps, hf_logging_steps, hf_train_dicts; /* HF Trainer stdout */
+    int64_t ds_engine, ds_record;  /* DeepSpeed-Chat: engine of the last step= line */
     bool meg_timer_block;        /* inside Megatron's "(min, max) time across ranks" */
     int64_t family_hits[16];     /* records per pdb_steplog_linekind */
     int blk_mode, blk_section;   /* summary block being read (steplog_blocks.c) */

@@ -10,6 +10,7 @@
  * `wall_clock_breakdown` timer lines, and DeepSpeed-Chat's PPO lines
  * `epoch: 0|step: N|...` with `|E2E latency=3.73s |Generate time=...`. */
 #include "ingest/steplog.h"
+#include "common/db.h"
 #include "common/error.h"
 #include "common/units.h"
 
@@ -356,6 +357,21 @@ static int eq_fields(pdb_steplog *w, const char *s, size_t len, char sep)
     return 1;
 }
 
+/* The first engine's step line was stored before the second one showed
+ * that there are two: name its rows engine0 now. */
+static int label_engine0(pdb_steplog *w)
+{
+    sqlite3_stmt *st;
+    if (pdb_db_prepare(w->src->db, "UPDATE steplog_values SET loader = 'engine0'"
+                                   " WHERE source_id = ? AND record = ?", &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, w->src->source_id);
+    sqlite3_bind_int64(st, 2, w->ds_record);
+    int rc = pdb_db_step_done(w->src->db, st);
+    sqlite3_finalize(st);
+    return rc;
+}
+
 int pdb_steplog_deepspeed_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno)
 {
     const char *p;
@@ -366,6 +382,11 @@ int pdb_steplog_deepspeed_line(pdb_steplog *w, const char *s, size_t len, int64_
             pdb_steplog_malformed(w, lineno, "expected 'step=N'");
             return 1;
         }
+        /* DeepSpeed-Chat runs two engines (actor, critic) that both print
+         * "[Rank 0] step=N": a repeated N is the next engine's line. */
+        int64_t engine = w->has_ds_step && step == w->ds_step ? w->ds_engine + 1 : 0;
+        if (engine == 1 && label_engine0(w) != PDB_OK)
+            return PDB_ERR;
         pdb_steplog_record(w, "ds_step", lineno);
         set_wall(w, s, len);
         const char *rk = pdb_steplog_find(s, (size_t)(p - s), "[Rank ");
@@ -375,9 +396,15 @@ int pdb_steplog_deepspeed_line(pdb_steplog *w, const char *s, size_t len, int64_
         w->step = step;
         w->has_ds_step = true;
         w->ds_step = step;
+        w->ds_engine = engine;
+        w->ds_record = w->record;
+        if (engine > 0)
+            snprintf(w->loader, sizeof w->loader, "engine%lld", (long long)engine);
         const char *sk = pdb_steplog_find(s, len, "skipped=");
-        if (pdb_steplog_text_value(w, "skipped", 7, sk + 8, strcspn(sk + 8, ","), "cumulative",
-                                   0) < 0)
+        size_t skl = 0;
+        while (sk + 8 + skl < s + len && sk[8 + skl] != ',')
+            skl++;
+        if (pdb_steplog_text_value(w, "skipped", 7, sk + 8, skl, "cumulative", 0) < 0)
             return PDB_ERR;
         const char *lr = pdb_steplog_find(s, len, "lr=[");
         if (lr) {

@@ -15,7 +15,9 @@ CREATE TABLE steplog_values (
     line       INTEGER,           -- line number of the record in the file (1-based)
     kind       TEXT NOT NULL,     -- record type: 'iteration', 'timer', 'ds_step', 'jsonl', 'csv', ...
     rank       INTEGER,           -- process rank or GPU index, when the log says
-    loader     TEXT,              -- dataloader name (profile/train/dl_NAME/...), else NULL
+    loader     TEXT,              -- dataloader name (profile/train/dl_NAME/...); for
+                                  -- DeepSpeed-Chat's two engines (actor, critic) that
+                                  -- both print step=N: 'engine0', 'engine1'; else NULL
     split      TEXT,              -- 'train', 'val' or NULL when the log does not say
     step       INTEGER,           -- step/iteration number as the log counts it
     epoch      REAL,              -- epoch, possibly fractional (HF rounds to 2 decimals)

@@ -244,6 +244,19 @@ def deepspeed_chat(db):
         if m:
             want.append((step, float(m.group(1))))
     spot("ds-chat E2E latency (s)", values(db, r, "raw_name = 'E2E latency'"), want)
+    # both engines (actor, critic) print "[Rank 0] step=N": a repeated N is the second
+    ds, prev = {0: [], 1: []}, None
+    for ln in lines(f):
+        m = re.search(r"\[Rank 0\] step=(\d+), skipped=(\d+)", ln)
+        if m:
+            step = int(m.group(1))
+            engine = 1 if prev == step else 0
+            ds[engine].append((step, float(m.group(2))))
+            prev = step
+    chk.true("ds-chat has two engines", len(ds[0]) > 0 and len(ds[0]) == len(ds[1]), str(len(ds[0])))
+    for e in (0, 1):
+        spot(f"ds-chat engine{e} skipped", values(db, r, f"kind = 'ds_step' AND raw_name = 'skipped'"
+                                                    f" AND loader = 'engine{e}'"), ds[e])
     others = sql(db, "SELECT DISTINCT unit FROM steplog_values WHERE raw_name = 'Others'")
     chk.eq("ds-chat 'Others=0.21' is seconds", others, [{"unit": "s"}])
 
