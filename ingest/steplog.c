@@ -691,6 +691,9 @@ int pdb_read_steplog(pdb_source *src)
         if (best)
             src->format = formats[line_flavor[best]];
     }
+    if (rc == PDB_OK && w.malformed > 20)
+        pdb_warn("%s: %lld more malformed records not shown (counted in 'profdb runs')",
+                 src->path, (long long)(w.malformed - 20));
     if (rc == PDB_OK && src->records == 0)
         rc = pdb_fail_at(src->path, pdb_input_offset(src->in),
                          "no step records found (expected a %s step log)", FLAVOR_NAME(f));
