@@ -119,7 +119,7 @@ static bool kv_line(const char *s, size_t len)
     size_t i = 0;
     bool sep = false;
     while (i < len && (isalnum((unsigned char)s[i]) || strchr("_/.-", s[i]))) {
-        sep |= s[i] == '/' || s[i] == '_';
+        sep |= s[i] == '/'; /* profile/train/..., profiling/...: not YAML keys */
         i++;
     }
     if (i == 0 || !sep || !isalpha((unsigned char)s[0]))
