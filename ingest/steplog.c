@@ -135,34 +135,59 @@ static bool kv_line(const char *s, size_t len)
     return vl > 0 && pdb_units_quantity(v, vl, &x, &u);
 }
 
+/* Whether "KEY" in s is followed by blanks and an integer (and then, when
+ * after is not NULL, by that character): the numbered shape of a record,
+ * which prose that merely names the format lacks. */
+static bool numbered(const char *s, size_t len, const char *key, char after)
+{
+    const char *p = pdb_steplog_find(s, len, key);
+    if (!p)
+        return false;
+    size_t i = (size_t)(p - s) + strlen(key);
+    while (i < len && s[i] == ' ')
+        i++;
+    size_t d = i;
+    while (i < len && isdigit((unsigned char)s[i]))
+        i++;
+    if (i == d)
+        return false;
+    while (after && after != ' ' && i < len && s[i] == ' ')
+        i++;
+    return !after || (i < len && s[i] == after);
+}
+
 pdb_steplog_linekind pdb_steplog_classify(const char *s, size_t len)
 {
     const char *t = s;
     size_t tl = pdb_steplog_trim(&t, len);
+    /* Markdown (a README describing these formats) quotes them in backticks */
+    if (memchr(s, '`', len))
+        return PDB_SL_NONE;
     if (pdb_steplog_find(s, len, "=== Profiling Report") ||
         pdb_steplog_find(s, len, "=== Final Profiling Summary"))
         return PDB_SL_RECTFLOW;
     if (starts(t, tl, "=== Epoch ") && pdb_steplog_find(s, len, "Profiling Summary"))
         return PDB_SL_MAE;
-    if ((pdb_steplog_find(s, len, " iteration ") &&
+    if ((numbered(s, len, " iteration ", '/') &&
          (pdb_steplog_find(s, len, "elapsed time per iteration") ||
           pdb_steplog_find(s, len, "consumed samples"))) ||
-        pdb_steplog_find(s, len, "validation loss at iteration") ||
-        pdb_steplog_find(s, len, "(min, max) time across ranks") ||
-        (starts(t, tl, "time (ms) |")))
+        numbered(s, len, "validation loss at iteration", 0) ||
+        pdb_steplog_find(s, len, "(min, max) time across ranks (ms):") ||
+        (starts(t, tl, "time (ms) |") && memchr(t + 11, ':', tl - 11)))
         return PDB_SL_MEGATRON;
     if (pdb_steplog_find(s, len, "SamplesPerSec=") ||
-        (pdb_steplog_find(s, len, "] step=") && pdb_steplog_find(s, len, "skipped=")) ||
-        pdb_steplog_find(s, len, "time (ms) |") || pdb_steplog_find(s, len, "|E2E latency=") ||
-        (starts(t, tl, "epoch: ") && pdb_steplog_find(s, len, "|step: ")))
+        (numbered(s, len, "] step=", ',') && pdb_steplog_find(s, len, "skipped=")) ||
+        (pdb_steplog_find(s, len, "] time (ms) |") || pdb_steplog_find(s, len, " rank=0 time (ms) |")) ||
+        pdb_steplog_find(s, len, "|E2E latency=") ||
+        (numbered(t, tl, "epoch:", '|') && numbered(s, len, "|step:", '|')))
         return PDB_SL_DEEPSPEED;
-    if (starts(t, tl, "iter ") && pdb_steplog_find(s, len, ": loss "))
+    if (starts(t, tl, "iter ") && numbered(t, tl, "iter", ':') && pdb_steplog_find(s, len, ": loss "))
         return PDB_SL_NANOGPT;
-    if (starts(t, tl, "step:") && memchr(t, '/', tl < 20 ? tl : 20) &&
+    if (starts(t, tl, "step:") && numbered(t, tl, "step:", '/') &&
         (pdb_steplog_find(t, tl, " train_time:") || pdb_steplog_find(t, tl, " val_loss:") ||
          pdb_steplog_find(t, tl, " train_loss:")))
         return PDB_SL_NANOGPT; /* modded-nanogpt */
-    if (pdb_steplog_find(s, len, "step:") && pdb_steplog_find(s, len, "loss:") &&
+    if (numbered(s, len, "step:", ' ') && pdb_steplog_find(s, len, "loss:") &&
         (pdb_steplog_find(s, len, "tps:") || pdb_steplog_find(s, len, "mfu:")))
         return PDB_SL_TORCHTITAN;
     if ((starts(t, tl, "{'") && (pdb_steplog_find(s, len, "'loss'") ||

@@ -126,6 +126,17 @@ def late_start(db):
                readme_int(f, r"(\d+) Megatron iteration lines"))
 
 
+def directory(db):
+    """The whole folder is one run: every log is taken, the README is not."""
+    code, _, err = run("ingest", "--db", db, "--run", "folder", DIR, check=False)
+    chk.eq("folder ingest: exit", code, 0)
+    chk.true("folder ingest: README skipped", "README.md: skipped" in err, err[-300:])
+    logs = [f for f in os.listdir(DIR) if f != "README.md"]
+    got = sql(db, "SELECT count(*) AS n FROM sources JOIN runs USING (run_id)"
+                  " WHERE name = 'folder' AND format LIKE 'steplog:%'")
+    chk.eq("folder ingest: every log read as a step log", got[0]["n"], len(logs))
+
+
 def golden(db):
     f = "megatron_ci_golden_values_h100.json"
     r = ingest(db, f, "steplog:megatron-golden")
@@ -310,7 +321,7 @@ def nvsmi(db):
 def main():
     with tempdir() as tmp:
         db = os.path.join(tmp, "s.db")
-        for test in (megatron, late_start, golden, nanogpt, torchtitan, hf_state, hf_stdout, lightning,
+        for test in (megatron, late_start, directory, golden, nanogpt, torchtitan, hf_state, hf_stdout, lightning,
                      deepspeed_chat, deepspeed_wallclock, detectron2, nvsmi):
             try:
                 test(db)
