@@ -147,7 +147,8 @@ def golden(db):
     spot("golden iteration-time (s)", values(db, r, "raw_name = 'iteration-time'"), want)
     chk.eq("golden iteration-time is step_time in s",
            sql(db, "SELECT DISTINCT metric, unit FROM steplog_values WHERE raw_name ="
-                   " 'iteration-time'"), [{"metric": "step_time", "unit": "s"}])
+                   f" 'iteration-time' AND run_id = (SELECT run_id FROM runs WHERE name = '{r}')"),
+           [{"metric": "step_time", "unit": "s"}])
 
 
 def nanogpt(db):
@@ -161,9 +162,11 @@ def nanogpt(db):
             (re.match(r"iter (\d+): loss \S+, time ([\d.]+)ms", ln) for ln in lines(f)) if m]
     spot("nanogpt time (s)", values(db, r, "kind = 'iter' AND metric = 'step_time'"), want)
     nan_loss = sql(db, "SELECT count(*) AS n FROM steplog_values WHERE raw_name = 'loss'"
-                       " AND value IS NULL AND step >= 425")
+                       " AND value IS NULL AND step >= 425"
+                       f" AND run_id = (SELECT run_id FROM runs WHERE name = '{r}')")
     chk.true("nanogpt 'loss nan' stored as NULL", nan_loss[0]["n"] > 0)
-    sentinel = sql(db, "SELECT value FROM steplog_values WHERE raw_name = 'mfu' AND step = 0")
+    sentinel = sql(db, "SELECT value FROM steplog_values WHERE raw_name = 'mfu' AND step = 0"
+                       f" AND run_id = (SELECT run_id FROM runs WHERE name = '{r}')")
     chk.eq("nanogpt mfu -100% sentinel is NULL", sentinel, [{"value": None}])
 
 
@@ -268,7 +271,8 @@ def deepspeed_chat(db):
     for e in (0, 1):
         spot(f"ds-chat engine{e} skipped", values(db, r, f"kind = 'ds_step' AND raw_name = 'skipped'"
                                                     f" AND loader = 'engine{e}'"), ds[e])
-    others = sql(db, "SELECT DISTINCT unit FROM steplog_values WHERE raw_name = 'Others'")
+    others = sql(db, "SELECT DISTINCT unit FROM steplog_values WHERE raw_name = 'Others'"
+                     f" AND run_id = (SELECT run_id FROM runs WHERE name = '{r}')")
     chk.eq("ds-chat 'Others=0.21' is seconds", others, [{"unit": "s"}])
 
 
