@@ -57,10 +57,12 @@ static void normalise_json(const char *s, size_t len, pdb_buf *out)
     }
 }
 
+/* Whether k is one of names; most keys differ in their first byte, which
+ * is checked before calling strcmp (this runs for every key of every line). */
 static bool key_is(const char *k, const char *const *names)
 {
     for (int i = 0; names[i]; i++)
-        if (strcmp(k, names[i]) == 0)
+        if (k[0] == names[i][0] && strcmp(k, names[i]) == 0)
             return true;
     return false;
 }
@@ -112,7 +114,7 @@ static bool is_context_key(const char *k)
 static const char *agg_for(const pdb_steplog *w, const char *key, int64_t *window)
 {
     *window = 0;
-    if (strcmp(w->flavor, "detectron2") == 0 &&
+    if ((key[0] == 't' || key[0] == 'd') && strcmp(w->flavor, "detectron2") == 0 &&
         (strcmp(key, "time") == 0 || strcmp(key, "data_time") == 0)) {
         *window = 20; /* detectron2's CommonMetricPrinter: median of the last 20 */
         return "window_median";
