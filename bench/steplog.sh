@@ -22,9 +22,9 @@ measure() {
     best=""
     for i in 1 2 3; do
         rm -f "$out/steplog.db" "$out/steplog.db-wal" "$out/steplog.db-shm"
-        /usr/bin/time -f "%e %M" -o "$out/time.txt" "$@" >/dev/null 2>"$out/stderr.txt"
-        t=$(cut -d' ' -f1 "$out/time.txt")
-        rss=$(cut -d' ' -f2 "$out/time.txt")
+        /usr/bin/time -f "%e %M" -o "$out/steplog_time.txt" "$@" >/dev/null 2>"$out/steplog_stderr.txt"
+        t=$(cut -d' ' -f1 "$out/steplog_time.txt")
+        rss=$(cut -d' ' -f2 "$out/steplog_time.txt")
         if [ -z "$best" ] || [ "$(echo "$t < $best" | bc)" = 1 ]; then best=$t; best_rss=$rss; fi
     done
     echo "$best $best_rss"
