@@ -39,8 +39,10 @@ wt=${wc% *}; pt=${py% *}; it=${ing% *}; rss=${ing#* }
 echo "log: $lines lines, $(echo "scale=1; $bytes / 1000000" | bc) MB, $values values"
 echo "wc -l:  ${wt} s"
 echo "python json.loads loop: ${pt} s"
-echo "ingest: ${it} s  (ratio ingest / wc -l $(echo "scale=1; $it / $wt" | bc),"\
-     "ingest / python json.loads $(echo "scale=2; $it / $pt" | bc))"
+# ratio A B: A / B, or n/a when B rounds to zero (tiny inputs)
+ratio() { if [ "$(echo "$2 > 0" | bc)" = 1 ]; then echo "scale=2; $1 / $2" | bc; else echo n/a; fi; }
+echo "ingest: ${it} s  (ratio ingest / wc -l $(ratio "$it" "$wt"),"\
+     "ingest / python json.loads $(ratio "$it" "$pt"))"
 echo "lines/s: $(echo "$lines / $it" | bc)"
 echo "values/s: $(echo "$values / $it" | bc)"
 echo "peak RSS: $(echo "$rss / 1024" | bc) MB"
