@@ -25,8 +25,8 @@ static const diff_kind kinds[] = {
 
 static const pdb_cmd_help help = {
     "profdb diff [--db FILE] [--format FMT] [--top N] [--sort KEY] BASE TEST [KIND...]",
-    "Compares run TEST with run BASE. Without a KIND compares every kind both runs\n"
-    "hold data for (today: pstats).",
+    "Compares run TEST with run BASE (run names in one database). Without a KIND\n"
+    "compares pstats statistics.",
     "kinds:\n  pstats         functions by largest change of tottime and cumtime (absolute\n"
     "                 and percent of BASE); --sort tottime|cumtime|both; only_in marks\n"
     "                 functions present in one run",

@@ -146,6 +146,7 @@ static bool clock_fields(const char *s, size_t len, double *seconds)
     double f[3];
     int nf = 0;
     size_t i = 0;
+    bool ended = false;
     while (nf < 3) {
         size_t k = i;
         while (k < len && isdigit((unsigned char)s[k]))
@@ -163,13 +164,15 @@ static bool clock_fields(const char *s, size_t len, double *seconds)
         memcpy(buf, s + i, k - i);
         buf[k - i] = '\0';
         f[nf++] = strtod(buf, NULL);
-        if (k == len)
+        if (k == len) {
+            ended = true;
             break;
+        }
         if (s[k] != ':')
             return false;
         i = k + 1;
     }
-    if (nf < 2)
+    if (nf < 2 || !ended)
         return false;
     *seconds = nf == 3 ? f[0] * 3600 + f[1] * 60 + f[2] : f[0] * 60 + f[1];
     return true;
@@ -254,6 +257,9 @@ bool pdb_units_quantity(const char *s, size_t len, double *value, const char **u
 
 /* Name suffixes that state a unit; checked case-insensitively at the end. */
 static const unit_def name_units[] = {
+    /* rates first: "tokens_per_sec" is not a time */
+    {"per_sec", "/s", 1}, {"per_second", "/s", 1}, {"persec", "/s", 1}, {"_per_s", "/s", 1},
+    {"/s", "/s", 1},
     {"_ms", "s", 1e-3}, {"(ms)", "s", 1e-3}, {"_msec", "s", 1e-3}, {"_us", "s", 1e-6},
     {"_ns", "s", 1e-9}, {"_sec", "s", 1}, {"_secs", "s", 1}, {"_seconds", "s", 1},
     {"_s", "s", 1}, {"(s)", "s", 1}, {"_time", "s", 1}, {"runtime", "s", 1},
@@ -262,6 +268,20 @@ static const unit_def name_units[] = {
     {"-bytes", "B", 1},
     {NULL, NULL, 0},
 };
+
+/* Name parts that say "seconds" before a statistic suffix, as in the MAE
+ * profiler's profiling/timing_forward_pass_avg and batch_time_std. */
+static const char *const time_parts[] = {"timing_", "time_avg", "time_std", "time_mean",
+                                         "time_max", "time_min", NULL};
+
+static bool contains_nocase(const char *s, size_t len, const char *part)
+{
+    size_t n = strlen(part);
+    for (size_t i = 0; i + n <= len; i++)
+        if (strncasecmp(s + i, part, n) == 0)
+            return true;
+    return false;
+}
 
 const char *pdb_units_from_name(const char *name, size_t len, double *factor)
 {
@@ -272,5 +292,12 @@ const char *pdb_units_from_name(const char *name, size_t len, double *factor)
             return u->canon;
         }
     }
+    if (contains_nocase(name, len, "_ms_") || contains_nocase(name, len, "percent"))
+        return NULL; /* a unit we cannot place: better none than a wrong one */
+    for (int i = 0; time_parts[i]; i++)
+        if (contains_nocase(name, len, time_parts[i])) {
+            *factor = 1;
+            return "s";
+        }
     return NULL;
 }

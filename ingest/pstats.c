@@ -109,6 +109,10 @@ static bool get_number(const pdb_mval *v, double *out)
 
 static int bad(pdb_source *src, const pdb_mval *v, const char *expected)
 {
+    if (v->type == PDB_MV_TUPLE)
+        return pdb_fail_at(src->path, v->offset,
+                           "expected %s, found a tuple of %zu (not a pstats dump?)", expected,
+                           v->u.seq.n);
     return pdb_fail_at(src->path, v->offset, "expected %s, found %s (not a pstats dump?)",
                        expected, pdb_mval_type_name(v->type));
 }

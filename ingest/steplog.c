@@ -14,6 +14,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -118,7 +119,7 @@ static bool kv_line(const char *s, size_t len)
     size_t i = 0;
     bool sep = false;
     while (i < len && (isalnum((unsigned char)s[i]) || strchr("_/.-", s[i]))) {
-        sep |= s[i] == '/' || s[i] == '_';
+        sep |= s[i] == '/'; /* profile/train/..., profiling/...: not YAML keys */
         i++;
     }
     if (i == 0 || !sep || !isalpha((unsigned char)s[0]))
@@ -134,29 +135,59 @@ static bool kv_line(const char *s, size_t len)
     return vl > 0 && pdb_units_quantity(v, vl, &x, &u);
 }
 
+/* Whether "KEY" in s is followed by blanks and an integer (and then, when
+ * after is not NULL, by that character): the numbered shape of a record,
+ * which prose that merely names the format lacks. */
+static bool numbered(const char *s, size_t len, const char *key, char after)
+{
+    const char *p = pdb_steplog_find(s, len, key);
+    if (!p)
+        return false;
+    size_t i = (size_t)(p - s) + strlen(key);
+    while (i < len && s[i] == ' ')
+        i++;
+    size_t d = i;
+    while (i < len && isdigit((unsigned char)s[i]))
+        i++;
+    if (i == d)
+        return false;
+    while (after && after != ' ' && i < len && s[i] == ' ')
+        i++;
+    return !after || (i < len && s[i] == after);
+}
+
 pdb_steplog_linekind pdb_steplog_classify(const char *s, size_t len)
 {
     const char *t = s;
     size_t tl = pdb_steplog_trim(&t, len);
+    /* Markdown (a README describing these formats) quotes them in backticks */
+    if (memchr(s, '`', len))
+        return PDB_SL_NONE;
     if (pdb_steplog_find(s, len, "=== Profiling Report") ||
         pdb_steplog_find(s, len, "=== Final Profiling Summary"))
         return PDB_SL_RECTFLOW;
     if (starts(t, tl, "=== Epoch ") && pdb_steplog_find(s, len, "Profiling Summary"))
         return PDB_SL_MAE;
-    if ((pdb_steplog_find(s, len, " iteration ") &&
+    if ((numbered(s, len, " iteration ", '/') &&
          (pdb_steplog_find(s, len, "elapsed time per iteration") ||
           pdb_steplog_find(s, len, "consumed samples"))) ||
-        pdb_steplog_find(s, len, "validation loss at iteration") ||
-        (starts(t, tl, "time (ms) |")))
+        numbered(s, len, "validation loss at iteration", 0) ||
+        pdb_steplog_find(s, len, "(min, max) time across ranks (ms):") ||
+        (starts(t, tl, "time (ms) |") && memchr(t + 11, ':', tl - 11)))
         return PDB_SL_MEGATRON;
     if (pdb_steplog_find(s, len, "SamplesPerSec=") ||
-        (pdb_steplog_find(s, len, "] step=") && pdb_steplog_find(s, len, "skipped=")) ||
-        pdb_steplog_find(s, len, "time (ms) |") || pdb_steplog_find(s, len, "|E2E latency=") ||
-        (starts(t, tl, "epoch: ") && pdb_steplog_find(s, len, "|step: ")))
+        (numbered(s, len, "] step=", ',') && pdb_steplog_find(s, len, "skipped=")) ||
+        (pdb_steplog_find(s, len, "] time (ms) |") || pdb_steplog_find(s, len, " rank=0 time (ms) |")) ||
+        pdb_steplog_find(s, len, "|E2E latency=") ||
+        (numbered(t, tl, "epoch:", '|') && numbered(s, len, "|step:", '|')))
         return PDB_SL_DEEPSPEED;
-    if (starts(t, tl, "iter ") && pdb_steplog_find(s, len, ": loss "))
+    if (starts(t, tl, "iter ") && numbered(t, tl, "iter", ':') && pdb_steplog_find(s, len, ": loss "))
         return PDB_SL_NANOGPT;
-    if (pdb_steplog_find(s, len, "step:") && pdb_steplog_find(s, len, "loss:") &&
+    if (starts(t, tl, "step:") && numbered(t, tl, "step:", '/') &&
+        (pdb_steplog_find(t, tl, " train_time:") || pdb_steplog_find(t, tl, " val_loss:") ||
+         pdb_steplog_find(t, tl, " train_loss:")))
+        return PDB_SL_NANOGPT; /* modded-nanogpt */
+    if (numbered(s, len, "step:", ' ') && pdb_steplog_find(s, len, "loss:") &&
         (pdb_steplog_find(s, len, "tps:") || pdb_steplog_find(s, len, "mfu:")))
         return PDB_SL_TORCHTITAN;
     if ((starts(t, tl, "{'") && (pdb_steplog_find(s, len, "'loss'") ||
@@ -173,7 +204,7 @@ pdb_steplog_linekind pdb_steplog_classify(const char *s, size_t len)
 
 typedef enum {
     F_NONE, F_JSONL, F_DETECTRON2, F_HF_STATE, F_GOLDEN, F_CSV, F_NVSMI, F_MEGATRON,
-    F_DEEPSPEED, F_NANOGPT, F_TORCHTITAN, F_HF, F_RECTFLOW, F_MAE, F_KV, F_COUNT
+    F_DEEPSPEED, F_NANOGPT, F_TORCHTITAN, F_HF, F_RECTFLOW, F_MAE, F_KV, F_TEXT, F_COUNT
 } flavor_id;
 
 /* Format names as stored in sources.format; the flavor is after "steplog:". */
@@ -181,7 +212,7 @@ static const char *const formats[F_COUNT] = {
     "steplog:", "steplog:jsonl", "steplog:detectron2", "steplog:hf-trainer-state",
     "steplog:megatron-golden", "steplog:csv", "steplog:nvidia-smi", "steplog:megatron",
     "steplog:deepspeed", "steplog:nanogpt", "steplog:torchtitan", "steplog:hf-trainer",
-    "steplog:rectflow", "steplog:mae", "steplog:kv",
+    "steplog:rectflow", "steplog:mae", "steplog:kv", "steplog:text",
 };
 #define FLAVOR_NAME(f) (formats[f] + 8)
 
@@ -195,7 +226,9 @@ static bool has(const unsigned char *d, size_t len, const char *needle)
     return pdb_steplog_find((const char *)d, len, needle) != NULL;
 }
 
-/* A header row: at least two cells split by sep, none of them a number. */
+/* A header row: at least two cells split by sep, each a column name (no
+ * number, no '=' or quotes as in "TrainingArguments(a=1, b=2)"). Returns
+ * the number of cells, 0 when it is not a header. */
 static int header_cells(const char *s, size_t len, char sep)
 {
     int cells = 1;
@@ -205,13 +238,25 @@ static int header_cells(const char *s, size_t len, char sep)
             const char *c = s + start;
             size_t cl = pdb_steplog_trim(&c, i - start);
             double x;
-            if (cl == 0 || pdb_units_number(c, cl, &x) == cl || c[0] == '{' || c[0] == '"')
+            if (cl == 0 || pdb_units_number(c, cl, &x) == cl)
                 return 0;
+            for (size_t k = 0; k < cl; k++)
+                if (strchr("=\"'{}:", c[k]))
+                    return 0;
             if (i < len)
                 cells++;
             start = i + 1;
         }
     }
+    return cells;
+}
+
+/* Cells of a data row (quoted separators are rare in logs; not counted). */
+static int row_cells(const char *s, size_t len, char sep)
+{
+    int cells = 1;
+    for (size_t i = 0; i < len; i++)
+        cells += s[i] == sep;
     return cells;
 }
 
@@ -223,6 +268,27 @@ static flavor_id sniff_json_doc(const unsigned char *d, size_t len)
     if (has(d, len, "\"start_step\"") && has(d, len, "\"values\""))
         return F_GOLDEN;
     return F_NONE;
+}
+
+/* A text log whose first 64 KiB hold no step record yet (long launcher
+ * output, argument dumps): read it with every text handler and name the
+ * flavor after what was found. Only when the prefix is text and not JSON. */
+static flavor_id text_fallback(const unsigned char *d, size_t len, int *score)
+{
+    size_t i = 0, bad = 0;
+    while (i < len && isspace(d[i]))
+        i++;
+    if (i == len || d[i] == '{' || d[i] == '[')
+        return F_NONE;
+    for (size_t k = 0; k < len; k++) {
+        if (d[k] == 0)
+            return F_NONE;
+        bad += d[k] < 0x20 && !isspace(d[k]) && d[k] != 0x1b;
+    }
+    if (bad * 100 > len)
+        return F_NONE;
+    *score = PDB_SNIFF_MAYBE;
+    return F_TEXT;
 }
 
 /* Picks a flavor from a prefix of the input and reports how sure it is. */
@@ -243,8 +309,8 @@ static flavor_id sniff_flavor(const unsigned char *d, size_t len, int *score)
         return F_NONE;
     int counts[F_COUNT] = {0};
     int jsonl = 0, detectron = 0, lines = 0;
-    const char *first = NULL;
-    size_t first_len = 0, pos = i;
+    const char *first = NULL, *second = NULL;
+    size_t first_len = 0, second_len = 0, pos = i;
     while (pos < len && lines < 2000) {
         const char *s = (const char *)d + pos;
         const char *nl = memchr(s, '\n', len - pos);
@@ -257,6 +323,9 @@ static flavor_id sniff_flavor(const unsigned char *d, size_t len, int *score)
         if (!first) {
             first = s;
             first_len = l;
+        } else if (!second && l > 0) {
+            second = s;
+            second_len = l;
         }
         const char *t = s;
         size_t tl = pdb_steplog_trim(&t, l);
@@ -280,7 +349,10 @@ static flavor_id sniff_flavor(const unsigned char *d, size_t len, int *score)
         const char *h = first;
         size_t hl = pdb_steplog_trim(&h, first_len);
         char sep = memchr(h, '\t', hl) ? '\t' : ',';
-        if (header_cells(h, hl, sep) >= 2 && lines >= 2) {
+        int cells = header_cells(h, hl, sep);
+        const char *r2 = second;
+        size_t r2l = second ? pdb_steplog_trim(&r2, second_len) : 0;
+        if (cells >= 2 && second && row_cells(r2, r2l, sep) == cells) {
             *score = PDB_SNIFF_LIKELY;
             if (pdb_steplog_find(h, hl, "utilization.") || pdb_steplog_find(h, hl, "memory.used") ||
                 pdb_steplog_find(h, hl, "power.draw"))
@@ -300,7 +372,7 @@ static flavor_id sniff_flavor(const unsigned char *d, size_t len, int *score)
     else if (counts[F_MEGATRON] && best == F_DEEPSPEED)
         best = F_MEGATRON;
     if (best == F_NONE)
-        return F_NONE;
+        return text_fallback(d, len, score);
     *score = counts[best] >= 2 || best == F_RECTFLOW || best == F_MAE ? PDB_SNIFF_LIKELY
                                                                         : PDB_SNIFF_MAYBE;
     return best;
@@ -336,25 +408,41 @@ static int load_rules(pdb_steplog *w)
     return sqlite3_finalize(st) == SQLITE_OK ? PDB_OK : pdb_db_fail(w->src->db, "metric rules");
 }
 
-/* The canonical metric for a raw name: first matching rule, else the name
- * itself lower-cased (into buf). Cached per distinct raw name. */
-static const char *canonical(pdb_steplog *w, const char *raw, size_t len, char *buf, size_t cap)
+/* What a raw name resolves to: its canonical metric (first matching rule,
+ * else the name lower-cased) and the unit its name implies. Resolved once
+ * per distinct raw name and cached, since a log repeats the same names. */
+struct pdb_steplog_name {
+    char *metric;
+    const char *unit;  /* implied by the name, or NULL */
+    double factor;
+};
+
+static const pdb_steplog_name *resolve(pdb_steplog *w, const char *raw, size_t len)
 {
-    size_t n = len < cap - 1 ? len : cap - 1;
+    int64_t idx;
+    if (pdb_strmap_get(w->rule_cache, raw, len, &idx))
+        return &w->names[idx];
+    char buf[256];
+    size_t n = len < sizeof buf - 1 ? len : sizeof buf - 1;
     for (size_t i = 0; i < n; i++)
         buf[i] = (char)tolower((unsigned char)raw[i]);
     buf[n] = '\0';
-    int64_t idx;
-    if (!pdb_strmap_get(w->rule_cache, buf, n, &idx)) {
-        idx = -1;
-        for (int r = 0; r < w->nrules; r++)
-            if (sqlite3_strglob(w->rules[r].pattern, buf) == 0) {
-                idx = r;
-                break;
-            }
-        pdb_strmap_put(w->rule_cache, buf, n, idx);
+    const char *metric = buf;
+    for (int r = 0; r < w->nrules; r++)
+        if (sqlite3_strglob(w->rules[r].pattern, buf) == 0) {
+            metric = w->rules[r].metric;
+            break;
+        }
+    if (w->nnames == w->names_cap) {
+        w->names_cap = w->names_cap ? w->names_cap * 2 : 64;
+        w->names = pdb_xrealloc(w->names, (size_t)w->names_cap * sizeof *w->names);
     }
-    return idx >= 0 ? w->rules[idx].metric : buf;
+    pdb_steplog_name *e = &w->names[w->nnames];
+    e->metric = pdb_xstrdup(metric);
+    e->factor = 1;
+    e->unit = pdb_units_from_name(raw, len, &e->factor);
+    pdb_strmap_put(w->rule_cache, raw, len, w->nnames);
+    return &w->names[w->nnames++];
 }
 
 /* "val_loss", "eval_runtime", "profile/val/..." -> "val"; "train_loss" -> "train". */
@@ -416,16 +504,12 @@ static void bind_opt_real(sqlite3_stmt *st, int i, bool has_v, double v)
 int pdb_steplog_value(pdb_steplog *w, const char *raw, size_t rawlen, double value,
                       const char *unit, const char *agg, int64_t window)
 {
-    char buf[256];
+    const pdb_steplog_name *name = resolve(w, raw, rawlen);
     if (!unit) {
-        double f = 1;
-        unit = pdb_units_from_name(raw, rawlen, &f);
-        if (unit)
-            value *= f;
-        else
-            unit = "";
+        unit = name->unit ? name->unit : "";
+        value *= name->factor;
     }
-    const char *metric = canonical(w, raw, rawlen, buf, sizeof buf);
+    const char *metric = name->metric;
     char loader[64];
     const char *split = w->split ? w->split : split_from_name(raw, rawlen);
     loader_from_name(raw, rawlen, loader, sizeof loader);
@@ -437,7 +521,7 @@ int pdb_steplog_value(pdb_steplog *w, const char *raw, size_t rawlen, double val
     sqlite3_bind_text(st, 5, w->kind, -1, SQLITE_STATIC);
     bind_opt_int(st, 6, w->has_rank, w->rank);
     if (w->loader[0] || loader[0])
-        sqlite3_bind_text(st, 7, loader[0] ? loader : w->loader, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(st, 7, loader[0] ? loader : w->loader, -1, SQLITE_STATIC);
     else
         sqlite3_bind_null(st, 7);
     if (split)
@@ -447,12 +531,13 @@ int pdb_steplog_value(pdb_steplog *w, const char *raw, size_t rawlen, double val
     bind_opt_int(st, 9, w->has_step, w->step);
     bind_opt_real(st, 10, w->has_epoch, w->epoch);
     bind_opt_real(st, 11, w->has_wall, w->wall);
-    sqlite3_bind_text(st, 12, metric, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 12, metric, -1, SQLITE_STATIC);
     bind_opt_real(st, 13, true, value);
     sqlite3_bind_text(st, 14, unit, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 15, agg, -1, SQLITE_STATIC);
     bind_opt_int(st, 16, window > 0, window);
-    sqlite3_bind_text(st, 17, raw, (int)rawlen, SQLITE_TRANSIENT);
+    /* STATIC is safe: the row is inserted (and the statement reset) below */
+    sqlite3_bind_text(st, 17, raw, (int)rawlen, SQLITE_STATIC);
     if (pdb_db_step_done(w->src->db, st) != PDB_OK)
         return PDB_ERR;
     w->src->records++;
@@ -477,6 +562,27 @@ int pdb_steplog_text_value(pdb_steplog *w, const char *raw, size_t rawlen, const
         return pdb_steplog_value(w, raw, rawlen, v, NULL, agg, window) == PDB_OK ? 1 : PDB_ERR;
     }
     return pdb_steplog_value(w, raw, rawlen, v, unit, agg, window) == PDB_OK ? 1 : PDB_ERR;
+}
+
+int pdb_steplog_cumulative_time(pdb_steplog *w, const char *raw, size_t rawlen, double secs)
+{
+    if (pdb_steplog_value(w, raw, rawlen, secs, PDB_UNIT_SECONDS, "cumulative", 0) != PDB_OK)
+        return PDB_ERR;
+    if (!w->has_step || secs != secs)
+        return PDB_OK;
+    /* differencing the counter gives exact per-step times */
+    if (w->has_cum && w->step > w->cum_step && secs >= w->cum_time) {
+        char name[160];
+        snprintf(name, sizeof name, "delta %.*s", (int)(rawlen < 150 ? rawlen : 150), raw);
+        if (pdb_steplog_value(w, name, strlen(name),
+                              (secs - w->cum_time) / (double)(w->step - w->cum_step),
+                              PDB_UNIT_SECONDS, "derived", w->step - w->cum_step) != PDB_OK)
+            return PDB_ERR;
+    }
+    w->has_cum = true;
+    w->cum_step = w->step;
+    w->cum_time = secs;
+    return PDB_OK;
 }
 
 void pdb_steplog_malformed(pdb_steplog *w, int64_t line, const char *what)
@@ -528,6 +634,8 @@ static flavor_id flavor_named(const char *name)
         return F_GOLDEN;
     if (strcmp(name, "hf") == 0)
         return F_HF;
+    if (strcmp(name, "log") == 0)
+        return F_TEXT;
     return F_NONE;
 }
 
@@ -553,6 +661,9 @@ static void free_writer(pdb_steplog *w)
         free(w->rules[r].metric);
     }
     free(w->rules);
+    for (int i = 0; i < w->nnames; i++)
+        free(w->names[i].metric);
+    free(w->names);
     if (w->rule_cache)
         pdb_strmap_free(w->rule_cache);
 }
@@ -597,6 +708,17 @@ int pdb_read_steplog(pdb_source *src)
     int rc = prepare_writer(&w);
     if (rc == PDB_OK)
         rc = read_flavor(&w, f);
+    if (rc == PDB_OK && f == F_TEXT) {
+        int best = 0;
+        for (int k = 1; k < (int)(sizeof line_flavor / sizeof line_flavor[0]); k++)
+            if (w.family_hits[k] > w.family_hits[best])
+                best = k;
+        if (best)
+            src->format = formats[line_flavor[best]];
+    }
+    if (rc == PDB_OK && w.malformed > 20)
+        pdb_warn("%s: %lld more malformed records not shown (counted in 'profdb runs')",
+                 src->path, (long long)(w.malformed - 20));
     if (rc == PDB_OK && src->records == 0)
         rc = pdb_fail_at(src->path, pdb_input_offset(src->in),
                          "no step records found (expected a %s step log)", FLAVOR_NAME(f));

@@ -16,27 +16,42 @@
 #include "ingest/ingest.h"
 
 typedef struct pdb_steplog_rule pdb_steplog_rule;
+typedef struct pdb_steplog_name pdb_steplog_name;
 
+/* Line recognisers used by the sniffer and by the text reader. */
+typedef enum {
+    PDB_SL_NONE, PDB_SL_MEGATRON, PDB_SL_DEEPSPEED, PDB_SL_NANOGPT, PDB_SL_TORCHTITAN,
+    PDB_SL_HF, PDB_SL_RECTFLOW, PDB_SL_MAE, PDB_SL_KV,
+} pdb_steplog_linekind;
 typedef struct pdb_steplog {
     pdb_source *src;
     const char *flavor;          /* the flavor being read */
     sqlite3_stmt *ins, *ins_note, *ins_block;
     pdb_steplog_rule *rules;
     int nrules;
-    pdb_strmap *rule_cache;      /* lower-cased raw name -> rule index, or -1 */
+    pdb_strmap *rule_cache;      /* raw name -> index in names */
+    pdb_steplog_name *names;     /* resolved raw names (steplog.c) */
+    int nnames, names_cap;
     /* the current record */
     int64_t record, line;
     const char *kind;
     bool has_rank, has_step, has_epoch, has_wall;
     int64_t rank, step;
     double epoch, wall;
-    char loader[64];             /* "" when none */
+    char loader[64];             /* "" when none; DeepSpeed-Chat engines: engine0, engine1 */
     const char *split;           /* "train", "val" or NULL */
     int64_t malformed;           /* record-like lines that did not parse */
     /* state of the text family, kept across lines */
     bool has_iter, has_ds_step, has_ppo, has_tt;
     int64_t iter, iter_window, ds_step, ppo_step, tt_step, timer_lines;
     double tt_wall;
+    bool has_cum;                /* last cumulative train_time (modded-nanogpt) */
+    int64_t cum_step;
+    double cum_time;
+    int64_t hf_max_steps, hf_logging_steps, hf_train_dicts; /* HF Trainer stdout */
+    int64_t ds_engine, ds_record;  /* DeepSpeed-Chat: engine of the last step= line */
+    bool meg_timer_block;        /* inside Megatron's "(min, max) time across ranks" */
+    int64_t family_hits[16];     /* records per pdb_steplog_linekind */
     int blk_mode, blk_section;   /* summary block being read (steplog_blocks.c) */
     int64_t blk_record;
 } pdb_steplog;
@@ -52,6 +67,11 @@ int pdb_steplog_value(pdb_steplog *w, const char *raw, size_t rawlen, double val
  * text is not a quantity (nothing stored), 1 when stored, -1 on error. */
 int pdb_steplog_text_value(pdb_steplog *w, const char *raw, size_t rawlen, const char *text,
                            size_t textlen, const char *agg, int64_t window);
+/* Adds a cumulative time counter (seconds since the start of training) of
+ * the current record, which must have a step, and the exact per-step time
+ * derived from the previous value ("delta NAME", agg "derived", window =
+ * steps between the two records). */
+int pdb_steplog_cumulative_time(pdb_steplog *w, const char *raw, size_t rawlen, double secs);
 /* A line that looks like a record but does not parse: warns with its line
  * number and counts it (skip reason "malformed record"). */
 void pdb_steplog_malformed(pdb_steplog *w, int64_t line, const char *what);
@@ -70,11 +90,7 @@ int pdb_steplog_read_json_doc(pdb_steplog *w);   /* trainer_state.json, golden v
 int pdb_steplog_read_csv(pdb_steplog *w);        /* CSV/TSV and nvidia-smi */
 int pdb_steplog_read_text(pdb_steplog *w);       /* every line-oriented text flavor */
 
-/* Line recognisers used by the sniffer and by the text reader. */
-typedef enum {
-    PDB_SL_NONE, PDB_SL_MEGATRON, PDB_SL_DEEPSPEED, PDB_SL_NANOGPT, PDB_SL_TORCHTITAN,
-    PDB_SL_HF, PDB_SL_RECTFLOW, PDB_SL_MAE, PDB_SL_KV,
-} pdb_steplog_linekind;
+/* Classifies one line for the sniffer (PDB_SL_NONE when no flavor's). */
 pdb_steplog_linekind pdb_steplog_classify(const char *line, size_t len);
 
 /* Line handlers in the text family: return 1 when the line was theirs,

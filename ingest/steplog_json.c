@@ -23,6 +23,10 @@
 static void normalise_json(const char *s, size_t len, pdb_buf *out)
 {
     pdb_buf_reset(out);
+    if (!memchr(s, 'N', len) && !memchr(s, 'I', len)) {
+        pdb_buf_add(out, s, len); /* the common case: nothing to replace */
+        return;
+    }
     bool in_str = false;
     for (size_t i = 0; i < len; i++) {
         char c = s[i];
@@ -53,15 +57,18 @@ static void normalise_json(const char *s, size_t len, pdb_buf *out)
     }
 }
 
+/* Whether k is one of names; most keys differ in their first byte, which
+ * is checked before calling strcmp (this runs for every key of every line). */
 static bool key_is(const char *k, const char *const *names)
 {
     for (int i = 0; names[i]; i++)
-        if (strcmp(k, names[i]) == 0)
+        if (k[0] == names[i][0] && strcmp(k, names[i]) == 0)
             return true;
     return false;
 }
 
 static const char *const step_keys[] = {"step", "iteration", "global_step", "_step", "iter",
+                                        "current_steps",
                                         "trainer/global_step", "train/global_step", NULL};
 static const char *const epoch_keys[] = {"epoch", "train/epoch", NULL};
 static const char *const wall_keys[] = {"_timestamp", "timestamp", "wall_time", "walltime", NULL};
@@ -92,6 +99,11 @@ static void object_context(pdb_steplog *w, yajl_val obj)
     }
 }
 
+/* Time counters since the start (LLaMA-Factory's elapsed_time "0:01:23",
+ * wandb's _runtime): stored as cumulative, per-step times derived. */
+static const char *const cumulative_keys[] = {"elapsed_time", "_runtime", "train_time",
+                                              "time_elapsed", "elapsed", NULL};
+
 static bool is_context_key(const char *k)
 {
     return key_is(k, step_keys) || key_is(k, epoch_keys) || key_is(k, wall_keys) ||
@@ -102,12 +114,25 @@ static bool is_context_key(const char *k)
 static const char *agg_for(const pdb_steplog *w, const char *key, int64_t *window)
 {
     *window = 0;
-    if (strcmp(w->flavor, "detectron2") == 0 &&
+    if ((key[0] == 't' || key[0] == 'd') && strcmp(w->flavor, "detectron2") == 0 &&
         (strcmp(key, "time") == 0 || strcmp(key, "data_time") == 0)) {
         *window = 20; /* detectron2's CommonMetricPrinter: median of the last 20 */
         return "window_median";
     }
     return "point";
+}
+
+/* A time value as a number of seconds or a text like "0:01:23" or "83s". */
+static bool seconds_of(yajl_val v, double *secs)
+{
+    if (YAJL_IS_NUMBER(v)) {
+        *secs = YAJL_GET_DOUBLE(v);
+        return true;
+    }
+    const char *t = YAJL_IS_STRING(v) ? YAJL_GET_STRING(v) : NULL;
+    const char *u;
+    return t && pdb_units_quantity(t, strlen(t), secs, &u) &&
+           (u[0] == '\0' || strcmp(u, PDB_UNIT_SECONDS) == 0);
 }
 
 /* Stores every number (and number-like string, boolean) of an object,
@@ -119,12 +144,19 @@ static int object_values(pdb_steplog *w, yajl_val obj, const char *prefix, int d
         yajl_val v = obj->u.object.values[i];
         if (depth == 0 && is_context_key(k))
             continue;
-        char name[256];
-        snprintf(name, sizeof name, "%s%s%s", prefix, *prefix ? "/" : "", k);
+        char buf[256];
+        const char *name = k;
+        if (*prefix) {
+            snprintf(buf, sizeof buf, "%s/%s", prefix, k);
+            name = buf;
+        }
         int64_t window;
         const char *agg = agg_for(w, name, &window);
         int rc = PDB_OK;
-        if (YAJL_IS_NUMBER(v))
+        double secs;
+        if (depth == 0 && key_is(k, cumulative_keys) && seconds_of(v, &secs))
+            rc = pdb_steplog_cumulative_time(w, name, strlen(name), secs);
+        else if (YAJL_IS_NUMBER(v))
             rc = pdb_steplog_value(w, name, strlen(name), YAJL_GET_DOUBLE(v), NULL, agg, window);
         else if (YAJL_IS_NULL(v))
             rc = pdb_steplog_value(w, name, strlen(name), NAN, NULL, agg, window);
@@ -252,9 +284,15 @@ static int read_golden(pdb_steplog *w, yajl_val root)
             w->has_step = true;
             w->step = (int64_t)step;
             double d = NAN;
+            const char *u;
             if (YAJL_IS_NUMBER(v))
                 d = YAJL_GET_DOUBLE(v);
-            else if (!(YAJL_IS_STRING(v) || YAJL_IS_NULL(v))) {
+            else if (YAJL_IS_STRING(v)) {
+                /* "nan" (180 golden files hold it) or a number as text */
+                const char *t = YAJL_GET_STRING(v);
+                if (!pdb_units_quantity(t, strlen(t), &d, &u))
+                    d = NAN;
+            } else if (!YAJL_IS_NULL(v)) {
                 pdb_skip(w->src, "golden value that is not a number");
                 continue;
             }

@@ -10,6 +10,7 @@
  * `wall_clock_breakdown` timer lines, and DeepSpeed-Chat's PPO lines
  * `epoch: 0|step: N|...` with `|E2E latency=3.73s |Generate time=...`. */
 #include "ingest/steplog.h"
+#include "common/db.h"
 #include "common/error.h"
 #include "common/units.h"
 
@@ -47,8 +48,8 @@ static bool starts_with_avg(const char *name, size_t nl)
 }
 
 /* Whether every field of a "name: value" bar has a name made of name
- * characters: a line cut off or glued to other output fails this and is
- * rejected whole rather than stored in part. */
+ * characters and a number for value: a line cut off or glued to other
+ * output fails this and is rejected whole rather than stored in part. */
 static bool fields_valid(const char *s, size_t len, char sep)
 {
     size_t start = 0;
@@ -66,6 +67,12 @@ static bool fields_valid(const char *s, size_t len, char sep)
         for (const char *c = f; c < colon; c++)
             if (!(isalnum((unsigned char)*c) || strchr(" _/.-()", *c)))
                 return false;
+        const char *v = colon + 1;
+        size_t vl = pdb_steplog_trim(&v, (size_t)(f + fl - v));
+        double x;
+        const char *unit;
+        if (!pdb_units_quantity(v, vl, &x, &unit))
+            return false;
     }
     return true;
 }
@@ -82,10 +89,12 @@ static const char *iteration_agg(const char *name, size_t nl)
     return "point";
 }
 
-/* Stores "name: value" fields separated by sep. Returns 1, or 0 when a field
- * has no ':' (a cut or glued line), PDB_ERR on a database error. */
+/* Stores "name: value" fields separated by sep. A header such as "time (ms)"
+ * or "memory (MB)" gives bare numbers their unit (hdr_unit, times hdr_scale).
+ * Returns 1, or 0 when a field is not "name: number" (a cut or glued line),
+ * PDB_ERR on a database error. */
 static int bar_fields(pdb_steplog *w, const char *s, size_t len, char sep, bool iteration,
-                      const char *agg, int64_t window, bool ms)
+                      const char *agg, int64_t window, const char *hdr_unit, double hdr_scale)
 {
     if (!fields_valid(s, len, sep))
         return 0;
@@ -109,9 +118,8 @@ static int bar_fields(pdb_steplog *w, const char *s, size_t len, char sep, bool 
         const char *v = val;
         size_t tvl = pdb_steplog_trim(&v, vl);
         int r;
-        if (ms && pdb_units_quantity(v, tvl, &x, &unit) && unit[0] == '\0')
-            /* the "time (ms)" header gives the unit of every field */
-            r = pdb_steplog_value(w, name, nl, x * 1e-3, PDB_UNIT_SECONDS, a, window) == PDB_OK
+        if (hdr_unit && pdb_units_quantity(v, tvl, &x, &unit) && unit[0] == '\0')
+            r = pdb_steplog_value(w, name, nl, x * hdr_scale, hdr_unit, a, window) == PDB_OK
                     ? 1 : PDB_ERR;
         else
             r = pdb_steplog_text_value(w, name, nl, val, vl, a, window);
@@ -130,7 +138,11 @@ static int timer_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno)
     const char *p = pdb_steplog_find(s, len, "time (ms) |");
     if (!p)
         return 0;
-    bool deepspeed = p != s && pdb_steplog_find(s, (size_t)(p - s), "log_dist") != NULL;
+    /* DeepSpeed prefixes its timers ("[...log_dist] [Rank 0] rank=0 time (ms)");
+     * Megatron's line starts with "time (ms)" */
+    bool deepspeed = p != s && (pdb_steplog_find(s, (size_t)(p - s), "log_dist") ||
+                                pdb_steplog_find(s, (size_t)(p - s), "[Rank ") ||
+                                pdb_steplog_find(s, (size_t)(p - s), "rank="));
     if (!deepspeed && !w->has_iter) {
         pdb_skip(w->src, "setup timer line before the first iteration");
         return 1;
@@ -153,15 +165,92 @@ static int timer_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno)
     const char *f = p + 11;
     /* Megatron timers are averaged over the log interval. */
     int r = bar_fields(w, f, (size_t)(s + len - f), '|', false, "interval_mean",
-                       deepspeed ? 0 : w->iter_window, true);
+                       deepspeed ? 0 : w->iter_window, PDB_UNIT_SECONDS, 1e-3);
     if (r == 0) {
         pdb_steplog_malformed(w, lineno, "expected 'name: milliseconds' timer fields");
     }
     return r < 0 ? PDB_ERR : 1;
 }
 
+/* "[Rank 0] (after 10 iterations) memory (MB) | allocated: 1.5 | max allocated: ..." */
+static int memory_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno)
+{
+    const char *p = pdb_steplog_find(s, len, "memory (MB) |");
+    if (!p)
+        return 0;
+    pdb_steplog_record(w, "memory", lineno);
+    const char *after = pdb_steplog_find(s, (size_t)(p - s), "(after ");
+    size_t i = after ? (size_t)(after - s) + 7 : 0;
+    int64_t it;
+    if (after && read_int(s, len, &i, &it)) {
+        w->has_step = true;
+        w->step = it;
+    }
+    const char *rk = pdb_steplog_find(s, (size_t)(p - s), "[Rank ");
+    size_t ri = rk ? (size_t)(rk - s) + 6 : 0;
+    w->has_rank = rk && read_int(s, len, &ri, &w->rank);
+    const char *f = p + 13;
+    int r = bar_fields(w, f, (size_t)(s + len - f), '|', false, "point", 0, PDB_UNIT_BYTES,
+                       1048576.0);
+    if (r == 0)
+        pdb_steplog_malformed(w, lineno, "expected 'name: megabytes' fields");
+    return r < 0 ? PDB_ERR : 1;
+}
+
+/* Newer Megatron prints its timers as a block:
+ *     (min, max) time across ranks (ms):
+ *         forward-backward ...............................: (1234.56, 1240.12)
+ * The max over ranks is what the step waits for: it is stored under the
+ * timer's name (interval mean, like the one-line timers), the min as
+ * "NAME (min across ranks)". */
+static int timer_block_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno)
+{
+    if (pdb_steplog_find(s, len, "(min, max) time across ranks (ms):")) {
+        w->meg_timer_block = w->has_iter;
+        if (!w->has_iter)
+            pdb_skip(w->src, "setup timer line before the first iteration");
+        else
+            pdb_steplog_record(w, "timer", lineno);
+        w->blk_record = w->record;
+        return 1;
+    }
+    if (!w->meg_timer_block)
+        return 0;
+    const char *dots = pdb_steplog_find(s, len, "...");
+    const char *open = dots ? memchr(dots, '(', (size_t)(s + len - dots)) : NULL;
+    const char *comma = open ? memchr(open, ',', (size_t)(s + len - open)) : NULL;
+    const char *close = comma ? memchr(comma, ')', (size_t)(s + len - comma)) : NULL;
+    double mn, mx;
+    const char *u;
+    const char *name = s;
+    size_t nl = dots ? pdb_steplog_trim(&name, (size_t)(dots - s)) : 0;
+    if (!close || nl == 0 || !pdb_units_quantity(open + 1, (size_t)(comma - open - 1), &mn, &u) ||
+        !pdb_units_quantity(comma + 1, (size_t)(close - comma - 1), &mx, &u)) {
+        w->meg_timer_block = false; /* the block is over */
+        return 0;
+    }
+    w->record = w->blk_record;
+    w->line = lineno;
+    w->kind = "timer";
+    w->has_step = true;
+    w->step = w->iter;
+    w->split = "train";
+    char minname[160];
+    snprintf(minname, sizeof minname, "%.*s (min across ranks)", (int)(nl < 120 ? nl : 120), name);
+    if (pdb_steplog_value(w, name, nl, mx * 1e-3, PDB_UNIT_SECONDS, "interval_mean",
+                          w->iter_window) != PDB_OK ||
+        pdb_steplog_value(w, minname, strlen(minname), mn * 1e-3, PDB_UNIT_SECONDS,
+                          "interval_mean", w->iter_window) != PDB_OK)
+        return PDB_ERR;
+    return 1;
+}
+
 int pdb_steplog_megatron_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno)
 {
+    int handled;
+    if ((handled = timer_block_line(w, s, len, lineno)) != 0 ||
+        (handled = memory_line(w, s, len, lineno)) != 0)
+        return handled;
     const char *p = pdb_steplog_find(s, len, "validation loss at iteration");
     if (p) {
         size_t i = (size_t)(p - s) + 28;
@@ -175,7 +264,7 @@ int pdb_steplog_megatron_line(pdb_steplog *w, const char *s, size_t len, int64_t
         w->has_step = true;
         w->step = it;
         w->split = "val";
-        int r = bar_fields(w, bar + 1, (size_t)(s + len - bar - 1), '|', false, "point", 0, false);
+        int r = bar_fields(w, bar + 1, (size_t)(s + len - bar - 1), '|', false, "point", 0, NULL, 0);
         if (r == 0)
             pdb_steplog_malformed(w, lineno, "expected 'name: value' fields");
         return r < 0 ? PDB_ERR : 1;
@@ -205,7 +294,7 @@ int pdb_steplog_megatron_line(pdb_steplog *w, const char *s, size_t len, int64_t
         w->step = it;
         w->split = "train";
         int r = bar_fields(w, bar + 1, (size_t)(s + len - bar - 1), '|', true, NULL,
-                           w->iter_window, false);
+                           w->iter_window, NULL, 0);
         if (r == 0)
             pdb_steplog_malformed(w, lineno, "expected 'name: value' fields after the iteration");
         return r < 0 ? PDB_ERR : 1;
@@ -268,6 +357,21 @@ static int eq_fields(pdb_steplog *w, const char *s, size_t len, char sep)
     return 1;
 }
 
+/* The first engine's step line was stored before the second one showed
+ * that there are two: name its rows engine0 now. */
+static int label_engine0(pdb_steplog *w)
+{
+    sqlite3_stmt *st;
+    if (pdb_db_prepare(w->src->db, "UPDATE steplog_values SET loader = 'engine0'"
+                                   " WHERE source_id = ? AND record = ?", &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, w->src->source_id);
+    sqlite3_bind_int64(st, 2, w->ds_record);
+    int rc = pdb_db_step_done(w->src->db, st);
+    sqlite3_finalize(st);
+    return rc;
+}
+
 int pdb_steplog_deepspeed_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno)
 {
     const char *p;
@@ -278,6 +382,11 @@ int pdb_steplog_deepspeed_line(pdb_steplog *w, const char *s, size_t len, int64_
             pdb_steplog_malformed(w, lineno, "expected 'step=N'");
             return 1;
         }
+        /* DeepSpeed-Chat runs two engines (actor, critic) that both print
+         * "[Rank 0] step=N": a repeated N is the next engine's line. */
+        int64_t engine = w->has_ds_step && step == w->ds_step ? w->ds_engine + 1 : 0;
+        if (engine == 1 && label_engine0(w) != PDB_OK)
+            return PDB_ERR;
         pdb_steplog_record(w, "ds_step", lineno);
         set_wall(w, s, len);
         const char *rk = pdb_steplog_find(s, (size_t)(p - s), "[Rank ");
@@ -287,9 +396,15 @@ int pdb_steplog_deepspeed_line(pdb_steplog *w, const char *s, size_t len, int64_
         w->step = step;
         w->has_ds_step = true;
         w->ds_step = step;
+        w->ds_engine = engine;
+        w->ds_record = w->record;
+        if (engine > 0)
+            snprintf(w->loader, sizeof w->loader, "engine%lld", (long long)engine);
         const char *sk = pdb_steplog_find(s, len, "skipped=");
-        if (pdb_steplog_text_value(w, "skipped", 7, sk + 8, strcspn(sk + 8, ","), "cumulative",
-                                   0) < 0)
+        size_t skl = 0;
+        while (sk + 8 + skl < s + len && sk[8 + skl] != ',')
+            skl++;
+        if (pdb_steplog_text_value(w, "skipped", 7, sk + 8, skl, "cumulative", 0) < 0)
             return PDB_ERR;
         const char *lr = pdb_steplog_find(s, len, "lr=[");
         if (lr) {
@@ -320,7 +435,7 @@ int pdb_steplog_deepspeed_line(pdb_steplog *w, const char *s, size_t len, int64_
         const char *bar = memchr(t + i, '|', tl - i);
         if (!bar)
             return 1;
-        int r = bar_fields(w, bar + 1, (size_t)(t + tl - bar - 1), '|', false, "point", 0, false);
+        int r = bar_fields(w, bar + 1, (size_t)(t + tl - bar - 1), '|', false, "point", 0, NULL, 0);
         if (r == 0)
             pdb_steplog_malformed(w, lineno, "expected 'name: value' fields");
         return r < 0 ? PDB_ERR : 1;

@@ -136,6 +136,59 @@ static int nanogpt_line(pdb_steplog *w, const char *s, size_t len, int64_t linen
     return comma_fields(w, t + i + 1, tl - i - 1, lineno);
 }
 
+/* modded-nanogpt: "step:11/1750 train_time:36633ms step_avg:621.73ms". The
+ * train_time is cumulative (so its differences are exact per-step times) and
+ * step_avg is its running mean. */
+static int modded_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno)
+{
+    const char *t = s;
+    size_t tl = pdb_steplog_trim(&t, len);
+    if (!starts_with(t, tl, "step:"))
+        return 0;
+    size_t i = 5;
+    int64_t step = 0, total = 0;
+    if (!read_int(t, tl, &i, &step) || i >= tl || t[i] != '/' || (i++, !read_int(t, tl, &i, &total)) ||
+        !pdb_steplog_find(t, tl, ":"))
+        return 0;
+    if (!pdb_steplog_find(t + i, tl - i, "train_time:") && !pdb_steplog_find(t + i, tl - i, "loss:"))
+        return 0;
+    pdb_steplog_record(w, "step", lineno);
+    w->has_step = true;
+    w->step = step;
+    while (i < tl) {
+        while (i < tl && t[i] == ' ')
+            i++;
+        size_t ns = i;
+        while (i < tl && t[i] != ':' && t[i] != ' ')
+            i++;
+        if (i >= tl || t[i] != ':') {
+            pdb_steplog_malformed(w, lineno, "expected 'name:value' fields after 'step:N/M'");
+            return 1;
+        }
+        size_t nl = i - ns;
+        size_t vs = ++i;
+        while (i < tl && t[i] != ' ')
+            i++;
+        double v;
+        const char *unit;
+        if (!pdb_units_quantity(t + vs, i - vs, &v, &unit)) {
+            pdb_skip(w->src, "field value that is not a number");
+            continue;
+        }
+        bool cum = nl == 10 && memcmp(t + ns, "train_time", 10) == 0;
+        bool avg = nl == 8 && memcmp(t + ns, "step_avg", 8) == 0;
+        int rc;
+        if (cum)
+            rc = pdb_steplog_cumulative_time(w, t + ns, nl, v * (unit[0] ? 1 : 1e-3));
+        else
+            rc = pdb_steplog_value(w, t + ns, nl, v, unit[0] ? unit : NULL,
+                                   avg ? "running_mean" : "point", avg ? step : 0);
+        if (rc != PDB_OK)
+            return PDB_ERR;
+    }
+    return 1;
+}
+
 /* ---- torchtitan ------------------------------------------------------------ */
 
 /* "step:  2  loss: 12.39  memory: 116.16GiB(83.14%)  tps: 5,970  mfu: 30.47%". */
@@ -215,81 +268,125 @@ static int torchtitan_line(pdb_steplog *w, const char *s, size_t len, int64_t li
 
 /* ---- HuggingFace Trainer: printed dicts and tqdm bars ---------------------- */
 
+typedef struct {
+    const char *k, *v;
+    size_t kl, vl;
+} kv_pair;
+
+/* Splits a flat Python dict repr "{'k': v, 'k2': 'v2'}" into pairs. Returns
+ * the number of pairs, or -1 when it is not a flat dict of scalars. */
+static int split_dict(const char *t, size_t tl, kv_pair *p, int cap)
+{
+    size_t i = 1;
+    int n = 0;
+    for (;;) {
+        while (i < tl - 1 && (t[i] == ' ' || t[i] == ','))
+            i++;
+        if (i >= tl - 1)
+            return n;
+        if (t[i] != '\'' || n == cap)
+            return -1;
+        size_t ks = ++i;
+        while (i < tl - 1 && t[i] != '\'')
+            i++;
+        if (i >= tl - 1)
+            return -1;
+        p[n].k = t + ks;
+        p[n].kl = i - ks;
+        i++;
+        while (i < tl - 1 && t[i] == ' ')
+            i++;
+        if (i >= tl - 1 || t[i] != ':')
+            return -1;
+        i++;
+        while (i < tl - 1 && t[i] == ' ')
+            i++;
+        size_t vs = i;
+        if (i < tl - 1 && t[i] == '\'') {
+            for (i++; i < tl - 1 && t[i] != '\''; i++)
+                ;
+            if (i >= tl - 1)
+                return -1;
+            i++;
+        } else {
+            while (i < tl - 1 && t[i] != ',') {
+                if (strchr("{}[]()", t[i]))
+                    return -1;
+                i++;
+            }
+        }
+        p[n].v = t + vs;
+        p[n].vl = i - vs;
+        n++;
+    }
+}
+
 /* {'loss': 4.7047, 'grad_norm': 11.2, 'epoch': 0.0} (Python repr, values may
- * be quoted strings in recent transformers). */
+ * be quoted strings in recent transformers). The dicts carry no step; when
+ * the log printed logging_steps, a training dict's step is its ordinal times
+ * logging_steps. */
 static int hf_dict_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno)
 {
     const char *t = s;
     size_t tl = pdb_steplog_trim(&t, len);
     if (tl < 4 || t[0] != '{' || t[1] != '\'')
         return 0;
-    if (t[tl - 1] != '}') {
-        pdb_steplog_malformed(w, lineno, "expected a Trainer log dict ending in '}'");
+    kv_pair p[64];
+    int n = t[tl - 1] == '}' ? split_dict(t, tl, p, 64) : -1;
+    if (n < 0) {
+        pdb_steplog_malformed(w, lineno, "expected a flat Trainer log dict {'name': value, ...}");
         return 1;
     }
     pdb_steplog_record(w, "hf-log", lineno);
-    /* first pass: context */
-    size_t i = 1;
-    int stored = 0;
-    while (i < tl - 1) {
-        while (i < tl && (t[i] == ' ' || t[i] == ','))
-            i++;
-        if (i >= tl - 1)
-            break;
-        if (t[i] != '\'') {
-            pdb_steplog_malformed(w, lineno, "expected a quoted key in a Trainer log dict");
-            return 1;
-        }
-        size_t ks = ++i;
-        while (i < tl && t[i] != '\'')
-            i++;
-        size_t kl = i - ks;
-        i++;
-        while (i < tl && t[i] == ' ')
-            i++;
-        if (i >= tl || t[i] != ':') {
-            pdb_steplog_malformed(w, lineno, "expected ':' after a key in a Trainer log dict");
-            return 1;
-        }
-        i++;
-        while (i < tl && t[i] == ' ')
-            i++;
-        size_t vs = i;
-        if (i < tl && t[i] == '\'') {
-            i++;
-            while (i < tl && t[i] != '\'')
-                i++;
-            i++;
-        } else
-            while (i < tl - 1 && t[i] != ',')
-                i++;
-        if (i > tl - 1)
-            i = tl - 1;
-        const char *key = t + ks, *val = t + vs;
-        size_t vl = i - vs;
+    bool training = false;
+    for (int k = 0; k < n; k++) {
         double v;
         const char *u;
-        const char *vv = val;
-        size_t vvl = pdb_steplog_trim(&vv, vl);
-        if (vvl >= 2 && vv[0] == '\'') {
-            vv++;
-            vvl -= 2;
-        }
-        if (kl == 5 && memcmp(key, "epoch", 5) == 0 && pdb_units_quantity(vv, vvl, &v, &u)) {
+        if (p[k].kl == 5 && memcmp(p[k].k, "epoch", 5) == 0 &&
+            pdb_units_quantity(p[k].v, p[k].vl, &v, &u)) {
             w->has_epoch = true;
             w->epoch = v;
-            continue;
-        }
-        if (kl >= 5 && memcmp(key, "eval_", 5) == 0)
+        } else if (p[k].kl >= 5 && memcmp(p[k].k, "eval_", 5) == 0)
             w->split = "val";
-        int r = pdb_steplog_text_value(w, key, kl, val, vl, "point", 0);
+        else if (p[k].kl == 4 && memcmp(p[k].k, "loss", 4) == 0)
+            training = true;
+    }
+    if (training && !w->split) {
+        w->split = "train";
+        w->hf_train_dicts++;
+        if (w->hf_logging_steps > 0) {
+            w->has_step = true;
+            w->step = w->hf_train_dicts * w->hf_logging_steps;
+        }
+    }
+    for (int k = 0; k < n; k++) {
+        if (p[k].kl == 5 && memcmp(p[k].k, "epoch", 5) == 0)
+            continue;
+        int r = pdb_steplog_text_value(w, p[k].k, p[k].kl, p[k].v, p[k].vl, "point", 0);
         if (r < 0)
             return PDB_ERR;
-        stored += r;
         if (r == 0)
             pdb_skip(w->src, "field value that is not a number");
     }
     return 1;
+}
+
+/* Trainer lines that say how to read the rest: "Total optimization steps =
+ * 8264" (the training bar's total) and TrainingArguments' "logging_steps=10".
+ * They are not records. */
+static void hf_settings(pdb_steplog *w, const char *s, size_t len)
+{
+    const char *p = pdb_steplog_find(s, len, "Total optimization steps =");
+    size_t i;
+    if (p) {
+        i = (size_t)(p - s) + 26;
+        read_int(s, len, &i, &w->hf_max_steps);
+    }
+    p = pdb_steplog_find(s, len, "logging_steps=");
+    if (p) {
+        i = (size_t)(p - s) + 14;
+        read_int(s, len, &i, &w->hf_logging_steps);
+    }
 }
 
 /* A tqdm update "N/T [mm:ss<hh:mm:ss,  7.03s/it]"; bars in other units
@@ -331,6 +428,8 @@ static int tqdm_segment(pdb_steplog *w, const char *s, size_t len, int64_t linen
                 pdb_steplog_record(w, "tqdm", lineno);
                 w->has_step = true;
                 w->step = n;
+                if (w->hf_max_steps > 0 && total == w->hf_max_steps)
+                    w->split = "train"; /* the training bar, by its total */
                 if (pdb_steplog_value(w, "progress_total", 14, (double)total, "", "point", 0) !=
                     PDB_OK)
                     return PDB_ERR;
@@ -398,9 +497,30 @@ static int kv_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno)
 
 /* ---- the loop ------------------------------------------------------------------ */
 
+/* The line handlers in the order they are tried, with the family each
+ * stands for (used to name the format of a log whose flavor was not
+ * sniffed from its first 64 KiB). */
+static const struct {
+    int (*fn)(pdb_steplog *w, const char *s, size_t len, int64_t lineno);
+    pdb_steplog_linekind family;
+} handlers[] = {
+    {pdb_steplog_block_line, PDB_SL_RECTFLOW},
+    {pdb_steplog_megatron_line, PDB_SL_MEGATRON},
+    {pdb_steplog_deepspeed_line, PDB_SL_DEEPSPEED},
+    {nanogpt_line, PDB_SL_NANOGPT},
+    {modded_line, PDB_SL_NANOGPT},
+    {torchtitan_line, PDB_SL_TORCHTITAN},
+    {hf_dict_line, PDB_SL_HF},
+    {tqdm_segment, PDB_SL_HF},
+    {kv_line, PDB_SL_KV},
+};
+
 static int handle_segment(pdb_steplog *w, const char *s, size_t len, int64_t lineno, bool kv)
 {
     int r;
+    if (len > 14 && (pdb_steplog_find(s, len, "logging_steps=") ||
+                     pdb_steplog_find(s, len, "Total optimization steps")))
+        hf_settings(w, s, len);
     /* Block-buffered stdout glues a Trainer dict onto a progress bar. */
     const char *dict = pdb_steplog_find(s, len, "{'");
     if (dict && dict > s && s[len - 1] == '}') {
@@ -408,22 +528,16 @@ static int handle_segment(pdb_steplog *w, const char *s, size_t len, int64_t lin
             return PDB_ERR;
         return handle_segment(w, dict, (size_t)(s + len - dict), lineno, kv);
     }
-    if ((r = pdb_steplog_block_line(w, s, len, lineno)) != 0)
-        return r;
-    if ((r = pdb_steplog_megatron_line(w, s, len, lineno)) != 0)
-        return r;
-    if ((r = pdb_steplog_deepspeed_line(w, s, len, lineno)) != 0)
-        return r;
-    if ((r = nanogpt_line(w, s, len, lineno)) != 0)
-        return r;
-    if ((r = torchtitan_line(w, s, len, lineno)) != 0)
-        return r;
-    if ((r = hf_dict_line(w, s, len, lineno)) != 0)
-        return r;
-    if ((r = tqdm_segment(w, s, len, lineno)) != 0)
-        return r;
-    if (kv && (r = kv_line(w, s, len, lineno)) != 0)
-        return r;
+    for (size_t h = 0; h < sizeof handlers / sizeof handlers[0]; h++) {
+        if (handlers[h].family == PDB_SL_KV && !kv)
+            continue;
+        int64_t before = w->record;
+        if ((r = handlers[h].fn(w, s, len, lineno)) != 0) {
+            if (r > 0 && w->record != before)
+                w->family_hits[handlers[h].family]++;
+            return r;
+        }
+    }
     const char *t = s;
     pdb_skip(w->src, pdb_steplog_trim(&t, len) ? "not a step record" : "blank line");
     return 1;

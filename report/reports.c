@@ -28,6 +28,7 @@ const pdb_report pdb_reports[] = {
     {"phases", pdb_report_steplog_phases, "step logs: per-phase distribution and share of step time (--skip-first N)"},
     {"loaders", pdb_report_steplog_loaders, "step logs: per-dataloader phase times and imbalance"},
     {"throughput", pdb_report_steplog_throughput, "step logs: steps/s, samples/s, tokens/s overall and per epoch"},
+    {"scaling", pdb_report_steplog_scaling, "step logs: runs labelled gpus=N: speedup and scaling efficiency"},
     {"step-insights", pdb_report_steplog_insights, "step logs: bottleneck rules with the numbers that fired"},
     {"rf-report", pdb_report_steplog_rf, "step logs: rectified-flow profiler blocks, recomputed"},
     {"gpu-util", pdb_report_steplog_gpu, "nvidia-smi logs: utilisation, memory and energy per GPU"},

@@ -17,7 +17,7 @@ int pdb_report_steplog_throughput(pdb_report_ctx *ctx)
 {
     pdb_report_title(ctx, "throughput");
     return pdb_report_query(ctx,
-        "WITH st AS (SELECT agg, CAST(epoch AS INTEGER) AS ep, coalesce(window, 1) AS w, value"
+        "WITH st AS (SELECT agg, step, CAST(epoch AS INTEGER) AS ep, coalesce(window, 1) AS w, value"
         "   FROM steplog_values WHERE run_id = ?1 AND metric = 'step_time' AND unit = 's'"
         "   AND value > 0 AND coalesce(split, 'train') = 'train'"
         "   AND agg IN ('point', 'derived', 'interval_mean', 'window_median', 'moving_avg')),"
@@ -25,7 +25,7 @@ int pdb_report_steplog_throughput(pdb_report_ctx *ctx)
         "   WHEN 'derived' THEN 1 WHEN 'interval_mean' THEN 2 WHEN 'window_median' THEN 3"
         "   ELSE 4 END LIMIT 1),"
         " sb AS (SELECT * FROM st WHERE agg = (SELECT agg FROM best)),"
-        " m AS (SELECT metric, CAST(epoch AS INTEGER) AS ep, value FROM steplog_values"
+        " m AS (SELECT metric, step, CAST(epoch AS INTEGER) AS ep, value FROM steplog_values"
         "   WHERE run_id = ?1 AND value IS NOT NULL AND coalesce(split, 'train') = 'train'),"
         " src AS (SELECT 'step_time (' || (SELECT agg FROM best) || ')' AS s)"
         " SELECT * FROM ("
@@ -40,10 +40,19 @@ int pdb_report_steplog_throughput(pdb_report_ctx *ctx)
         " UNION ALL SELECT 'overall', NULL, 'samples_per_s',"
         "   (SELECT avg(value) FROM m WHERE metric = 'batch_size') * sum(w) / sum(value * w),"
         "   'batch_size x steps_per_s' FROM sb"
-        "   WHERE NOT EXISTS (SELECT 1 FROM m WHERE metric = 'samples_per_s')"
+        "   WHERE NOT EXISTS (SELECT 1 FROM m WHERE metric IN ('samples_per_s', 'consumed_samples'))"
         "   AND EXISTS (SELECT 1 FROM m WHERE metric = 'batch_size') HAVING count(*) > 0"
         " UNION ALL SELECT 'overall', NULL, 'tokens_per_s', avg(value), 'tokens_per_s values'"
         "   FROM m WHERE metric = 'tokens_per_s' HAVING count(*) > 0"
+        /* counters: what was consumed after the first record, over the time it took */
+        " UNION ALL SELECT 'overall', NULL, 'tokens_per_s', (SELECT max(value) - min(value) FROM m"
+        "   WHERE metric = 'consumed_tokens') / sum(value * w), 'consumed_tokens / step time'"
+        "   FROM sb WHERE step > (SELECT min(step) FROM m WHERE metric = 'consumed_tokens')"
+        "   AND NOT EXISTS (SELECT 1 FROM m WHERE metric = 'tokens_per_s') HAVING count(*) > 0"
+        " UNION ALL SELECT 'overall', NULL, 'samples_per_s', (SELECT max(value) - min(value) FROM m"
+        "   WHERE metric = 'consumed_samples') / sum(value * w), 'consumed_samples / step time'"
+        "   FROM sb WHERE step > (SELECT min(step) FROM m WHERE metric = 'consumed_samples')"
+        "   AND NOT EXISTS (SELECT 1 FROM m WHERE metric = 'samples_per_s') HAVING count(*) > 0"
         " UNION ALL SELECT 'overall', NULL, 'epoch_time_s', avg(value), 'epoch_time values (mean)'"
         "   FROM m WHERE metric = 'epoch_time' HAVING count(*) > 0"
         " UNION ALL SELECT 'epoch', ep, 'steps_per_s', sum(w) / sum(value * w),"
@@ -57,6 +66,47 @@ int pdb_report_steplog_throughput(pdb_report_ctx *ctx)
         " ) ORDER BY scope = 'epoch', epoch, metric");
 }
 
+/* Scaling across runs labelled gpus=N: each run's rate (1 / epoch time,
+ * else samples/s, else steps/s) against the run with the fewest GPUs;
+ * efficiency = speedup / (gpus / base gpus). Runs are compared only on the
+ * same basis. Ignores --run: it is about all labelled runs. */
+int pdb_report_steplog_scaling(pdb_report_ctx *ctx)
+{
+    pdb_report_title(ctx, "scaling");
+    return pdb_report_query(ctx,
+        "WITH r AS (SELECT l.run_id, runs.name, CAST(l.value AS INTEGER) AS gpus"
+        "   FROM run_labels l JOIN runs USING (run_id) WHERE l.key = 'gpus' AND ?1 IS NOT NULL),"
+        " st AS (SELECT run_id, agg, coalesce(window, 1) AS w, value FROM steplog_values"
+        "   WHERE metric = 'step_time' AND unit = 's' AND value > 0"
+        "   AND coalesce(split, 'train') = 'train' AND run_id IN (SELECT run_id FROM r)"
+        "   AND agg IN ('point', 'derived', 'interval_mean', 'window_median', 'moving_avg')),"
+        " rank_agg AS (SELECT run_id, agg, row_number() OVER (PARTITION BY run_id ORDER BY"
+        "   CASE agg WHEN 'point' THEN 0 WHEN 'derived' THEN 1 WHEN 'interval_mean' THEN 2"
+        "   WHEN 'window_median' THEN 3 ELSE 4 END) AS k FROM (SELECT DISTINCT run_id, agg FROM st)),"
+        " sps AS (SELECT st.run_id, sum(w) / sum(value * w) AS steps_per_s FROM st"
+        "   JOIN rank_agg a ON a.run_id = st.run_id AND a.agg = st.agg AND a.k = 1"
+        "   GROUP BY st.run_id),"
+        " smp AS (SELECT run_id, avg(value) AS samples_per_s FROM steplog_values"
+        "   WHERE metric = 'samples_per_s' AND value IS NOT NULL GROUP BY run_id),"
+        " ep AS (SELECT run_id, avg(value) AS epoch_time_s FROM steplog_values"
+        "   WHERE metric = 'epoch_time' AND value IS NOT NULL GROUP BY run_id),"
+        " m AS (SELECT r.name, r.gpus, sps.steps_per_s, smp.samples_per_s, ep.epoch_time_s,"
+        "   CASE WHEN ep.epoch_time_s > 0 THEN 1.0 / ep.epoch_time_s"
+        "   WHEN smp.samples_per_s IS NOT NULL THEN smp.samples_per_s ELSE sps.steps_per_s END AS rate,"
+        "   CASE WHEN ep.epoch_time_s > 0 THEN 'epoch_time'"
+        "   WHEN smp.samples_per_s IS NOT NULL THEN 'samples_per_s'"
+        "   WHEN sps.steps_per_s IS NOT NULL THEN 'steps_per_s' END AS basis"
+        "   FROM r LEFT JOIN sps USING (run_id) LEFT JOIN smp USING (run_id)"
+        "   LEFT JOIN ep USING (run_id)),"
+        " base AS (SELECT gpus, rate, basis FROM m WHERE rate > 0 AND gpus > 0"
+        "   ORDER BY gpus, name LIMIT 1)"
+        " SELECT m.name AS run, m.gpus, m.steps_per_s, m.samples_per_s, m.epoch_time_s, m.basis,"
+        "  CASE WHEN m.basis = b.basis THEN m.rate / b.rate END AS speedup,"
+        "  CASE WHEN m.basis = b.basis THEN 100.0 * (m.rate / b.rate) / (1.0 * m.gpus / b.gpus)"
+        "  END AS efficiency_pct"
+        " FROM m LEFT JOIN base b ORDER BY m.gpus, m.name");
+}
+
 /* One rule: a query returning (value, detail) for the run, the threshold
  * it is compared with, and what firing means. */
 typedef struct {
@@ -67,20 +117,36 @@ typedef struct {
     const char *advice;
 } insight_rule;
 
+/* A phase's share: the profiler's own logged percentage (peak), else the
+ * share in the phase distributions, else the latest summary block's share. */
 #define SHARE_OF(phase, metric_pct)                                                          \
-    "SELECT coalesce("                                                                       \
-    " (SELECT max(value) FROM steplog_values WHERE run_id = ?1 AND metric = '" metric_pct "'),"   \
-    " (SELECT max(share_pct) FROM temp.steplog_phase_stats WHERE metric = '" phase "'"       \
-    "   AND split IN ('', 'train')),"                                                        \
-    " (SELECT value FROM steplog_values WHERE run_id = ?1 AND metric = '" phase "'"          \
-    "   AND agg = 'share' ORDER BY source_id DESC, record DESC LIMIT 1)) AS v,"             \
-    " '" phase " share of step time' WHERE v IS NOT NULL"
+    "SELECT v, d FROM ("                                                                     \
+    " SELECT max(value) AS v, 'peak of logged " metric_pct "' AS d, 0 AS pref"               \
+    "   FROM steplog_values WHERE run_id = ?1 AND metric = '" metric_pct "'"                 \
+    "   AND value IS NOT NULL HAVING count(*) > 0"                                            \
+    " UNION ALL SELECT max(share_pct), '" phase " share of step time (phases report)', 1"     \
+    "   FROM temp.steplog_phase_stats WHERE metric = '" phase "' AND split IN ('', 'train')"  \
+    "   HAVING count(*) > 0"                                                                 \
+    " UNION ALL SELECT value, '" phase " share in the last summary block', 2 FROM"            \
+    "   (SELECT value FROM steplog_values WHERE run_id = ?1 AND metric = '" phase "'"        \
+    "   AND agg = 'share' ORDER BY source_id DESC, record DESC LIMIT 1)"                     \
+    ") ORDER BY pref LIMIT 1"
 
 static const insight_rule rules[] = {
     {"slowest phase",
-     "SELECT mean_s, metric || ' (mean ' || printf('%.4g', mean_s) || ' s, ' || agg || ')'"
-     " FROM temp.steplog_phase_stats WHERE metric NOT IN ('step_time', 'other/overhead', 'other')"
-     " AND split IN ('', 'train') ORDER BY mean_s DESC LIMIT 1",
+     /* per-step distributions first; else the latest summary block's means */
+     "SELECT v, d FROM ("
+     " SELECT mean_s AS v, metric || ' (mean ' || printf('%.4g', mean_s) || ' s, ' || agg || ')'"
+     "   AS d, 0 AS pref FROM temp.steplog_phase_stats"
+     "   WHERE metric NOT IN ('step_time', 'other/overhead', 'other') AND split IN ('', 'train')"
+     " UNION ALL SELECT value, raw_name || ' (' || printf('%.4g', value) || ' s avg, ' ||"
+     "   (SELECT title FROM steplog_blocks b WHERE b.source_id = x.source_id"
+     "    AND b.record = x.record) || ')', 1"
+     "   FROM steplog_values x WHERE run_id = ?1 AND agg = 'mean' AND unit = 's'"
+     "   AND metric IN (SELECT metric FROM steplog_metric_rules WHERE is_phase)"
+     "   AND metric <> 'step_time' AND record = (SELECT max(record) FROM steplog_values"
+     "   WHERE run_id = ?1 AND agg = 'mean' AND unit = 's'))"
+     " ORDER BY pref, v DESC LIMIT 1",
      -1, "s", "optimise this phase first"},
     {"data loading share", SHARE_OF("data", "data_pct"), 15, "%",
      "more DataLoader workers, pinned memory, faster storage or preprocessing"},

@@ -5,15 +5,28 @@
 #include "common/db.h"
 #include "common/error.h"
 
+#include <stdbool.h>
+
 int pdb_report_steplog_metrics(pdb_report_ctx *ctx)
 {
     pdb_report_title(ctx, "metrics");
+    /* Values span units (seconds, bytes, learning rates): tables round reals
+     * to three decimals for people, which would print 5e-05 as 0; small
+     * values get four significant digits instead. */
+    bool people = ctx->render.format == PDB_OUT_TABLE || ctx->render.format == PDB_OUT_MD;
     sqlite3_stmt *st;
     if (pdb_db_prepare(ctx->db,
-                       "SELECT step, epoch, rank, split, loader, metric, value, unit, agg, window,"
-                       " raw_name FROM steplog_values WHERE run_id = ?1"
-                       " AND (?2 IS NULL OR metric = ?2 OR raw_name = ?2)"
-                       " ORDER BY source_id, record, rowid",
+                       people ? "SELECT step, epoch, rank, split, metric,"
+                                " CASE WHEN value <> 0 AND abs(value) < 0.1"
+                                " THEN printf('%.4g', value) ELSE value END AS value,"
+                                " unit, agg, window,"
+                                " raw_name FROM steplog_values WHERE run_id = ?1"
+                                " AND (?2 IS NULL OR metric = ?2 OR raw_name = ?2)"
+                                " ORDER BY source_id, record, rowid"
+                              : "SELECT step, epoch, rank, split, metric, value, unit, agg,"
+                                " window, raw_name FROM steplog_values WHERE run_id = ?1"
+                                " AND (?2 IS NULL OR metric = ?2 OR raw_name = ?2)"
+                                " ORDER BY source_id, record, rowid",
                        &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, ctx->run_id);

@@ -8,7 +8,13 @@
  * recomputes the distribution and insights from the stored breakdown values
  * and prints them the way the profiler does (table format), or as rows with
  * the printed share next to the recomputed one (other formats), so a
- * disagreement is visible. */
+ * disagreement is visible.
+ *
+ * The log prints totals rounded to 1 ms while the profiler computed shares
+ * from unrounded totals, so a recomputed share can differ from the printed
+ * one in the last digit. When the printed share lies within that rounding
+ * uncertainty it is the profiler's exact answer and is printed as such;
+ * otherwise the recomputed share is printed with the logged one beside it. */
 #include "report/steplog_reports.h"
 #include "common/db.h"
 #include "common/error.h"
@@ -48,7 +54,8 @@ static int print_text(pdb_report_ctx *ctx, sqlite3_stmt *st)
     typedef struct {
         char name[128], metric[64];
         long long count;
-        double total, avg, min, max, pct;
+        double total, avg, min, max, pct, printed;
+        bool has_printed;
     } row;
     row rows[256];
     int n = 0, blocks = 0;
@@ -62,8 +69,19 @@ static int print_text(pdb_report_ctx *ctx, sqlite3_stmt *st)
                         rows[i].max);
             fprintf(out, "\nTime Distribution:\n");
             int slowest = 0, data = -1;
+            double sum = 0;
+            for (int i = 0; i < n; i++)
+                sum += rows[i].total;
+            /* each printed total may be off by 0.0005 s; the share by 0.05 */
+            double tol = sum > 0 ? 100.0 * 0.0005 * n / sum + 0.05 + 1e-9 : 0;
             for (int i = 0; i < n; i++) {
-                fprintf(out, "%s: %.1f%%\n", rows[i].name, rows[i].pct);
+                bool agrees = rows[i].has_printed && fabs(rows[i].printed - rows[i].pct) <= tol;
+                if (agrees)
+                    rows[i].pct = rows[i].printed;
+                fprintf(out, "%s: %.1f%%", rows[i].name, rows[i].pct);
+                if (rows[i].has_printed && !agrees)
+                    fprintf(out, " (log printed %.1f%%)", rows[i].printed);
+                fputc('\n', out);
                 if (rows[i].avg > rows[slowest].avg)
                     slowest = i;
                 if (data < 0 && strcmp(rows[i].metric, "data") == 0)
@@ -93,6 +111,8 @@ static int print_text(pdb_report_ctx *ctx, sqlite3_stmt *st)
         r->min = sqlite3_column_double(st, 6) / 1e9;
         r->max = sqlite3_column_double(st, 7) / 1e9;
         r->pct = sqlite3_column_double(st, 8);
+        r->has_printed = sqlite3_column_type(st, 9) != SQLITE_NULL;
+        r->printed = sqlite3_column_double(st, 9);
     }
 }
 

@@ -1,0 +1,130 @@
+"""Malformed step logs: a record-like line that does not parse is reported with
+its line number and counted, the rest is kept; a malformed file is one
+error line (file, line or offset, what was expected), exit 2, and the
+database is unchanged; mutated inputs never crash profdb."""
+
+import hashlib
+import json
+import os
+import random
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from common import SOURCE, Checker, run, tempdir  # noqa: E402
+
+chk = Checker()
+SAMPLES = os.path.join(SOURCE, "samples", "steplogs")
+
+
+def sha(path):
+    return hashlib.sha256(open(path, "rb").read()).hexdigest()
+
+
+def write(tmp, name, text, mode="w"):
+    p = os.path.join(tmp, name)
+    with open(p, mode) as f:
+        f.write(text)
+    return p
+
+
+def skips(db, run_name):
+    _, out, _ = run("sql", "--db", db, "--format", "json",
+                    "SELECT reason, count FROM skips JOIN runs USING (run_id)"
+                    f" WHERE name = '{run_name}' ORDER BY reason")
+    return {r["reason"]: r["count"] for r in json.loads(out)}
+
+
+def bad_lines(tmp):
+    db = os.path.join(tmp, "lines.db")
+    p = write(tmp, "bad.jsonl", '{"step": 1, "loss": 2.5}\n{"step": 2, "loss": 2.4}\n'
+                                '{"step": 3, "loss": \n{"step": 4, "loss": NaN}\nnot json\n')
+    code, _, err = run("ingest", "--db", db, p, check=False)
+    chk.eq("bad JSONL line: exit", code, 0)
+    chk.true("bad JSONL line: reported with its line number", f"{p}:3:" in err, err)
+    s = skips(db, "bad")
+    chk.eq("bad JSONL line: counted", s.get("malformed record"), 1)
+    chk.eq("bad JSONL line: non-record line counted", s.get("not a JSON object line"), 1)
+    _, out, _ = run("sql", "--db", db, "--format", "json",
+                    "SELECT step, value FROM steplog_values WHERE raw_name = 'loss' ORDER BY step")
+    chk.eq("bad JSONL line: other records kept, NaN as NULL", json.loads(out),
+           [{"step": 1, "value": 2.5}, {"step": 2, "value": 2.4}, {"step": 4, "value": None}])
+
+    p = write(tmp, "meg.log",
+              " iteration       10/    100 | consumed samples:   80 | elapsed time per iteration"
+              " (ms): 812.5 | lm loss: 1.0E+01 |\n"
+              "time (ms) | forward-compute: 300.00 | backward-compute: 400.00\n"
+              " iteration       xx/    100 | consumed samples:  160 | elapsed time per iteration"
+              " (ms): 800.0 |\n"
+              "time (ms) | forward-compute: 3{garbage\n")
+    code, _, err = run("ingest", "--db", db, p, check=False)
+    chk.eq("bad Megatron lines: exit", code, 0)
+    chk.true("bad iteration line reported", f"{p}:3:" in err, err)
+    chk.true("cut timer line reported", f"{p}:4:" in err, err)
+    chk.eq("bad Megatron lines: counted", skips(db, "meg").get("malformed record"), 2)
+
+
+def bad_files(tmp):
+    db = os.path.join(tmp, "files.db")
+    run("ingest", "--db", db, "--run", "base", os.path.join(SAMPLES, "train.jsonl"))
+    before = sha(db)
+    cases = [
+        ("truncated trainer_state.json", "trainer_state.json",
+         '{"global_step": 5, "log_history": [{"loss": 1.0, "step": 1}, {"loss": ', []),
+        ("golden values that are not JSON", "golden.json",
+         '{"lm loss": {"start_step": 1, "values": {"1": 2.0,,}}}', []),
+        ("forced flavor that finds nothing", "x.csv", "a,b\n1,2\n", ["--format", "steplog:nanogpt"]),
+        ("unknown flavor", "y.log", "iter 1: loss 2.0, time 5.0ms\n", ["--format", "steplog:bogus"]),
+        ("empty file", "empty.log", "", []),
+        ("text with no records", "prose.txt", "hello\nworld\n", ["--format", "steplog"]),
+    ]
+    for what, name, text, extra in cases:
+        p = write(tmp, name, text)
+        code, out, err = run("ingest", "--db", db, *extra, p, check=False)
+        chk.eq(f"{what}: exit 2", code, 2)
+        lines = err.strip().split("\n")
+        chk.true(f"{what}: one error line naming the input",
+                 len(lines) == 1 and lines[0].startswith("profdb: ") and
+                 (p in lines[0] or "flavor" in lines[0]), err)
+        chk.eq(f"{what}: database unchanged", sha(db), before)
+
+
+def mutations(tmp):
+    """Random damage to sample logs, read with every flavor: exit 0 or 2 only."""
+    rnd = random.Random(7)
+    flavors = ["", "jsonl", "csv", "kv", "rectflow", "mae", "megatron", "hf-trainer",
+               "hf-trainer-state", "megatron-golden", "nvidia-smi", "torchtitan"]
+    srcs = [open(os.path.join(SAMPLES, f), "rb").read()[:6000] for f in sorted(os.listdir(SAMPLES))]
+    crashes = []
+    for i in range(120):
+        data = bytearray(rnd.choice(srcs))
+        for _ in range(rnd.randint(1, 8)):
+            op = rnd.randrange(4)
+            pos = rnd.randrange(len(data) + 1)
+            if op == 0:
+                data = data[:pos]
+            elif op == 1 and data:
+                data[min(pos, len(data) - 1)] = rnd.randrange(256)
+            elif op == 2:
+                data[pos:pos] = bytes(rnd.randrange(256) for _ in range(rnd.randint(1, 40)))
+            else:
+                data[pos:pos] = rnd.choice([b"{'", b"\r", b"=== Profiling Report (Step 9) ===\n",
+                                            b"|E2E latency=", b"NaN", b"9" * 40, b"\x1b[A",
+                                            b" iteration 5/ 9 |", b"time (ms) |"])
+        p = write(tmp, f"m{i}.log", bytes(data), "wb")
+        fl = rnd.choice(flavors)
+        extra = ["--format", "steplog:" + fl] if fl else []
+        code, _, err = run("ingest", "--db", os.path.join(tmp, f"m{i}.db"), *extra, p, check=False)
+        if code not in (0, 2) or (code == 2 and not err.startswith("profdb: ")):
+            crashes.append((i, fl, code, err[-200:]))
+    chk.eq("mutated inputs exit 0 or 2 with a message", crashes, [])
+
+
+def main():
+    with tempdir() as tmp:
+        bad_lines(tmp)
+        bad_files(tmp)
+        mutations(tmp)
+        chk.close()
+
+
+main()
