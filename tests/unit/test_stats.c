@@ -1,0 +1,120 @@
+/* test_stats.c: the comparison statistics (analyze/stats.c) against values
+ * computed by hand and from scipy.stats.mannwhitneyu's documented example. */
+#include "analyze/stats.h"
+#include "check.h"
+
+#include <math.h>
+
+#define CHECK_NEAR(a, b, tol) CHECK(fabs((a) - (b)) <= (tol))
+
+static void test_quantiles(void)
+{
+    double x[] = {5, 1, 4, 2, 3};
+    CHECK_NEAR(pdb_median(x, 5), 3.0, 0);
+    CHECK_NEAR(x[0], 5.0, 0); /* the input is not reordered */
+    double even[] = {4, 1, 3, 2};
+    CHECK_NEAR(pdb_median(even, 4), 2.5, 1e-12);
+    double s[] = {1, 2, 3, 4};
+    CHECK_NEAR(pdb_quantile_sorted(s, 4, 0.25), 1.75, 1e-12); /* numpy: 1.75 */
+    CHECK_NEAR(pdb_quantile_sorted(s, 4, 1.0), 4.0, 0);
+    CHECK(isnan(pdb_median(x, 0)));
+}
+
+/* scipy docs: males [19,22,16,29,24] vs females [20,11,17,12]: U1 = 17,
+ * exact two-sided p = 0.1111 (= 14/126), asymptotic p = 0.11134688653314041. */
+static void test_mwu_scipy_example(void)
+{
+    double m[] = {19, 22, 16, 29, 24}, f[] = {20, 11, 17, 12};
+    pdb_mwu r;
+    CHECK_INT(pdb_mann_whitney(m, 5, f, 4, &r), 0);
+    CHECK_NEAR(r.u, 17.0, 0);
+    CHECK_INT(r.exact, 1);
+    CHECK_NEAR(r.p, 0.1111111111111111, 1e-12);
+    /* The other direction: U2 = 20 - 17, same p. */
+    CHECK_INT(pdb_mann_whitney(f, 4, m, 5, &r), 0);
+    CHECK_NEAR(r.u, 3.0, 0);
+    CHECK_NEAR(r.p, 0.1111111111111111, 1e-12);
+}
+
+/* Normal approximation. 1..10 vs 11..20: U = 0, sigma^2 = 10*10*21/12,
+ * z = (50 - 0.5) / 13.2288 = 3.7418, p = 2 P(Z > z) = 1.8267e-4.
+ * With ties (1..10 vs 3..12, eight tied pairs): U = 32, tie term 8*6 = 48,
+ * sigma^2 = 100/12 * (21 - 48/380), z = (68 - 50 - 0.5)/sigma, p = 0.18455. */
+static void test_mwu_normal(void)
+{
+    double a[10], b[10], c[10];
+    for (int i = 0; i < 10; i++) {
+        a[i] = i + 1;
+        b[i] = i + 11;
+        c[i] = i + 3;
+    }
+    pdb_mwu r;
+    pdb_mann_whitney(a, 10, b, 10, &r);
+    CHECK_INT(r.exact, 0);
+    CHECK_NEAR(r.u, 0.0, 0);
+    CHECK_NEAR(r.p, 0.0001826717911095504, 1e-12);
+    CHECK(r.z < 0);
+    pdb_mann_whitney(a, 10, c, 10, &r);
+    CHECK_NEAR(r.u, 32.0, 1e-12);
+    CHECK_NEAR(r.p, 0.1845509394350114, 1e-12);
+    double same[] = {2, 2, 2, 2, 2, 2, 2, 2};
+    pdb_mann_whitney(same, 8, same, 8, &r);
+    CHECK_NEAR(r.p, 1.0, 0);
+    CHECK_INT(pdb_mann_whitney(a, 0, b, 10, &r), -1);
+}
+
+/* Exact small-sample p: 3 vs 3 completely separated: 2/20 = 0.1. */
+static void test_mwu_exact_small(void)
+{
+    double a[] = {1, 2, 3}, b[] = {4, 5, 6};
+    pdb_mwu r;
+    pdb_mann_whitney(a, 3, b, 3, &r);
+    CHECK_INT(r.exact, 1);
+    CHECK_NEAR(r.p, 0.1, 1e-12);
+    double c[] = {1, 2}, d[] = {3, 4};
+    pdb_mann_whitney(c, 2, d, 2, &r); /* 2/6: two steps per trace never reach 0.01 */
+    CHECK_NEAR(r.p, 1.0 / 3.0, 1e-12);
+}
+
+static void test_bootstrap(void)
+{
+    double base[40], test[40];
+    uint64_t s = 12345;
+    for (int i = 0; i < 40; i++) {
+        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+        double noise = (double)(s >> 40) / (double)(1ULL << 24); /* [0,1) */
+        base[i] = 1.0 + 0.05 * noise;
+        test[i] = 1.1 * (1.0 + 0.05 * noise);
+    }
+    double lo1, hi1, lo2, hi2;
+    CHECK_INT(pdb_bootstrap_median_ratio(base, 40, test, 40, 2000, 7, &lo1, &hi1), 0);
+    CHECK_INT(pdb_bootstrap_median_ratio(base, 40, test, 40, 2000, 7, &lo2, &hi2), 0);
+    CHECK(lo1 == lo2 && hi1 == hi2);             /* same seed, same interval */
+    CHECK(lo1 < 1.1 && hi1 > 1.1);               /* covers the true ratio */
+    CHECK(lo1 > 1.05 && hi1 < 1.15);
+    CHECK_INT(pdb_bootstrap_median_ratio(base, 40, test, 40, 2000, 8, &lo2, &hi2), 0);
+    CHECK(lo2 != lo1 || hi2 != hi1);             /* the seed matters */
+    double zero[] = {0, 0};
+    CHECK_INT(pdb_bootstrap_median_ratio(zero, 2, test, 40, 100, 1, &lo2, &hi2), -1);
+}
+
+static void test_outliers(void)
+{
+    double x[] = {1.0, 1.1, 0.9, 1.05, 0.95, 1.0, 1.02, 0.98, 6.0, 7.5};
+    double fence;
+    CHECK_INT(pdb_outliers(x, 10, 1, &fence), 2);
+    CHECK(fence > 1.1 && fence < 6.0);
+    CHECK_INT(pdb_outliers(x, 10, 0, &fence), 0);
+    CHECK_INT(pdb_outliers(x, 3, 1, &fence), 0);
+}
+
+int main(void)
+{
+    test_quantiles();
+    test_mwu_scipy_example();
+    test_mwu_normal();
+    test_mwu_exact_small();
+    test_bootstrap();
+    test_outliers();
+    return check_report();
+}
