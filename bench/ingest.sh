@@ -1,7 +1,9 @@
 #!/bin/sh
-# Ingest benchmark: generates a large trace with the project's own generator,
-# then times `zcat` of it (the floor: just decompressing) and `profdb ingest`
-# of it in the same run, and prints the ratio, events/s and peak RSS.
+# Ingest and analysis benchmark: generates a large trace with the project's
+# own generator, then times `zcat` of it (the floor: just decompressing),
+# `profdb ingest --no-analyze` of it, and `profdb analyze` (all passes, both
+# modes) on the result, in the same run; prints the ratios, events/s and peak
+# RSS of each.
 #
 # usage: bench/ingest.sh [BUILD_DIR] [STEPS]   (default build, 8500 steps ~ 520 MB)
 set -eu
@@ -17,11 +19,12 @@ if [ ! -f "$trace.$steps" ]; then
 fi
 bytes=$(zcat "$trace" | wc -c)
 
-# best of 3 wall times, in seconds, from /usr/bin/time
+# best of 3 wall times, in seconds, from /usr/bin/time (fresh database
+# each time unless KEEP_DB=1)
 measure() {
     best=""
     for i in 1 2 3; do
-        rm -f "$out/bench.db" "$out/bench.db-wal" "$out/bench.db-shm"
+        [ "${KEEP_DB:-0}" = 1 ] || rm -f "$out/bench.db" "$out/bench.db-wal" "$out/bench.db-shm"
         /usr/bin/time -f "%e %M" -o "$out/time.txt" "$@" >/dev/null 2>"$out/stderr.txt"
         t=$(cut -d' ' -f1 "$out/time.txt")
         rss=$(cut -d' ' -f2 "$out/time.txt")
@@ -31,11 +34,13 @@ measure() {
 }
 
 zc=$(measure sh -c "zcat '$trace' > /dev/null")
-ing=$(measure "$build/profdb" --db "$out/bench.db" ingest --quiet "$trace")
+ing=$(measure "$build/profdb" --db "$out/bench.db" ingest --quiet --no-analyze "$trace")
+ana=$(KEEP_DB=1 measure "$build/profdb" --db "$out/bench.db" analyze)
 events=$("$build/profdb" --db "$out/bench.db" sql "SELECT records FROM sources" --format tsv | tail -1)
-zt=${zc% *}; it=${ing% *}; rss=${ing#* }
+zt=${zc% *}; it=${ing% *}; rss=${ing#* }; at=${ana% *}; arss=${ana#* }
 echo "trace: $(echo "scale=1; $bytes / 1000000" | bc) MB uncompressed, $events events"
 echo "zcat:   ${zt} s"
 echo "ingest: ${it} s  (ratio ingest/zcat $(echo "scale=2; $it / $zt" | bc))"
 echo "events/s: $(echo "$events / $it" | bc)"
 echo "peak RSS: $(echo "$rss / 1024" | bc) MB"
+echo "analyze: ${at} s  (ratio analyze/ingest $(echo "scale=2; $at / $it" | bc)), peak RSS $(echo "$arss / 1024" | bc) MB"
