@@ -52,6 +52,10 @@ typedef struct pdb_ingest_opts {
 int pdb_ingest_paths(sqlite3 *db, const char *const *paths, int npaths,
                      const pdb_ingest_opts *opts);
 
+/* Ingests one in-memory input named name (used by fuzzing and tests). */
+int pdb_ingest_buffer(sqlite3 *db, const char *name, const void *data, size_t len,
+                      const pdb_ingest_opts *opts);
+
 /* Deletes a run and every row that belongs to it. */
 int pdb_run_delete(sqlite3 *db, int64_t run_id);
 /* Looks up a run by name: returns 1 and sets *run_id when found, 0 if not. */

@@ -39,6 +39,8 @@ typedef struct {
     char *run;
     int group;           /* jobs of one group form one run */
     bool from_directory;
+    const void *mem;     /* in-memory input (pdb_ingest_buffer), else NULL */
+    size_t mem_len;
 } job;
 
 typedef struct {
@@ -260,7 +262,7 @@ static void add_job(job_list *jobs, const char *path, const char *run, int group
         jobs->cap = jobs->cap ? jobs->cap * 2 : 8;
         jobs->v = pdb_xrealloc(jobs->v, (size_t)jobs->cap * sizeof(job));
     }
-    jobs->v[jobs->n++] = (job){pdb_xstrdup(path), pdb_xstrdup(run), group, from_dir};
+    jobs->v[jobs->n++] = (job){pdb_xstrdup(path), pdb_xstrdup(run), group, from_dir, NULL, 0};
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -447,7 +449,8 @@ static int ingest_one(pdb_session *ss, const job *j, int64_t run_id, int trace_o
                       bool *was_read)
 {
     *was_read = false;
-    pdb_input *in = pdb_input_open(j->path);
+    pdb_input *in = j->mem ? pdb_input_open_mem(j->path, j->mem, j->mem_len)
+                           : pdb_input_open(j->path);
     if (!in)
         return PDB_ERR;
     const pdb_reader *reader;
@@ -536,16 +539,13 @@ static int check_runs_distinct(const job_list *jobs)
     return PDB_OK;
 }
 
-int pdb_ingest_paths(sqlite3 *db, const char *const *paths, int npaths,
-                     const pdb_ingest_opts *opts)
+/* Loads planned jobs in one transaction (see the file comment). */
+static int run_session(sqlite3 *db, job_list *jobs, const pdb_ingest_opts *opts)
 {
-    job_list jobs = {0};
     pdb_session ss = {.db = db, .opts = opts, .strings = pdb_strmap_new(),
                       .tty = !opts->quiet && isatty(STDERR_FILENO)};
     pdb_buf indexes = PDB_BUF_INIT;
-    int rc = plan_jobs(paths, npaths, opts, &jobs);
-    if (rc == PDB_OK)
-        rc = check_runs_distinct(&jobs);
+    int rc = check_runs_distinct(jobs);
     if (rc == PDB_OK)
         rc = pdb_db_exec(db, "BEGIN IMMEDIATE");
     if (rc != PDB_OK)
@@ -556,7 +556,7 @@ int pdb_ingest_paths(sqlite3 *db, const char *const *paths, int npaths,
     if (rc == PDB_OK)
         rc = drop_bulk_indexes(db, &indexes);
     if (rc == PDB_OK)
-        rc = run_jobs(&ss, &jobs);
+        rc = run_jobs(&ss, jobs);
     if (rc == PDB_OK && indexes.len)
         rc = pdb_db_exec(db, indexes.p);
     for (int i = 0; i < ss.nruns && rc == PDB_OK && !opts->no_analyze; i++)
@@ -576,6 +576,30 @@ out:
     pdb_buf_free(&ss.report);
     pdb_buf_free(&indexes);
     pdb_strmap_free(ss.strings);
+    return rc;
+}
+
+int pdb_ingest_paths(sqlite3 *db, const char *const *paths, int npaths,
+                     const pdb_ingest_opts *opts)
+{
+    job_list jobs = {0};
+    int rc = plan_jobs(paths, npaths, opts, &jobs);
+    if (rc == PDB_OK)
+        rc = run_session(db, &jobs, opts);
+    free_jobs(&jobs);
+    return rc;
+}
+
+int pdb_ingest_buffer(sqlite3 *db, const char *name, const void *data, size_t len,
+                      const pdb_ingest_opts *opts)
+{
+    job_list jobs = {0};
+    char *run = opts->run_name ? pdb_xstrdup(opts->run_name) : run_name_for(name);
+    add_job(&jobs, name, run, 0, false);
+    jobs.v[0].mem = data;
+    jobs.v[0].mem_len = len;
+    free(run);
+    int rc = run_session(db, &jobs, opts);
     free_jobs(&jobs);
     return rc;
 }
