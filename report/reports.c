@@ -63,3 +63,47 @@ int pdb_report_query(pdb_report_ctx *ctx, const char *sql)
     sqlite3_finalize(st);
     return rc;
 }
+
+int pdb_report_mode(const pdb_report_ctx *ctx, const char **mode)
+{
+    *mode = "exact";
+    if (!ctx->compat)
+        return PDB_OK;
+    if (strcmp(ctx->compat, "hta") != 0)
+        return pdb_fail("unknown --compat '%s' (expected hta)", ctx->compat);
+    *mode = "hta";
+    return PDB_OK;
+}
+
+int pdb_report_query_mode(pdb_report_ctx *ctx, const char *sql, const char *mode)
+{
+    sqlite3_stmt *st;
+    if (pdb_db_prepare(ctx->db, sql, &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, ctx->run_id);
+    sqlite3_bind_text(st, 2, mode, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, ctx->top);
+    int rc = pdb_render_stmt(st, &ctx->render, ctx->out);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int pdb_report_require(pdb_report_ctx *ctx, const char *report, const char *count_sql,
+                       const char *mode, const char *why, bool *ok)
+{
+    sqlite3_stmt *st;
+    if (pdb_db_prepare(ctx->db, count_sql, &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, ctx->run_id);
+    if (sqlite3_bind_parameter_count(st) >= 2)
+        sqlite3_bind_text(st, 2, mode, -1, SQLITE_STATIC);
+    *ok = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0;
+    sqlite3_finalize(st);
+    if (*ok)
+        return PDB_OK;
+    bool text = ctx->render.format == PDB_OUT_TABLE || ctx->render.format == PDB_OUT_MD;
+    fprintf(text ? ctx->out : stderr, "%s%s: %s\n", text ? "" : "profdb: ", report, why);
+    if (ctx->render.format == PDB_OUT_JSON)
+        fputs("[]\n", ctx->out); /* still a JSON document */
+    return PDB_OK;
+}

@@ -48,6 +48,15 @@ const pdb_report *pdb_report_find(const char *name);
 void pdb_report_title(pdb_report_ctx *ctx, const char *title);
 /* Renders a query bound to the context's run_id as parameter ?1. */
 int pdb_report_query(pdb_report_ctx *ctx, const char *sql);
+/* The analysis mode --compat selects: "exact" (default) or "hta". */
+int pdb_report_mode(const pdb_report_ctx *ctx, const char **mode);
+/* Renders sql with ?1 = run, ?2 = mode, ?3 = --top (or -1). */
+int pdb_report_query_mode(pdb_report_ctx *ctx, const char *sql, const char *mode);
+/* For reports that need something the run may lack: runs count_sql (?1 =
+ * run, ?2 = mode) and, when it counts nothing, says why (in the output for
+ * tables, on stderr otherwise, with "[]" for JSON) and sets *ok false. */
+int pdb_report_require(pdb_report_ctx *ctx, const char *report, const char *count_sql,
+                       const char *mode, const char *why, bool *ok);
 
 /* Reports. */
 int pdb_report_summary(pdb_report_ctx *ctx);

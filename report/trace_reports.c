@@ -7,71 +7,21 @@
 
 #include <string.h>
 
-/* "exact" unless --compat hta. */
-static int analysis_mode(const pdb_report_ctx *ctx, const char **mode)
-{
-    if (!ctx->compat) {
-        *mode = "exact";
-        return PDB_OK;
-    }
-    if (strcmp(ctx->compat, "hta") != 0)
-        return pdb_fail("unknown --compat '%s' (expected hta)", ctx->compat);
-    *mode = "hta";
-    return PDB_OK;
-}
-
-/* Runs sql with ?1 = run, ?2 = mode, ?3 = --top (or -1). */
-static int render_mode_query(pdb_report_ctx *ctx, const char *sql, const char *mode)
-{
-    sqlite3_stmt *st;
-    if (pdb_db_prepare(ctx->db, sql, &st) != PDB_OK)
-        return PDB_ERR;
-    sqlite3_bind_int64(st, 1, ctx->run_id);
-    sqlite3_bind_text(st, 2, mode, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 3, ctx->top);
-    int rc = pdb_render_stmt(st, &ctx->render, ctx->out);
-    sqlite3_finalize(st);
-    return rc;
-}
-
-/* GPU reports on a run without GPU events say so instead of printing nothing. */
-static int has_gpu_events(pdb_report_ctx *ctx, const char *report, const char *mode, bool *yes)
-{
-    char sql[160];
-    int64_t n;
-    snprintf(sql, sizeof sql, "SELECT count(*) FROM analysis_gpu WHERE run_id = %lld AND mode = '%s'",
-             (long long)ctx->run_id, mode);
-    if (pdb_db_query_int(ctx->db, sql, 0, &n) != PDB_OK)
-        return PDB_ERR;
-    *yes = n > 0;
-    if (!*yes) {
-        const char *msg = "no GPU events in this run (no trace events with a stream arg%s): the "
-                          "GPU reports do not apply; 'ops' covers the CPU side";
-        if (ctx->render.format == PDB_OUT_TABLE || ctx->render.format == PDB_OUT_MD) {
-            fprintf(ctx->out, "%s: ", report);
-            fprintf(ctx->out, msg, strcmp(mode, "hta") == 0 ? " that HTA counts" : "");
-            fputc('\n', ctx->out);
-        } else {
-            fprintf(stderr, "profdb: %s: ", report);
-            fprintf(stderr, msg, strcmp(mode, "hta") == 0 ? " that HTA counts" : "");
-            fputc('\n', stderr);
-            if (ctx->render.format == PDB_OUT_JSON)
-                fputs("[]\n", ctx->out); /* still a JSON document */
-        }
-    }
-    return PDB_OK;
-}
-
+/* A GPU report: says so and prints nothing when the run has no GPU events. */
 static int gpu_report(pdb_report_ctx *ctx, const char *name, const char *sql)
 {
-    const char *mode = "exact";
-    bool yes;
-    if (analysis_mode(ctx, &mode) != PDB_OK)
+    const char *mode;
+    bool ok;
+    if (pdb_report_mode(ctx, &mode) != PDB_OK)
         return PDB_ERR;
     pdb_report_title(ctx, name);
-    if (has_gpu_events(ctx, name, mode, &yes) != PDB_OK)
+    if (pdb_report_require(ctx, name,
+                           "SELECT count(*) FROM analysis_gpu WHERE run_id = ?1 AND mode = ?2", mode,
+                           "no GPU events in this run (no trace events with a stream arg): the GPU "
+                           "reports do not apply; 'ops' covers the CPU side",
+                           &ok) != PDB_OK)
         return PDB_ERR;
-    return yes ? render_mode_query(ctx, sql, mode) : PDB_OK;
+    return ok ? pdb_report_query_mode(ctx, sql, mode) : PDB_OK;
 }
 
 int pdb_report_gpu(pdb_report_ctx *ctx)
@@ -131,7 +81,7 @@ int pdb_report_ops(pdb_report_ctx *ctx)
         "     sum(self_share_pct), 1 FROM r WHERE ?3 >= 0 AND n > ?3 GROUP BY rank)"
         " ORDER BY rank, others, self_ns DESC, name",
         shape_col, group, shape_col, ctx->by_shape ? "NULL," : "");
-    int rc = render_mode_query(ctx, sql.p, "exact");
+    int rc = pdb_report_query_mode(ctx, sql.p, "exact");
     pdb_buf_free(&sql);
     return rc;
 }

@@ -9,60 +9,16 @@
 
 #include <string.h>
 
-/* Renders sql with ?1 = run, ?2 = mode ('exact'/'hta'), ?3 = --top (or -1). */
-static int render3(pdb_report_ctx *ctx, const char *sql, const char *mode)
-{
-    sqlite3_stmt *st;
-    if (pdb_db_prepare(ctx->db, sql, &st) != PDB_OK)
-        return PDB_ERR;
-    sqlite3_bind_int64(st, 1, ctx->run_id);
-    sqlite3_bind_text(st, 2, mode, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 3, ctx->top);
-    int rc = pdb_render_stmt(st, &ctx->render, ctx->out);
-    sqlite3_finalize(st);
-    return rc;
-}
-
-static int mode_of(const pdb_report_ctx *ctx, const char **mode)
-{
-    *mode = "exact";
-    if (!ctx->compat)
-        return PDB_OK;
-    if (strcmp(ctx->compat, "hta") != 0)
-        return pdb_fail("unknown --compat '%s' (expected hta)", ctx->compat);
-    *mode = "hta";
-    return PDB_OK;
-}
-
-/* Reports that need something the run lacks print why, then nothing. */
-static int require(pdb_report_ctx *ctx, const char *report, const char *count_sql,
-                   const char *why, bool *ok)
-{
-    sqlite3_stmt *st;
-    if (pdb_db_prepare(ctx->db, count_sql, &st) != PDB_OK)
-        return PDB_ERR;
-    sqlite3_bind_int64(st, 1, ctx->run_id);
-    *ok = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0;
-    sqlite3_finalize(st);
-    if (!*ok) {
-        bool text = ctx->render.format == PDB_OUT_TABLE || ctx->render.format == PDB_OUT_MD;
-        fprintf(text ? ctx->out : stderr, "%s%s: %s\n", text ? "" : "profdb: ", report, why);
-        if (ctx->render.format == PDB_OUT_JSON)
-            fputs("[]\n", ctx->out); /* still a JSON document */
-    }
-    return PDB_OK;
-}
-
 int pdb_report_steps(pdb_report_ctx *ctx)
 {
     bool ok;
     pdb_report_title(ctx, "steps");
-    if (require(ctx, "steps", "SELECT count(*) FROM analysis_steps WHERE run_id = ?1",
-                "no ProfilerStep annotations in this run", &ok) != PDB_OK)
+    if (pdb_report_require(ctx, "steps", "SELECT count(*) FROM analysis_steps WHERE run_id = ?1",
+                "exact", "no ProfilerStep annotations in this run", &ok) != PDB_OK)
         return PDB_ERR;
     if (!ok)
         return PDB_OK;
-    return render3(ctx,
+    return pdb_report_query_mode(ctx,
         "SELECT rank, step, ts - (SELECT min(ts) FROM analysis_steps a WHERE a.run_id = ?1"
         "   AND a.rank = s.rank) AS start_ns, dur_ns, kernel_ns, memcpy_ns, memset_ns,"
         " runtime_ns, dataloader_ns, cpu_exec_ns, other_ns"
@@ -73,15 +29,15 @@ int pdb_report_idle(pdb_report_ctx *ctx)
 {
     const char *mode;
     bool ok;
-    if (mode_of(ctx, &mode) != PDB_OK)
+    if (pdb_report_mode(ctx, &mode) != PDB_OK)
         return PDB_ERR;
     pdb_report_title(ctx, "idle");
-    if (require(ctx, "idle", "SELECT count(*) FROM analysis_idle WHERE run_id = ?1",
-                "no GPU events in this run: GPU idle time does not apply", &ok) != PDB_OK)
+    if (pdb_report_require(ctx, "idle", "SELECT count(*) FROM analysis_idle WHERE run_id = ?1",
+                "exact", "no GPU events in this run: GPU idle time does not apply", &ok) != PDB_OK)
         return PDB_ERR;
     if (!ok)
         return PDB_OK;
-    return render3(ctx,
+    return pdb_report_query_mode(ctx,
         "SELECT rank, stream, events, host_wait_ns + kernel_wait_ns + other_ns AS idle_ns,"
         " host_wait_ns, kernel_wait_ns, other_ns,"
         " 100.0 * host_wait_ns / nullif(host_wait_ns + kernel_wait_ns + other_ns, 0)"
@@ -107,16 +63,15 @@ int pdb_report_launch(pdb_report_ctx *ctx)
 {
     bool ok;
     pdb_report_title(ctx, "launch");
-    if (require(ctx, "launch",
-                "SELECT count(*) FROM slices g JOIN traces t USING (trace_id)"
+    if (pdb_report_require(ctx, "launch", "SELECT count(*) FROM slices g JOIN traces t USING (trace_id)"
                 " WHERE t.run_id = ?1 AND " PDB_IS_GPU("g") " AND g.correlation IS NOT NULL",
-                "no GPU events with a correlation id in this run: launch statistics do not apply",
+                "exact", "no GPU events with a correlation id in this run: launch statistics do not apply",
                 &ok) != PDB_OK)
         return PDB_ERR;
     if (!ok)
         return PDB_OK;
     /* Percentiles by nearest rank over the sorted delays. */
-    int rc = render3(ctx, LAUNCHES ","
+    int rc = pdb_report_query_mode(ctx, LAUNCHES ","
         " o AS (SELECT rank, delay_ns, kernel_ns, runtime_ns,"
         "   row_number() OVER (PARTITION BY rank ORDER BY delay_ns) AS i,"
         "   count(*) OVER (PARTITION BY rank) AS n FROM l)"
@@ -135,7 +90,7 @@ int pdb_report_launch(pdb_report_ctx *ctx)
     if (ctx->render.format != PDB_OUT_TABLE && ctx->render.format != PDB_OUT_MD)
         return PDB_OK;
     fprintf(ctx->out, "\nlongest launch delays:\n");
-    return render3(ctx, LAUNCHES
+    return pdb_report_query_mode(ctx, LAUNCHES
         " SELECT rank, kernel, runtime, delay_ns, kernel_ns, runtime_ns FROM l"
         " ORDER BY delay_ns DESC LIMIT (CASE WHEN ?3 < 0 THEN 10 ELSE ?3 END)", "exact");
 }
@@ -145,14 +100,13 @@ int pdb_report_comm(pdb_report_ctx *ctx)
 {
     bool ok;
     pdb_report_title(ctx, "comm");
-    if (require(ctx, "comm",
-                "SELECT count(*) FROM gpu_events WHERE run_id = ?1 AND (name LIKE 'nccl%'"
+    if (pdb_report_require(ctx, "comm", "SELECT count(*) FROM gpu_events WHERE run_id = ?1 AND (name LIKE 'nccl%'"
                 " OR name LIKE '%ncclKernel%' OR name LIKE 'hccl%')",
-                "no communication kernels in this run", &ok) != PDB_OK)
+                "exact", "no communication kernels in this run", &ok) != PDB_OK)
         return PDB_ERR;
     if (!ok)
         return PDB_OK;
-    return render3(ctx,
+    return pdb_report_query_mode(ctx,
         "WITH c AS (SELECT rank, dur, coalesce(coll_name, CASE"
         "   WHEN name LIKE '%AllReduce%' THEN 'allreduce' WHEN name LIKE '%AllGather%' THEN 'allgather'"
         "   WHEN name LIKE '%ReduceScatter%' THEN 'reduce_scatter' WHEN name LIKE '%Broadcast%'"
@@ -175,12 +129,12 @@ int pdb_report_ranks(pdb_report_ctx *ctx)
 {
     bool ok;
     pdb_report_title(ctx, "ranks");
-    if (require(ctx, "ranks", "SELECT count(*) FROM traces WHERE run_id = ?1",
-                "no traces in this run", &ok) != PDB_OK)
+    if (pdb_report_require(ctx, "ranks", "SELECT count(*) FROM traces WHERE run_id = ?1",
+                "exact", "no traces in this run", &ok) != PDB_OK)
         return PDB_ERR;
     if (!ok)
         return PDB_OK;
-    return render3(ctx,
+    return pdb_report_query_mode(ctx,
         "WITH r AS (SELECT t.rank,"
         "   (SELECT count(*) FROM analysis_steps s WHERE s.run_id = ?1 AND s.rank = t.rank) AS steps,"
         "   (SELECT avg(dur_ns) FROM analysis_steps s WHERE s.run_id = ?1 AND s.rank = t.rank)"
