@@ -33,15 +33,7 @@ int pdb_analyze_run(sqlite3 *db, int64_t run_id)
     while (rc == PDB_OK && sqlite3_step(st) == SQLITE_ROW) {
         int64_t trace_id = sqlite3_column_int64(st, 0);
         int rank = sqlite3_column_int(st, 1);
-        rc = pdb_analyze_gpu(db, run_id, trace_id, rank, false);
-        if (rc == PDB_OK)
-            rc = pdb_analyze_gpu(db, run_id, trace_id, rank, true);
-        if (rc == PDB_OK)
-            rc = pdb_analyze_ops(db, run_id, trace_id, rank);
-        if (rc == PDB_OK)
-            rc = pdb_analyze_steps(db, run_id, trace_id, rank);
-        for (int hta = 0; hta < 2 && rc == PDB_OK; hta++)
-            rc = pdb_analyze_idle(db, run_id, trace_id, rank, hta);
+        rc = pdb_analyze_trace(db, run_id, trace_id, rank);
     }
     sqlite3_finalize(st);
     return rc;

@@ -62,11 +62,9 @@ void pdb_sweep_by_priority(const pdb_sweep *w, int64_t *out);
 #define PDB_IS_GPU(a) "(" a ".stream IS NOT NULL AND coalesce(" a ".cat, 0) NOT IN" \
     " (SELECT id FROM strings WHERE value IN " PDB_CPU_CATEGORIES "))"
 
-/* Passes (each writes its analysis_* rows for the run). */
-int pdb_analyze_gpu(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank, bool hta);
-int pdb_analyze_ops(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank);
-int pdb_analyze_steps(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank);
-int pdb_analyze_idle(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank, bool hta);
+/* Passes (they write their analysis_* rows for the run). */
+/* All passes for one trace, in one scan of its slices (scan.c). */
+int pdb_analyze_trace(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank);
 
 /* Runs every pass for every trace of the run; the caller holds a transaction. */
 int pdb_analyze_run(sqlite3 *db, int64_t run_id);

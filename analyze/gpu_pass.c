@@ -1,12 +1,10 @@
 /* gpu_pass.c: GPU time per rank: temporal breakdown, kernel types and their
  * overlaps, per-kernel statistics.
  *
- * Streams the rank's GPU events ordered by start time into the sweep (see
- * sweep.c) and a per-name accumulator. In HTA mode the event set, rounding
- * and the dropped last profiler step follow HTA 0.6's loader, so the numbers
- * equal what HTA prints. */
-#include "analyze/analyze.h"
-#include "analyze/hta.h"
+ * Fed by the scan (scan.c) with GPU events in start order: each goes into
+ * the sweep (sweep.c) and a per-name accumulator; the scan decides which
+ * events count and how they are rounded in each mode. */
+#include "analyze/scan.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/strmap.h"
@@ -17,42 +15,49 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const exact_sql =
-    "SELECT s.ts, s.dur, n.value FROM slices s LEFT JOIN strings n ON n.id = s.name"
-    " WHERE s.trace_id = ?1 AND " PDB_IS_GPU("s") " ORDER BY s.ts";
-
-static const char *const hta_sql =
-    "SELECT s.ts, s.dur, n.value FROM slices s LEFT JOIN strings n ON n.id = s.name"
-    " WHERE s.trace_id = ?1 AND " PDB_HTA_KEPT " AND typeof(s.stream) = 'integer'"
-    " AND " PDB_HTA_LAUNCHED " ORDER BY s.ts";
-
 typedef struct {
-    char *name;
-    pdb_kernel_type type;
+    const pdb_name_info *name;
     int64_t count, total, min, max;
     double mean, m2; /* Welford's running mean and squared deviations */
 } kernel_stat;
 
-typedef struct {
-    pdb_strmap *index;
+struct pdb_gpu_acc {
+    pdb_sweep w;
+    int64_t events;
+    pdb_strmap *index; /* name id -> kernel_stat */
     kernel_stat *v;
     int64_t n, cap;
-} kernel_stats;
+};
 
-static void add_kernel(kernel_stats *ks, const char *name, pdb_kernel_type type, int64_t dur)
+pdb_gpu_acc *pdb_gpu_acc_new(void)
+{
+    pdb_gpu_acc *a = pdb_xcalloc(1, sizeof *a);
+    pdb_sweep_init(&a->w, PDB_KT_COUNT);
+    a->index = pdb_strmap_new();
+    return a;
+}
+
+static kernel_stat *stat_for(pdb_gpu_acc *a, const pdb_row *r, int64_t dur)
 {
     int64_t i;
-    size_t len = strlen(name);
-    if (!pdb_strmap_get(ks->index, name, len, &i)) {
-        if (ks->n == ks->cap) {
-            ks->cap = ks->cap ? ks->cap * 2 : 64;
-            ks->v = pdb_xrealloc(ks->v, (size_t)ks->cap * sizeof *ks->v);
+    if (!pdb_strmap_get(a->index, (const char *)&r->name_id, sizeof r->name_id, &i)) {
+        if (a->n == a->cap) {
+            a->cap = a->cap ? a->cap * 2 : 64;
+            a->v = pdb_xrealloc(a->v, (size_t)a->cap * sizeof *a->v);
         }
-        i = ks->n++;
-        ks->v[i] = (kernel_stat){pdb_xstrdup(name), type, 0, 0, dur, dur, 0, 0};
-        pdb_strmap_put(ks->index, name, len, i);
+        i = a->n++;
+        a->v[i] = (kernel_stat){r->name, 0, 0, dur, dur, 0, 0};
+        pdb_strmap_put(a->index, (const char *)&r->name_id, sizeof r->name_id, i);
     }
-    kernel_stat *k = &ks->v[i];
+    return &a->v[i];
+}
+
+void pdb_gpu_acc_add(pdb_gpu_acc *a, const pdb_row *r, int64_t start, int64_t end)
+{
+    int64_t dur = end - start;
+    pdb_sweep_add(&a->w, (int)r->name->kt, start, end);
+    a->events++;
+    kernel_stat *k = stat_for(a, r, dur);
     k->count++;
     k->total += dur;
     if (dur < k->min)
@@ -64,59 +69,19 @@ static void add_kernel(kernel_stats *ks, const char *name, pdb_kernel_type type,
     k->m2 += delta * ((double)dur - k->mean);
 }
 
-static void free_stats(kernel_stats *ks)
+static int write_gpu(pdb_gpu_acc *a, sqlite3 *db, int64_t run_id, int rank, const char *mode)
 {
-    for (int64_t i = 0; i < ks->n; i++)
-        free(ks->v[i].name);
-    free(ks->v);
-    pdb_strmap_free(ks->index);
-}
-
-typedef struct {
-    bool hta;
-    pdb_hta_mode h;
-} mode;
-
-static int read_events(sqlite3 *db, int64_t trace_id, const mode *m, pdb_sweep *w,
-                       kernel_stats *ks, int64_t *n)
-{
-    sqlite3_stmt *st;
-    if (pdb_db_prepare(db, m->hta ? hta_sql : exact_sql, &st) != PDB_OK)
-        return PDB_ERR;
-    sqlite3_bind_int64(st, 1, trace_id);
-    if (m->hta)
-        pdb_hta_bind(st, &m->h);
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t ts = sqlite3_column_int64(st, 0), dur = sqlite3_column_int64(st, 1);
-        const char *name = (const char *)sqlite3_column_text(st, 2);
-        if (!name)
-            name = "";
-        int64_t start = ts, end = ts + dur;
-        if (m->hta && m->h.round)
-            pdb_hta_round(ts, dur, &start, &end);
-        pdb_kernel_type type = pdb_kernel_type_of(name);
-        pdb_sweep_add(w, (int)type, start, end);
-        add_kernel(ks, name, type, end - start);
-        (*n)++;
-    }
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? PDB_OK : pdb_db_fail(db, "analysis query failed");
-}
-
-static int write_gpu(sqlite3 *db, int64_t run_id, int rank, const char *mname,
-                     const pdb_sweep *w, int64_t n)
-{
+    const pdb_sweep *w = &a->w;
     sqlite3_stmt *st;
     if (pdb_db_prepare(db, "INSERT INTO analysis_gpu VALUES (?,?,?,?,?,?,?,?,?,?,?)", &st) != PDB_OK)
         return PDB_ERR;
     int64_t kernel_time = w->last_end - w->first_start;
     int64_t busy = pdb_sweep_union(w, PDB_KT_ALL), compute = pdb_sweep_union(w, 1u << PDB_KT_COMPUTATION);
-    int64_t vals[] = {n, kernel_time, busy, kernel_time - busy, compute, busy - compute,
+    int64_t vals[] = {a->events, kernel_time, busy, kernel_time - busy, compute, busy - compute,
                       pdb_sweep_union(w, 1u << PDB_KT_COMMUNICATION),
                       pdb_sweep_together(w, (1u << PDB_KT_COMMUNICATION) | (1u << PDB_KT_COMPUTATION))};
     sqlite3_bind_int64(st, 1, run_id);
-    sqlite3_bind_text(st, 2, mname, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, mode, -1, SQLITE_STATIC);
     sqlite3_bind_int(st, 3, rank);
     for (int i = 0; i < 8; i++)
         sqlite3_bind_int64(st, 4 + i, vals[i]);
@@ -125,8 +90,8 @@ static int write_gpu(sqlite3 *db, int64_t run_id, int rank, const char *mname,
     return rc;
 }
 
-static int write_kernel_types(sqlite3 *db, int64_t run_id, int rank, const char *mname,
-                              const pdb_sweep *w)
+static int write_kernel_types(pdb_gpu_acc *a, sqlite3 *db, int64_t run_id, int rank,
+                              const char *mode)
 {
     sqlite3_stmt *st;
     if (pdb_db_prepare(db, "INSERT INTO analysis_kernel_types VALUES (?,?,?,?,?)", &st) != PDB_OK)
@@ -134,7 +99,7 @@ static int write_kernel_types(sqlite3 *db, int64_t run_id, int rank, const char 
     /* OTHER (sync) time is left out of the breakdown, as HTA does. */
     int64_t by_type[PDB_KT_BREAKDOWN + 1] = {0};
     for (unsigned m = 1; m <= PDB_KT_ALL; m++)
-        by_type[m & PDB_KT_BREAKDOWN] += w->mask_time[m];
+        by_type[m & PDB_KT_BREAKDOWN] += a->w.mask_time[m];
     int rc = PDB_OK;
     for (unsigned m = 1; m <= PDB_KT_BREAKDOWN && rc == PDB_OK; m++) {
         if (!by_type[m])
@@ -142,7 +107,7 @@ static int write_kernel_types(sqlite3 *db, int64_t run_id, int rank, const char 
         char name[128];
         pdb_kernel_mask_name(m, name, sizeof name);
         sqlite3_bind_int64(st, 1, run_id);
-        sqlite3_bind_text(st, 2, mname, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, mode, -1, SQLITE_STATIC);
         sqlite3_bind_int(st, 3, rank);
         sqlite3_bind_text(st, 4, name, -1, SQLITE_TRANSIENT);
         sqlite3_bind_int64(st, 5, by_type[m]);
@@ -152,20 +117,19 @@ static int write_kernel_types(sqlite3 *db, int64_t run_id, int rank, const char 
     return rc;
 }
 
-static int write_kernels(sqlite3 *db, int64_t run_id, int rank, const char *mname,
-                         const kernel_stats *ks)
+static int write_kernels(pdb_gpu_acc *a, sqlite3 *db, int64_t run_id, int rank, const char *mode)
 {
     sqlite3_stmt *st;
     if (pdb_db_prepare(db, "INSERT INTO analysis_kernels VALUES (?,?,?,?,?,?,?,?,?,?,?)", &st) != PDB_OK)
         return PDB_ERR;
     int rc = PDB_OK;
-    for (int64_t i = 0; i < ks->n && rc == PDB_OK; i++) {
-        const kernel_stat *k = &ks->v[i];
+    for (int64_t i = 0; i < a->n && rc == PDB_OK; i++) {
+        const kernel_stat *k = &a->v[i];
         sqlite3_bind_int64(st, 1, run_id);
-        sqlite3_bind_text(st, 2, mname, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, mode, -1, SQLITE_STATIC);
         sqlite3_bind_int(st, 3, rank);
-        sqlite3_bind_text(st, 4, k->name, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 5, pdb_kernel_type_name(k->type), -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 4, k->name->text, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 5, pdb_kernel_type_name(k->name->kt), -1, SQLITE_STATIC);
         sqlite3_bind_int64(st, 6, k->count);
         sqlite3_bind_int64(st, 7, k->total);
         sqlite3_bind_int64(st, 8, k->min);
@@ -181,25 +145,23 @@ static int write_kernels(sqlite3 *db, int64_t run_id, int rank, const char *mnam
     return rc;
 }
 
-int pdb_analyze_gpu(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank, bool hta)
+int pdb_gpu_acc_write(pdb_gpu_acc *a, sqlite3 *db, int64_t run_id, int rank, const char *mode)
 {
-    mode m = {.hta = hta};
-    if (hta && pdb_hta_settings(db, trace_id, &m.h) != PDB_OK)
-        return PDB_ERR;
-    pdb_sweep w;
-    pdb_sweep_init(&w, PDB_KT_COUNT);
-    kernel_stats ks = {.index = pdb_strmap_new()};
-    int64_t n = 0;
-    const char *mname = hta ? "hta" : "exact";
-    int rc = read_events(db, trace_id, &m, &w, &ks, &n);
-    pdb_sweep_finish(&w);
+    pdb_sweep_finish(&a->w);
     /* A rank without GPU events has no GPU breakdown (HTA fails there too). */
-    if (rc == PDB_OK && n > 0)
-        rc = write_gpu(db, run_id, rank, mname, &w, n);
-    if (rc == PDB_OK && n > 0)
-        rc = write_kernel_types(db, run_id, rank, mname, &w);
-    if (rc == PDB_OK)
-        rc = write_kernels(db, run_id, rank, mname, &ks);
-    free_stats(&ks);
-    return rc;
+    if (a->events == 0)
+        return PDB_OK;
+    if (write_gpu(a, db, run_id, rank, mode) != PDB_OK ||
+        write_kernel_types(a, db, run_id, rank, mode) != PDB_OK)
+        return PDB_ERR;
+    return write_kernels(a, db, run_id, rank, mode);
+}
+
+void pdb_gpu_acc_free(pdb_gpu_acc *a)
+{
+    if (!a)
+        return;
+    free(a->v);
+    pdb_strmap_free(a->index);
+    free(a);
 }

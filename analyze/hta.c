@@ -6,10 +6,11 @@
 #include <math.h>
 #include <stdio.h>
 
+/* HTA's profiler steps: kept (X, with a category other than 'Trace') CPU-side
+ * events whose name contains "ProfilerStep", from the ingest-time copy. */
 static const char *const last_step_sql =
-    "SELECT count(DISTINCT s.name), max(s.ts) FROM slices s JOIN strings n ON n.id = s.name"
-    " WHERE s.trace_id = ?1 AND " PDB_HTA_KEPT " AND typeof(s.stream) <> 'integer'"
-    " AND instr(n.value, 'ProfilerStep') > 0";
+    "SELECT count(DISTINCT name), max(ts) FROM trace_steps WHERE trace_id = ?1"
+    " AND ph = 'X' AND cat IS NOT NULL AND cat <> 'Trace' AND typeof(stream) <> 'integer'";
 
 int pdb_hta_settings(sqlite3 *db, int64_t trace_id, pdb_hta_mode *m)
 {
@@ -32,15 +33,6 @@ int pdb_hta_settings(sqlite3 *db, int64_t trace_id, pdb_hta_mode *m)
     }
     sqlite3_finalize(st);
     return PDB_OK;
-}
-
-void pdb_hta_bind(sqlite3_stmt *st, const pdb_hta_mode *m)
-{
-    if (m->drop_last)
-        sqlite3_bind_int64(st, 2, m->cutoff);
-    else
-        sqlite3_bind_null(st, 2);
-    sqlite3_bind_int(st, 3, m->round);
 }
 
 void pdb_hta_round(int64_t ts, int64_t dur, int64_t *start, int64_t *end)

@@ -1,12 +1,11 @@
 /* ops_pass.c: CPU operator statistics with self time.
  *
- * Streams a rank's CPU slices (no stream arg; not the profiler's own 'Trace'
- * span nor 'gpu_*' annotations) ordered by thread, start and
- * longest first, keeping a stack of the enclosing slices: an event's direct
- * parent is the innermost open slice on the same thread that contains it.
- * self = duration - sum of direct children, as PyTorch's key_averages()
- * computes it. Memory: the stack depth plus one entry per (name, shape). */
-#include "analyze/analyze.h"
+ * Fed by the scan with CPU slices in start order (longest first on ties).
+ * Each thread keeps a stack of its enclosing slices: an event's direct
+ * parent is the innermost open slice on the same thread that contains it,
+ * and self = duration - sum of direct children, as PyTorch's key_averages()
+ * computes it. Memory: stack depths plus one entry per (name, shape). */
+#include "analyze/scan.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/strbuf.h"
@@ -19,7 +18,9 @@
 #define MAX_DEPTH 100000
 
 typedef struct {
-    char *name, *cat, *dims;
+    const pdb_name_info *name;
+    const pdb_cat_info *cat;
+    char *dims;
     int64_t count, self, total;
 } op_stat;
 
@@ -29,80 +30,107 @@ typedef struct {
 } frame;
 
 typedef struct {
-    pdb_strmap *index;
+    frame *v;
+    int depth, cap;
+} thread_stack;
+
+struct pdb_ops_acc {
+    pdb_strmap *index;    /* (name id, cat id, dims) -> op_stat */
     op_stat *v;
     int64_t n, cap;
-    frame *stack;
-    int depth;
-    pdb_buf key, thread;
-} ops_state;
+    pdb_strmap *threads;  /* (pid, tid) -> thread_stack */
+    thread_stack *stacks;
+    int nstacks;
+    pdb_buf key;
+};
 
-static int64_t stat_for(ops_state *o, const char *name, const char *cat, const char *dims)
+pdb_ops_acc *pdb_ops_acc_new(void)
 {
-    pdb_buf_reset(&o->key);
-    pdb_buf_adds(&o->key, name);
-    pdb_buf_addc(&o->key, '\x1f');
-    pdb_buf_adds(&o->key, dims);
+    pdb_ops_acc *a = pdb_xcalloc(1, sizeof *a);
+    a->index = pdb_strmap_new();
+    a->threads = pdb_strmap_new();
+    return a;
+}
+
+static int64_t stat_for(pdb_ops_acc *a, const pdb_row *r)
+{
+    pdb_buf_reset(&a->key);
+    pdb_buf_add(&a->key, &r->name_id, sizeof r->name_id);
+    pdb_buf_add(&a->key, &r->cat_id, sizeof r->cat_id);
+    pdb_buf_adds(&a->key, r->dims);
     int64_t i;
-    if (pdb_strmap_get(o->index, o->key.p, o->key.len, &i))
+    if (pdb_strmap_get(a->index, a->key.p, a->key.len, &i))
         return i;
-    if (o->n == o->cap) {
-        o->cap = o->cap ? o->cap * 2 : 64;
-        o->v = pdb_xrealloc(o->v, (size_t)o->cap * sizeof *o->v);
+    if (a->n == a->cap) {
+        a->cap = a->cap ? a->cap * 2 : 64;
+        a->v = pdb_xrealloc(a->v, (size_t)a->cap * sizeof *a->v);
     }
-    i = o->n++;
-    o->v[i] = (op_stat){pdb_xstrdup(name), cat ? pdb_xstrdup(cat) : NULL, pdb_xstrdup(dims), 0, 0, 0};
-    pdb_strmap_put(o->index, o->key.p, o->key.len, i);
+    i = a->n++;
+    a->v[i] = (op_stat){r->name, r->cat, pdb_xstrdup(r->dims), 0, 0, 0};
+    pdb_strmap_put(a->index, a->key.p, a->key.len, i);
     return i;
 }
 
-static void pop(ops_state *o)
+static thread_stack *stack_for(pdb_ops_acc *a, const pdb_row *r)
 {
-    frame *f = &o->stack[--o->depth];
-    o->v[f->stat].self += f->dur - f->children;
-}
-
-/* pid and tid as one comparable key (they may be integers or text). */
-static void thread_key(sqlite3_stmt *st, pdb_buf *b)
-{
-    pdb_buf_reset(b);
-    for (int c = 0; c < 2; c++) {
-        pdb_buf_addf(b, "%d:", sqlite3_column_type(st, c));
-        pdb_buf_add(b, sqlite3_column_text(st, c) ? (const char *)sqlite3_column_text(st, c) : "",
-                    (size_t)sqlite3_column_bytes(st, c));
-        pdb_buf_addc(b, '\x1f');
+    char key[136];
+    size_t n1, n2;
+    pdb_value_key(r->pid, key, 64, &n1);
+    key[n1] = '\x1f';
+    pdb_value_key(r->tid, key + n1 + 1, 64, &n2);
+    int64_t i;
+    if (!pdb_strmap_get(a->threads, key, n1 + 1 + n2, &i)) {
+        i = a->nstacks++;
+        a->stacks = pdb_xrealloc(a->stacks, (size_t)a->nstacks * sizeof *a->stacks);
+        a->stacks[i] = (thread_stack){0};
+        pdb_strmap_put(a->threads, key, n1 + 1 + n2, i);
     }
+    return &a->stacks[i];
 }
 
-static void add_event(ops_state *o, int64_t ts, int64_t dur, int64_t stat)
+static void pop(pdb_ops_acc *a, thread_stack *t)
 {
-    int64_t end = ts + dur;
-    while (o->depth > 0 && o->stack[o->depth - 1].end < end)
-        pop(o);
-    if (o->depth > 0)
-        o->stack[o->depth - 1].children += dur;
-    o->v[stat].count++;
-    o->v[stat].total += dur;
-    if (o->depth == MAX_DEPTH) {
-        o->v[stat].self += dur; /* absurdly deep: count it as a leaf */
+    frame *f = &t->v[--t->depth];
+    a->v[f->stat].self += f->dur - f->children;
+}
+
+void pdb_ops_acc_add(pdb_ops_acc *a, const pdb_row *r)
+{
+    thread_stack *t = stack_for(a, r);
+    int64_t stat = stat_for(a, r), end = r->ts + r->dur;
+    while (t->depth > 0 && t->v[t->depth - 1].end < end)
+        pop(a, t);
+    if (t->depth > 0)
+        t->v[t->depth - 1].children += r->dur;
+    a->v[stat].count++;
+    a->v[stat].total += r->dur;
+    if (t->depth == MAX_DEPTH) {
+        a->v[stat].self += r->dur; /* absurdly deep: count it as a leaf */
         return;
     }
-    o->stack[o->depth++] = (frame){end, dur, 0, stat};
+    if (t->depth == t->cap) {
+        t->cap = t->cap ? t->cap * 2 : 16;
+        t->v = pdb_xrealloc(t->v, (size_t)t->cap * sizeof *t->v);
+    }
+    t->v[t->depth++] = (frame){end, r->dur, 0, stat};
 }
 
-static int write_ops(sqlite3 *db, int64_t run_id, int rank, const ops_state *o)
+int pdb_ops_acc_write(pdb_ops_acc *a, sqlite3 *db, int64_t run_id, int rank)
 {
+    for (int i = 0; i < a->nstacks; i++)
+        while (a->stacks[i].depth > 0)
+            pop(a, &a->stacks[i]);
     sqlite3_stmt *st;
     if (pdb_db_prepare(db, "INSERT INTO analysis_ops VALUES (?,?,?,?,?,?,?,?)", &st) != PDB_OK)
         return PDB_ERR;
     int rc = PDB_OK;
-    for (int64_t i = 0; i < o->n && rc == PDB_OK; i++) {
-        const op_stat *s = &o->v[i];
+    for (int64_t i = 0; i < a->n && rc == PDB_OK; i++) {
+        const op_stat *s = &a->v[i];
         sqlite3_bind_int64(st, 1, run_id);
         sqlite3_bind_int(st, 2, rank);
-        sqlite3_bind_text(st, 3, s->name, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 3, s->name->text, -1, SQLITE_STATIC);
         if (s->cat)
-            sqlite3_bind_text(st, 4, s->cat, -1, SQLITE_STATIC);
+            sqlite3_bind_text(st, 4, s->cat->text, -1, SQLITE_STATIC);
         else
             sqlite3_bind_null(st, 4);
         sqlite3_bind_text(st, 5, s->dims, -1, SQLITE_STATIC);
@@ -115,58 +143,18 @@ static int write_ops(sqlite3 *db, int64_t run_id, int rank, const ops_state *o)
     return rc;
 }
 
-static void free_ops(ops_state *o)
+void pdb_ops_acc_free(pdb_ops_acc *a)
 {
-    for (int64_t i = 0; i < o->n; i++) {
-        free(o->v[i].name);
-        free(o->v[i].cat);
-        free(o->v[i].dims);
-    }
-    free(o->v);
-    free(o->stack);
-    pdb_strmap_free(o->index);
-    pdb_buf_free(&o->key);
-    pdb_buf_free(&o->thread);
-}
-
-int pdb_analyze_ops(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank)
-{
-    sqlite3_stmt *st;
-    if (pdb_db_prepare(db,
-                       "SELECT s.pid, s.tid, s.ts, s.dur, n.value, c.value, coalesce(s.input_dims, '')"
-                       " FROM slices s LEFT JOIN strings n ON n.id = s.name"
-                       " LEFT JOIN strings c ON c.id = s.cat"
-                       " WHERE s.trace_id = ?1 AND NOT " PDB_IS_GPU("s")
-                       /* the profiler's own span and GPU-side annotations are not ops */
-                       " AND coalesce(c.value, '') <> 'Trace' AND coalesce(c.value, '') NOT LIKE 'gpu\\_%' ESCAPE '\\'"
-                       " ORDER BY s.pid, s.tid, s.ts, s.dur DESC, s.id",
-                       &st) != PDB_OK)
-        return PDB_ERR;
-    sqlite3_bind_int64(st, 1, trace_id);
-    ops_state o = {.index = pdb_strmap_new(), .stack = pdb_xmalloc(MAX_DEPTH * sizeof(frame))};
-    pdb_buf prev = PDB_BUF_INIT;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        thread_key(st, &o.thread);
-        if (prev.len != o.thread.len || memcmp(prev.p, o.thread.p, prev.len) != 0) {
-            while (o.depth > 0)
-                pop(&o);
-            pdb_buf_reset(&prev);
-            pdb_buf_add(&prev, o.thread.p, o.thread.len);
-        }
-        const char *name = (const char *)sqlite3_column_text(st, 4);
-        int64_t stat = stat_for(&o, name ? name : "", (const char *)sqlite3_column_text(st, 5),
-                                (const char *)sqlite3_column_text(st, 6));
-        add_event(&o, sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3), stat);
-    }
-    while (o.depth > 0)
-        pop(&o);
-    sqlite3_finalize(st);
-    pdb_buf_free(&prev);
-    if (rc != SQLITE_DONE)
-        rc = pdb_db_fail(db, "analysis query failed");
-    else
-        rc = write_ops(db, run_id, rank, &o);
-    free_ops(&o);
-    return rc;
+    if (!a)
+        return;
+    for (int64_t i = 0; i < a->n; i++)
+        free(a->v[i].dims);
+    free(a->v);
+    for (int i = 0; i < a->nstacks; i++)
+        free(a->stacks[i].v);
+    free(a->stacks);
+    pdb_strmap_free(a->index);
+    pdb_strmap_free(a->threads);
+    pdb_buf_free(&a->key);
+    free(a);
 }

@@ -1,12 +1,12 @@
 /* steps_pass.c: each ProfilerStep's wall time split into the TensorBoard
  * profiler's overview categories (see analysis_steps in the schema).
  *
- * One pass over the rank's slices in start order: every slice is clipped to
- * the step windows it overlaps and fed to that step's sweep, whose priority
- * split gives kernel, memcpy, ... cpu_exec; other is what nothing covers.
- * Clipped starts stay sorted because slices starting before a window all
- * come before those starting inside it. */
-#include "analyze/analyze.h"
+ * The step windows come from trace_steps (copied at ingest). The scan feeds
+ * every slice in start order; each is clipped to the windows it overlaps and
+ * added to that step's sweep, whose priority split gives kernel, memcpy, ...
+ * cpu_exec; other is what nothing covers. Clipped starts stay sorted because
+ * slices starting before a window all come before those starting inside it. */
+#include "analyze/scan.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/xalloc.h"
@@ -22,104 +22,84 @@ typedef struct {
     pdb_sweep w;
 } step;
 
-static int load_steps(sqlite3 *db, int64_t trace_id, step **out, int *n)
+struct pdb_steps_acc {
+    step *v;
+    int n, first;
+};
+
+/* CPU-side ProfilerStep#N annotations (not the GPU-side copies Kineto adds). */
+int pdb_steps_acc_new(sqlite3 *db, int64_t trace_id, pdb_steps_acc **out)
 {
     sqlite3_stmt *st;
     if (pdb_db_prepare(db,
-                       "SELECT n.value, s.ts, s.dur FROM slices s JOIN strings n ON n.id = s.name"
-                       " WHERE s.trace_id = ?1 AND NOT " PDB_IS_GPU("s")
-                       " AND n.value GLOB 'ProfilerStep#*' ORDER BY s.ts",
+                       "SELECT name, ts, dur FROM trace_steps WHERE trace_id = ?1"
+                       " AND name GLOB 'ProfilerStep#*' AND coalesce(cat, '') NOT LIKE 'gpu\\_%' ESCAPE '\\'"
+                       " AND (stream IS NULL OR coalesce(cat, '') IN " PDB_CPU_CATEGORIES ")"
+                       " ORDER BY ts",
                        &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, trace_id);
+    pdb_steps_acc *a = pdb_xcalloc(1, sizeof *a);
     int cap = 0;
     while (sqlite3_step(st) == SQLITE_ROW) {
-        if (*n == cap) {
+        if (a->n == cap) {
             cap = cap ? cap * 2 : 16;
-            *out = pdb_xrealloc(*out, (size_t)cap * sizeof **out);
+            a->v = pdb_xrealloc(a->v, (size_t)cap * sizeof *a->v);
         }
-        step *s = &(*out)[(*n)++];
+        step *s = &a->v[a->n++];
         s->name = pdb_xstrdup((const char *)sqlite3_column_text(st, 0));
         s->ts = sqlite3_column_int64(st, 1);
         s->end = s->ts + sqlite3_column_int64(st, 2);
         pdb_sweep_init(&s->w, C_COUNT);
     }
     sqlite3_finalize(st);
+    *out = a;
     return PDB_OK;
 }
 
-static int category(const char *name, const char *cat, bool gpu)
+static int category(const pdb_row *r)
 {
-    if (gpu) {
-        switch (pdb_kernel_type_of(name)) {
-        case PDB_KT_MEMORY:
-            return strstr(name, "Memset") ? C_MEMSET : C_MEMCPY;
-        case PDB_KT_OTHER:
-            return C_NONE; /* waits, not work */
-        default:
-            return C_KERNEL;
+    if (r->gpu) {
+        switch (r->name->kt) {
+        case PDB_KT_MEMORY: return r->name->memset ? C_MEMSET : C_MEMCPY;
+        case PDB_KT_OTHER: return C_NONE; /* waits, not work */
+        default: return C_KERNEL;
         }
     }
-    if (cat && (strcmp(cat, "cuda_runtime") == 0 || strcmp(cat, "cuda_driver") == 0 ||
-                strcmp(cat, "hip_runtime") == 0))
+    if (r->cat && r->cat->runtime)
         return C_RUNTIME;
-    if (strncmp(name, "ProfilerStep#", 13) == 0)
+    if (r->name->profiler_step || (r->cat && (r->cat->trace || r->cat->gpu_annotation)))
         return C_NONE;
-    if (cat && (strcmp(cat, "Trace") == 0 || strncmp(cat, "gpu_", 4) == 0))
-        return C_NONE;
-    if (strstr(name, "DataLoader"))
-        return C_DATALOADER;
-    return C_CPU_EXEC;
+    return r->name->dataloader ? C_DATALOADER : C_CPU_EXEC;
 }
 
-/* Adds [ts, end) to every step window it overlaps; *first is the first step
- * that can still overlap anything (slices come in start order). */
-static void add_slice(step *steps, int n, int *first, int c, int64_t ts, int64_t end)
+void pdb_steps_acc_add(pdb_steps_acc *a, const pdb_row *r)
 {
-    while (*first < n && steps[*first].end <= ts)
-        (*first)++;
-    for (int i = *first; i < n && steps[i].ts < end; i++) {
-        int64_t a = ts > steps[i].ts ? ts : steps[i].ts;
-        int64_t b = end < steps[i].end ? end : steps[i].end;
-        if (a < b)
-            pdb_sweep_add(&steps[i].w, c, a, b);
+    int c = category(r);
+    if (c == C_NONE || a->n == 0)
+        return;
+    int64_t ts = r->ts, end = r->ts + r->dur;
+    while (a->first < a->n && a->v[a->first].end <= ts)
+        a->first++;
+    for (int i = a->first; i < a->n && a->v[i].ts < end; i++) {
+        int64_t lo = ts > a->v[i].ts ? ts : a->v[i].ts;
+        int64_t hi = end < a->v[i].end ? end : a->v[i].end;
+        if (lo < hi)
+            pdb_sweep_add(&a->v[i].w, c, lo, hi);
     }
 }
 
-static int feed(sqlite3 *db, int64_t trace_id, step *steps, int n)
+int pdb_steps_acc_write(pdb_steps_acc *a, sqlite3 *db, int64_t run_id, int rank)
 {
-    sqlite3_stmt *st;
-    if (pdb_db_prepare(db,
-                       "SELECT s.ts, s.dur, n.value, c.value, " PDB_IS_GPU("s")
-                       " FROM slices s LEFT JOIN strings n ON n.id = s.name"
-                       " LEFT JOIN strings c ON c.id = s.cat"
-                       " WHERE s.trace_id = ?1 AND s.ts < ?2 ORDER BY s.ts",
-                       &st) != PDB_OK)
-        return PDB_ERR;
-    sqlite3_bind_int64(st, 1, trace_id);
-    sqlite3_bind_int64(st, 2, steps[n - 1].end);
-    int first = 0, rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *name = (const char *)sqlite3_column_text(st, 2);
-        int c = category(name ? name : "", (const char *)sqlite3_column_text(st, 3),
-                         sqlite3_column_int(st, 4));
-        int64_t ts = sqlite3_column_int64(st, 0);
-        if (c != C_NONE)
-            add_slice(steps, n, &first, c, ts, ts + sqlite3_column_int64(st, 1));
-    }
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? PDB_OK : pdb_db_fail(db, "analysis query failed");
-}
-
-static int write_steps(sqlite3 *db, int64_t run_id, int rank, step *steps, int n)
-{
+    if (a->n == 0)
+        return PDB_OK;
     sqlite3_stmt *st;
     if (pdb_db_prepare(db, "INSERT OR REPLACE INTO analysis_steps VALUES"
                            " (?,?,?,?,?,?,?,?,?,?,?,?,?)", &st) != PDB_OK)
         return PDB_ERR;
     int rc = PDB_OK;
-    for (int i = 0; i < n && rc == PDB_OK; i++) {
-        step *s = &steps[i];
+    for (int i = 0; i < a->n && rc == PDB_OK; i++) {
+        step *s = &a->v[i];
         pdb_sweep_finish(&s->w);
         int64_t by[C_COUNT];
         pdb_sweep_by_priority(&s->w, by);
@@ -139,17 +119,12 @@ static int write_steps(sqlite3 *db, int64_t run_id, int rank, step *steps, int n
     return rc;
 }
 
-int pdb_analyze_steps(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank)
+void pdb_steps_acc_free(pdb_steps_acc *a)
 {
-    step *steps = NULL;
-    int n = 0;
-    int rc = load_steps(db, trace_id, &steps, &n);
-    if (rc == PDB_OK && n > 0)
-        rc = feed(db, trace_id, steps, n);
-    if (rc == PDB_OK && n > 0)
-        rc = write_steps(db, run_id, rank, steps, n);
-    for (int i = 0; i < n; i++)
-        free(steps[i].name);
-    free(steps);
-    return rc;
+    if (!a)
+        return;
+    for (int i = 0; i < a->n; i++)
+        free(a->v[i].name);
+    free(a->v);
+    free(a);
 }

@@ -5,6 +5,7 @@
  * transaction is open). At the end it decides the trace's rank:
  * distributedInfo.rank, else a rank number in the file name, else the order
  * of the trace among the run's inputs. */
+#define _GNU_SOURCE /* memmem */
 #include "ingest/trace_event.h"
 #include "ingest/ingest.h"
 #include "common/db.h"
@@ -28,7 +29,7 @@ struct pdb_trace_store {
     sqlite3 *db;
     int64_t trace_id;
     sqlite3_stmt *ins_slice, *ins_instant, *ins_counter, *ins_flow, *ins_mevent, *ins_meta,
-        *rank_of;
+        *rank_of, *ins_step;
     int64_t counts[128]; /* raw events per phase letter */
     int64_t other_phases;
     int64_t gpu;
@@ -52,6 +53,8 @@ static const char *const insert_sql[] = {
     "INSERT INTO metadata_events (trace_id, name, pid, tid, args) VALUES (?,?,?,?,?)",
     "INSERT OR REPLACE INTO trace_meta (trace_id, key, value) VALUES (?,?,?)",
     "SELECT json_extract(?, '$.rank')",
+    "INSERT INTO trace_steps (trace_id, slice_id, ph, name, cat, ts, dur, stream)"
+    " VALUES (?,?,?,?,?,?,?,?)",
 };
 
 /* ---- binding helpers -------------------------------------------------- */
@@ -95,6 +98,27 @@ static int step(pdb_trace_store *s, sqlite3_stmt *st)
 
 /* ---- inserts per phase ------------------------------------------------- */
 
+static bool is_step_annotation(const pdb_trace_event *ev)
+{
+    return ev->name.type == PDB_V_TEXT && ev->name.len >= 12 &&
+           memmem(pdb_ev_text(ev, ev->name.off), ev->name.len, "ProfilerStep", 12) != NULL;
+}
+
+/* Copies a ProfilerStep slice into trace_steps (see the schema). */
+static int insert_step(pdb_trace_store *s, const pdb_trace_event *ev, const char *ph, int64_t dur)
+{
+    sqlite3_stmt *st = s->ins_step;
+    sqlite3_bind_int64(st, 1, s->trace_id);
+    sqlite3_bind_int64(st, 2, sqlite3_last_insert_rowid(s->db));
+    sqlite3_bind_text(st, 3, ph, 1, SQLITE_TRANSIENT);
+    bind_val(st, 4, ev, &ev->name);
+    bind_val(st, 5, ev, &ev->cat);
+    sqlite3_bind_int64(st, 6, ev->ts);
+    sqlite3_bind_int64(st, 7, dur);
+    bind_val(st, 8, ev, &ev->arg[PDB_ARG_STREAM]);
+    return step(s, st);
+}
+
 static int insert_slice(pdb_trace_store *s, const pdb_trace_event *ev, char ph, int64_t dur)
 {
     sqlite3_stmt *st = s->ins_slice;
@@ -111,7 +135,9 @@ static int insert_slice(pdb_trace_store *s, const pdb_trace_event *ev, char ph, 
     for (int a = 0; a < PDB_ARG_COUNT; a++)
         bind_val(st, 9 + a, ev, &ev->arg[a]);
     bind_args(st, 9 + PDB_ARG_COUNT, ev);
-    return step(s, st);
+    if (step(s, st) != PDB_OK)
+        return PDB_ERR;
+    return is_step_annotation(ev) ? insert_step(s, ev, phs, dur) : PDB_OK;
 }
 
 static int insert_instant(pdb_trace_store *s, const pdb_trace_event *ev)
@@ -453,7 +479,7 @@ pdb_trace_store *pdb_trace_store_new(pdb_source *src, const char *format)
     sqlite3_finalize(st);
     s->trace_id = sqlite3_last_insert_rowid(s->db);
     sqlite3_stmt **stmts[] = {&s->ins_slice, &s->ins_instant, &s->ins_counter, &s->ins_flow,
-                              &s->ins_mevent, &s->ins_meta, &s->rank_of};
+                              &s->ins_mevent, &s->ins_meta, &s->rank_of, &s->ins_step};
     for (size_t i = 0; i < sizeof stmts / sizeof stmts[0] && rc == PDB_OK; i++)
         rc = pdb_db_prepare(s->db, insert_sql[i], stmts[i]);
     if (rc != PDB_OK) {
@@ -480,7 +506,7 @@ void pdb_trace_store_free(pdb_trace_store *s)
     if (!s)
         return;
     sqlite3_stmt *stmts[] = {s->ins_slice, s->ins_instant, s->ins_counter, s->ins_flow,
-                             s->ins_mevent, s->ins_meta, s->rank_of};
+                             s->ins_mevent, s->ins_meta, s->rank_of, s->ins_step};
     for (size_t i = 0; i < sizeof stmts / sizeof stmts[0]; i++)
         sqlite3_finalize(stmts[i]);
     for (int i = 0; i < s->nstacks; i++) {

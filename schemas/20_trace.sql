@@ -60,6 +60,19 @@ CREATE TABLE slices (
     args         TEXT                 -- every other arg, JSON object (NULL if none)
 );
 
+-- Slices whose name contains "ProfilerStep" (copied at ingest, a handful
+-- per trace), so step windows are found without scanning every slice.
+CREATE TABLE trace_steps (
+    trace_id  INTEGER NOT NULL REFERENCES traces,
+    slice_id  INTEGER NOT NULL,       -- slices.id
+    ph        TEXT NOT NULL,
+    name      TEXT NOT NULL,
+    cat       TEXT,
+    ts        INTEGER NOT NULL,
+    dur       INTEGER NOT NULL,
+    stream                            -- as in slices
+);
+
 -- Instant events (ph 'i' or 'I').
 CREATE TABLE instants (
     trace_id  INTEGER NOT NULL REFERENCES traces,

@@ -61,7 +61,9 @@ def category(e):
 
 def brute_steps(evs):
     result = {}
-    for st in [e for e in evs if e["name"].startswith("ProfilerStep#") and not is_gpu(e)]:
+    # CPU-side steps only: Kineto also writes GPU-side copies (gpu_user_annotation).
+    for st in [e for e in evs if e["name"].startswith("ProfilerStep#") and not is_gpu(e)
+               and not (e.get("cat") or "").startswith("gpu_")]:
         inside = [(max(e["s"], st["s"]), min(e["e"], st["e"]), category(e)) for e in evs
                   if category(e) and e["s"] < st["e"] and e["e"] > st["s"]]
         inside = [i for i in inside if i[0] < i[1]]
