@@ -284,10 +284,11 @@ static void plot_hbar(FILE *f, const chart_def *d, const grid *g)
 static void plot_ranks(FILE *f, const chart_def *d)
 {
     fputs("set style fill solid 0.85 border -1\nset boxwidth 0.6\nset yrange [0:*]\n"
-          "set grid ytics\nset key off\nset offsets 0, 0, graph 0.08, 0\nset ylabel ", f);
+          "set grid ytics\nset key off\nset offsets 0, 0, graph 0.08, 0\n"
+          "set key autotitle columnheader\nset ylabel ", f);
     pdb_gp_quote_file(f, d->axis);
     fprintf(f, "\nplot '%s.dat' using 0:2:($3 > 0 ? 0xe15759 : 0x4e79a7):xtic(1) with boxes"
-               " lc rgb variable title columnheader(2), \\\n"
+               " lc rgb variable notitle, \\\n"
                "     '' using 0:($3 > 0 ? $2 : NaN):('straggler') with labels offset 0,0.8"
                " notitle\n", d->name);
 }
@@ -327,7 +328,13 @@ static int write_script(const char *dir, const chart_def *d, const grid *g,
                "# The data, labels included, is in %s.dat; restyle freely.\n",
             d->name, d->title, d->name, d->name, d->name, d->name);
     fprintf(f, "set terminal pngcairo noenhanced size %d,%d font 'sans,9'\n"
-               "set output '%s.png'\nset title ", w, h, d->name);
+               "set output '%s.png'\n", w, h, d->name);
+    /* Tableau 10 colours, in the order the series come. */
+    static const char *const palette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+                                          "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
+    for (int i = 0; i < 10; i++)
+        fprintf(f, "set linetype %d lc rgb '%s'\n", i + 1, palette[i]);
+    fputs("set title ", f);
     pdb_buf t = PDB_BUF_INIT;
     pdb_buf_addf(&t, "%s%s%s", d->title, run_name ? " - run " : "", run_name ? run_name : "");
     pdb_gp_quote_file(f, t.p);
