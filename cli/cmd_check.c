@@ -59,7 +59,9 @@ static int parse_limit(const char *arg, pdb_check_result *r)
         return pdb_fail("--max-regression: expected METRIC=PCT, got '%s'", arg);
     char *spec = pdb_xstrndup(arg, (size_t)(eq - arg));
     memset(r, 0, sizeof *r);
-    if (pdb_metric_parse(spec, &r->metric) != PDB_OK)
+    int rc = pdb_metric_parse(spec, &r->metric);
+    r->metric.spec = spec;   /* owned: freed by cmd_check, also on failure */
+    if (rc != PDB_OK)
         return PDB_ERR;
     if (parse_double("--max-regression", eq + 1, &r->limit_pct) != PDB_OK)
         return PDB_ERR;
@@ -119,6 +121,7 @@ static int run_check(pdb_cli *cli, const check_opts *o, char **pos, int npos,
     pdb_cmp_run base, test;
     if (pdb_cmp_open(&oo, base_name, test_name, &base, &test) != PDB_OK)
         return PDB_ERR;
+    /* The run names are printed below, before close frees an owned one. */
     run->base = base.name;
     run->test = test.name;
     int rc = PDB_OK;
@@ -186,6 +189,8 @@ int cmd_check(int argc, char **argv, pdb_cli *cli)
     rc = setup(&o, npos, &run);
     if (rc == PDB_OK)
         rc = run_check(cli, &o, argv + 1, npos, &run);
+    for (int i = 0; run.r && i < run.n; i++)
+        free((char *)run.r[i].metric.spec);
     free(run.r);
     pdb_strlist_free(&o.limits);
     if (rc != PDB_OK)

@@ -61,7 +61,7 @@ static int find_run(pdb_cmp_run *r)
     if (step == SQLITE_ROW) {
         r->run_id = sqlite3_column_int64(st, 0);
         if (!r->name)
-            r->name = pdb_xstrdup((const char *)sqlite3_column_text(st, 1));
+            r->name = r->owned_name = pdb_xstrdup((const char *)sqlite3_column_text(st, 1));
     }
     sqlite3_finalize(st);
     if (step == SQLITE_ROW)
@@ -95,16 +95,14 @@ int pdb_cmp_open(const pdb_cmp_open_opts *o, const char *base_name, const char *
     }
     if (rc == PDB_OK && test_path)
         rc = attach_test(db, test_path);
-    *base = (pdb_cmp_run){db, "main", base_name, 0};
-    *test = (pdb_cmp_run){db, test_path ? "tdb" : "main", test_name, 0};
+    *base = (pdb_cmp_run){db, "main", base_name, 0, NULL};
+    *test = (pdb_cmp_run){db, test_path ? "tdb" : "main", test_name, 0, NULL};
     if (rc == PDB_OK)
         rc = find_run(base);
     if (rc == PDB_OK)
         rc = find_run(test);
-    if (rc != PDB_OK) {
-        pdb_db_close(db);
-        base->db = test->db = NULL;
-    }
+    if (rc != PDB_OK)
+        pdb_cmp_close(base, test);
     return rc;
 }
 
@@ -112,6 +110,8 @@ void pdb_cmp_close(pdb_cmp_run *base, pdb_cmp_run *test)
 {
     pdb_db_close(base->db);
     base->db = test->db = NULL;
+    free(base->owned_name);
+    base->owned_name = NULL;
 }
 
 /* ---- metrics ------------------------------------------------------------ */

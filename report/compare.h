@@ -29,6 +29,7 @@ typedef struct pdb_cmp_run {
     const char *schema;
     const char *name;
     int64_t run_id;
+    char *owned_name;   /* the newest run's name when none was given; freed by close */
 } pdb_cmp_run;
 
 /* Where the two runs live. baseline_from (a database file or a directory of
