@@ -135,9 +135,8 @@ static int chart_section(pdb_report_ctx *ctx, const char *dir, FILE *md)
             rc = pdb_gp_run(gnuplot, dir, script);
         fprintf(md, "### %s\n\n", ch->title);
         if (have)
-            fprintf(md, "![%s](%s.png)\n\n", ch->title, ch->name);
-        fprintf(md, "[SVG](%s.svg) · [gnuplot script](%s.gp) · [data](%s.dat)\n\n", ch->name,
-                ch->name, ch->name);
+            fprintf(md, "![%s](%s.png)\n\n[SVG](%s.svg) · ", ch->title, ch->name, ch->name);
+        fprintf(md, "[gnuplot script](%s.gp) · [data](%s.dat)\n\n", ch->name, ch->name);
     }
     pdb_chart_list_free(&charts);
     return rc;
