@@ -133,8 +133,11 @@ static int run_check(pdb_cli *cli, const check_opts *o, char **pos, int npos,
         rc = write_file(o->junit, run, pdb_check_write_junit);
     if (rc == PDB_OK && o->markdown)
         rc = write_file(o->markdown, run, pdb_check_write_markdown);
+    /* With a report on stdout the verdict line goes to stderr. */
+    bool to_stdout = (o->junit && strcmp(o->junit, "-") == 0) ||
+                     (o->markdown && strcmp(o->markdown, "-") == 0);
     if (rc == PDB_OK)
-        pdb_check_write_line(run, stdout);
+        pdb_check_write_line(run, to_stdout ? stderr : stdout);
     pdb_cmp_close(&base, &test);
     return rc;
 }

@@ -33,10 +33,20 @@ void pdb_check_format_value(double v, const char *unit, char *buf, size_t cap)
         snprintf(buf, cap, "%.4g ns", v * 1e9);
 }
 
-/* Small samples can never reach alpha: both sizes must reach --min-samples. */
+/* Both sizes must reach --min-samples, and the rank test must be able to
+ * reach alpha at all: with the exact test the smallest two-sided p is
+ * 2 / C(nb + nt, nb) (2 steps against 2: 1/3). */
 static bool too_few(const pdb_check_run *run, const pdb_comparison *c)
 {
-    return (long)c->nb < run->min_samples || (long)c->nt < run->min_samples;
+    if ((long)c->nb < run->min_samples || (long)c->nt < run->min_samples)
+        return true;
+    if (c->mwu.exact) {
+        double ways = 1;
+        for (size_t i = 1; i <= c->nb; i++)
+            ways = ways * (double)(c->nt + i) / (double)i;
+        return 2.0 / ways >= run->alpha;
+    }
+    return false;
 }
 
 void pdb_check_decide(const pdb_check_run *run, pdb_check_result *r)
@@ -46,8 +56,9 @@ void pdb_check_decide(const pdb_check_run *run, pdb_check_result *r)
     if (too_few(run, c)) {
         r->status = PDB_CHECK_INCONCLUSIVE;
         snprintf(r->reason, sizeof r->reason,
-                 "too few samples to decide: base %zu, test %zu (--min-samples %ld); "
-                 "median change %+.2f%%", c->nb, c->nt, run->min_samples, c->change_pct);
+                 "too few samples to decide: base %zu, test %zu (--min-samples %ld, alpha %g); "
+                 "median change %+.2f%%", c->nb, c->nt, run->min_samples, run->alpha,
+                 c->change_pct);
     } else if (c->worse_pct > r->limit_pct && significant) {
         r->status = PDB_CHECK_FAIL;
         snprintf(r->reason, sizeof r->reason,
@@ -248,6 +259,20 @@ void pdb_check_write_markdown(const pdb_check_run *run, FILE *out)
                 status_name(r->status), b, t, r->cmp.change_pct, r->cmp.ci_lo, r->cmp.ci_hi,
                 r->cmp.mwu.p, r->cmp.nb, r->cmp.nt, r->limit_pct);
         fprintf(out, "%zu test, %zu base |\n", r->cmp.out_t, r->cmp.out_b);
+    }
+    fputs("\n", out);
+    for (int i = 0; i < run->n; i++) {
+        char o[200];
+        outlier_text(&run->r[i], o, sizeof o);
+        fputs("- `", out);
+        md_escape(run->r[i].metric.spec, out);
+        fputs("`: ", out);
+        md_escape(run->r[i].reason, out);
+        if (o[0]) {
+            fputs("; ", out);
+            md_escape(o, out);
+        }
+        fputs("\n", out);
     }
     fputs("\nA metric regresses when its median moved the bad way by more than its limit\n"
           "and the Mann-Whitney U test is significant. Outliers (beyond Q3 + 3 IQR) are\n"

@@ -156,6 +156,8 @@ def steplog_cases(c, tmp):
     c.eq("(b) failure type", cases[0].find("failure").get("type"), "regression")
     table = check_markdown(c, md, 2)
     c.true("(b) markdown marks the regression", "REGRESSION" in table[2], table[2])
+    c.true("(b) markdown gives the reason", "- `phase:forward`: regression: median +10.00%"
+           in open(md).read())
     rc, out, _ = run("diff", "--db", db, "base", "slowfw", "steps", "--format", "json",
                      check=False)
     rows = {r["metric"]: r for r in json.loads(out)}
@@ -256,6 +258,10 @@ def trace_cases(c, tmp):
     parse_junit(c, junit, 2, 0, 1)
     rc, _, _ = check(db, "r0", "r0again", "-m", "step_time=5", "--fail-inconclusive")
     c.eq("trace step_time --fail-inconclusive: exit", rc, 1)
+    # 2 steps against 2 can never give p < 0.01 (smallest exact p = 1/3).
+    rc, out, _ = check(db, "r0", "r1", "-m", "step_time=0", "--min-samples", "1")
+    c.true("trace step_time: inconclusive even with --min-samples 1",
+           rc == 0 and "step_time INCONCLUSIVE" in out, out)
 
     # (b) on traces: aten::mm 20% slower, TEST in a second database.
     rc, out, err = run("check", "--db", db, "--db-test", db2, "r0", "r0slow",
