@@ -248,10 +248,13 @@ static int write_data(const char *dir, const chart_def *d, const grid *g)
 static void plot_stacked(FILE *f, const chart_def *d, const grid *g)
 {
     int every = g->nx > 40 ? (g->nx + 39) / 40 : 1; /* at most ~40 tick labels */
+    /* Many bars: no outlines, no gaps, or the borders are all one sees. */
+    bool dense = g->nx > 60;
     fprintf(f, "set style data histograms\nset style histogram rowstacked\n"
-               "set style fill solid 0.85 border -1\nset boxwidth 0.75 relative\n"
+               "set style fill solid 0.85 %s\nset boxwidth %s relative\n"
                "set key outside right top\nset grid ytics\nset yrange [0:*]\n"
                "set xtics scale 0%s\n",
+            dense ? "noborder" : "border -1", dense ? "1" : "0.75",
             g->nx > 8 ? " rotate by -45" : "");
     fputs("set ylabel ", f);
     pdb_gp_quote_file(f, d->axis);
@@ -311,7 +314,7 @@ static void chart_size(const chart_def *d, const grid *g, int *w, int *h)
         *w = 1100;
         *h = 140 + 22 * g->nx;
     } else if (d->kind == K_STACKED && g->nx > 30) {
-        *w = g->nx * 16 + 200 > 2400 ? 2400 : g->nx * 16 + 200;
+        *w = g->nx * 16 + 200 > 1800 ? 1800 : g->nx * 16 + 200;
     }
 }
 
