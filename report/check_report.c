@@ -225,6 +225,7 @@ static void md_escape(const char *s, FILE *out)
     for (; *s; s++) {
         switch (*s) {
         case '|': fputs("\\|", out); break;
+        case '\\': fputs("\\\\", out); break;
         case '&': fputs("&amp;", out); break;
         case '<': fputs("&lt;", out); break;
         case '>': fputs("&gt;", out); break;
