@@ -177,7 +177,7 @@ int pdb_report_overview(pdb_report_ctx *ctx)
         return PDB_ERR;
     bool md = ctx->render.format == PDB_OUT_MD;
     const char *li = md ? "- " : "  ";
-    fprintf(ctx->out, "%s%" PRId64 " sources, %" PRId64 " records\n", li, f.sources, f.records);
+    fprintf(ctx->out, "%ssources: %" PRId64 ", records: %" PRId64 "\n", li, f.sources, f.records);
     if (f.traces)
         fprintf(ctx->out, "%straces: %" PRId64 " (ranks: %" PRId64 "), %" PRId64
                           " GPU events, %" PRId64 " profiler steps, %" PRId64 " op rows\n",
