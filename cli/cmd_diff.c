@@ -1,12 +1,14 @@
 /* cmd_diff.c: `profdb diff BASE TEST [KIND...]`: compare two runs.
  *
- * BASE and TEST are run names in one database. Each KIND is a row of the
+ * BASE and TEST are run names in one database, or TEST in a second one
+ * (--db-test, attached as schema "tdb"). Each KIND is a row of the
  * table below (a comparison function in report/); adding a kind for another
  * source (traces, step logs) is adding a function and a row. */
 #include "cli/cli.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "ingest/ingest.h"
+#include "report/compare.h"
 #include "report/diff.h"
 
 #include <stdio.h>
@@ -20,16 +22,32 @@ typedef struct {
 
 static const diff_kind kinds[] = {
     {"pstats", pdb_diff_pstats, "functions by largest change of tottime/cumtime (--sort, --top)"},
+    {"steps", pdb_diff_steps, "per-step times and phases: medians, ratio CI, p-value"},
+    {"ops", pdb_diff_ops, "CPU ops: calls, total and self time"},
+    {"kernels", pdb_diff_kernels, "GPU kernels: launches and total time"},
+    {"kernel-types", pdb_diff_kernel_types, "GPU time by kernel type and overlap"},
+    {"gpu", pdb_diff_gpu, "GPU temporal breakdown: busy, idle, compute, communication"},
     {NULL, NULL, NULL},
 };
 
 static const pdb_cmd_help help = {
-    "profdb diff [--db FILE] [--format FMT] [--top N] [--sort KEY] BASE TEST [KIND...]",
-    "Compares run TEST with run BASE (run names in one database). Without a KIND\n"
-    "compares pstats statistics.",
+    "profdb diff [--db FILE] [--db-test FILE] [--format FMT] [--top N] [options] BASE TEST "
+    "[KIND...]",
+    "Compares run TEST with run BASE (run names in one database, or TEST in the\n"
+    "--db-test database). Without a KIND compares pstats statistics.",
     "kinds:\n  pstats         functions by largest change of tottime and cumtime (absolute\n"
     "                 and percent of BASE); --sort tottime|cumtime|both; only_in marks\n"
-    "                 functions present in one run",
+    "                 functions present in one run\n"
+    "  steps          per-step step_time and phases (step-log point values, else trace\n"
+    "                 ProfilerSteps and their categories): medians, change, median\n"
+    "                 ratio with a bootstrap 95% CI, Mann-Whitney U p-value, outliers\n"
+    "  ops            CPU ops (analysis_ops, all ranks and shapes): calls, total, self\n"
+    "  kernels        GPU kernels (analysis_kernels); --normalize-names matches names\n"
+    "                 differing only in template arguments or addresses\n"
+    "  kernel-types   GPU time per kernel type and overlap combination\n"
+    "  gpu            GPU time breakdown (kernel time, busy, idle, compute, ...)\n"
+    "Rows are sorted by the absolute change (impact); only_in marks names present\n"
+    "in one run. See docs/compare.md.",
 };
 
 static const diff_kind *find_kind(const char *name)
@@ -40,16 +58,6 @@ static const diff_kind *find_kind(const char *name)
     return NULL;
 }
 
-static int find_run(pdb_diff_ctx *ctx, const char *name, int64_t *id)
-{
-    int found = pdb_run_find(ctx->db, name, id);
-    if (found < 0)
-        return PDB_ERR;
-    if (!found)
-        return pdb_fail("no run named '%s' (see 'profdb runs')", name);
-    return PDB_OK;
-}
-
 static int run_kinds(pdb_diff_ctx *ctx, char **names, int n)
 {
     static char *const dflt[] = {"pstats"};
@@ -57,9 +65,13 @@ static int run_kinds(pdb_diff_ctx *ctx, char **names, int n)
         names = (char **)dflt;
         n = 1;
     }
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         if (!find_kind(names[i]))
             return pdb_fail("unknown diff kind '%s' (see 'profdb diff --help')", names[i]);
+        /* pstats reads both runs from one schema. */
+        if (strcmp(names[i], "pstats") == 0 && strcmp(ctx->base_schema, ctx->test_schema) != 0)
+            return pdb_fail("the pstats diff needs both runs in one database");
+    }
     ctx->titles = n > 1;
     for (int i = 0; i < n; i++)
         if (find_kind(names[i])->run(ctx) != PDB_OK)
@@ -70,13 +82,16 @@ static int run_kinds(pdb_diff_ctx *ctx, char **names, int n)
 int cmd_diff(int argc, char **argv, pdb_cli *cli)
 {
     pdb_diff_ctx ctx = {.out = stdout, .top = -1};
-    const char *format = NULL, *unit = NULL;
+    const char *format = NULL, *unit = NULL, *test_db = NULL;
     long width = 60;
     const pdb_opt opts[] = {
         PDB_OPT_DB(cli),
         PDB_OPT_FORMAT(format), PDB_OPT_UNIT(unit), PDB_OPT_WIDTH(width),
         {PDB_OPT_INT, "top", 'n', &ctx.top, "N", "show the first N rows"},
         {PDB_OPT_STRING, "sort", 's', &ctx.sort, "KEY", "pstats: tottime, cumtime or both"},
+        {PDB_OPT_STRING, "db-test", 0, &test_db, "FILE", "database holding the TEST run"},
+        {PDB_OPT_FLAG, "normalize-names", 0, &ctx.normalize, NULL,
+         "kernels: ignore template arguments and addresses in names"},
         {0},
     };
     int npos, rc = pdb_cli_parse(argc, argv, opts, &help, &npos);
@@ -90,13 +105,17 @@ int cmd_diff(int argc, char **argv, pdb_cli *cli)
         return pdb_cli_fail();
     ctx.base_name = argv[1];
     ctx.test_name = argv[2];
-    rc = pdb_cli_open_db(cli, PDB_DB_READONLY, &ctx.db);
-    if (rc == PDB_OK)
-        rc = find_run(&ctx, ctx.base_name, &ctx.base_id);
-    if (rc == PDB_OK)
-        rc = find_run(&ctx, ctx.test_name, &ctx.test_id);
-    if (rc == PDB_OK)
+    pdb_cmp_open_opts oo = {cli->db_path, test_db, NULL};
+    pdb_cmp_run base, test;
+    rc = pdb_cmp_open(&oo, ctx.base_name, ctx.test_name, &base, &test);
+    if (rc == PDB_OK) {
+        ctx.db = base.db;
+        ctx.base_id = base.run_id;
+        ctx.test_id = test.run_id;
+        ctx.base_schema = base.schema;
+        ctx.test_schema = test.schema;
         rc = run_kinds(&ctx, argv + 3, npos - 2);
-    pdb_db_close(ctx.db);
+        pdb_cmp_close(&base, &test);
+    }
     return rc == PDB_OK ? PDB_EXIT_OK : pdb_cli_fail();
 }

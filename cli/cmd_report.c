@@ -1,19 +1,29 @@
-/* cmd_report.c: `profdb report [REPORT...]`: named reports for one run. */
+/* cmd_report.c: `profdb report [REPORT...]`: named reports for one run, the
+ * overview (no names), a report folder (--out DIR), and one-shot use
+ * (`profdb report FILE...`: inputs ingested into an in-memory database). */
 #include "cli/cli.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/xalloc.h"
 #include "ingest/ingest.h"
+#include "report/folder.h"
+#include "report/overview.h"
 #include "report/reports.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const pdb_cmd_help help = {
-    "profdb report [--db FILE] [--run NAME] [--format FMT] [--unit UNIT] [options] [REPORT...]",
+    "profdb report [--db FILE] [--run NAME] [--format FMT] [--unit UNIT] [--out DIR] [options] [REPORT...|INPUT...]",
     "Prints reports for one run (default: the most recently ingested run). Without a\n"
-    "REPORT name prints the summary. Several names print several reports in order.",
+    "REPORT name prints what the run contains and its key findings. Several names print\n"
+    "several reports in order. --out DIR writes a report folder instead: index.md, a CSV\n"
+    "per table, gnuplot charts (.gp, .dat, and .png/.svg when gnuplot is on PATH).\n"
+    "One-shot: an argument that is not a report name but an existing file or directory\n"
+    "(or '-') is an input; inputs are ingested into an in-memory database (--db is not\n"
+    "touched) as one run, and reported on: 'profdb report trace.json.gz kernels'.",
     NULL, /* the list of reports is printed by print_reports() */
 };
 
@@ -40,19 +50,53 @@ static int pick_run(pdb_report_ctx *ctx, const char *name)
         return PDB_ERR;
     if (ctx->run_id == 0)
         return pdb_fail("the database has no runs (ingest something first)");
+    /* Charts and the folder name the run. */
+    sqlite3_stmt *st;
+    if (pdb_db_prepare(ctx->db, "SELECT name FROM runs WHERE run_id = ?1", &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, ctx->run_id);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        ctx->run_name = pdb_xstrdup((const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
     return PDB_OK;
+}
+
+/* Splits the positional arguments: report names stay in names[], existing
+ * paths (and '-') go to inputs[]. Report names win over same-named files. */
+static int split_args(char **args, int n, char **names, int *nnames, const char **inputs,
+                      int *ninputs)
+{
+    struct stat sb;
+    *nnames = *ninputs = 0;
+    for (int i = 0; i < n; i++) {
+        if (pdb_report_find(args[i]))
+            names[(*nnames)++] = args[i];
+        else if (strcmp(args[i], "-") == 0 || stat(args[i], &sb) == 0)
+            inputs[(*ninputs)++] = args[i];
+        else
+            return pdb_fail("unknown report '%s' (not a report name, file or directory;"
+                            " see 'profdb report --help')", args[i]);
+    }
+    return PDB_OK;
+}
+
+/* One-shot: every input into one run of an in-memory database. */
+static int ingest_memory(pdb_report_ctx *ctx, const char **inputs, int n, const char **run)
+{
+    if (pdb_db_open(":memory:", PDB_DB_CREATE, &ctx->db) != PDB_OK)
+        return PDB_ERR;
+    if (!*run) {
+        const char *base = strrchr(inputs[0], '/');
+        *run = base && base[1] ? base + 1 : inputs[0];
+    }
+    pdb_ingest_opts o = {.run_name = *run, .quiet = true};
+    return pdb_ingest_paths(ctx->db, inputs, n, &o);
 }
 
 static int run_reports(pdb_report_ctx *ctx, char **names, int n)
 {
-    static char *const dflt[] = {"summary"};
-    if (n == 0) {
-        names = (char **)dflt;
-        n = 1;
-    }
-    for (int i = 0; i < n; i++)
-        if (!pdb_report_find(names[i]))
-            return pdb_fail("unknown report '%s' (see 'profdb report --help')", names[i]);
+    if (n == 0)
+        return pdb_report_overview(ctx);
     ctx->titles = n > 1;
     for (int i = 0; i < n; i++)
         if (pdb_report_find(names[i])->run(ctx) != PDB_OK)
@@ -63,7 +107,7 @@ static int run_reports(pdb_report_ctx *ctx, char **names, int n)
 int cmd_report(int argc, char **argv, pdb_cli *cli)
 {
     pdb_report_ctx ctx = {.out = stdout, .top = -1, .skip_first = 0};
-    const char *format = NULL, *unit = NULL, *run = NULL;
+    const char *format = NULL, *unit = NULL, *run = NULL, *outdir = NULL;
     long width = 60;
     const pdb_opt opts[] = {
         PDB_OPT_DB(cli),
@@ -77,6 +121,7 @@ int cmd_report(int argc, char **argv, pdb_cli *cli)
         {PDB_OPT_INT, "skip-first", 0, &ctx.skip_first, "N", "phases: drop the first N steps"},
         {PDB_OPT_FLAG, "by-shape", 0, &ctx.by_shape, NULL, "ops: one row per input shape"},
         {PDB_OPT_STRING, "compat", 0, &ctx.compat, "TOOL", "trace passes: 'hta' for HTA's conventions"},
+        {PDB_OPT_STRING, "out", 'o', &outdir, "DIR", "write a report folder (index.md, CSVs, charts)"},
         {0},
     };
     int npos;
@@ -92,11 +137,25 @@ int cmd_report(int argc, char **argv, pdb_cli *cli)
     }
     if (rc != PDB_OK || pdb_cli_render_opts(format, unit, width, &ctx.render) != PDB_OK)
         return pdb_cli_fail();
-    rc = pdb_cli_open_db(cli, PDB_DB_READONLY, &ctx.db);
+    char **names = pdb_xmalloc((size_t)(npos + 1) * sizeof *names);
+    const char **inputs = pdb_xmalloc((size_t)(npos + 1) * sizeof *inputs);
+    int nnames, ninputs;
+    rc = split_args(argv + 1, npos, names, &nnames, inputs, &ninputs);
+    if (rc == PDB_OK && outdir && nnames)
+        rc = pdb_fail("--out DIR writes every report that applies: give no report names");
+    if (rc == PDB_OK)
+        rc = ninputs ? ingest_memory(&ctx, inputs, ninputs, &run)
+                     : pdb_cli_open_db(cli, PDB_DB_READONLY, &ctx.db);
     if (rc == PDB_OK)
         rc = pick_run(&ctx, run);
     if (rc == PDB_OK)
-        rc = run_reports(&ctx, argv + 1, npos);
+        rc = outdir ? pdb_report_folder(&ctx, outdir) : run_reports(&ctx, names, nnames);
+    if (rc == PDB_OK && outdir)
+        fprintf(stderr, "profdb: wrote %s/index.md\n", outdir);
+    if (!run && ctx.run_name)
+        free((char *)ctx.run_name);
+    free(names);
+    free(inputs);
     pdb_db_close(ctx.db);
     pdb_strlist_free(&ctx.limits);
     pdb_strlist_free(&ctx.matches);

@@ -1,7 +1,7 @@
 /* diff.h: comparisons of two runs behind `profdb diff BASE TEST [KIND...]`.
  *
- * Each kind (pstats now; traces and step logs later) is a function and one
- * row in the table in cli/cmd_diff.c. A kind prints result sets through
+ * Each kind (pstats, steps, ops, kernels, kernel-types, gpu) is a function
+ * and one row in the table in cli/cmd_diff.c. A kind prints result sets through
  * render.h, so every kind has table, csv, tsv, json and md output. */
 #ifndef PDB_DIFF_H
 #define PDB_DIFF_H
@@ -22,9 +22,23 @@ typedef struct pdb_diff_ctx {
     bool titles;            /* several kinds: print a title before each */
     long top;               /* --top N rows (-1: all) */
     const char *sort;       /* --sort: pstats 'tottime', 'cumtime' or 'both' (default) */
+    const char *base_schema, *test_schema; /* "main", or "tdb" for --db-test */
+    bool normalize;         /* --normalize-names: kernels differing in template args match */
 } pdb_diff_ctx;
 
 /* Functions by largest change of tottime and cumtime; one-side functions marked. */
 int pdb_diff_pstats(pdb_diff_ctx *ctx);
+/* Per-step distributions of step time and phases (step logs, trace steps):
+ * medians, change, median ratio with bootstrap CI, Mann-Whitney p. */
+int pdb_diff_steps(pdb_diff_ctx *ctx);
+/* Totals by name from the trace analysis tables; one-side rows marked. */
+int pdb_diff_ops(pdb_diff_ctx *ctx);
+int pdb_diff_kernels(pdb_diff_ctx *ctx);
+int pdb_diff_kernel_types(pdb_diff_ctx *ctx);
+int pdb_diff_gpu(pdb_diff_ctx *ctx);
+
+/* Kernel name without template arguments and addresses:
+ * "k<float, 4>(0x7f12)" -> "k<...>(0x?)". Writes at most cap bytes. */
+void pdb_normalize_kernel_name(const char *name, char *out, size_t cap);
 
 #endif

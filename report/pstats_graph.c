@@ -12,6 +12,7 @@
  *                 cumulative) as horizontal bars of cumtime and tottime:
  *                 `profdb report pstats-chart | gnuplot > top.svg`.
  * Every string placed in DOT or gnuplot text is escaped. */
+#include "report/gnuplot.h"
 #include "report/pstats_model.h"
 #include "report/reports.h"
 #include "common/db.h"
@@ -173,19 +174,6 @@ int pdb_report_pstats_dot(pdb_report_ctx *ctx)
 
 /* ---- gnuplot ---------------------------------------------------------- */
 
-/* A gnuplot single-quoted string: '' for ', control characters dropped. */
-static void gp_quote(FILE *out, const char *s)
-{
-    fputc('\'', out);
-    for (; *s; s++) {
-        if (*s == '\'')
-            fputs("''", out);
-        else if ((unsigned char)*s >= 0x20)
-            fputc(*s, out);
-    }
-    fputc('\'', out);
-}
-
 int pdb_report_pstats_chart(pdb_report_ctx *ctx)
 {
     pdb_pstats ps;
@@ -209,7 +197,7 @@ int pdb_report_pstats_chart(pdb_report_ctx *ctx)
     fprintf(out, "set terminal svg size 1100,%zu noenhanced font 'sans,10'\n", 120 + 22 * n);
     fputs("set title ", out);
     snprintf(label, sizeof label, "Top %zu functions, sorted by %s", n, c.sort);
-    gp_quote(out, label);
+    pdb_gp_quote_file(out, label);
     fputs("\nset xlabel 'seconds'\nset key below\nset grid xtics\n"
           "set style fill solid 0.8 border -1\n", out);
     /* The first function on top: the y axis runs downwards. */
@@ -218,7 +206,7 @@ int pdb_report_pstats_chart(pdb_report_ctx *ctx)
         const pdb_pfunc *f = &ps.f[ps.list[i]];
         pdb_ellipsize(f->std, 70, label, sizeof label);
         fputs(i ? ", " : "", out);
-        gp_quote(out, label);
+        pdb_gp_quote_file(out, label);
         fprintf(out, " %zu", i);
     }
     fputs(")\n$data << EOD\n", out);

@@ -265,13 +265,13 @@ static void keep_cell(renderer *r, const char *s, int c, bool numeric)
     else
         snprintf(cut, sizeof cut, "%s", s);
     if (r->o->format == PDB_OUT_MD) {
-        /* A '|' would end the cell; newlines would end the row. */
+        /* A '|' would end the cell; newlines would end the row. A
+         * backslash is escaped too: "a\\|" must not leave the '|' bare. */
         pdb_buf esc = PDB_BUF_INIT;
         for (const char *p = cut; *p; p++) {
-            if (*p == '|')
-                pdb_buf_adds(&esc, "\\|");
-            else
-                pdb_buf_addc(&esc, (*p == '\n' || *p == '\r') ? ' ' : *p);
+            if (*p == '|' || *p == '\\')
+                pdb_buf_addc(&esc, '\\');
+            pdb_buf_addc(&esc, (*p == '\n' || *p == '\r') ? ' ' : *p);
         }
         r->cells[r->ncells++] = pdb_xstrdup(pdb_buf_str(&esc));
         pdb_buf_free(&esc);

@@ -33,6 +33,11 @@ int main(void)
     s = render(db, "SELECT 'x|y' AS a, 7 AS n", PDB_OUT_MD, PDB_UNIT_NS);
     CHECK_STR(s, "| a    |   n |\n| ---- | --: |\n| x\\|y |   7 |\n");
     free(s);
+    /* A backslash before a pipe must not un-escape it (GFM splits cells on
+     * a '|' not preceded by an escaping backslash). */
+    s = render(db, "SELECT 'a\\|b\\' AS a", PDB_OUT_MD, PDB_UNIT_NS);
+    CHECK_STR(s, "| a |\n| -------- |\n| a\\\\\\|b\\\\ |\n");
+    free(s);
     s = render(db, "SELECT 'abcdefghijklmnopqrstuvwxyz' AS kernel, 3 AS n", PDB_OUT_TABLE,
                PDB_UNIT_NS);
     CHECK_STR(s, "kernel        n\n------------  -\nabcdef\xE2\x80\xA6vwxyz  3\n");

@@ -1,0 +1,204 @@
+/* cmd_check.c: `profdb check BASE TEST`: the CI regression gate.
+ *
+ * Compares the per-step (or per-call) samples of each metric of two runs
+ * and exits 0 (pass), 1 (a significant regression beyond its limit, or an
+ * inconclusive metric with --fail-inconclusive) or 2 (usage or input
+ * error). The decision rule and outputs live in report/check_report.c. */
+#include "cli/cli.h"
+#include "common/error.h"
+#include "common/xalloc.h"
+#include "report/check.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const pdb_cmd_help help = {
+    "profdb check [--db FILE] [--db-test FILE | --baseline-from DIR|DB] "
+    "[--max-regression METRIC=PCT]... [options] [BASE] TEST",
+    "Fails (exit 1) when run TEST is significantly slower than run BASE: a metric's\n"
+    "median moved the bad way by more than PCT percent AND the Mann-Whitney U test\n"
+    "gives p < alpha. Too few samples make a metric inconclusive (exit 0, or 1 with\n"
+    "--fail-inconclusive). Prints a one-line verdict; details go to stderr.",
+    "metrics:\n"
+    "  step_time       seconds per step (step-log point values, else ProfilerSteps)\n"
+    "  throughput      steps per second (1 / step time of each step)\n"
+    "  phase:NAME      a step-log phase (phase:forward) or a trace step category\n"
+    "                  (kernel, memcpy, memset, runtime, dataloader, cpu_exec, other)\n"
+    "  op:NAME         durations of each call of a CPU op (op:aten::mm)\n"
+    "  kernel:NAME     durations of each launch of a GPU kernel (exact name)\n"
+    "Without --max-regression: step_time=5. With --baseline-from, BASE is a run of\n"
+    "that database (default: its newest run) or the ingested directory, and TEST is\n"
+    "a run of --db (or --db-test). Exit status: 0 pass, 1 regression, 2 error.\n"
+    "See docs/compare.md.",
+};
+
+typedef struct {
+    pdb_strlist limits;
+    long min_samples;
+    const char *alpha, *junit, *markdown, *test_db, *baseline_from;
+    bool fail_inconclusive, quiet;
+} check_opts;
+
+static int parse_double(const char *what, const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtod(s, &end);
+    if (errno || end == s || *end || *out != *out)
+        return pdb_fail("%s: expected a number, got '%s'", what, s);
+    return PDB_OK;
+}
+
+/* "METRIC=PCT" (split at the last '=': op names may hold one). */
+static int parse_limit(const char *arg, pdb_check_result *r)
+{
+    const char *eq = strrchr(arg, '=');
+    if (!eq || eq == arg)
+        return pdb_fail("--max-regression: expected METRIC=PCT, got '%s'", arg);
+    char *spec = pdb_xstrndup(arg, (size_t)(eq - arg));
+    memset(r, 0, sizeof *r);
+    int rc = pdb_metric_parse(spec, &r->metric);
+    r->metric.spec = spec;   /* owned: freed by cmd_check, also on failure */
+    if (rc != PDB_OK)
+        return PDB_ERR;
+    if (parse_double("--max-regression", eq + 1, &r->limit_pct) != PDB_OK)
+        return PDB_ERR;
+    if (r->limit_pct < 0)
+        return pdb_fail("--max-regression: the percentage must not be negative ('%s')", arg);
+    return PDB_OK;
+}
+
+/* Samples of one metric on both sides, compared and decided. */
+static int check_metric(pdb_cmp_run *base, pdb_cmp_run *test, pdb_check_run *run,
+                        pdb_check_result *r)
+{
+    pdb_samples sb, st;
+    if (pdb_metric_samples(base, &r->metric, &sb) != PDB_OK)
+        return PDB_ERR;
+    if (pdb_metric_samples(test, &r->metric, &st) != PDB_OK) {
+        pdb_samples_free(&sb);
+        return PDB_ERR;
+    }
+    int rc = PDB_OK;
+    if (!sb.n || !st.n)
+        rc = pdb_fail("run '%s' has no samples of metric '%s'", !sb.n ? base->name : test->name,
+                      r->metric.spec);
+    else {
+        r->source = st.source;
+        pdb_compare_samples(&sb, &st, r->metric.higher_is_worse, &r->cmp);
+        pdb_check_decide(run, r);
+        run->failed += r->status == PDB_CHECK_FAIL;
+        run->inconclusive += r->status == PDB_CHECK_INCONCLUSIVE;
+        run->passed += r->status == PDB_CHECK_PASS;
+    }
+    pdb_samples_free(&sb);
+    pdb_samples_free(&st);
+    return rc;
+}
+
+static int write_file(const char *path, const pdb_check_run *run,
+                      void (*writer)(const pdb_check_run *, FILE *))
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+    if (!f)
+        return pdb_fail("%s: cannot write: %s", path, strerror(errno));
+    writer(run, f);
+    if (f == stdout)
+        return fflush(f) == 0 ? PDB_OK : pdb_fail("error writing output");
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad)
+        return pdb_fail("%s: cannot write: %s", path, strerror(errno));
+    return PDB_OK;
+}
+
+static int run_check(pdb_cli *cli, const check_opts *o, char **pos, int npos,
+                     pdb_check_run *run)
+{
+    const char *base_name = npos == 2 ? pos[0] : NULL, *test_name = pos[npos - 1];
+    pdb_cmp_open_opts oo = {cli->db_path, o->test_db, o->baseline_from};
+    pdb_cmp_run base, test;
+    if (pdb_cmp_open(&oo, base_name, test_name, &base, &test) != PDB_OK)
+        return PDB_ERR;
+    /* The run names are printed below, before close frees an owned one. */
+    run->base = base.name;
+    run->test = test.name;
+    int rc = PDB_OK;
+    for (int i = 0; i < run->n && rc == PDB_OK; i++)
+        rc = check_metric(&base, &test, run, &run->r[i]);
+    if (rc == PDB_OK && !o->quiet)
+        pdb_check_write_details(run, stderr);
+    if (rc == PDB_OK && o->junit)
+        rc = write_file(o->junit, run, pdb_check_write_junit);
+    if (rc == PDB_OK && o->markdown)
+        rc = write_file(o->markdown, run, pdb_check_write_markdown);
+    /* With a report on stdout the verdict line goes to stderr. */
+    bool to_stdout = (o->junit && strcmp(o->junit, "-") == 0) ||
+                     (o->markdown && strcmp(o->markdown, "-") == 0);
+    if (rc == PDB_OK)
+        pdb_check_write_line(run, to_stdout ? stderr : stdout);
+    pdb_cmp_close(&base, &test);
+    return rc;
+}
+
+/* Options into settings; the default metric is step_time with a 5% limit. */
+static int setup(check_opts *o, int npos, pdb_check_run *run)
+{
+    if (npos < 1 || npos > 2 || (npos == 1 && !o->baseline_from))
+        return pdb_fail("expected BASE and TEST run names (usage: %s)", help.usage);
+    if (parse_double("--alpha", o->alpha ? o->alpha : "0.01", &run->alpha) != PDB_OK)
+        return PDB_ERR;
+    if (run->alpha <= 0 || run->alpha >= 1)
+        return pdb_fail("--alpha: expected a number between 0 and 1, got '%s'", o->alpha);
+    if (o->min_samples < 1)
+        return pdb_fail("--min-samples: expected at least 1");
+    run->min_samples = o->min_samples;
+    run->fail_inconclusive = o->fail_inconclusive;
+    static const char *const dflt[] = {"step_time=5"};
+    const char *const *specs = o->limits.n ? o->limits.v : dflt;
+    run->n = o->limits.n ? o->limits.n : 1;
+    run->r = pdb_xcalloc((size_t)run->n, sizeof *run->r);
+    for (int i = 0; i < run->n; i++)
+        if (parse_limit(specs[i], &run->r[i]) != PDB_OK)
+            return PDB_ERR;
+    return PDB_OK;
+}
+
+int cmd_check(int argc, char **argv, pdb_cli *cli)
+{
+    check_opts o = {.min_samples = 10};
+    const pdb_opt opts[] = {
+        PDB_OPT_DB(cli),
+        {PDB_OPT_STRING, "db-test", 0, &o.test_db, "FILE", "database holding the TEST run"},
+        {PDB_OPT_STRING, "baseline-from", 0, &o.baseline_from, "DIR|DB",
+         "baseline: a database file, or inputs to ingest into memory"},
+        {PDB_OPT_LIST, "max-regression", 'm', &o.limits, "METRIC=PCT",
+         "fail when METRIC is worse by more than PCT % (repeatable)"},
+        {PDB_OPT_INT, "min-samples", 0, &o.min_samples, "N",
+         "fewer samples on a side: inconclusive (default 10)"},
+        {PDB_OPT_STRING, "alpha", 0, &o.alpha, "A", "significance level (default 0.01)"},
+        {PDB_OPT_FLAG, "fail-inconclusive", 0, &o.fail_inconclusive, NULL,
+         "exit 1 when a metric is inconclusive"},
+        {PDB_OPT_STRING, "junit", 0, &o.junit, "FILE", "write JUnit XML (- for stdout)"},
+        {PDB_OPT_STRING, "markdown", 0, &o.markdown, "FILE", "write a Markdown summary"},
+        {PDB_OPT_FLAG, "quiet", 'q', &o.quiet, NULL, "no per-metric details on stderr"},
+        {0},
+    };
+    int npos, rc = pdb_cli_parse(argc, argv, opts, &help, &npos);
+    if (rc >= 0)
+        return rc;
+    pdb_check_run run = {0};
+    rc = setup(&o, npos, &run);
+    if (rc == PDB_OK)
+        rc = run_check(cli, &o, argv + 1, npos, &run);
+    for (int i = 0; run.r && i < run.n; i++)
+        free((char *)run.r[i].metric.spec);
+    free(run.r);
+    pdb_strlist_free(&o.limits);
+    if (rc != PDB_OK)
+        return pdb_cli_fail();
+    if (run.failed || (run.inconclusive && run.fail_inconclusive))
+        return PDB_EXIT_FAILED;
+    return PDB_EXIT_OK;
+}

@@ -1,0 +1,46 @@
+/* check.h: the verdicts of `profdb check` and how they are written: one
+ * line for the terminal, a JUnit XML file for CI test reports (one testcase
+ * per metric) and a Markdown summary for a CI job page. */
+#ifndef PDB_CHECK_REPORT_H
+#define PDB_CHECK_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "report/compare.h"
+
+typedef enum { PDB_CHECK_PASS, PDB_CHECK_FAIL, PDB_CHECK_INCONCLUSIVE } pdb_check_status;
+
+typedef struct pdb_check_result {
+    pdb_metric metric;
+    double limit_pct;          /* --max-regression METRIC=PCT */
+    const char *source;        /* where the samples came from */
+    pdb_comparison cmp;
+    pdb_check_status status;
+    char reason[320];          /* one sentence: why this verdict */
+} pdb_check_result;
+
+typedef struct pdb_check_run {
+    const char *base, *test;   /* run names */
+    double alpha;
+    long min_samples;
+    bool fail_inconclusive;    /* inconclusive counts as a failure */
+    pdb_check_result *r;
+    int n;
+    int failed, inconclusive, passed;
+} pdb_check_run;
+
+/* Decides r->status and r->reason from r->cmp and the run's settings. */
+void pdb_check_decide(const pdb_check_run *run, pdb_check_result *r);
+/* "PASS", "REGRESSION" or "INCONCLUSIVE" for the whole run. */
+const char *pdb_check_verdict(const pdb_check_run *run);
+
+void pdb_check_write_line(const pdb_check_run *run, FILE *out);
+void pdb_check_write_details(const pdb_check_run *run, FILE *out);
+void pdb_check_write_junit(const pdb_check_run *run, FILE *out);
+void pdb_check_write_markdown(const pdb_check_run *run, FILE *out);
+
+/* A value with a readable unit: seconds as s/ms/us/ns, rates as /s. */
+void pdb_check_format_value(double v, const char *unit, char *buf, size_t cap);
+
+#endif

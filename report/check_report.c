@@ -1,0 +1,281 @@
+/* check_report.c: verdicts of `profdb check` and their outputs: the
+ * one-line verdict, per-metric details, JUnit XML and Markdown (check.h).
+ *
+ * Decision rule: a metric regresses when the median moved in the bad
+ * direction by more than its limit AND the Mann-Whitney test says the shift
+ * is significant (p < alpha). Medians and ranks make a few very slow steps
+ * harmless; they are counted as outliers and reported, never deciding. */
+#include "report/check.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void pdb_check_format_value(double v, const char *unit, char *buf, size_t cap)
+{
+    if (isnan(v)) {
+        snprintf(buf, cap, "-");
+        return;
+    }
+    if (strcmp(unit, "s") != 0) {
+        snprintf(buf, cap, "%.4g %s", v, unit);
+        return;
+    }
+    double a = fabs(v);
+    if (a >= 1 || a == 0)
+        snprintf(buf, cap, "%.4g s", v);
+    else if (a >= 1e-3)
+        snprintf(buf, cap, "%.4g ms", v * 1e3);
+    else if (a >= 1e-6)
+        snprintf(buf, cap, "%.4g us", v * 1e6);
+    else
+        snprintf(buf, cap, "%.4g ns", v * 1e9);
+}
+
+/* Both sizes must reach --min-samples, and the rank test must be able to
+ * reach alpha at all: with the exact test the smallest two-sided p is
+ * 2 / C(nb + nt, nb) (2 steps against 2: 1/3). */
+static bool too_few(const pdb_check_run *run, const pdb_comparison *c)
+{
+    if ((long)c->nb < run->min_samples || (long)c->nt < run->min_samples)
+        return true;
+    if (c->mwu.exact) {
+        double ways = 1;
+        for (size_t i = 1; i <= c->nb; i++)
+            ways = ways * (double)(c->nt + i) / (double)i;
+        return 2.0 / ways >= run->alpha;
+    }
+    return false;
+}
+
+void pdb_check_decide(const pdb_check_run *run, pdb_check_result *r)
+{
+    const pdb_comparison *c = &r->cmp;
+    bool significant = !isnan(c->mwu.p) && c->mwu.p < run->alpha;
+    if (too_few(run, c)) {
+        r->status = PDB_CHECK_INCONCLUSIVE;
+        snprintf(r->reason, sizeof r->reason,
+                 "too few samples to decide: base %zu, test %zu (--min-samples %ld, alpha %g); "
+                 "median change %+.2f%%", c->nb, c->nt, run->min_samples, run->alpha,
+                 c->change_pct);
+    } else if (c->worse_pct > r->limit_pct && significant) {
+        r->status = PDB_CHECK_FAIL;
+        snprintf(r->reason, sizeof r->reason,
+                 "regression: median %+.2f%% (limit %g%%), significant (p = %.3g < %g)",
+                 c->change_pct, r->limit_pct, c->mwu.p, run->alpha);
+    } else {
+        r->status = PDB_CHECK_PASS;
+        const char *why = c->worse_pct > r->limit_pct ? "beyond the limit but not significant"
+                          : significant && c->worse_pct < 0 ? "significant improvement"
+                          : significant ? "significant but within the limit"
+                                        : "not significant";
+        snprintf(r->reason, sizeof r->reason, "median %+.2f%% (limit %g%%), p = %.3g: %s",
+                 c->change_pct, r->limit_pct, c->mwu.p, why);
+    }
+}
+
+const char *pdb_check_verdict(const pdb_check_run *run)
+{
+    if (run->failed)
+        return "REGRESSION";
+    if (run->inconclusive)
+        return "INCONCLUSIVE";
+    return "PASS";
+}
+
+static const char *status_name(pdb_check_status s)
+{
+    return s == PDB_CHECK_FAIL ? "REGRESSION" : s == PDB_CHECK_INCONCLUSIVE ? "INCONCLUSIVE"
+                                                                            : "pass";
+}
+
+/* "3 slow steps in test beyond 1.2 s (worst 5 s)", or "" */
+static void outlier_text(const pdb_check_result *r, char *buf, size_t cap)
+{
+    const pdb_comparison *c = &r->cmp;
+    buf[0] = '\0';
+    if (!c->out_b && !c->out_t)
+        return;
+    char fence[48], worst[48];
+    pdb_check_format_value(c->fence_t, r->metric.unit, fence, sizeof fence);
+    pdb_check_format_value(c->worst_t, r->metric.unit, worst, sizeof worst);
+    const char *dir = r->metric.higher_is_worse ? "beyond" : "below";
+    if (c->out_t)
+        snprintf(buf, cap, "outliers: %zu in test %s %s (worst %s), %zu in base", c->out_t, dir,
+                 fence, worst, c->out_b);
+    else
+        snprintf(buf, cap, "outliers: 0 in test, %zu in base", c->out_b);
+}
+
+void pdb_check_write_line(const pdb_check_run *run, FILE *out)
+{
+    fprintf(out, "%s: %s -> %s: %d metrics, %d regressed, %d inconclusive", 
+            pdb_check_verdict(run), run->base, run->test, run->n, run->failed,
+            run->inconclusive);
+    for (int i = 0; i < run->n; i++) {
+        const pdb_check_result *r = &run->r[i];
+        char o[200];
+        outlier_text(r, o, sizeof o);
+        fprintf(out, "; %s %s %+.2f%% p=%.3g%s%s", r->metric.spec, status_name(r->status),
+                r->cmp.change_pct, r->cmp.mwu.p, o[0] ? ", " : "", o);
+    }
+    fputc('\n', out);
+}
+
+void pdb_check_write_details(const pdb_check_run *run, FILE *out)
+{
+    for (int i = 0; i < run->n; i++) {
+        const pdb_check_result *r = &run->r[i];
+        char b[48], t[48], o[200];
+        pdb_check_format_value(r->cmp.base_median, r->metric.unit, b, sizeof b);
+        pdb_check_format_value(r->cmp.test_median, r->metric.unit, t, sizeof t);
+        outlier_text(r, o, sizeof o);
+        fprintf(out, "%-12s %s: median %s -> %s, ratio %.4f [95%% CI %.4f, %.4f], n %zu/%zu "
+                     "(%s): %s%s%s\n",
+                status_name(r->status), r->metric.spec, b, t, r->cmp.ratio, r->cmp.ci_lo,
+                r->cmp.ci_hi, r->cmp.nb, r->cmp.nt, r->source ? r->source : "-", r->reason,
+                o[0] ? "; " : "", o);
+    }
+}
+
+/* ---- JUnit XML ---------------------------------------------------------- */
+
+static void xml_escape(const char *s, FILE *out)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '&': fputs("&amp;", out); break;
+        case '<': fputs("&lt;", out); break;
+        case '>': fputs("&gt;", out); break;
+        case '"': fputs("&quot;", out); break;
+        case '\'': fputs("&apos;", out); break;
+        case '\n': fputs("&#10;", out); break;
+        case '\r': fputs("&#13;", out); break;
+        case '\t': fputs("&#9;", out); break;
+        default:
+            /* Other control characters are not allowed in XML 1.0 at all. */
+            if ((unsigned char)*s < 0x20)
+                fputc('?', out);
+            else
+                fputc(*s, out);
+        }
+    }
+}
+
+static void junit_case(const pdb_check_run *run, const pdb_check_result *r, FILE *out)
+{
+    fputs("    <testcase classname=\"profdb.check\" name=\"", out);
+    xml_escape(r->metric.spec, out);
+    fputs("\" time=\"0\">\n", out);
+    bool failure = r->status == PDB_CHECK_FAIL ||
+                   (r->status == PDB_CHECK_INCONCLUSIVE && run->fail_inconclusive);
+    if (failure) {
+        fprintf(out, "      <failure type=\"%s\" message=\"",
+                r->status == PDB_CHECK_FAIL ? "regression" : "inconclusive");
+        xml_escape(r->reason, out);
+        fputs("\"/>\n", out);
+    } else if (r->status == PDB_CHECK_INCONCLUSIVE) {
+        fputs("      <skipped message=\"", out);
+        xml_escape(r->reason, out);
+        fputs("\"/>\n", out);
+    }
+    /* The details line carries the medians, interval and outliers. */
+    pdb_check_run one = *run;
+    one.r = (pdb_check_result *)r;
+    one.n = 1;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (mem) {
+        pdb_check_write_details(&one, mem);
+        fclose(mem);
+        fputs("      <system-out>", out);
+        xml_escape(text, out);
+        fputs("</system-out>\n", out);
+        free(text);
+    }
+    fputs("    </testcase>\n", out);
+}
+
+void pdb_check_write_junit(const pdb_check_run *run, FILE *out)
+{
+    int failures = run->failed + (run->fail_inconclusive ? run->inconclusive : 0);
+    int skipped = run->fail_inconclusive ? 0 : run->inconclusive;
+    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
+    fprintf(out, "<testsuites name=\"profdb check\" tests=\"%d\" failures=\"%d\" errors=\"0\" "
+                 "skipped=\"%d\" time=\"0\">\n", run->n, failures, skipped);
+    fputs("  <testsuite name=\"profdb check ", out);
+    xml_escape(run->base, out);
+    fputs(" -&gt; ", out);
+    xml_escape(run->test, out);
+    fprintf(out, "\" tests=\"%d\" failures=\"%d\" errors=\"0\" skipped=\"%d\" time=\"0\">\n",
+            run->n, failures, skipped);
+    for (int i = 0; i < run->n; i++)
+        junit_case(run, &run->r[i], out);
+    fputs("  </testsuite>\n</testsuites>\n", out);
+}
+
+/* ---- Markdown ----------------------------------------------------------- */
+
+/* Table cells: no line breaks, '|' escaped, HTML-significant characters as
+ * entities so kernel names like f<float> show as written. */
+static void md_escape(const char *s, FILE *out)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '|': fputs("\\|", out); break;
+        case '\\': fputs("\\\\", out); break;
+        case '&': fputs("&amp;", out); break;
+        case '<': fputs("&lt;", out); break;
+        case '>': fputs("&gt;", out); break;
+        case '\n': case '\r': case '\t': fputc(' ', out); break;
+        default: fputc(*s, out);
+        }
+    }
+}
+
+void pdb_check_write_markdown(const pdb_check_run *run, FILE *out)
+{
+    fputs("## profdb check: ", out);
+    fputs(pdb_check_verdict(run), out);
+    fputs("\n\nBaseline `", out);
+    md_escape(run->base, out);
+    fputs("`, test `", out);
+    md_escape(run->test, out);
+    fprintf(out, "`: %d metrics, %d regressed, %d inconclusive (alpha %g, "
+                 "at least %ld samples per side).\n\n",
+            run->n, run->failed, run->inconclusive, run->alpha, run->min_samples);
+    fputs("| metric | verdict | base median | test median | change | ratio 95% CI | p-value "
+          "| n base/test | limit | outliers |\n", out);
+    fputs("| --- | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | --- |\n", out);
+    for (int i = 0; i < run->n; i++) {
+        const pdb_check_result *r = &run->r[i];
+        char b[48], t[48];
+        pdb_check_format_value(r->cmp.base_median, r->metric.unit, b, sizeof b);
+        pdb_check_format_value(r->cmp.test_median, r->metric.unit, t, sizeof t);
+        fputs("| ", out);
+        md_escape(r->metric.spec, out);
+        fprintf(out, " | %s | %s | %s | %+.2f%% | %.4f to %.4f | %.3g | %zu/%zu | %g%% | ",
+                status_name(r->status), b, t, r->cmp.change_pct, r->cmp.ci_lo, r->cmp.ci_hi,
+                r->cmp.mwu.p, r->cmp.nb, r->cmp.nt, r->limit_pct);
+        fprintf(out, "%zu test, %zu base |\n", r->cmp.out_t, r->cmp.out_b);
+    }
+    fputs("\n", out);
+    for (int i = 0; i < run->n; i++) {
+        char o[200];
+        outlier_text(&run->r[i], o, sizeof o);
+        fputs("- `", out);
+        md_escape(run->r[i].metric.spec, out);
+        fputs("`: ", out);
+        md_escape(run->r[i].reason, out);
+        if (o[0]) {
+            fputs("; ", out);
+            md_escape(o, out);
+        }
+        fputs("\n", out);
+    }
+    fputs("\nA metric regresses when its median moved the bad way by more than its limit\n"
+          "and the Mann-Whitney U test is significant. Outliers (beyond Q3 + 3 IQR) are\n"
+          "reported, not deciding.\n", out);
+}

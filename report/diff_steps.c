@@ -1,0 +1,160 @@
+/* diff_steps.c: `profdb diff BASE TEST steps`: per-step distributions.
+ *
+ * Every per-step time of either run (step-log step_time and phase metrics
+ * with point values; else the trace's ProfilerStep durations and step
+ * categories) is compared as a distribution: medians, their change, the
+ * median ratio with a seeded bootstrap 95% interval, a Mann-Whitney U
+ * p-value and the outliers on each side. The rows are collected in a temp
+ * table so they render (and sort) like every other result set. */
+#include "report/diff.h"
+#include "report/compare.h"
+#include "common/db.h"
+#include "common/error.h"
+#include "common/strbuf.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Step-log metrics with point values that are times, and trace step
+ * columns when the run has ProfilerSteps. */
+static const char metrics_sql[] =
+    "SELECT DISTINCT metric FROM %1$s.steplog_values v WHERE run_id = ?1 AND agg = 'point'"
+    " AND (unit = 's' OR EXISTS (SELECT 1 FROM %1$s.steplog_metric_rules r"
+    "  WHERE r.metric = v.metric AND r.is_phase))"
+    " UNION SELECT column1 FROM (VALUES ('step_time'), ('kernel'), ('memcpy'), ('memset'),"
+    "  ('runtime'), ('dataloader'), ('cpu_exec'), ('other'))"
+    "  WHERE EXISTS (SELECT 1 FROM %1$s.analysis_steps WHERE run_id = ?1)";
+
+static const char create_sql[] =
+    "CREATE TEMP TABLE IF NOT EXISTS pdb_diff_steps (metric TEXT, source TEXT, only_in TEXT,"
+    " n_base INTEGER, n_test INTEGER, base_median_ns REAL, test_median_ns REAL,"
+    " change_ns REAL, change_pct REAL, median_ratio REAL, ratio_ci_low REAL,"
+    " ratio_ci_high REAL, p_value REAL, significant TEXT, outliers_base INTEGER,"
+    " outliers_test INTEGER); DELETE FROM temp.pdb_diff_steps";
+
+static int add_metrics(pdb_diff_ctx *ctx, const char *schema, int64_t run_id,
+                       sqlite3_stmt *ins)
+{
+    pdb_buf sql = PDB_BUF_INIT;
+    pdb_buf_addf(&sql, metrics_sql, schema);
+    sqlite3_stmt *st;
+    int rc = pdb_db_prepare(ctx->db, sql.p, &st);
+    pdb_buf_free(&sql);
+    if (rc != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, run_id);
+    while (rc == PDB_OK && sqlite3_step(st) == SQLITE_ROW) {
+        sqlite3_bind_value(ins, 1, sqlite3_column_value(st, 0));
+        rc = pdb_db_step_done(ctx->db, ins);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static void bind_real(sqlite3_stmt *st, int i, double v)
+{
+    if (isnan(v) || isinf(v))
+        sqlite3_bind_null(st, i);
+    else
+        sqlite3_bind_double(st, i, v);
+}
+
+/* One metric's row: samples of both sides compared. */
+static int compare_metric(pdb_diff_ctx *ctx, const char *name, sqlite3_stmt *ins)
+{
+    pdb_metric m;
+    if (strcmp(name, "step_time") == 0)
+        pdb_metric_parse("step_time", &m);
+    else
+        m = (pdb_metric){PDB_METRIC_PHASE, name, name, true, "s"};
+    pdb_cmp_run b = {ctx->db, ctx->base_schema, ctx->base_name, ctx->base_id, NULL};
+    pdb_cmp_run t = {ctx->db, ctx->test_schema, ctx->test_name, ctx->test_id, NULL};
+    pdb_samples sb, st;
+    if (pdb_metric_samples(&b, &m, &sb) != PDB_OK)
+        return PDB_ERR;
+    if (pdb_metric_samples(&t, &m, &st) != PDB_OK) {
+        pdb_samples_free(&sb);
+        return PDB_ERR;
+    }
+    pdb_comparison c;
+    pdb_compare_samples(&sb, &st, true, &c);
+    sqlite3_bind_text(ins, 1, name, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(ins, 2, st.n ? st.source : sb.source, -1, SQLITE_STATIC);
+    sqlite3_bind_text(ins, 3, !sb.n ? "test" : !st.n ? "base" : "", -1, SQLITE_STATIC);
+    sqlite3_bind_int64(ins, 4, (int64_t)sb.n);
+    sqlite3_bind_int64(ins, 5, (int64_t)st.n);
+    bind_real(ins, 6, c.base_median * 1e9);
+    bind_real(ins, 7, c.test_median * 1e9);
+    bind_real(ins, 8, (c.test_median - c.base_median) * 1e9);
+    bind_real(ins, 9, round(c.change_pct * 100) / 100);
+    bind_real(ins, 10, c.ratio);
+    bind_real(ins, 11, c.ci_lo);
+    bind_real(ins, 12, c.ci_hi);
+    bind_real(ins, 13, c.mwu.p);
+    sqlite3_bind_text(ins, 14, isnan(c.mwu.p) ? "" : c.mwu.p < 0.01 ? "yes" : "no", -1,
+                      SQLITE_STATIC);
+    sqlite3_bind_int64(ins, 15, (int64_t)c.out_b);
+    sqlite3_bind_int64(ins, 16, (int64_t)c.out_t);
+    pdb_samples_free(&sb);
+    pdb_samples_free(&st);
+    return pdb_db_step_done(ctx->db, ins);
+}
+
+static int fill(pdb_diff_ctx *ctx)
+{
+    sqlite3_stmt *names, *ins;
+    if (pdb_db_exec(ctx->db, "CREATE TEMP TABLE IF NOT EXISTS pdb_diff_names (name TEXT"
+                             " PRIMARY KEY); DELETE FROM temp.pdb_diff_names") != PDB_OK ||
+        pdb_db_exec(ctx->db, create_sql) != PDB_OK)
+        return PDB_ERR;
+    if (pdb_db_prepare(ctx->db, "INSERT OR IGNORE INTO temp.pdb_diff_names VALUES (?1)",
+                       &ins) != PDB_OK)
+        return PDB_ERR;
+    int rc = add_metrics(ctx, ctx->base_schema, ctx->base_id, ins);
+    if (rc == PDB_OK)
+        rc = add_metrics(ctx, ctx->test_schema, ctx->test_id, ins);
+    sqlite3_finalize(ins);
+    if (rc != PDB_OK)
+        return PDB_ERR;
+    if (pdb_db_prepare(ctx->db, "SELECT name FROM temp.pdb_diff_names ORDER BY name", &names)
+        != PDB_OK)
+        return PDB_ERR;
+    if (pdb_db_prepare(ctx->db, "INSERT INTO temp.pdb_diff_steps VALUES (?1, ?2, ?3, ?4, ?5,"
+                                " ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+                       &ins) != PDB_OK) {
+        sqlite3_finalize(names);
+        return PDB_ERR;
+    }
+    while (rc == PDB_OK && sqlite3_step(names) == SQLITE_ROW)
+        rc = compare_metric(ctx, (const char *)sqlite3_column_text(names, 0), ins);
+    sqlite3_finalize(names);
+    sqlite3_finalize(ins);
+    return rc;
+}
+
+int pdb_diff_steps(pdb_diff_ctx *ctx)
+{
+    if (fill(ctx) != PDB_OK)
+        return PDB_ERR;
+    int64_t n = 0;
+    if (pdb_db_query_int(ctx->db, "SELECT count(*) FROM temp.pdb_diff_steps", 0, &n) != PDB_OK)
+        return PDB_ERR;
+    if (n == 0)
+        return pdb_fail("runs '%s' and '%s' hold no per-step times (step logs or ProfilerSteps)",
+                        ctx->base_name, ctx->test_name);
+    if (ctx->titles && ctx->render.format == PDB_OUT_TABLE)
+        fprintf(ctx->out, "\n== steps ==\n");
+    if (ctx->render.format == PDB_OUT_TABLE || ctx->render.format == PDB_OUT_MD)
+        fprintf(ctx->out, "steps: %s -> %s (medians; ratio CI: bootstrap 95%%, seed %u; "
+                          "p: Mann-Whitney U, significant below 0.01)\n\n",
+                ctx->base_name, ctx->test_name, (unsigned)PDB_BOOTSTRAP_SEED);
+    sqlite3_stmt *st;
+    if (pdb_db_prepare(ctx->db, "SELECT * FROM temp.pdb_diff_steps"
+                                " ORDER BY abs(coalesce(change_ns, 0)) DESC, metric LIMIT ?1",
+                       &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, ctx->top >= 0 ? ctx->top : -1);
+    int rc = pdb_render_stmt(st, &ctx->render, ctx->out);
+    sqlite3_finalize(st);
+    return rc;
+}

@@ -1,0 +1,179 @@
+/* folder.c: the report folder writer behind `profdb report --out DIR`
+ * (see folder.h). */
+#include "report/folder.h"
+#include "common/error.h"
+#include "common/strbuf.h"
+#include "report/charts.h"
+#include "report/gnuplot.h"
+#include "report/overview.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Rows of a table shown in index.md; the CSV has them all. */
+#define MD_ROWS 40
+
+/* The tables of the folder, in reading order. */
+static const char *const tables[] = {
+    "summary", "insights", "step-insights", "gpu", "kernel-types", "kernels", "ops", "steps",
+    "ranks", "idle", "launch", "comm", "pstats", "phases", "loaders", "throughput",
+    "rf-report", "gpu-util", "metric-rules", "metrics",
+};
+
+/* A file name from a fixed name: letters, digits, '-', '_' only, so no
+ * path can leave DIR whatever a caller passes. */
+static void file_path(pdb_buf *b, const char *dir, const char *name, const char *ext)
+{
+    pdb_buf_reset(b);
+    pdb_buf_addf(b, "%s/", dir);
+    for (const char *p = *name ? name : "_"; *p; p++) {
+        char c = *p;
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '-' || c == '_';
+        pdb_buf_addc(b, ok ? c : '_');
+    }
+    pdb_buf_addf(b, ".%s", ext);
+}
+
+static int make_dir(const char *dir)
+{
+    struct stat sb;
+    if (mkdir(dir, 0777) == 0)
+        return PDB_OK;
+    if (errno == EEXIST && stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return PDB_OK;
+    return pdb_fail("cannot create folder %s: %s", dir, strerror(errno));
+}
+
+/* Text for Markdown prose: control characters become spaces. */
+static void md_text(FILE *out, const char *s)
+{
+    for (; *s; s++)
+        fputc((unsigned char)*s < 0x20 ? ' ' : *s, out);
+}
+
+/* NAME.csv in full (every row, full names). */
+static int write_csv(pdb_report_ctx *ctx, const pdb_report *r, const char *dir)
+{
+    pdb_buf path = PDB_BUF_INIT;
+    file_path(&path, dir, r->name, "csv");
+    FILE *f = fopen(path.p, "w");
+    int rc = f ? PDB_OK : pdb_fail("cannot write %s: %s", path.p, strerror(errno));
+    if (f) {
+        pdb_report_ctx c = *ctx;
+        c.out = f;
+        c.titles = false;
+        c.top = -1;
+        c.render.format = PDB_OUT_CSV;
+        rc = r->run(&c);
+        if ((ferror(f) | fclose(f)) && rc == PDB_OK)
+            rc = pdb_fail("error writing %s", path.p);
+    }
+    pdb_buf_free(&path);
+    return rc;
+}
+
+/* One table section of index.md, and its CSV when it has rows. */
+static int table_section(pdb_report_ctx *ctx, const pdb_run_facts *facts, const char *name,
+                         const char *dir, FILE *md)
+{
+    const pdb_report *r = pdb_report_find(name);
+    if (!r)
+        return PDB_OK;
+    fprintf(md, "\n## %s\n\n%s.\n\n", r->name, r->summary);
+    const char *why = pdb_report_missing(facts, pdb_report_needs(name));
+    if (why) {
+        fprintf(md, "Not applicable to this run: %s.\n", why);
+        return PDB_OK;
+    }
+    pdb_report_ctx c = *ctx;
+    c.render.format = PDB_OUT_MD;
+    if (c.top < 0 && (strcmp(name, "kernels") == 0 || strcmp(name, "ops") == 0))
+        c.top = 20;
+    char *text;
+    int rows;
+    if (pdb_report_capture(&c, r, MD_ROWS, &text, &rows) != PDB_OK)
+        return PDB_ERR;
+    /* A report with nothing to show prints a note instead of a table. */
+    bool table = text[0] == '|';
+    if (table && rows == 0)
+        fputs("No rows for this run.\n", md);
+    else
+        fputs(text, md);
+    free(text);
+    if (!table || rows == 0)
+        return PDB_OK;
+    fprintf(md, "\nFull table: [%s.csv](%s.csv)\n", r->name, r->name);
+    return write_csv(ctx, r, dir);
+}
+
+/* Writes the charts, renders them when gnuplot is there, links them. */
+static int chart_section(pdb_report_ctx *ctx, const char *dir, FILE *md)
+{
+    pdb_chart_list charts;
+    if (pdb_charts_write(ctx->db, ctx->run_id, ctx->run_name, dir, ctx->top, &charts) != PDB_OK)
+        return PDB_ERR;
+    char gnuplot[4096];
+    bool have = pdb_gp_find(gnuplot, sizeof gnuplot);
+    int rc = PDB_OK;
+    fputs("\n## Charts\n\n", md);
+    if (!charts.n)
+        fputs("No chart applies to this run.\n", md);
+    else if (!have) {
+        fputs("gnuplot was not found: render the charts with `gnuplot NAME.gp` in this folder.\n",
+              md);
+        pdb_warn("gnuplot not found: charts written as scripts; render them with: "
+                 "cd %s && for f in *.gp; do gnuplot \"$f\"; done", dir);
+    }
+    for (int i = 0; i < charts.n; i++) {
+        const pdb_chart *ch = &charts.v[i];
+        char script[48];
+        snprintf(script, sizeof script, "%s.gp", ch->name);
+        if (have && rc == PDB_OK)
+            rc = pdb_gp_run(gnuplot, dir, script);
+        fprintf(md, "### %s\n\n", ch->title);
+        if (have)
+            fprintf(md, "![%s](%s.png)\n\n[SVG](%s.svg) · ", ch->title, ch->name, ch->name);
+        fprintf(md, "[gnuplot script](%s.gp) · [data](%s.dat)\n\n", ch->name, ch->name);
+    }
+    pdb_chart_list_free(&charts);
+    return rc;
+}
+
+int pdb_report_folder(pdb_report_ctx *ctx, const char *dir)
+{
+    if (make_dir(dir) != PDB_OK)
+        return PDB_ERR;
+    pdb_run_facts facts;
+    if (pdb_run_facts_get(ctx->db, ctx->run_id, &facts) != PDB_OK)
+        return PDB_ERR;
+    pdb_buf path = PDB_BUF_INIT;
+    file_path(&path, dir, "index", "md");
+    FILE *md = fopen(path.p, "w");
+    if (!md) {
+        int rc = pdb_fail("cannot write %s: %s", path.p, strerror(errno));
+        pdb_buf_free(&path);
+        return rc;
+    }
+    fputs("# profdb report", md);
+    if (ctx->run_name) {
+        fputs(": run ", md);
+        md_text(md, ctx->run_name);
+    }
+    fputs("\n\n", md);
+    pdb_report_ctx c = *ctx;
+    c.out = md;
+    c.render.format = PDB_OUT_MD;
+    c.titles = false;
+    int rc = pdb_report_overview(&c);
+    if (rc == PDB_OK)
+        rc = chart_section(ctx, dir, md);
+    for (size_t i = 0; rc == PDB_OK && i < sizeof tables / sizeof tables[0]; i++)
+        rc = table_section(ctx, &facts, tables[i], dir, md);
+    if ((ferror(md) | fclose(md)) && rc == PDB_OK)
+        rc = pdb_fail("error writing %s", path.p);
+    pdb_buf_free(&path);
+    return rc;
+}

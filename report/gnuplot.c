@@ -1,0 +1,146 @@
+/* gnuplot.c: escaping for gnuplot scripts and data files, and running
+ * gnuplot as a child process (see gnuplot.h). */
+#include "report/gnuplot.h"
+#include "common/error.h"
+#include "report/render.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+void pdb_gp_quote(pdb_buf *b, const char *s)
+{
+    pdb_buf_addc(b, '\'');
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '\'')
+            pdb_buf_adds(b, "''");
+        else
+            pdb_buf_addc(b, c < 0x20 || c == 0x7f ? ' ' : (char)c);
+    }
+    pdb_buf_addc(b, '\'');
+}
+
+void pdb_gp_quote_file(FILE *out, const char *s)
+{
+    pdb_buf b = PDB_BUF_INIT;
+    pdb_gp_quote(&b, s);
+    fputs(pdb_buf_str(&b), out);
+    pdb_buf_free(&b);
+}
+
+void pdb_gp_data_label(pdb_buf *b, const char *s, size_t max_width)
+{
+    /* Cut first so the escapes are never split. */
+    size_t cap = strlen(s) * 3 + 8;
+    char *cut = malloc(cap);
+    if (!cut)
+        abort();
+    pdb_ellipsize(s, max_width, cut, cap);
+    pdb_buf_addc(b, '"');
+    if (!*cut)
+        pdb_buf_addc(b, '-');
+    for (const char *p = cut; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '"')
+            pdb_buf_addc(b, '\'');
+        else if (c == '\\')
+            pdb_buf_adds(b, "\\\\");
+        else
+            pdb_buf_addc(b, c < 0x20 || c == 0x7f ? ' ' : (char)c);
+    }
+    pdb_buf_addc(b, '"');
+    free(cut);
+}
+
+bool pdb_gp_find(char *path, size_t cap)
+{
+    const char *env = getenv("PROFDB_GNUPLOT");
+    if (env) {
+        snprintf(path, cap, "%s", env);
+        return *env && access(env, X_OK) == 0;
+    }
+    const char *p = getenv("PATH");
+    if (!p)
+        p = "/usr/local/bin:/usr/bin:/bin";
+    while (*p) {
+        size_t n = strcspn(p, ":");
+        /* An empty PATH entry means the current directory. */
+        int len = snprintf(path, cap, "%.*s/gnuplot", (int)n, n ? p : ".");
+        if (len > 0 && (size_t)len < cap && access(path, X_OK) == 0)
+            return true;
+        p += n + (p[n] == ':');
+    }
+    return false;
+}
+
+/* First non-empty line of gnuplot's error output, for the message. */
+static void first_line(const char *s, char *out, size_t cap)
+{
+    while (*s == '\n' || *s == ' ')
+        s++;
+    size_t n = strcspn(s, "\n");
+    snprintf(out, cap, "%.*s", (int)(n < cap ? n : cap - 1), s);
+}
+
+/* In the child: stdout to /dev/null, stderr to the pipe, then exec. */
+static void child(const char *gnuplot, const char *dir, const char *script, int errfd)
+{
+    int devnull = open("/dev/null", O_RDWR);
+    if (devnull >= 0) {
+        dup2(devnull, STDIN_FILENO);
+        dup2(devnull, STDOUT_FILENO);
+    }
+    dup2(errfd, STDERR_FILENO);
+    if (chdir(dir) != 0)
+        _exit(126);
+    char *const argv[] = {(char *)gnuplot, (char *)script, NULL};
+    execv(gnuplot, argv);
+    _exit(127);
+}
+
+int pdb_gp_run(const char *gnuplot, const char *dir, const char *script)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        return pdb_fail("pipe: %s", strerror(errno));
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return pdb_fail("fork: %s", strerror(errno));
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        child(gnuplot, dir, script, fds[1]);
+    }
+    close(fds[1]);
+    char err[4096];
+    size_t len = 0;
+    ssize_t got;
+    char sink[512];
+    /* Keep the start of the message; drain the rest so gnuplot never blocks. */
+    while ((got = read(fds[0], len < sizeof err - 1 ? err + len : sink,
+                       len < sizeof err - 1 ? sizeof err - 1 - len : sizeof sink)) > 0 ||
+           (got < 0 && errno == EINTR))
+        if (got > 0 && len < sizeof err - 1)
+            len += (size_t)got;
+    err[len] = '\0';
+    close(fds[0]);
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return pdb_fail("waitpid: %s", strerror(errno));
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return PDB_OK;
+    char line[300];
+    first_line(err, line, sizeof line);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+        return pdb_fail("%s: cannot run %s", script, gnuplot);
+    return pdb_fail("gnuplot %s failed%s%s", script, *line ? ": " : "", line);
+}

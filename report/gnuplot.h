@@ -1,0 +1,39 @@
+/* gnuplot.h: writing gnuplot text safely and running gnuplot.
+ *
+ * Every chart profdb writes is a .gp script plus a data file. Labels that
+ * come from data (kernel, op and function names) go into the data file as
+ * double-quoted fields; the few strings placed in script text (titles, run
+ * names) are single-quoted literals. Both writers below make sure no input
+ * can end a string early or reach gnuplot's command substitution (`...`),
+ * macros (@name) or system(): single-quoted strings are never expanded, and
+ * data-file fields are plain text to gnuplot. Scripts select `noenhanced`
+ * terminals so _ ^ @ & { } in labels print as themselves. */
+#ifndef PDB_GNUPLOT_H
+#define PDB_GNUPLOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "common/strbuf.h"
+
+/* Appends s as a gnuplot single-quoted string literal: ' doubled, control
+ * characters (a newline would end the command) replaced by spaces. */
+void pdb_gp_quote(pdb_buf *b, const char *s);
+void pdb_gp_quote_file(FILE *out, const char *s);
+
+/* Appends s as a double-quoted data-file field, cut to max_width code
+ * points (0: never): " becomes ', \ is doubled (gnuplot reads \\ as \),
+ * control characters become spaces; an empty label becomes "-". */
+void pdb_gp_data_label(pdb_buf *b, const char *s, size_t max_width);
+
+/* The gnuplot executable: $PROFDB_GNUPLOT if set (empty: none), else the
+ * first 'gnuplot' on PATH. Returns false when there is none. */
+bool pdb_gp_find(char *path, size_t cap);
+
+/* Runs gnuplot on script (a file name relative to dir) with dir as the
+ * working directory: fork and exec with an argument vector, never a shell.
+ * On failure records gnuplot's first error line and returns PDB_ERR. */
+int pdb_gp_run(const char *gnuplot, const char *dir, const char *script);
+
+#endif

@@ -1,0 +1,203 @@
+/* overview.c: `profdb report` without names: what the run contains, which
+ * reports apply, and the key findings (see overview.h). */
+#include "report/overview.h"
+#include "common/db.h"
+#include "common/error.h"
+#include "common/strbuf.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One count for the run: ?1 = run_id. */
+static int count(sqlite3 *db, const char *sql, int64_t run_id, int64_t *out)
+{
+    sqlite3_stmt *st;
+    if (pdb_db_prepare(db, sql, &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, run_id);
+    int rc = sqlite3_step(st);
+    *out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? PDB_OK : pdb_db_fail(db, "query failed");
+}
+
+int pdb_run_facts_get(sqlite3 *db, int64_t run_id, pdb_run_facts *f)
+{
+    struct { const char *sql; int64_t *out; } q[] = {
+        {"SELECT count(*) FROM sources WHERE run_id = ?1", &f->sources},
+        {"SELECT coalesce(sum(records), 0) FROM sources WHERE run_id = ?1", &f->records},
+        {"SELECT count(*) FROM traces WHERE run_id = ?1", &f->traces},
+        {"SELECT count(DISTINCT rank) FROM traces WHERE run_id = ?1", &f->ranks},
+        {"SELECT coalesce(sum(gpu_events), 0) FROM analysis_gpu WHERE run_id = ?1"
+         " AND mode = 'exact'", &f->gpu_events},
+        {"SELECT count(*) FROM analysis_steps WHERE run_id = ?1", &f->steps},
+        {"SELECT count(*) FROM analysis_ops WHERE run_id = ?1", &f->ops},
+        {"SELECT count(*) FROM pstats_functions WHERE run_id = ?1 AND in_stats", &f->pstats_funcs},
+        {"SELECT count(*) FROM steplog_values WHERE run_id = ?1", &f->steplog_values},
+        {"SELECT count(DISTINCT step) FROM steplog_values WHERE run_id = ?1", &f->steplog_steps},
+    };
+    for (size_t i = 0; i < sizeof q / sizeof q[0]; i++)
+        if (count(db, q[i].sql, run_id, q[i].out) != PDB_OK)
+            return PDB_ERR;
+    return PDB_OK;
+}
+
+int pdb_report_needs(const char *name)
+{
+    static const struct { const char *name; int needs; } t[] = {
+        {"gpu", PDB_NEEDS_GPU}, {"kernel-types", PDB_NEEDS_GPU}, {"kernels", PDB_NEEDS_GPU},
+        {"idle", PDB_NEEDS_GPU}, {"launch", PDB_NEEDS_GPU}, {"comm", PDB_NEEDS_GPU},
+        {"ops", PDB_NEEDS_TRACE}, {"ranks", PDB_NEEDS_TRACE}, {"insights", PDB_NEEDS_TRACE},
+        {"steps", PDB_NEEDS_STEPS},
+        {"pstats", PDB_NEEDS_PSTATS}, {"callers", PDB_NEEDS_PSTATS},
+        {"callees", PDB_NEEDS_PSTATS}, {"pstats-dot", PDB_NEEDS_PSTATS},
+        {"pstats-chart", PDB_NEEDS_PSTATS},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (strcmp(t[i].name, name) == 0)
+            return t[i].needs;
+    /* Every other report but summary reads step logs. */
+    return strcmp(name, "summary") == 0 ? 0 : PDB_NEEDS_STEPLOG;
+}
+
+const char *pdb_report_missing(const pdb_run_facts *f, int needs)
+{
+    if ((needs & PDB_NEEDS_TRACE) && !f->traces)
+        return "no traces";
+    if ((needs & PDB_NEEDS_GPU) && !f->gpu_events)
+        return "no GPU events";
+    if ((needs & PDB_NEEDS_STEPS) && !f->steps)
+        return "no ProfilerStep annotations";
+    if ((needs & PDB_NEEDS_PSTATS) && !f->pstats_funcs)
+        return "no pstats dump";
+    if ((needs & PDB_NEEDS_STEPLOG) && !f->steplog_values)
+        return "no step logs";
+    return NULL;
+}
+
+/* Keeps the first max_rows rows of a table (after its two header lines). */
+static void cut_rows(char *text, int max_rows, bool md, int *rows, pdb_buf *out)
+{
+    int line = 0, kept = 0, total = 0;
+    for (char *p = text; *p;) {
+        char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p + 1) : strlen(p);
+        bool row = line >= 2 && (md ? p[0] == '|' : len > 1);
+        total += row;
+        if (!row || max_rows < 0 || kept < max_rows) {
+            pdb_buf_add(out, p, len);
+            kept += row;
+        }
+        line++;
+        p += len;
+    }
+    if (total > kept)
+        pdb_buf_addf(out, "%s(%d more rows)\n", md ? "\n" : "", total - kept);
+    *rows = total;
+}
+
+int pdb_report_capture(pdb_report_ctx *ctx, const pdb_report *r, int max_rows, char **text,
+                       int *rows)
+{
+    char *mem = NULL;
+    size_t memlen = 0;
+    FILE *m = open_memstream(&mem, &memlen);
+    if (!m)
+        return pdb_fail("out of memory");
+    pdb_report_ctx c = *ctx;
+    c.out = m;
+    c.titles = false;
+    int rc = r->run(&c);
+    fclose(m);
+    pdb_buf b = PDB_BUF_INIT;
+    *rows = 0;
+    if (rc == PDB_OK)
+        cut_rows(mem, max_rows, ctx->render.format == PDB_OUT_MD, rows, &b);
+    free(mem);
+    *text = rc == PDB_OK ? strdup(pdb_buf_str(&b)) : NULL;
+    pdb_buf_free(&b);
+    return rc;
+}
+
+static void heading(pdb_report_ctx *ctx, const char *title)
+{
+    if (ctx->render.format == PDB_OUT_MD)
+        fprintf(ctx->out, "\n### %s\n\n", title);
+    else
+        fprintf(ctx->out, "\n== %s ==\n", title);
+}
+
+/* The reports that apply and, grouped by reason, those that do not. */
+static void applicable(pdb_report_ctx *ctx, const pdb_run_facts *f)
+{
+    const char *li = ctx->render.format == PDB_OUT_MD ? "- " : "";
+    fprintf(ctx->out, "%sreports that apply:", li);
+    for (const pdb_report *r = pdb_reports; r->name; r++)
+        if (!pdb_report_missing(f, pdb_report_needs(r->name)))
+            fprintf(ctx->out, " %s", r->name);
+    fputc('\n', ctx->out);
+    static const char *const reasons[] = {"no traces", "no GPU events",
+                                          "no ProfilerStep annotations", "no pstats dump",
+                                          "no step logs"};
+    for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++) {
+        bool any = false;
+        for (const pdb_report *r = pdb_reports; r->name; r++) {
+            const char *why = pdb_report_missing(f, pdb_report_needs(r->name));
+            if (why && strcmp(why, reasons[i]) == 0) {
+                fprintf(ctx->out, "%s%s %s", any ? "" : li, any ? "" : "not applicable:", r->name);
+                any = true;
+            }
+        }
+        if (any)
+            fprintf(ctx->out, " (%s)\n", reasons[i]);
+    }
+}
+
+static int findings(pdb_report_ctx *ctx, const char *name)
+{
+    char *text;
+    int rows;
+    if (pdb_report_capture(ctx, pdb_report_find(name), 12, &text, &rows) != PDB_OK)
+        return PDB_ERR;
+    char title[80];
+    snprintf(title, sizeof title, "key findings (profdb report %s)", name);
+    heading(ctx, title);
+    fputs(text, ctx->out);
+    free(text);
+    return PDB_OK;
+}
+
+int pdb_report_overview(pdb_report_ctx *ctx)
+{
+    if (ctx->render.format != PDB_OUT_TABLE && ctx->render.format != PDB_OUT_MD)
+        return pdb_report_summary(ctx);
+    pdb_run_facts f;
+    if (pdb_run_facts_get(ctx->db, ctx->run_id, &f) != PDB_OK)
+        return PDB_ERR;
+    bool md = ctx->render.format == PDB_OUT_MD;
+    const char *li = md ? "- " : "  ";
+    fprintf(ctx->out, "%ssources: %" PRId64 ", records: %" PRId64 "\n", li, f.sources, f.records);
+    if (f.traces)
+        fprintf(ctx->out, "%straces: %" PRId64 " (ranks: %" PRId64 "), %" PRId64
+                          " GPU events, %" PRId64 " profiler steps, %" PRId64 " op rows\n",
+                li, f.traces, f.ranks, f.gpu_events, f.steps, f.ops);
+    if (f.pstats_funcs)
+        fprintf(ctx->out, "%spstats: %" PRId64 " functions\n", li, f.pstats_funcs);
+    if (f.steplog_values)
+        fprintf(ctx->out, "%sstep logs: %" PRId64 " values over %" PRId64 " steps\n", li,
+                f.steplog_values, f.steplog_steps);
+    if (md)
+        fputc('\n', ctx->out);
+    applicable(ctx, &f);
+    heading(ctx, "sources (profdb report summary)");
+    pdb_report_ctx c = *ctx;
+    c.titles = false;
+    if (pdb_report_summary(&c) != PDB_OK)
+        return PDB_ERR;
+    if (f.traces && findings(ctx, "insights") != PDB_OK)
+        return PDB_ERR;
+    if (f.steplog_values && findings(ctx, "step-insights") != PDB_OK)
+        return PDB_ERR;
+    return PDB_OK;
+}

@@ -1,0 +1,36 @@
+/* overview.h: what a run holds, which reports apply to it, its key findings.
+ *
+ * `profdb report` without report names prints this overview; the report
+ * folder (folder.h) uses the same facts to leave out reports that do not
+ * apply. */
+#ifndef PDB_OVERVIEW_H
+#define PDB_OVERVIEW_H
+
+#include "report/reports.h"
+
+typedef struct pdb_run_facts {
+    int64_t sources, records, traces, ranks, gpu_events, steps, ops, pstats_funcs,
+        steplog_values, steplog_steps;
+} pdb_run_facts;
+
+/* What a report needs from a run (PDB_NEEDS_* bits). */
+enum { PDB_NEEDS_TRACE = 1, PDB_NEEDS_GPU = 2, PDB_NEEDS_STEPS = 4, PDB_NEEDS_PSTATS = 8,
+       PDB_NEEDS_STEPLOG = 16 };
+
+int pdb_run_facts_get(sqlite3 *db, int64_t run_id, pdb_run_facts *f);
+/* The PDB_NEEDS_* bits of a report name (0: applies to every run). */
+int pdb_report_needs(const char *name);
+/* NULL when the report applies, else why not ("no GPU events", ...). */
+const char *pdb_report_missing(const pdb_run_facts *f, int needs);
+
+/* Prints the overview: facts, applicable reports, the summary table and the
+ * first rows of insights / step-insights. Table and Markdown formats only;
+ * other formats print the summary report alone (one document). */
+int pdb_report_overview(pdb_report_ctx *ctx);
+
+/* Runs a report into memory (table/md), keeps at most max_rows table rows
+ * and says how many were left out. *text is malloc'd. */
+int pdb_report_capture(pdb_report_ctx *ctx, const pdb_report *r, int max_rows, char **text,
+                       int *rows);
+
+#endif

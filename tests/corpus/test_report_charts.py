@@ -1,0 +1,228 @@
+"""Report folders, gnuplot charts and the escaping of labels from data.
+
+  - `profdb report --out DIR` for each sample run (and each corpus trace when
+    ../shared/corpus is present): index.md exists, every file it links to
+    exists, every file is a plain child of DIR with a safe name, each CSV
+    equals `profdb report NAME --format csv`, every chart has .gp and .dat;
+  - gnuplot (when installed) is run again on every .gp; each PNG must be a
+    valid, non-trivial image (signature, IHDR size, file size) and each SVG
+    an <svg> document;
+  - an adversarial trace whose kernel and op names hold quotes, backslashes,
+    backquotes, @macros, system("touch PWNED") and newlines, under a run
+    name just as hostile: the charts render, no PWNED file appears, the CSV
+    keeps every name exactly;
+  - without gnuplot (PROFDB_GNUPLOT=''), the folder is written and the
+    message says how to render;
+  - one-shot: `profdb report PATH [REPORT]` ingests into memory."""
+
+import csv
+import io
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+
+from common import CORPUS, PROFDB, SOURCE, Checker, run, tempdir
+
+GNUPLOT = shutil.which("gnuplot")
+SAFE = re.compile(r"^[A-Za-z0-9_-]+\.(md|csv|gp|dat|png|svg)$")
+MIN_PNG_BYTES = 3000
+
+
+def png_ok(path):
+    """(ok, detail): PNG signature, IHDR width/height, size above a floor."""
+    with open(path, "rb") as f:
+        head = f.read(24)
+    size = os.path.getsize(path)
+    if head[:8] != b"\x89PNG\r\n\x1a\n" or head[12:16] != b"IHDR":
+        return False, "not a PNG"
+    w, h = struct.unpack(">II", head[16:24])
+    if w < 300 or h < 150 or size < MIN_PNG_BYTES:
+        return False, f"{w}x{h}, {size} bytes"
+    return True, ""
+
+
+def check_folder(c, d, what, db=None, run_name=None, rendered=True):
+    files = os.listdir(d)
+    c.true(f"{what}: index.md", "index.md" in files)
+    for f in files:
+        c.true(f"{what}: safe file name {f!r}", SAFE.match(f) and os.path.isfile(os.path.join(d, f)))
+    index = open(os.path.join(d, "index.md"), encoding="utf-8").read()
+    for link in re.findall(r"\]\(([^)]+)\)", index):
+        c.true(f"{what}: link {link} exists", os.path.isfile(os.path.join(d, link)))
+    charts = [f[:-3] for f in files if f.endswith(".gp")]
+    for ch in charts:
+        c.true(f"{what}: {ch}.dat", os.path.isfile(os.path.join(d, ch + ".dat")))
+        if rendered:
+            c.true(f"{what}: {ch}.png embedded", f"]({ch}.png)" in index)
+    if db:
+        for f in files:
+            if f.endswith(".csv"):
+                _, want, _ = run("report", "--run", run_name, f[:-4], "--format", "csv", db=db)
+                got = open(os.path.join(d, f)).read()  # universal newlines, as run() reads
+                c.true(f"{what}: {f} equals the csv report", got == want)
+    return charts
+
+
+def check_gnuplot(c, d, charts, what):
+    """Runs gnuplot on every script afresh, then checks each image."""
+    for ch in charts:
+        for ext in ("png", "svg"):
+            p = os.path.join(d, f"{ch}.{ext}")
+            if os.path.exists(p):
+                os.remove(p)
+        p = subprocess.run([GNUPLOT, ch + ".gp"], cwd=d, capture_output=True, text=True)
+        c.true(f"{what}: gnuplot {ch}.gp", p.returncode == 0, p.stderr.strip()[:300])
+        png = os.path.join(d, ch + ".png")
+        ok, detail = png_ok(png) if os.path.exists(png) else (False, "missing")
+        c.true(f"{what}: {ch}.png valid", ok, detail)
+        svg = os.path.join(d, ch + ".svg")
+        c.true(f"{what}: {ch}.svg", os.path.exists(svg) and "<svg" in open(svg).read(4096))
+
+
+EVIL = [
+    'k"quote\\back`touch PWNED`@macro_x&y{z}^2',
+    'system("touch PWNED")',
+    "line1\nline2 'single' \\\" end",
+    "@PWN `touch PWNED` ${HOME} $(touch PWNED)",
+    "trail\\",
+    "'; system('touch PWNED'); '",
+]
+
+
+def evil_trace(path):
+    """A small Kineto trace: 3 steps, each launching every evil kernel."""
+    ev, corr, t = [], 1, 0
+    for step in range(3):
+        ev.append({"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{step}",
+                   "pid": 1, "tid": 1, "ts": t, "dur": 1000})
+        for i, name in enumerate(EVIL):
+            ev.append({"ph": "X", "cat": "cpu_op", "name": "op " + name, "pid": 1, "tid": 1,
+                       "ts": t + 10 + 100 * i, "dur": 50})
+            ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1,
+                       "tid": 1, "ts": t + 20 + 100 * i, "dur": 5, "args": {"correlation": corr}})
+            ev.append({"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7,
+                       "ts": t + 30 + 100 * i, "dur": 40 + 10 * i,
+                       "args": {"stream": 7, "correlation": corr, "device": 0}})
+            corr += 1
+        t += 1000
+    with open(path, "w") as f:
+        json.dump({"traceEvents": ev}, f)
+
+
+def pwned(root):
+    return [os.path.join(dp, f) for dp, _, fs in os.walk(root) for f in fs if "PWNED" in f]
+
+
+def test_adversarial(c, tmp):
+    work = os.path.join(tmp, "evil")
+    os.makedirs(work)
+    trace = os.path.join(work, "evil.json")
+    evil_trace(trace)
+    out = os.path.join(work, "out")
+    run_name = "r'`touch PWNED`\n@x system(\"touch PWNED\")"
+    p = subprocess.run([PROFDB, "report", "--run", run_name, "--out", out, trace],
+                       cwd=work, capture_output=True, text=True)
+    c.eq("adversarial: report --out exit", p.returncode, 0)
+    if p.returncode:
+        print(p.stderr)
+        return
+    charts = check_folder(c, out, "adversarial", rendered=bool(GNUPLOT))
+    c.true("adversarial: kernel charts written", "top-kernels" in charts and "top-ops" in charts,
+           str(charts))
+    if GNUPLOT:
+        check_gnuplot(c, out, charts, "adversarial")
+        svg = open(os.path.join(out, "top-kernels.svg")).read()
+        # The labels print as written (quotes, backquotes, @, braces kept).
+        c.true("adversarial: label text in the SVG", "`touch PWNED`@macro_x&amp;y{z}^2" in svg)
+    c.eq("adversarial: no PWNED file", pwned(tmp) + pwned(os.getcwd()), [])
+    if GNUPLOT:
+        # Control: the hazard is real. A backquote outside single quotes runs.
+        ctl = os.path.join(tmp, "control")
+        os.makedirs(ctl)
+        with open(os.path.join(ctl, "c.gp"), "w") as f:
+            f.write('x = "`touch PWNED_control`"\n')
+        subprocess.run([GNUPLOT, "c.gp"], cwd=ctl, capture_output=True)
+        c.true("control: unescaped backquotes do run", os.path.exists(
+            os.path.join(ctl, "PWNED_control")))
+        shutil.rmtree(ctl)
+    rows = list(csv.DictReader(io.StringIO(open(os.path.join(out, "kernels.csv"),
+                                                newline="").read())))
+    c.eq("adversarial: CSV keeps every kernel name", sorted(r["name"] for r in rows), sorted(EVIL))
+
+
+def test_no_gnuplot(c, tmp, db):
+    out = os.path.join(tmp, "nognuplot")
+    env = dict(os.environ, PROFDB_GNUPLOT="")
+    p = subprocess.run([PROFDB, "--db", db, "report", "--run", "s-traces", "--out", out],
+                       capture_output=True, text=True, env=env)
+    c.eq("no gnuplot: exit", p.returncode, 0)
+    c.true("no gnuplot: says how to render", "gnuplot" in p.stderr and ".gp" in p.stderr, p.stderr)
+    files = os.listdir(out)
+    c.true("no gnuplot: scripts written, no PNG",
+           any(f.endswith(".gp") for f in files) and not any(f.endswith(".png") for f in files))
+    check_folder(c, out, "no gnuplot", rendered=False)
+
+
+def test_oneshot(c, tmp):
+    traces = os.path.join(SOURCE, "samples", "traces")
+    rc, out, _ = run("report", traces, check=False)
+    c.eq("one-shot overview exit", rc, 0)
+    c.true("one-shot overview: traces and findings", "traces: 2 (ranks: 2)" in out and
+           "key findings" in out, out[:400])
+    rc, out, _ = run("report", traces, "kernels", "--format", "json", check=False)
+    c.true("one-shot kernels json", rc == 0 and len(json.loads(out)) > 0)
+    rc, _, err = run("report", os.path.join(tmp, "no-such-file"), check=False)
+    c.true("unknown argument: exit 2 and message", rc == 2 and "unknown report" in err, err)
+    rc, _, err = run("report", traces, "kernels", "--out", os.path.join(tmp, "x"), check=False)
+    c.true("--out with report names: exit 2", rc == 2, err)
+
+
+def main():
+    c = Checker()
+    if not GNUPLOT:
+        print("note: gnuplot is not installed (scripts/deps.sh): charts are not rendered")
+    with tempdir() as tmp:
+        db = os.path.join(tmp, "t.db")
+        s = os.path.join(SOURCE, "samples")
+        samples = [("s-traces", os.path.join(s, "traces")),
+                   ("s-pstats", os.path.join(s, "pstats", "sample.prof")),
+                   ("s-steplog", os.path.join(s, "steplogs", "generic_trainer.log"))]
+        for name, path in samples:
+            run("ingest", "--run", name, path, db=db)
+        seen = set()
+        for name, _ in samples:
+            out = os.path.join(tmp, "out-" + name)
+            run("report", "--run", name, "--out", out, db=db)
+            charts = check_folder(c, out, name, db=db, run_name=name, rendered=bool(GNUPLOT))
+            seen.update(charts)
+            if GNUPLOT:
+                check_gnuplot(c, out, charts, name)
+        want = {"steps", "gpu", "kernel-types", "top-kernels", "top-ops", "rank-steps",
+                "step-hist", "top-functions", "phase-steps", "phase-hist"}
+        c.eq("every chart kind drawn from the samples", sorted(want - seen), [])
+        test_adversarial(c, tmp)
+        test_no_gnuplot(c, tmp, db)
+        test_oneshot(c, tmp)
+        if CORPUS and os.path.isdir(os.path.join(CORPUS, "traces")):
+            d = os.path.join(CORPUS, "traces")
+            for f in sorted(os.listdir(d)):
+                if not f.endswith(".gz"):
+                    continue
+                out = os.path.join(tmp, "corpus-" + f)
+                rc, _, err = run("report", os.path.join(d, f), "--out", out, check=False)
+                c.eq(f"corpus {f}: report --out exit", rc, 0)
+                if rc == 0:
+                    charts = check_folder(c, out, f, rendered=bool(GNUPLOT))
+                    if GNUPLOT:
+                        check_gnuplot(c, out, charts, f)
+        else:
+            print("note: ../shared/corpus absent: samples only")
+    c.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,179 @@
+"""Every report that applies to a run, in every format, has a sound structure.
+
+For the samples (always) and every corpus trace, pstats dump and step log
+(when ../shared/corpus is present), each applicable report is rendered as
+table, csv, tsv, json and md, and:
+  - JSON parses to an array of objects with the same keys in every row;
+  - CSV parses (RFC 4180) back to the same header, rows and numbers as JSON;
+  - TSV has the same rows and columns, numbers equal to JSON's;
+  - Markdown tables have the same number of cells on every line (escaped
+    pipes do not split cells), the first one line per JSON row (reports
+    with several tables give machine formats the first);
+  - the text table has one line per JSON row after its two header lines."""
+
+import concurrent.futures
+import csv
+import io
+import json
+import os
+import sys
+
+from common import CORPUS, PROFDB, SOURCE, Checker, run, tempdir
+
+FORMATS = ("table", "csv", "tsv", "json", "md")
+NOT_TABLES = {"pstats-dot", "pstats-chart"}  # DOT and gnuplot text
+TEXT_TABLES = {"pstats", "callers", "callees", "rf-report"}  # table format: the tool's own text
+
+
+def applicable(db, run_name):
+    _, out, _ = run("report", "--run", run_name, db=db)
+    for line in out.splitlines():
+        if line.startswith("reports that apply:"):
+            return [r for r in line.split(":", 1)[1].split() if r not in NOT_TABLES]
+    raise AssertionError(f"no 'reports that apply' line for {run_name}:\n{out}")
+
+
+def md_cells(line):
+    """Cells of a GFM table line: '|' splits unless escaped by a backslash."""
+    cells, cur, i = [], "", 0
+    body = line.strip()
+    assert body.startswith("|") and body.endswith("|"), line
+    body = body[1:]
+    while i < len(body):
+        c = body[i]
+        if c == "\\" and i + 1 < len(body):
+            cur += body[i:i + 2]
+            i += 2
+            continue
+        if c == "|":
+            cells.append(cur)
+            cur = ""
+        else:
+            cur += c
+        i += 1
+    return cells
+
+
+def same_number(text, value):
+    try:
+        return float(text) == float(value)
+    except ValueError:
+        return False
+
+
+def check_report(db, run_name, report):
+    """Returns a list of failure messages for one report of one run."""
+    fails = []
+    outs = {}
+    for fmt in FORMATS:
+        rc, out, err = run("report", "--run", run_name, report, "--format", fmt, db=db,
+                           check=False)
+        if rc != 0:
+            return [f"{run_name}/{report}/{fmt}: exit {rc}: {err.strip()}"]
+        outs[fmt] = out
+    where = f"{run_name}/{report}"
+    try:
+        rows = json.loads(outs["json"])
+    except ValueError as e:
+        return [f"{where}: JSON does not parse: {e}"]
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        return [f"{where}: JSON is not an array of objects"]
+    keys = list(rows[0].keys()) if rows else None
+    if rows and any(list(r.keys()) != keys for r in rows):
+        fails.append(f"{where}: JSON rows have different keys")
+    # CSV: same header, rows and values.
+    table = list(csv.reader(io.StringIO(outs["csv"], newline="")))
+    if rows:
+        if table[0] != keys:
+            fails.append(f"{where}: CSV header {table[0]} != JSON keys {keys}")
+        if len(table) - 1 != len(rows):
+            fails.append(f"{where}: CSV has {len(table) - 1} rows, JSON {len(rows)}")
+        for i, (crow, jrow) in enumerate(zip(table[1:], rows)):
+            for k, cell in zip(keys, crow):
+                v = jrow[k]
+                ok = (cell == "" if v is None else
+                      same_number(cell, v) if isinstance(v, (int, float)) else cell == v)
+                if not ok:
+                    fails.append(f"{where}: row {i} {k}: CSV {cell!r} != JSON {v!r}")
+                    break
+    # TSV: same shape, same numbers.
+    tsv = [line.split("\t") for line in outs["tsv"].splitlines()]
+    if rows:
+        if len(tsv) - 1 != len(rows) or any(len(r) != len(keys) for r in tsv):
+            fails.append(f"{where}: TSV shape differs from JSON")
+        else:
+            for i, (trow, jrow) in enumerate(zip(tsv[1:], rows)):
+                for k, cell in zip(keys, trow):
+                    v = jrow[k]
+                    if isinstance(v, (int, float)) and not same_number(cell, v):
+                        fails.append(f"{where}: row {i} {k}: TSV {cell!r} != JSON {v!r}")
+                        break
+    # Markdown: consistent cell counts within each table, and the first table
+    # (machine formats carry only the first of a report's tables) has one
+    # line per row.
+    blocks, cur = [], []
+    for line in outs["md"].splitlines() + [""]:
+        if line.startswith("|"):
+            cur.append(line)
+        elif cur:
+            blocks.append(cur)
+            cur = []
+    if rows:
+        for b in blocks:
+            counts = {len(md_cells(line)) for line in b}
+            if len(counts) != 1:
+                fails.append(f"{where}: Markdown table cell counts {sorted(counts)}")
+        if not blocks or len(md_cells(blocks[0][0])) != len(keys):
+            fails.append(f"{where}: Markdown columns differ from JSON keys")
+        elif len(blocks[0]) - 2 != len(rows):
+            fails.append(f"{where}: Markdown has {len(blocks[0]) - 2} rows, JSON {len(rows)}")
+    # Text table: two header lines, then the rows (up to a blank line).
+    if rows and report not in TEXT_TABLES:
+        lines = outs["table"].split("\n\n")[0].rstrip("\n").split("\n")
+        if len(lines) - 2 != len(rows):
+            fails.append(f"{where}: table has {len(lines) - 2} rows, JSON {len(rows)}")
+    return fails
+
+
+def inputs():
+    """(run name, path) for the samples and, when present, the corpus."""
+    s = os.path.join(SOURCE, "samples")
+    items = [("s-traces", os.path.join(s, "traces")),
+             ("s-pstats", os.path.join(s, "pstats", "sample.prof"))]
+    for f in sorted(os.listdir(os.path.join(s, "steplogs"))):
+        items.append(("s-" + f, os.path.join(s, "steplogs", f)))
+    if CORPUS and os.path.isdir(CORPUS):
+        for sub in ("traces", "pstats", "steplogs"):
+            d = os.path.join(CORPUS, sub)
+            for f in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+                if f.endswith((".gz", ".prof", ".log", ".json", ".csv")):
+                    items.append(("c-" + f, os.path.join(d, f)))
+    else:
+        print("note: ../shared/corpus absent: samples only")
+    return items
+
+
+def main():
+    c = Checker()
+    with tempdir() as tmp:
+        db = os.path.join(tmp, "t.db")
+        runs = []
+        for name, path in inputs():
+            rc, _, err = run("ingest", "--run", name, path, db=db, check=False)
+            if rc == 0:
+                runs.append(name)
+            else:
+                print(f"note: {name} not ingested: {err.strip()}")
+        jobs = [(r, rep) for r in runs for rep in applicable(db, r)]
+        with concurrent.futures.ThreadPoolExecutor(4) as pool:
+            results = list(pool.map(lambda j: (j, check_report(db, *j)), jobs))
+        for (r, rep), fails in results:
+            for f in fails:
+                print("FAIL", f)
+            c.true(f"{r}/{rep}", not fails)
+        print(f"{len(runs)} runs, {len(jobs)} reports x {len(FORMATS)} formats")
+    c.close()
+
+
+if __name__ == "__main__":
+    main()
