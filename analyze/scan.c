@@ -29,14 +29,13 @@ static const char *const scan_sql =
 
 /* Names and categories by string id, classified once. */
 typedef struct {
-    sqlite3 *db;
     sqlite3_stmt *text_of;
     pdb_strmap *index;
     void **v; /* pdb_name_info* or pdb_cat_info* */
     int64_t n;
 } id_cache;
 
-static const char *lookup_text(id_cache *c, int64_t id)
+static char *lookup_text(id_cache *c, int64_t id)
 {
     sqlite3_bind_int64(c->text_of, 1, id);
     const char *t = sqlite3_step(c->text_of) == SQLITE_ROW
@@ -86,7 +85,7 @@ static void *cached(id_cache *c, int64_t id, void *(*classify)(char *))
     if (pdb_strmap_get(c->index, (const char *)&id, sizeof id, &i))
         return c->v[i];
     c->v = pdb_xrealloc(c->v, (size_t)(c->n + 1) * sizeof *c->v);
-    c->v[c->n] = classify((char *)lookup_text(c, id));
+    c->v[c->n] = classify(lookup_text(c, id));
     pdb_strmap_put(c->index, (const char *)&id, sizeof id, c->n);
     return c->v[c->n++];
 }
@@ -203,8 +202,8 @@ static int write_all(sqlite3 *db, int64_t run_id, int rank, accs *a)
 
 int pdb_analyze_trace(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank)
 {
-    id_cache names = {.db = db, .index = pdb_strmap_new()};
-    id_cache cats = {.db = db, .index = pdb_strmap_new()};
+    id_cache names = {.index = pdb_strmap_new()};
+    id_cache cats = {.index = pdb_strmap_new()};
     accs a = {{pdb_gpu_acc_new(), pdb_gpu_acc_new()},
               {pdb_idle_acc_new(false), pdb_idle_acc_new(true)}, pdb_ops_acc_new(), NULL, {0}};
     int rc = pdb_db_prepare(db, "SELECT value FROM strings WHERE id = ?", &names.text_of);
