@@ -85,6 +85,17 @@ static const chart_def charts[] = {
      "   THEN max(CASE WHEN metric = 'step_time' THEN v END)"
      "   ELSE sum(v) END AS \"step time\""
      " FROM m GROUP BY step HAVING \"step time\" IS NOT NULL ORDER BY step"},
+    {"phase-ranks", "Mean step time per rank, step logs (straggler in red)", "milliseconds",
+     K_RANKS, false, 2,
+     "WITH " STEPLOG_PHASES ","
+     " m AS (SELECT rank, step, metric, avg(value) AS v FROM p WHERE agg = (SELECT agg FROM a)"
+     "   AND rank IS NOT NULL GROUP BY rank, step, metric),"
+     " s AS (SELECT rank, step, CASE WHEN EXISTS (SELECT 1 FROM m WHERE metric = 'step_time')"
+     "   THEN max(CASE WHEN metric = 'step_time' THEN v END) ELSE sum(v) END AS t"
+     "   FROM m GROUP BY rank, step),"
+     " r AS (SELECT rank, avg(t) * 1e3 AS ms FROM s WHERE t IS NOT NULL GROUP BY rank)"
+     " SELECT 'rank ' || rank, ms AS \"mean step\", ms = max(ms) OVER () AS straggler"
+     " FROM r ORDER BY rank"},
 };
 
 /* ---- the data: labels x series ---------------------------------------- */

@@ -191,6 +191,14 @@ def main():
         samples = [("s-traces", os.path.join(s, "traces")),
                    ("s-pstats", os.path.join(s, "pstats", "sample.prof")),
                    ("s-steplog", os.path.join(s, "steplogs", "generic_trainer.log"))]
+        # Two ranks in a JSONL step log: rank 1 is the straggler.
+        ranks = os.path.join(tmp, "ranks.jsonl")
+        with open(ranks, "w") as f:
+            for step in range(1, 6):
+                for rank in (0, 1):
+                    f.write(json.dumps({"step": step, "rank": rank, "time_forward_ms": 30 + rank * 9,
+                                        "time_backward_ms": 60 + step, "loss": 2.0}) + "\n")
+        samples.append(("s-ranks", ranks))
         for name, path in samples:
             run("ingest", "--run", name, path, db=db)
         seen = set()
@@ -202,8 +210,10 @@ def main():
             if GNUPLOT:
                 check_gnuplot(c, out, charts, name)
         want = {"steps", "gpu", "kernel-types", "top-kernels", "top-ops", "rank-steps",
-                "step-hist", "top-functions", "phase-steps", "phase-hist"}
+                "step-hist", "top-functions", "phase-steps", "phase-hist", "phase-ranks"}
         c.eq("every chart kind drawn from the samples", sorted(want - seen), [])
+        dat = open(os.path.join(tmp, "out-s-ranks", "phase-ranks.dat")).read().splitlines()
+        c.eq("phase-ranks: rank 1 is the straggler", [l.split()[-1] for l in dat[2:]], ["0", "1"])
         test_adversarial(c, tmp)
         test_no_gnuplot(c, tmp, db)
         test_oneshot(c, tmp)
