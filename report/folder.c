@@ -77,17 +77,17 @@ static int write_csv(pdb_report_ctx *ctx, const pdb_report *r, const char *dir)
 
 /* One table section of index.md, and its CSV when it has rows. */
 static int table_section(pdb_report_ctx *ctx, const pdb_run_facts *facts, const char *name,
-                         const char *dir, FILE *md)
+                         const char *dir, FILE *md, pdb_buf *left_out)
 {
     const pdb_report *r = pdb_report_find(name);
     if (!r)
         return PDB_OK;
-    fprintf(md, "\n## %s\n\n%s.\n\n", r->name, r->summary);
     const char *why = pdb_report_missing(facts, pdb_report_needs(name));
     if (why) {
-        fprintf(md, "Not applicable to this run: %s.\n", why);
+        pdb_buf_addf(left_out, "- `%s`: %s\n", r->name, why);
         return PDB_OK;
     }
+    fprintf(md, "\n## %s\n\n%s.\n\n", r->name, r->summary);
     pdb_report_ctx c = *ctx;
     c.render.format = PDB_OUT_MD;
     if (c.top < 0 && (strcmp(name, "kernels") == 0 || strcmp(name, "ops") == 0))
@@ -170,8 +170,12 @@ int pdb_report_folder(pdb_report_ctx *ctx, const char *dir)
     int rc = pdb_report_overview(&c);
     if (rc == PDB_OK)
         rc = chart_section(ctx, dir, md);
+    pdb_buf left_out = PDB_BUF_INIT;
     for (size_t i = 0; rc == PDB_OK && i < sizeof tables / sizeof tables[0]; i++)
-        rc = table_section(ctx, &facts, tables[i], dir, md);
+        rc = table_section(ctx, &facts, tables[i], dir, md, &left_out);
+    if (left_out.len)
+        fprintf(md, "\n## Not applicable to this run\n\n%s", left_out.p);
+    pdb_buf_free(&left_out);
     if ((ferror(md) | fclose(md)) && rc == PDB_OK)
         rc = pdb_fail("error writing %s", path.p);
     pdb_buf_free(&path);
