@@ -310,11 +310,24 @@ static void plot_ranks(FILE *f, const chart_def *d)
 static void plot_hist(FILE *f, const chart_def *d, const grid *g)
 {
     int bins = g->nx < 20 ? g->nx : 20;
+    /* An explicit range: gnuplot draws nothing when every value is equal. */
+    double lo = INFINITY, hi = -INFINITY;
+    for (int x = 0; x < g->nx; x++)
+        if (isfinite(g->v[x * g->ns])) {
+            lo = fmin(lo, g->v[x * g->ns]);
+            hi = fmax(hi, g->v[x * g->ns]);
+        }
+    if (!(hi > lo)) {
+        double pad = isfinite(hi) && fabs(hi) > 0 ? fabs(hi) * 0.05 : 0.5;
+        lo = isfinite(lo) ? lo - pad : 0;
+        hi = isfinite(hi) ? hi + pad : 1;
+        bins = 5; /* odd: the value sits in the middle bin, not on an edge */
+    }
     fputs("set style fill solid 0.85 border -1\nset yrange [0:*]\nset grid ytics\n"
           "set key off\nset ylabel 'steps'\nset xlabel ", f);
     pdb_gp_quote_file(f, d->axis);
-    fprintf(f, "\nplot '%s.dat' using 2 bins=%d with boxes lc rgb '#4e79a7'"
-               " title columnheader(2)\n", d->name, bins);
+    fprintf(f, "\nplot '%s.dat' using 2 bins=%d binrange [%.9g:%.9g] with boxes"
+               " lc rgb '#4e79a7' title columnheader(2)\n", d->name, bins, lo, hi);
 }
 
 static void chart_size(const chart_def *d, const grid *g, int *w, int *h)

@@ -199,6 +199,12 @@ def main():
                     f.write(json.dumps({"step": step, "rank": rank, "time_forward_ms": 30 + rank * 9,
                                         "time_backward_ms": 60 + step, "loss": 2.0}) + "\n")
         samples.append(("s-ranks", ranks))
+        # Every step equally long: the histogram still has its one bar.
+        same = os.path.join(tmp, "same.jsonl")
+        with open(same, "w") as f:
+            for step in range(1, 5):
+                f.write(json.dumps({"step": step, "time_forward_ms": 30}) + "\n")
+        samples.append(("s-same", same))
         for name, path in samples:
             run("ingest", "--run", name, path, db=db)
         seen = set()
@@ -213,6 +219,8 @@ def main():
                 "step-hist", "top-functions", "phase-steps", "phase-hist", "phase-ranks"}
         c.eq("every chart kind drawn from the samples", sorted(want - seen), [])
         dat = open(os.path.join(tmp, "out-s-ranks", "phase-ranks.dat")).read().splitlines()
+        gp = open(os.path.join(tmp, "out-s-same", "phase-hist.gp")).read()
+        c.true("phase-hist: equal values get a range around them", "binrange [28.5:31.5]" in gp, gp)
         c.eq("phase-ranks: rank 1 is the straggler", [l.split()[-1] for l in dat[2:]], ["0", "1"])
         test_adversarial(c, tmp)
         test_no_gnuplot(c, tmp, db)
