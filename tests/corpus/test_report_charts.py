@@ -154,6 +154,37 @@ def test_adversarial(c, tmp):
     c.eq("adversarial: CSV keeps every kernel name", sorted(r["name"] for r in rows), sorted(EVIL))
 
 
+def test_adversarial_pstats(c, tmp):
+    """pstats function names through the folder chart and `pstats-chart`."""
+    import marshal
+    work = os.path.join(tmp, "evil-pstats")
+    os.makedirs(work)
+    stats = {}
+    for i, name in enumerate(EVIL):
+        stats[("evil.py", i + 1, name)] = (1, 1, 0.001 * (i + 1), 0.002 * (i + 1), {})
+    prof = os.path.join(work, "evil.prof")
+    with open(prof, "wb") as f:
+        f.write(marshal.dumps(stats))
+    out = os.path.join(work, "out")
+    p = subprocess.run([PROFDB, "report", "--out", out, prof], cwd=work,
+                       capture_output=True, text=True)
+    c.eq("adversarial pstats: report --out exit", p.returncode, 0)
+    if p.returncode:
+        print(p.stderr)
+        return
+    c.true("adversarial pstats: top-functions chart", os.path.exists(
+        os.path.join(out, "top-functions.gp")))
+    p = subprocess.run([PROFDB, "report", prof, "pstats-chart"], cwd=work, capture_output=True,
+                       text=True)
+    c.eq("adversarial pstats: pstats-chart exit", p.returncode, 0)
+    if GNUPLOT:
+        check_gnuplot(c, out, ["top-functions"], "adversarial pstats")
+        g = subprocess.run([GNUPLOT], input=p.stdout, cwd=work, capture_output=True, text=True)
+        c.true("adversarial pstats: gnuplot runs pstats-chart", g.returncode == 0 and
+               "<svg" in g.stdout, g.stderr[:300])
+    c.eq("adversarial pstats: no PWNED file", pwned(work), [])
+
+
 def test_no_gnuplot(c, tmp, db):
     out = os.path.join(tmp, "nognuplot")
     env = dict(os.environ, PROFDB_GNUPLOT="")
@@ -223,6 +254,7 @@ def main():
         c.true("phase-hist: equal values get a range around them", "binrange [28.5:31.5]" in gp, gp)
         c.eq("phase-ranks: rank 1 is the straggler", [l.split()[-1] for l in dat[2:]], ["0", "1"])
         test_adversarial(c, tmp)
+        test_adversarial_pstats(c, tmp)
         test_no_gnuplot(c, tmp, db)
         test_oneshot(c, tmp)
         if CORPUS and os.path.isdir(os.path.join(CORPUS, "traces")):
