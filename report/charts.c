@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { K_STACKED, K_HBAR, K_RANKS, K_HIST } chart_kind;
+typedef enum { K_STACKED, K_HBAR, K_RANKS, K_HIST, K_LINES } chart_kind;
 
 typedef struct {
     const char *name, *title, *axis;
@@ -96,6 +96,13 @@ static const chart_def charts[] = {
      " r AS (SELECT rank, avg(t) * 1e3 AS ms FROM s WHERE t IS NOT NULL GROUP BY rank)"
      " SELECT 'rank ' || rank, ms AS \"mean step\", ms = max(ms) OVER () AS straggler"
      " FROM r ORDER BY rank"},
+    /* x is numeric (seconds), written unquoted: gnuplot reads no numbers
+     * from quoted fields. */
+    {"gpu-util", "GPU utilisation over time (nvidia-smi)", "utilisation (%)", K_LINES, true, 2,
+     "WITH u AS (SELECT wall_time AS t, coalesce(rank, 0) AS gpu, value FROM steplog_values"
+     "   WHERE run_id = ?1 AND metric = 'gpu_util' AND wall_time IS NOT NULL)"
+     " SELECT printf('%.3f', t - (SELECT min(t) FROM u)), 'GPU ' || gpu, value FROM u"
+     " ORDER BY t, gpu"},
 };
 
 /* ---- the data: labels x series ---------------------------------------- */
@@ -231,7 +238,8 @@ static int write_data(const char *dir, const chart_def *d, const grid *g)
     if (!f)
         return PDB_ERR;
     pdb_buf b = PDB_BUF_INIT;
-    fprintf(f, "# profdb chart data: %s (first column: labels; times in ms)\n", d->name);
+    fprintf(f, "# profdb chart data: %s (first row: series names; first column: labels)\n",
+            d->name);
     pdb_gp_data_label(&b, "label", 0);
     for (int s = 0; s < g->ns; s++) {
         pdb_buf_addc(&b, ' ');
@@ -240,7 +248,10 @@ static int write_data(const char *dir, const chart_def *d, const grid *g)
     fprintf(f, "%s\n", b.p);
     for (int x = 0; x < g->nx; x++) {
         pdb_buf_reset(&b);
-        pdb_gp_data_label(&b, g->labels[x], 70);
+        if (d->kind == K_LINES)
+            pdb_buf_addf(&b, "%.9g", strtod(g->labels[x], NULL)); /* a number, never text */
+        else
+            pdb_gp_data_label(&b, g->labels[x], 70);
         fputs(b.p, f);
         for (int s = 0; s < g->ns; s++) {
             double v = g->v[x * g->ns + s];
@@ -330,6 +341,15 @@ static void plot_hist(FILE *f, const chart_def *d, const grid *g)
                " lc rgb '#4e79a7' title columnheader(2)\n", d->name, bins, lo, hi);
 }
 
+static void plot_lines(FILE *f, const chart_def *d, const grid *g)
+{
+    fputs("set datafile missing '?'\nset key outside right top\nset grid\nset yrange [0:*]\n"
+          "set xlabel 'seconds since the first sample'\nset ylabel ", f);
+    pdb_gp_quote_file(f, d->axis);
+    fprintf(f, "\nplot for [i=2:%d] '%s.dat' using 1:i with lines lw 1.5"
+               " title columnheader(i)\n", g->ns + 1, d->name);
+}
+
 static void chart_size(const chart_def *d, const grid *g, int *w, int *h)
 {
     *w = 900;
@@ -375,8 +395,10 @@ static int write_script(const char *dir, const chart_def *d, const grid *g,
         plot_hbar(f, d, g);
     else if (d->kind == K_RANKS)
         plot_ranks(f, d);
-    else
+    else if (d->kind == K_HIST)
         plot_hist(f, d, g);
+    else
+        plot_lines(f, d, g);
     fprintf(f, "set terminal svg noenhanced size %d,%d font 'sans,9' background '#ffffff'\n"
                "set output '%s.svg'\nreplot\nunset output\n", w, h, d->name);
     return close_checked(f, d->name);

@@ -236,6 +236,14 @@ def main():
             for step in range(1, 5):
                 f.write(json.dumps({"step": step, "time_forward_ms": 30}) + "\n")
         samples.append(("s-same", same))
+        # nvidia-smi samples of two GPUs.
+        smi = os.path.join(tmp, "smi.csv")
+        with open(smi, "w") as f:
+            f.write("timestamp, index, utilization.gpu [%], memory.used [MiB]\n")
+            for t in range(6):
+                for gpu in (0, 1):
+                    f.write(f"2025/03/30 19:25:0{t}.000, {gpu}, {10 * t + 5 * gpu} %, 100 MiB\n")
+        samples.append(("s-smi", smi))
         for name, path in samples:
             run("ingest", "--run", name, path, db=db)
         seen = set()
@@ -247,9 +255,12 @@ def main():
             if GNUPLOT:
                 check_gnuplot(c, out, charts, name)
         want = {"steps", "gpu", "kernel-types", "top-kernels", "top-ops", "rank-steps",
-                "step-hist", "top-functions", "phase-steps", "phase-hist", "phase-ranks"}
+                "step-hist", "top-functions", "phase-steps", "phase-hist", "phase-ranks", "gpu-util"}
         c.eq("every chart kind drawn from the samples", sorted(want - seen), [])
         dat = open(os.path.join(tmp, "out-s-ranks", "phase-ranks.dat")).read().splitlines()
+        util = open(os.path.join(tmp, "out-s-smi", "gpu-util.dat")).read().splitlines()
+        c.eq("gpu-util: numeric time column, a column per GPU", util[1:4],
+             ['"label" "GPU 0" "GPU 1"', "0 0 5", "1 10 15"])
         gp = open(os.path.join(tmp, "out-s-same", "phase-hist.gp")).read()
         c.true("phase-hist: equal values get a range around them", "binrange [28.5:31.5]" in gp, gp)
         c.eq("phase-ranks: rank 1 is the straggler", [l.split()[-1] for l in dat[2:]], ["0", "1"])
