@@ -87,7 +87,6 @@ static int table_section(pdb_report_ctx *ctx, const pdb_run_facts *facts, const 
         pdb_buf_addf(left_out, "- `%s`: %s\n", r->name, why);
         return PDB_OK;
     }
-    fprintf(md, "\n## %s\n\n%s.\n\n", r->name, r->summary);
     pdb_report_ctx c = *ctx;
     c.render.format = PDB_OUT_MD;
     if (c.top < 0 && (strcmp(name, "kernels") == 0 || strcmp(name, "ops") == 0))
@@ -96,15 +95,21 @@ static int table_section(pdb_report_ctx *ctx, const pdb_run_facts *facts, const 
     int rows;
     if (pdb_report_capture(&c, r, MD_ROWS, &text, &rows) != PDB_OK)
         return PDB_ERR;
-    /* A report with nothing to show prints a note instead of a table. */
-    bool table = text[0] == '|';
-    if (table && rows == 0)
-        fputs("No rows for this run.\n", md);
-    else
-        fputs(text, md);
-    free(text);
-    if (!table || rows == 0)
+    /* Nothing to show: a one-line note in the "not applicable" list (the
+     * report's own note, e.g. "comm: no collectives", when it prints one). */
+    if (text[0] != '|' || rows == 0) {
+        bool note = text[0] != '|' && text[0] != '\n' && text[0];
+        const char *line = note ? text : "no rows";
+        size_t nlen = strlen(r->name);
+        if (note && strncmp(line, r->name, nlen) == 0 && strncmp(line + nlen, ": ", 2) == 0)
+            line += nlen + 2; /* the note's own "NAME: " */
+        pdb_buf_addf(left_out, "- `%s`: %.*s\n", r->name, (int)strcspn(line, "\n"), line);
+        free(text);
         return PDB_OK;
+    }
+    fprintf(md, "\n## %s\n\n%s.\n\n", r->name, r->summary);
+    fputs(text, md);
+    free(text);
     fprintf(md, "\nFull table: [%s.csv](%s.csv)\n", r->name, r->name);
     return write_csv(ctx, r, dir);
 }
