@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { K_STACKED, K_HBAR, K_RANKS, K_HIST } chart_kind;
+typedef enum { K_STACKED, K_HBAR, K_RANKS, K_HIST, K_LINES } chart_kind;
 
 typedef struct {
     const char *name, *title, *axis;
@@ -85,6 +85,24 @@ static const chart_def charts[] = {
      "   THEN max(CASE WHEN metric = 'step_time' THEN v END)"
      "   ELSE sum(v) END AS \"step time\""
      " FROM m GROUP BY step HAVING \"step time\" IS NOT NULL ORDER BY step"},
+    {"phase-ranks", "Mean step time per rank, step logs (straggler in red)", "milliseconds",
+     K_RANKS, false, 2,
+     "WITH " STEPLOG_PHASES ","
+     " m AS (SELECT rank, step, metric, avg(value) AS v FROM p WHERE agg = (SELECT agg FROM a)"
+     "   AND rank IS NOT NULL GROUP BY rank, step, metric),"
+     " s AS (SELECT rank, step, CASE WHEN EXISTS (SELECT 1 FROM m WHERE metric = 'step_time')"
+     "   THEN max(CASE WHEN metric = 'step_time' THEN v END) ELSE sum(v) END AS t"
+     "   FROM m GROUP BY rank, step),"
+     " r AS (SELECT rank, avg(t) * 1e3 AS ms FROM s WHERE t IS NOT NULL GROUP BY rank)"
+     " SELECT 'rank ' || rank, ms AS \"mean step\", ms = max(ms) OVER () AS straggler"
+     " FROM r ORDER BY rank"},
+    /* x is numeric (seconds), written unquoted: gnuplot reads no numbers
+     * from quoted fields. */
+    {"gpu-util", "GPU utilisation over time (nvidia-smi)", "utilisation (%)", K_LINES, true, 2,
+     "WITH u AS (SELECT wall_time AS t, coalesce(rank, 0) AS gpu, value FROM steplog_values"
+     "   WHERE run_id = ?1 AND metric = 'gpu_util' AND wall_time IS NOT NULL)"
+     " SELECT printf('%.3f', t - (SELECT min(t) FROM u)), 'GPU ' || gpu, value FROM u"
+     " ORDER BY t, gpu"},
 };
 
 /* ---- the data: labels x series ---------------------------------------- */
@@ -220,7 +238,8 @@ static int write_data(const char *dir, const chart_def *d, const grid *g)
     if (!f)
         return PDB_ERR;
     pdb_buf b = PDB_BUF_INIT;
-    fprintf(f, "# profdb chart data: %s (first column: labels; times in ms)\n", d->name);
+    fprintf(f, "# profdb chart data: %s (first row: series names; first column: labels)\n",
+            d->name);
     pdb_gp_data_label(&b, "label", 0);
     for (int s = 0; s < g->ns; s++) {
         pdb_buf_addc(&b, ' ');
@@ -229,7 +248,10 @@ static int write_data(const char *dir, const chart_def *d, const grid *g)
     fprintf(f, "%s\n", b.p);
     for (int x = 0; x < g->nx; x++) {
         pdb_buf_reset(&b);
-        pdb_gp_data_label(&b, g->labels[x], 70);
+        if (d->kind == K_LINES)
+            pdb_buf_addf(&b, "%.9g", strtod(g->labels[x], NULL)); /* a number, never text */
+        else
+            pdb_gp_data_label(&b, g->labels[x], 70);
         fputs(b.p, f);
         for (int s = 0; s < g->ns; s++) {
             double v = g->v[x * g->ns + s];
@@ -299,11 +321,33 @@ static void plot_ranks(FILE *f, const chart_def *d)
 static void plot_hist(FILE *f, const chart_def *d, const grid *g)
 {
     int bins = g->nx < 20 ? g->nx : 20;
+    /* An explicit range: gnuplot draws nothing when every value is equal. */
+    double lo = INFINITY, hi = -INFINITY;
+    for (int x = 0; x < g->nx; x++)
+        if (isfinite(g->v[x * g->ns])) {
+            lo = fmin(lo, g->v[x * g->ns]);
+            hi = fmax(hi, g->v[x * g->ns]);
+        }
+    if (!(hi > lo)) {
+        double pad = isfinite(hi) && fabs(hi) > 0 ? fabs(hi) * 0.05 : 0.5;
+        lo = isfinite(lo) ? lo - pad : 0;
+        hi = isfinite(hi) ? hi + pad : 1;
+        bins = 5; /* odd: the value sits in the middle bin, not on an edge */
+    }
     fputs("set style fill solid 0.85 border -1\nset yrange [0:*]\nset grid ytics\n"
           "set key off\nset ylabel 'steps'\nset xlabel ", f);
     pdb_gp_quote_file(f, d->axis);
-    fprintf(f, "\nplot '%s.dat' using 2 bins=%d with boxes lc rgb '#4e79a7'"
-               " title columnheader(2)\n", d->name, bins);
+    fprintf(f, "\nplot '%s.dat' using 2 bins=%d binrange [%.9g:%.9g] with boxes"
+               " lc rgb '#4e79a7' title columnheader(2)\n", d->name, bins, lo, hi);
+}
+
+static void plot_lines(FILE *f, const chart_def *d, const grid *g)
+{
+    fputs("set datafile missing '?'\nset key outside right top\nset grid\nset yrange [0:*]\n"
+          "set xlabel 'seconds since the first sample'\nset ylabel ", f);
+    pdb_gp_quote_file(f, d->axis);
+    fprintf(f, "\nplot for [i=2:%d] '%s.dat' using 1:i with lines lw 1.5"
+               " title columnheader(i)\n", g->ns + 1, d->name);
 }
 
 static void chart_size(const chart_def *d, const grid *g, int *w, int *h)
@@ -351,8 +395,10 @@ static int write_script(const char *dir, const chart_def *d, const grid *g,
         plot_hbar(f, d, g);
     else if (d->kind == K_RANKS)
         plot_ranks(f, d);
-    else
+    else if (d->kind == K_HIST)
         plot_hist(f, d, g);
+    else
+        plot_lines(f, d, g);
     fprintf(f, "set terminal svg noenhanced size %d,%d font 'sans,9' background '#ffffff'\n"
                "set output '%s.svg'\nreplot\nunset output\n", w, h, d->name);
     return close_checked(f, d->name);

@@ -15,7 +15,10 @@
  *   top-functions  pstats: top-N functions by cumulative time, with tottime
  *   phase-steps    step logs: per-step phase times, stacked
  *   phase-hist     step logs: distribution of step times (step_time, else
- *                  the sum of the phases) */
+ *                  the sum of the phases)
+ *   phase-ranks    step logs with 2+ ranks: mean step time per rank, the
+ *                  straggler marked
+ *   gpu-util       nvidia-smi logs: utilisation per GPU over time */
 #ifndef PDB_CHARTS_H
 #define PDB_CHARTS_H
 

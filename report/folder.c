@@ -77,15 +77,14 @@ static int write_csv(pdb_report_ctx *ctx, const pdb_report *r, const char *dir)
 
 /* One table section of index.md, and its CSV when it has rows. */
 static int table_section(pdb_report_ctx *ctx, const pdb_run_facts *facts, const char *name,
-                         const char *dir, FILE *md)
+                         const char *dir, FILE *md, pdb_buf *left_out)
 {
     const pdb_report *r = pdb_report_find(name);
     if (!r)
         return PDB_OK;
-    fprintf(md, "\n## %s\n\n%s.\n\n", r->name, r->summary);
     const char *why = pdb_report_missing(facts, pdb_report_needs(name));
     if (why) {
-        fprintf(md, "Not applicable to this run: %s.\n", why);
+        pdb_buf_addf(left_out, "- `%s`: %s\n", r->name, why);
         return PDB_OK;
     }
     pdb_report_ctx c = *ctx;
@@ -96,15 +95,21 @@ static int table_section(pdb_report_ctx *ctx, const pdb_run_facts *facts, const 
     int rows;
     if (pdb_report_capture(&c, r, MD_ROWS, &text, &rows) != PDB_OK)
         return PDB_ERR;
-    /* A report with nothing to show prints a note instead of a table. */
-    bool table = text[0] == '|';
-    if (table && rows == 0)
-        fputs("No rows for this run.\n", md);
-    else
-        fputs(text, md);
-    free(text);
-    if (!table || rows == 0)
+    /* Nothing to show: a one-line note in the "not applicable" list (the
+     * report's own note, e.g. "comm: no collectives", when it prints one). */
+    if (text[0] != '|' || rows == 0) {
+        bool note = text[0] != '|' && text[0] != '\n' && text[0];
+        const char *line = note ? text : "no rows";
+        size_t nlen = strlen(r->name);
+        if (note && strncmp(line, r->name, nlen) == 0 && strncmp(line + nlen, ": ", 2) == 0)
+            line += nlen + 2; /* the note's own "NAME: " */
+        pdb_buf_addf(left_out, "- `%s`: %.*s\n", r->name, (int)strcspn(line, "\n"), line);
+        free(text);
         return PDB_OK;
+    }
+    fprintf(md, "\n## %s\n\n%s.\n\n", r->name, r->summary);
+    fputs(text, md);
+    free(text);
     fprintf(md, "\nFull table: [%s.csv](%s.csv)\n", r->name, r->name);
     return write_csv(ctx, r, dir);
 }
@@ -170,8 +175,12 @@ int pdb_report_folder(pdb_report_ctx *ctx, const char *dir)
     int rc = pdb_report_overview(&c);
     if (rc == PDB_OK)
         rc = chart_section(ctx, dir, md);
+    pdb_buf left_out = PDB_BUF_INIT;
     for (size_t i = 0; rc == PDB_OK && i < sizeof tables / sizeof tables[0]; i++)
-        rc = table_section(ctx, &facts, tables[i], dir, md);
+        rc = table_section(ctx, &facts, tables[i], dir, md, &left_out);
+    if (left_out.len)
+        fprintf(md, "\n## Not applicable to this run\n\n%s", left_out.p);
+    pdb_buf_free(&left_out);
     if ((ferror(md) | fclose(md)) && rc == PDB_OK)
         rc = pdb_fail("error writing %s", path.p);
     pdb_buf_free(&path);

@@ -57,12 +57,25 @@ void pdb_gp_data_label(pdb_buf *b, const char *s, size_t max_width)
     free(cut);
 }
 
+/* The child changes directory before exec: a relative path must not move. */
+static bool absolute(char *path, size_t cap)
+{
+    char *abs = realpath(path, NULL);
+    if (!abs)
+        return false;
+    bool fits = strlen(abs) < cap;
+    if (fits)
+        snprintf(path, cap, "%s", abs);
+    free(abs);
+    return fits;
+}
+
 bool pdb_gp_find(char *path, size_t cap)
 {
     const char *env = getenv("PROFDB_GNUPLOT");
     if (env) {
         snprintf(path, cap, "%s", env);
-        return *env && access(env, X_OK) == 0;
+        return *env && access(env, X_OK) == 0 && absolute(path, cap);
     }
     const char *p = getenv("PATH");
     if (!p)
@@ -71,7 +84,7 @@ bool pdb_gp_find(char *path, size_t cap)
         size_t n = strcspn(p, ":");
         /* An empty PATH entry means the current directory. */
         int len = snprintf(path, cap, "%.*s/gnuplot", (int)n, n ? p : ".");
-        if (len > 0 && (size_t)len < cap && access(path, X_OK) == 0)
+        if (len > 0 && (size_t)len < cap && access(path, X_OK) == 0 && absolute(path, cap))
             return true;
         p += n + (p[n] == ':');
     }

@@ -168,6 +168,18 @@ static int findings(pdb_report_ctx *ctx, const char *name)
     return PDB_OK;
 }
 
+/* pstats has no insights report: its findings are the costliest functions. */
+static int pstats_findings(pdb_report_ctx *ctx)
+{
+    heading(ctx, "key findings (top functions by cumulative time; profdb report pstats)");
+    return pdb_report_query(ctx,
+        "SELECT std_name AS function, nc AS calls, CAST(round(tt * 1e9) AS INTEGER) AS tottime_ns,"
+        " CAST(round(ct * 1e9) AS INTEGER) AS cumtime_ns,"
+        " 100.0 * ct / nullif((SELECT max(ct) FROM pstats_functions WHERE run_id = ?1), 0)"
+        "   AS of_max_cumtime_pct"
+        " FROM pstats_functions WHERE run_id = ?1 AND in_stats ORDER BY ct DESC, ord LIMIT 5");
+}
+
 int pdb_report_overview(pdb_report_ctx *ctx)
 {
     if (ctx->render.format != PDB_OUT_TABLE && ctx->render.format != PDB_OUT_MD)
@@ -196,6 +208,8 @@ int pdb_report_overview(pdb_report_ctx *ctx)
     if (pdb_report_summary(&c) != PDB_OK)
         return PDB_ERR;
     if (f.traces && findings(ctx, "insights") != PDB_OK)
+        return PDB_ERR;
+    if (f.pstats_funcs && pstats_findings(ctx) != PDB_OK)
         return PDB_ERR;
     if (f.steplog_values && findings(ctx, "step-insights") != PDB_OK)
         return PDB_ERR;

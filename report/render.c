@@ -253,6 +253,26 @@ static void json_row(renderer *r, sqlite3_stmt *st, pdb_buf *b)
     yajl_gen_map_close(r->json);
 }
 
+static bool is_alnum(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/* A Markdown cell shows data as written: '|' would end the cell, a newline
+ * the row; '\\' is escaped so "a\\|" cannot un-escape the '|'; * < [ ] ` &
+ * ~ would start emphasis, HTML, links, code, entities, strikethrough; '_'
+ * only outside words (__init__ would turn bold; snake_case stays as is). */
+static void md_escape(pdb_buf *b, const char *s)
+{
+    for (const char *p = s; *p; p++) {
+        bool esc = strchr("|\\*<[]`&~", *p) != NULL ||
+                   (*p == '_' && !(p > s && is_alnum(p[-1]) && is_alnum(p[1])));
+        if (esc)
+            pdb_buf_addc(b, '\\');
+        pdb_buf_addc(b, (*p == '\n' || *p == '\r') ? ' ' : *p);
+    }
+}
+
 static void keep_cell(renderer *r, const char *s, int c, bool numeric)
 {
     if (r->ncells == r->capcells) {
@@ -265,14 +285,8 @@ static void keep_cell(renderer *r, const char *s, int c, bool numeric)
     else
         snprintf(cut, sizeof cut, "%s", s);
     if (r->o->format == PDB_OUT_MD) {
-        /* A '|' would end the cell; newlines would end the row. A
-         * backslash is escaped too: "a\\|" must not leave the '|' bare. */
         pdb_buf esc = PDB_BUF_INIT;
-        for (const char *p = cut; *p; p++) {
-            if (*p == '|' || *p == '\\')
-                pdb_buf_addc(&esc, '\\');
-            pdb_buf_addc(&esc, (*p == '\n' || *p == '\r') ? ' ' : *p);
-        }
+        md_escape(&esc, cut);
         r->cells[r->ncells++] = pdb_xstrdup(pdb_buf_str(&esc));
         pdb_buf_free(&esc);
     } else {

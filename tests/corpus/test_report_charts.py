@@ -154,6 +154,37 @@ def test_adversarial(c, tmp):
     c.eq("adversarial: CSV keeps every kernel name", sorted(r["name"] for r in rows), sorted(EVIL))
 
 
+def test_adversarial_pstats(c, tmp):
+    """pstats function names through the folder chart and `pstats-chart`."""
+    import marshal
+    work = os.path.join(tmp, "evil-pstats")
+    os.makedirs(work)
+    stats = {}
+    for i, name in enumerate(EVIL):
+        stats[("evil.py", i + 1, name)] = (1, 1, 0.001 * (i + 1), 0.002 * (i + 1), {})
+    prof = os.path.join(work, "evil.prof")
+    with open(prof, "wb") as f:
+        f.write(marshal.dumps(stats))
+    out = os.path.join(work, "out")
+    p = subprocess.run([PROFDB, "report", "--out", out, prof], cwd=work,
+                       capture_output=True, text=True)
+    c.eq("adversarial pstats: report --out exit", p.returncode, 0)
+    if p.returncode:
+        print(p.stderr)
+        return
+    c.true("adversarial pstats: top-functions chart", os.path.exists(
+        os.path.join(out, "top-functions.gp")))
+    p = subprocess.run([PROFDB, "report", prof, "pstats-chart"], cwd=work, capture_output=True,
+                       text=True)
+    c.eq("adversarial pstats: pstats-chart exit", p.returncode, 0)
+    if GNUPLOT:
+        check_gnuplot(c, out, ["top-functions"], "adversarial pstats")
+        g = subprocess.run([GNUPLOT], input=p.stdout, cwd=work, capture_output=True, text=True)
+        c.true("adversarial pstats: gnuplot runs pstats-chart", g.returncode == 0 and
+               "<svg" in g.stdout, g.stderr[:300])
+    c.eq("adversarial pstats: no PWNED file", pwned(work), [])
+
+
 def test_no_gnuplot(c, tmp, db):
     out = os.path.join(tmp, "nognuplot")
     env = dict(os.environ, PROFDB_GNUPLOT="")
@@ -191,6 +222,28 @@ def main():
         samples = [("s-traces", os.path.join(s, "traces")),
                    ("s-pstats", os.path.join(s, "pstats", "sample.prof")),
                    ("s-steplog", os.path.join(s, "steplogs", "generic_trainer.log"))]
+        # Two ranks in a JSONL step log: rank 1 is the straggler.
+        ranks = os.path.join(tmp, "ranks.jsonl")
+        with open(ranks, "w") as f:
+            for step in range(1, 6):
+                for rank in (0, 1):
+                    f.write(json.dumps({"step": step, "rank": rank, "time_forward_ms": 30 + rank * 9,
+                                        "time_backward_ms": 60 + step, "loss": 2.0}) + "\n")
+        samples.append(("s-ranks", ranks))
+        # Every step equally long: the histogram still has its one bar.
+        same = os.path.join(tmp, "same.jsonl")
+        with open(same, "w") as f:
+            for step in range(1, 5):
+                f.write(json.dumps({"step": step, "time_forward_ms": 30}) + "\n")
+        samples.append(("s-same", same))
+        # nvidia-smi samples of two GPUs.
+        smi = os.path.join(tmp, "smi.csv")
+        with open(smi, "w") as f:
+            f.write("timestamp, index, utilization.gpu [%], memory.used [MiB]\n")
+            for t in range(6):
+                for gpu in (0, 1):
+                    f.write(f"2025/03/30 19:25:0{t}.000, {gpu}, {10 * t + 5 * gpu} %, 100 MiB\n")
+        samples.append(("s-smi", smi))
         for name, path in samples:
             run("ingest", "--run", name, path, db=db)
         seen = set()
@@ -202,9 +255,17 @@ def main():
             if GNUPLOT:
                 check_gnuplot(c, out, charts, name)
         want = {"steps", "gpu", "kernel-types", "top-kernels", "top-ops", "rank-steps",
-                "step-hist", "top-functions", "phase-steps", "phase-hist"}
+                "step-hist", "top-functions", "phase-steps", "phase-hist", "phase-ranks", "gpu-util"}
         c.eq("every chart kind drawn from the samples", sorted(want - seen), [])
+        dat = open(os.path.join(tmp, "out-s-ranks", "phase-ranks.dat")).read().splitlines()
+        util = open(os.path.join(tmp, "out-s-smi", "gpu-util.dat")).read().splitlines()
+        c.eq("gpu-util: numeric time column, a column per GPU", util[1:4],
+             ['"label" "GPU 0" "GPU 1"', "0 0 5", "1 10 15"])
+        gp = open(os.path.join(tmp, "out-s-same", "phase-hist.gp")).read()
+        c.true("phase-hist: equal values get a range around them", "binrange [28.5:31.5]" in gp, gp)
+        c.eq("phase-ranks: rank 1 is the straggler", [l.split()[-1] for l in dat[2:]], ["0", "1"])
         test_adversarial(c, tmp)
+        test_adversarial_pstats(c, tmp)
         test_no_gnuplot(c, tmp, db)
         test_oneshot(c, tmp)
         if CORPUS and os.path.isdir(os.path.join(CORPUS, "traces")):

@@ -38,6 +38,13 @@ int main(void)
     s = render(db, "SELECT 'a\\|b\\' AS a", PDB_OUT_MD, PDB_UNIT_NS);
     CHECK_STR(s, "| a |\n| -------- |\n| a\\\\\\|b\\\\ |\n");
     free(s);
+    /* Data is shown as written: no bold __init__, no HTML <genexpr> (cells
+     * are cut to 12 code points first, then escaped). */
+    s = render(db, "SELECT '__init__' AS a, 'a_b <x> *p' AS b, '[l](u) `c`' AS c,"
+                   " '&amp; ~~s~~' AS d", PDB_OUT_MD, PDB_UNIT_NS);
+    CHECK(strstr(s, "| \\_\\_init\\_\\_ | a_b \\<x> \\*p | \\[l\\](u) \\`c\\` |"
+                    " \\&amp; \\~\\~s\\~\\~ |") != NULL);
+    free(s);
     s = render(db, "SELECT 'abcdefghijklmnopqrstuvwxyz' AS kernel, 3 AS n", PDB_OUT_TABLE,
                PDB_UNIT_NS);
     CHECK_STR(s, "kernel        n\n------------  -\nabcdef\xE2\x80\xA6vwxyz  3\n");
