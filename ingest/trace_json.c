@@ -23,6 +23,9 @@
 
 #define CHUNK (256 * 1024)
 #define MAX_DEPTH 1000
+/* yajl buffers an unfinished token (a string, a number) whole; a file whose
+ * next token never ends would make it buffer everything. */
+#define MAX_TOKEN_BYTES (16 * 1024 * 1024)
 
 typedef enum { S_ROOT, S_TOP, S_EVENTS, S_EVENT, S_ARGS, S_DONE } state;
 typedef enum { CAP_NONE, CAP_META, CAP_ARGCOL, CAP_ARGREST, CAP_DISCARD } capture;
@@ -49,6 +52,7 @@ typedef struct {
     yajl_gen args_gen;      /* the rest of args */
     bool args_open;
     bool failed;            /* an error was recorded by a callback */
+    uint64_t tokens;        /* callbacks so far: progress within the JSON */
 } parser;
 
 static int64_t offset_now(const parser *p)
@@ -323,6 +327,7 @@ static int args_scalar(parser *p, const scalar *v)
 
 static int on_scalar(parser *p, const scalar *v)
 {
+    p->tokens++;
     if (p->cap != CAP_NONE) {
         if (p->cap != CAP_DISCARD)
             gen_scalar(capture_gen(p), v);
@@ -450,6 +455,7 @@ static int nested_value(parser *p, bool is_map)
 
 static int open_container(parser *p, bool is_map)
 {
+    p->tokens++;
     if (p->cap == CAP_NONE) {
         switch (p->st) {
         case S_ROOT:
@@ -487,6 +493,7 @@ static int open_container(parser *p, bool is_map)
 
 static int close_container(parser *p, bool is_map)
 {
+    p->tokens++;
     if (p->cap != CAP_NONE) {
         if (p->cap != CAP_DISCARD) {
             yajl_gen g = capture_gen(p);
@@ -514,6 +521,7 @@ static int cb_end_array(void *ctx) { return close_container(ctx, false); }
 static int cb_map_key(void *ctx, const unsigned char *k, size_t len)
 {
     parser *p = ctx;
+    p->tokens++;
     if (p->cap != CAP_NONE) {
         if (p->cap != CAP_DISCARD)
             yajl_gen_string(capture_gen(p), k, len);
@@ -535,6 +543,14 @@ static const yajl_callbacks callbacks = {
 
 /* ---- driving yajl ----------------------------------------------------- */
 
+/* Whether the bytes around a lexical error spell NaN or Infinity. */
+static bool near_nan(const unsigned char *chunk, size_t len, size_t at)
+{
+    size_t from = at > 16 ? at - 16 : 0, to = at + 16 < len ? at + 16 : len;
+    return from < to && (memmem(chunk + from, to - from, "NaN", 3) ||
+                         memmem(chunk + from, to - from, "Infinity", 8));
+}
+
 /* Turns yajl's message ("parse error: ...\n") into our one-line form. */
 static int yajl_failure(parser *p, const unsigned char *chunk, size_t len)
 {
@@ -546,6 +562,9 @@ static int yajl_failure(parser *p, const unsigned char *chunk, size_t len)
     char text[256];
     snprintf(text, sizeof text, "invalid JSON: %s", m);
     text[strcspn(text, "\n")] = '\0';
+    if (near_nan(chunk, len, yajl_get_bytes_consumed(p->h)))
+        snprintf(text, sizeof text, "invalid JSON: NaN and Infinity are not JSON numbers "
+                                    "(Python's json.dump writes them; the writer should write null)");
     pdb_fail_at(p->src->path, offset_now(p), "%s", text);
     yajl_free_error(p->h, msg);
     return PDB_ERR;
@@ -555,6 +574,8 @@ static int parse_all(parser *p)
 {
     unsigned char *buf = pdb_xmalloc(CHUNK);
     int rc = PDB_OK;
+    uint64_t tokens_before = 0;
+    size_t quiet = 0;
     for (;;) {
         p->chunk_base = pdb_input_offset(p->src->in);
         ssize_t n = pdb_input_read(p->src->in, buf, CHUNK);
@@ -575,6 +596,16 @@ static int parse_all(parser *p)
         }
         if (s != yajl_status_ok) {
             rc = yajl_failure(p, buf + skip, (size_t)n - skip);
+            break;
+        }
+        /* Consecutive chunks without a single token mean one token (or
+         * padding) keeps growing inside yajl's buffer. */
+        quiet = p->tokens == tokens_before ? quiet + (size_t)n : 0;
+        tokens_before = p->tokens;
+        if (quiet > MAX_TOKEN_BYTES) {
+            rc = pdb_fail_at(p->src->path, pdb_input_offset(p->src->in),
+                             "no complete JSON value in %d MiB (a string or number this long "
+                             "is not a trace); refusing to buffer it", MAX_TOKEN_BYTES >> 20);
             break;
         }
         pdb_progress(p->src, p->src->records);
