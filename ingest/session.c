@@ -298,6 +298,10 @@ static int add_directory(job_list *jobs, const char *dir, const char *run, int g
         if (stat(p.p, &st) == 0 && S_ISREG(st.st_mode)) {
             add_job(jobs, p.p, run, group, true);
             added++;
+        } else {
+            /* Said, not silent: a run's directory is read one level deep. */
+            fprintf(stderr, "profdb: %s: skipped (not a regular file; subdirectories are not "
+                            "read, give them as inputs of their own)\n", p.p);
         }
         pdb_buf_free(&p);
         free(names[i]);
