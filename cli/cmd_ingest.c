@@ -49,11 +49,10 @@ int cmd_ingest(int argc, char **argv, pdb_cli *cli)
     o.nlabels = labels.n;
     o.quiet = quiet;
     sqlite3 *db;
+    pdb_ingest_catch_signals();
     int rc = pdb_cli_open_db(cli, PDB_DB_CREATE, &db);
-    if (rc == PDB_OK) {
-        pdb_ingest_catch_signals();
+    if (rc == PDB_OK)
         rc = pdb_ingest_paths(db, (const char *const *)argv + 1, npos, &o);
-    }
     pdb_db_close(db);
     pdb_strlist_free(&labels);
     if (rc == PDB_OK)
