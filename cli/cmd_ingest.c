@@ -13,7 +13,9 @@ static const pdb_cmd_help help = {
     "the content. INPUT is a file, '-' for stdin, or a directory whose files are the\n"
     "ranks of one run. Without --run each INPUT becomes a run named after the file;\n"
     "with --run all inputs join that run (e.g. a trace, a pstats dump and a log).\n"
-    "Everything lands in one transaction: on any error the database is unchanged.",
+    "Everything lands in one transaction: on any error the database is unchanged.\n"
+    "Ctrl-C (SIGINT) or SIGTERM rolls the transaction back and exits with 130 or 143;\n"
+    "another ingest into the same database waits for this one (up to 30 s).",
     "Rank of a trace: distributedInfo.rank, else a number after 'rank' in the file\n"
     "name, else the order of the traces given.",
 };
@@ -47,10 +49,15 @@ int cmd_ingest(int argc, char **argv, pdb_cli *cli)
     o.nlabels = labels.n;
     o.quiet = quiet;
     sqlite3 *db;
+    pdb_ingest_catch_signals();
     int rc = pdb_cli_open_db(cli, PDB_DB_CREATE, &db);
     if (rc == PDB_OK)
         rc = pdb_ingest_paths(db, (const char *const *)argv + 1, npos, &o);
     pdb_db_close(db);
     pdb_strlist_free(&labels);
-    return rc == PDB_OK ? PDB_EXIT_OK : pdb_cli_fail();
+    if (rc == PDB_OK)
+        return PDB_EXIT_OK;
+    pdb_cli_fail();
+    /* Interrupted: rolled back; exit as the shell reports a signal (128 + N). */
+    return pdb_ingest_interrupted() ? 128 + pdb_ingest_interrupted() : PDB_EXIT_ERROR;
 }

@@ -51,11 +51,36 @@ int pdb_db_query_int(sqlite3 *db, const char *sql, int64_t dflt, int64_t *out)
     return PDB_OK;
 }
 
-static int apply_schema(sqlite3 *db)
+/* Switches to WAL (readers never block the writer). The switch needs an
+ * exclusive lock and SQLite does not wait for it, so while another process
+ * has the new file open this retries for up to the busy timeout. */
+static int set_wal(sqlite3 *db)
+{
+    for (int waited = 0;; waited += 10) {
+        int rc = sqlite3_exec(db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL);
+        if (rc == SQLITE_OK)
+            return PDB_OK;
+        if (rc != SQLITE_BUSY || waited >= PDB_DB_BUSY_MS)
+            return pdb_db_fail(db, "cannot switch the database to WAL mode");
+        sqlite3_sleep(10);
+    }
+}
+
+/* Creates the schema in a new, empty database. Another profdb may be creating
+ * it at the same moment: the emptiness is checked again under the write lock,
+ * and *created is false when the other process won. */
+static int apply_schema(sqlite3 *db, bool *created)
 {
     char pragmas[128];
-    if (pdb_db_exec(db, "BEGIN IMMEDIATE") != PDB_OK)
+    int64_t tables;
+    *created = false;
+    if (set_wal(db) != PDB_OK || pdb_db_exec(db, "BEGIN IMMEDIATE") != PDB_OK)
         return PDB_ERR;
+    if (pdb_db_query_int(db, "SELECT count(*) FROM sqlite_schema", 0, &tables) != PDB_OK ||
+        tables != 0) {
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+        return tables != 0 ? PDB_OK : PDB_ERR;
+    }
     for (size_t i = 0; i < pdb_schema_count; i++) {
         if (pdb_db_exec(db, pdb_schema_texts[i]) != PDB_OK) {
             char msg[1024];
@@ -70,21 +95,48 @@ static int apply_schema(sqlite3 *db)
         pdb_db_exec(db, "ROLLBACK");
         return PDB_ERR;
     }
+    *created = true;
     return PDB_OK;
+}
+
+/* Version, application id and table count, read in one statement so they
+ * come from one snapshot while another process may be creating the schema. */
+static int read_header(sqlite3 *db, int64_t *version, int64_t *app, int64_t *tables)
+{
+    sqlite3_stmt *st;
+    if (pdb_db_prepare(db, "SELECT (SELECT user_version FROM pragma_user_version),"
+                           " (SELECT application_id FROM pragma_application_id),"
+                           " (SELECT count(*) FROM sqlite_schema)", &st) != PDB_OK)
+        return PDB_ERR;
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *version = sqlite3_column_int64(st, 0);
+        *app = sqlite3_column_int64(st, 1);
+        *tables = sqlite3_column_int64(st, 2);
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? PDB_OK : pdb_db_fail(db, "database error");
 }
 
 /* Decides whether the file is a new, current, older or foreign database. */
 static int check_schema(sqlite3 *db, const char *path, int flags)
 {
     int64_t version, app, tables;
-    if (pdb_db_query_int(db, "PRAGMA user_version", 0, &version) != PDB_OK ||
-        pdb_db_query_int(db, "PRAGMA application_id", 0, &app) != PDB_OK ||
-        pdb_db_query_int(db, "SELECT count(*) FROM sqlite_schema", 0, &tables) != PDB_OK)
+    bool created, retried = false;
+again:
+    if (read_header(db, &version, &app, &tables) != PDB_OK)
         return pdb_fail("%s: not a readable SQLite database (%s)", path, pdb_errmsg());
     if (version == 0 && app == 0 && tables == 0) {
         if (flags & PDB_DB_READONLY)
             return pdb_fail("%s: empty database (run 'profdb ingest' first)", path);
-        return apply_schema(db);
+        if (retried)
+            return pdb_fail("%s: database emptied while it was being opened", path);
+        if (apply_schema(db, &created) != PDB_OK)
+            return PDB_ERR;
+        if (created)
+            return PDB_OK;
+        retried = true;
+        goto again; /* another process created it: check what it made */
     }
     if (app != PDB_APPLICATION_ID)
         return pdb_fail("%s: not a profdb database (SQLite application_id is %lld)", path,
@@ -117,13 +169,13 @@ int pdb_db_open(const char *path, int flags, sqlite3 **out)
         return PDB_ERR;
     }
     /* Another profdb may be writing: wait for it rather than fail at once. */
-    sqlite3_busy_timeout(db, 30000);
+    sqlite3_busy_timeout(db, PDB_DB_BUSY_MS);
     if (check_schema(db, path, flags) != PDB_OK) {
         sqlite3_close(db);
         return PDB_ERR;
     }
     if (!(flags & PDB_DB_READONLY) && !memory &&
-        pdb_db_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;") != PDB_OK) {
+        (set_wal(db) != PDB_OK || pdb_db_exec(db, "PRAGMA synchronous=NORMAL") != PDB_OK)) {
         sqlite3_close(db);
         return PDB_ERR;
     }

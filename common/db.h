@@ -13,6 +13,8 @@
 
 #define PDB_SCHEMA_VERSION 1
 #define PDB_APPLICATION_ID 0x50444231 /* "PDB1" */
+/* How long a connection waits for another process's write transaction. */
+#define PDB_DB_BUSY_MS 30000
 
 enum {
     PDB_DB_CREATE = 1,   /* create the file if missing (ingest) */

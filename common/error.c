@@ -8,16 +8,21 @@
 
 static char errbuf[2048];
 
+/* Formats into a scratch buffer first: callers may pass pdb_errmsg() itself
+ * as an argument ("cannot store event: %s"), which must not overlap the
+ * buffer being written. */
 static int record(const char *prefix, const char *fmt, va_list ap)
 {
-    size_t n = (size_t)snprintf(errbuf, sizeof errbuf, "%s", prefix);
-    if (n >= sizeof errbuf)
-        n = sizeof errbuf - 1;
-    vsnprintf(errbuf + n, sizeof errbuf - n, fmt, ap);
+    char msg[sizeof errbuf];
+    size_t n = (size_t)snprintf(msg, sizeof msg, "%s", prefix);
+    if (n >= sizeof msg)
+        n = sizeof msg - 1;
+    vsnprintf(msg + n, sizeof msg - n, fmt, ap);
     /* Keep the message on one line whatever the input put into it. */
-    for (char *p = errbuf; *p; p++)
+    for (char *p = msg; *p; p++)
         if (*p == '\n' || *p == '\r')
             *p = ' ';
+    memcpy(errbuf, msg, sizeof errbuf);
     return PDB_ERR;
 }
 

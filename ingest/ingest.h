@@ -56,6 +56,11 @@ int pdb_ingest_paths(sqlite3 *db, const char *const *paths, int npaths,
 int pdb_ingest_buffer(sqlite3 *db, const char *name, const void *data, size_t len,
                       const pdb_ingest_opts *opts);
 
+/* Makes SIGINT and SIGTERM roll the running ingest back (see session.c). */
+void pdb_ingest_catch_signals(void);
+/* The signal that interrupted an ingest, or 0. */
+int pdb_ingest_interrupted(void);
+
 /* Deletes a run and every row that belongs to it. */
 int pdb_run_delete(sqlite3 *db, int64_t run_id);
 /* Looks up a run by name: returns 1 and sets *run_id when found, 0 if not. */

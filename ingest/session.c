@@ -3,7 +3,10 @@
  * Expands directories, decides run names, sniffs each input's format, hands
  * it to its reader and records the source, its skips and timing. Bulk
  * indexes are dropped for the load and rebuilt before COMMIT; any error rolls
- * everything back so the database is exactly as it was. */
+ * everything back so the database is exactly as it was. SIGINT and SIGTERM
+ * (pdb_ingest_catch_signals) are errors too: SQLite's progress handler stops
+ * the statement running, the transaction rolls back and the command says so.
+ * A second signal terminates at once; SQLite's journal keeps the file whole. */
 #include "ingest/ingest.h"
 #include "ingest/readers.h"
 #include "analyze/analyze.h"
@@ -13,6 +16,7 @@
 #include "common/xalloc.h"
 
 #include <dirent.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,11 +52,65 @@ typedef struct {
     int n, cap;
 } job_list;
 
+/* ---- interruption and waiting ------------------------------------------ */
+
+static volatile sig_atomic_t interrupted; /* the signal number, 0 if none */
+
+static void on_signal(int sig)
+{
+    interrupted = sig;
+}
+
+void pdb_ingest_catch_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sa.sa_flags = SA_RESTART | SA_RESETHAND; /* the second Ctrl-C kills */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+int pdb_ingest_interrupted(void)
+{
+    return interrupted;
+}
+
+static int fail_interrupted(void)
+{
+    return pdb_fail("interrupted by %s; nothing was stored",
+                    interrupted == SIGTERM ? "SIGTERM" : "SIGINT");
+}
+
+/* SQLite calls this every 1000 VM steps: non-zero stops the running query. */
+static int stop_if_interrupted(void *arg)
+{
+    (void)arg;
+    return interrupted != 0;
+}
+
 static double now_seconds(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Waits for another process's write transaction, saying so once, for up to
+ * PDB_DB_BUSY_MS; gives up early on a signal. */
+static int wait_for_writer(void *arg, int count)
+{
+    pdb_session *ss = arg;
+    if (interrupted)
+        return 0;
+    if (count == 0 && !ss->opts->quiet)
+        fprintf(stderr, "profdb: %s: another process is writing; waiting up to %d s\n",
+                sqlite3_db_filename(ss->db, "main"), PDB_DB_BUSY_MS / 1000);
+    if (count * 10 >= PDB_DB_BUSY_MS)
+        return 0;
+    sqlite3_sleep(10);
+    return 1;
 }
 
 /* ---- strings and skips ---------------------------------------------- */
@@ -516,6 +574,8 @@ static int run_jobs(pdb_session *ss, job_list *jobs)
     int trace_order = 0;
     for (int i = 0; i < jobs->n; i++) {
         const job *j = &jobs->v[i];
+        if (interrupted)
+            return fail_interrupted();
         if (i == 0 || j->group != jobs->v[i - 1].group) {
             if (create_run(ss, j->run, &run_id) != PDB_OK || add_labels(ss, run_id) != PDB_OK)
                 return PDB_ERR;
@@ -543,6 +603,39 @@ static int check_runs_distinct(const job_list *jobs)
     return PDB_OK;
 }
 
+/* Takes the write lock, waiting (interruptibly) for another writer. */
+static int begin_write(pdb_session *ss)
+{
+    sqlite3_busy_handler(ss->db, wait_for_writer, ss);
+    sqlite3_progress_handler(ss->db, 1000, stop_if_interrupted, NULL);
+    if (interrupted)
+        return fail_interrupted();
+    int rc = sqlite3_exec(ss->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    if (rc == SQLITE_BUSY && !interrupted)
+        return pdb_fail("%s: another process kept the database locked for %d s; try again",
+                        sqlite3_db_filename(ss->db, "main"), PDB_DB_BUSY_MS / 1000);
+    return rc == SQLITE_OK ? PDB_OK : pdb_db_fail(ss->db, "database error");
+}
+
+/* Ends the transaction: COMMIT on success, else ROLLBACK (never interrupted). */
+static int end_write(pdb_session *ss, int rc, bool began)
+{
+    if (rc == PDB_OK && interrupted)
+        rc = fail_interrupted();
+    if (rc == PDB_OK)
+        rc = pdb_db_exec(ss->db, "COMMIT");
+    sqlite3_progress_handler(ss->db, 0, NULL, NULL);
+    sqlite3_busy_timeout(ss->db, PDB_DB_BUSY_MS);
+    if (rc != PDB_OK) {
+        clear_progress(ss);
+        if (began)
+            sqlite3_exec(ss->db, "ROLLBACK", NULL, NULL, NULL);
+        if (interrupted)
+            fail_interrupted();
+    }
+    return rc;
+}
+
 /* Loads planned jobs in one transaction (see the file comment). */
 static int run_session(sqlite3 *db, job_list *jobs, const pdb_ingest_opts *opts)
 {
@@ -550,10 +643,12 @@ static int run_session(sqlite3 *db, job_list *jobs, const pdb_ingest_opts *opts)
                       .tty = !opts->quiet && isatty(STDERR_FILENO)};
     pdb_buf indexes = PDB_BUF_INIT;
     int rc = check_runs_distinct(jobs);
+    bool began = false;
     if (rc == PDB_OK)
-        rc = pdb_db_exec(db, "BEGIN IMMEDIATE");
+        rc = begin_write(&ss);
     if (rc != PDB_OK)
         goto out;
+    began = true;
     rc = pdb_db_prepare(db, "SELECT id FROM strings WHERE value = ?", &ss.find_string);
     if (rc == PDB_OK)
         rc = pdb_db_prepare(db, "INSERT INTO strings (value) VALUES (?)", &ss.add_string);
@@ -567,15 +662,10 @@ static int run_session(sqlite3 *db, job_list *jobs, const pdb_ingest_opts *opts)
         rc = pdb_analyze_run(db, ss.runs[i]);
     sqlite3_finalize(ss.find_string);
     sqlite3_finalize(ss.add_string);
-    if (rc == PDB_OK)
-        rc = pdb_db_exec(db, "COMMIT");
-    if (rc != PDB_OK) {
-        clear_progress(&ss);
-        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-    } else {
-        fputs(pdb_buf_str(&ss.report), stderr);
-    }
 out:
+    rc = end_write(&ss, rc, began);
+    if (rc == PDB_OK)
+        fputs(pdb_buf_str(&ss.report), stderr);
     free(ss.runs);
     pdb_buf_free(&ss.report);
     pdb_buf_free(&indexes);

@@ -1,0 +1,163 @@
+"""Interrupted ingests leave the database exactly as it was (issue 8).
+
+A database holds three earlier runs (a trace, a pstats dump, a step log).
+A long ingest (a generated trace of ~300 000 events plus a step log, one
+run, two readers) is started again and again and stopped at random points
+spread over its measured duration:
+  - SIGKILL: afterwards `PRAGMA integrity_check` is ok, every table has the
+    same row count as before, `profdb runs` shows the same runs with the same
+    numbers, and the next ingest into the same database works;
+  - SIGINT (Ctrl-C) and SIGTERM: exit 130 / 143 with 'interrupted by SIGINT;
+    nothing was stored' (or SIGTERM), and the same checks.
+The seed is printed; PROFDB_TEST_SEED=N repeats a run. Generated inputs only."""
+
+import os
+import random
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+from common import GENTRACE, PROFDB, SOURCE, Checker, run, run_json, tempdir
+
+KILLS = 4
+SIGNALS = (signal.SIGINT, signal.SIGINT, signal.SIGTERM)
+
+
+def table_counts(db):
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    names = [r[0] for r in con.execute(
+        "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")]
+    got = {n: con.execute(f'SELECT count(*) FROM "{n}"').fetchone()[0] for n in names}
+    con.close()
+    return got
+
+
+def state(db):
+    """Everything an interrupted ingest must not change."""
+    return table_counts(db), run_json("runs", db=db)
+
+
+def intact(c, db, base, what):
+    _, out, _ = run("sql", "PRAGMA integrity_check", db=db, check=False)
+    c.eq(f"{what}: integrity_check", out.split()[-1:], ["ok"])
+    counts, runs = state(db)
+    c.eq(f"{what}: runs unchanged", runs, base[1])
+    c.true(f"{what}: every table's row count unchanged", counts == base[0],
+           {k: (v, counts.get(k)) for k, v in base[0].items() if counts.get(k) != v})
+
+
+def make_inputs(tmp):
+    big = os.path.join(tmp, "big.json")
+    subprocess.run([GENTRACE, "--steps", "1100", "--rank", "0", "--world", "1", big],
+                   check=True, capture_output=True)
+    log = os.path.join(tmp, "big.jsonl")
+    with open(log, "w") as f:
+        subprocess.run([sys.executable, os.path.join(SOURCE, "samples", "gen", "gensteplog.py"),
+                        "jsonl", "20000"], check=True, stdout=f)
+    small = os.path.join(tmp, "small.json")
+    subprocess.run([GENTRACE, "--steps", "20", "--rank", "0", "--world", "1", small],
+                   check=True, capture_output=True)
+    return [big, log], small
+
+
+def make_base(tmp, small):
+    db = os.path.join(tmp, "base.db")
+    run("ingest", "-q", "--run", "earlier-trace", small, db=db)
+    run("ingest", "-q", "--run", "earlier-pstats",
+        os.path.join(SOURCE, "samples", "pstats", "sample.prof"), db=db)
+    run("ingest", "-q", "--run", "earlier-log",
+        os.path.join(SOURCE, "samples", "steplogs", "train.jsonl"), db=db)
+    return db
+
+
+def fresh_copy(base_db, db):
+    for ext in ("", "-wal", "-shm"):
+        if os.path.exists(db + ext):
+            os.remove(db + ext)
+    shutil.copy(base_db, db)
+
+
+def start(db, inputs):
+    return subprocess.Popen([PROFDB, "--db", db, "ingest", "--run", "long"] + inputs,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def measure(tmp, base_db, inputs):
+    """Duration of a full ingest (the window the signals are spread over)."""
+    db = os.path.join(tmp, "full.db")
+    fresh_copy(base_db, db)
+    t0 = time.monotonic()
+    p = start(db, inputs)
+    _, err = p.communicate()
+    if p.returncode != 0:
+        raise AssertionError(f"full ingest failed: {err}")
+    return time.monotonic() - t0
+
+
+def stop_at(db, inputs, delay, sig):
+    """Starts the ingest, sends sig after delay; None if it had finished."""
+    p = start(db, inputs)
+    time.sleep(delay)
+    if p.poll() is not None:
+        p.communicate()
+        return None
+    p.send_signal(sig)
+    _, err = p.communicate(timeout=60)
+    return p.returncode, err
+
+
+def attempt(c, db, base_db, base, inputs, duration, rnd, sig, what):
+    """One stop of the ingest into db, which the earlier stops also used."""
+    for tries in range(5):
+        delay = rnd.uniform(0.03, 0.95) * duration / (tries + 1)
+        if sig != signal.SIGKILL:
+            delay = max(delay, 0.15)  # profdb has started and caught the signal
+        got = stop_at(db, inputs, delay, sig)
+        if got is not None:
+            break
+        fresh_copy(base_db, db)  # it finished first: start again from the base
+    else:
+        c.true(f"{what}: ingest still running when signalled", False)
+        return
+    rc, err = got
+    print(f"{what}: signalled after {delay:.2f} s of {duration:.2f} s")
+    if sig == signal.SIGKILL:
+        c.eq(f"{what}: killed", rc, -signal.SIGKILL)
+    else:
+        name = signal.Signals(sig).name
+        c.eq(f"{what}: exit code", rc, 128 + sig)
+        c.true(f"{what}: says it rolled back",
+               f"interrupted by {name}; nothing was stored" in err, err.strip())
+    intact(c, db, base, what)
+
+
+def main():
+    seed = int(os.environ.get("PROFDB_TEST_SEED", time.time_ns() % 1000000))
+    print(f"seed {seed} (PROFDB_TEST_SEED={seed} repeats this run)")
+    rnd = random.Random(seed)
+    c = Checker()
+    with tempdir() as tmp:
+        inputs, small = make_inputs(tmp)
+        base_db = make_base(tmp, small)
+        base = state(base_db)
+        duration = measure(tmp, base_db, inputs)
+        db = os.path.join(tmp, "work.db")
+        fresh_copy(base_db, db)
+        for i in range(KILLS):
+            attempt(c, db, base_db, base, inputs, duration, rnd, signal.SIGKILL,
+                    f"SIGKILL {i}")
+        for i, sig in enumerate(SIGNALS):
+            attempt(c, db, base_db, base, inputs, duration, rnd, sig,
+                    f"{signal.Signals(sig).name} {i}")
+        run("ingest", "-q", "--run", "after", small, db=db)
+        runs = [r["run"] for r in run_json("runs", db=db)]
+        c.eq("an ingest after the stops lands", runs,
+             ["earlier-trace", "earlier-pstats", "earlier-log", "after"])
+    c.close()
+
+
+if __name__ == "__main__":
+    main()
