@@ -12,6 +12,8 @@ import subprocess
 from common import GENTRACE, PROFDB, Checker, tempdir
 
 MB = 1 << 20
+# AddressSanitizer's shadow memory and quarantine inflate RSS: bounds are for real builds.
+SANITIZED = os.environ.get("PROFDB_SANITIZED") == "1"
 
 
 def run_child(args):
@@ -61,7 +63,10 @@ def main():
             got, err, rss = run_child(["--db", db, "ingest", "--run", f"case{i}", path])
             c.eq(f"{name}: exit code", got, code)
             c.true(f"{name}: says '{text}'", text in err, err.strip())
-            c.true(f"{name}: peak RSS {rss:.0f} MB within 64 MB", rss < 64)
+            if SANITIZED:
+                print(f"{name}: peak RSS {rss:.0f} MB not checked (sanitizer build)")
+            else:
+                c.true(f"{name}: peak RSS {rss:.0f} MB within 64 MB", rss < 64)
     c.close()
 
 
