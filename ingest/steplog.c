@@ -36,6 +36,19 @@ const char *pdb_steplog_find(const char *s, size_t len, const char *needle)
     return NULL;
 }
 
+bool pdb_steplog_read_int(const char *s, size_t len, size_t *i, int64_t *out)
+{
+    while (*i < len && s[*i] == ' ')
+        (*i)++;
+    if (*i >= len || !isdigit((unsigned char)s[*i]))
+        return false;
+    int64_t v = 0;
+    while (*i < len && isdigit((unsigned char)s[*i]) && v < INT64_MAX / 10)
+        v = v * 10 + (s[(*i)++] - '0');
+    *out = v;
+    return true;
+}
+
 size_t pdb_steplog_trim(const char **s, size_t len)
 {
     const char *p = *s;

@@ -18,19 +18,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static bool read_int(const char *s, size_t len, size_t *i, int64_t *out)
-{
-    while (*i < len && s[*i] == ' ')
-        (*i)++;
-    if (*i >= len || !isdigit((unsigned char)s[*i]))
-        return false;
-    int64_t v = 0;
-    while (*i < len && isdigit((unsigned char)s[*i]) && v < INT64_MAX / 10)
-        v = v * 10 + (s[(*i)++] - '0');
-    *out = v;
-    return true;
-}
-
 static void set_wall(pdb_steplog *w, const char *s, size_t len)
 {
     size_t lim = len < 60 ? len : 60;
@@ -152,7 +139,7 @@ static int timer_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno)
     if (deepspeed) {
         const char *rk = pdb_steplog_find(s, (size_t)(p - s), "rank=");
         size_t i = rk ? (size_t)(rk - s) + 5 : 0;
-        w->has_rank = rk && read_int(s, len, &i, &w->rank);
+        w->has_rank = rk && pdb_steplog_read_int(s, len, &i, &w->rank);
         w->timer_lines++;
         /* no step number: the last `step=N` line, else the line count */
         w->has_step = true;
@@ -182,13 +169,13 @@ static int memory_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno
     const char *after = pdb_steplog_find(s, (size_t)(p - s), "(after ");
     size_t i = after ? (size_t)(after - s) + 7 : 0;
     int64_t it;
-    if (after && read_int(s, len, &i, &it)) {
+    if (after && pdb_steplog_read_int(s, len, &i, &it)) {
         w->has_step = true;
         w->step = it;
     }
     const char *rk = pdb_steplog_find(s, (size_t)(p - s), "[Rank ");
     size_t ri = rk ? (size_t)(rk - s) + 6 : 0;
-    w->has_rank = rk && read_int(s, len, &ri, &w->rank);
+    w->has_rank = rk && pdb_steplog_read_int(s, len, &ri, &w->rank);
     const char *f = p + 13;
     int r = bar_fields(w, f, (size_t)(s + len - f), '|', false, "point", 0, PDB_UNIT_BYTES,
                        1048576.0);
@@ -256,7 +243,7 @@ int pdb_steplog_megatron_line(pdb_steplog *w, const char *s, size_t len, int64_t
         size_t i = (size_t)(p - s) + 28;
         int64_t it = 0;
         const char *bar = memchr(s, '|', len);
-        if (!read_int(s, len, &i, &it) || !bar) {
+        if (!pdb_steplog_read_int(s, len, &i, &it) || !bar) {
             pdb_steplog_malformed(w, lineno, "expected 'validation loss at iteration N | ...'");
             return 1;
         }
@@ -274,8 +261,8 @@ int pdb_steplog_megatron_line(pdb_steplog *w, const char *s, size_t len, int64_t
               pdb_steplog_find(s, len, "consumed samples"))) {
         size_t i = (size_t)(p - s) + 11;
         int64_t it = 0, total = 0;
-        if (!read_int(s, len, &i, &it) || i >= len || s[i] != '/' ||
-            (i++, !read_int(s, len, &i, &total))) {
+        if (!pdb_steplog_read_int(s, len, &i, &it) || i >= len || s[i] != '/' ||
+            (i++, !pdb_steplog_read_int(s, len, &i, &total))) {
             pdb_steplog_malformed(w, lineno, "expected 'iteration N/ M |'");
             return 1;
         }
@@ -378,7 +365,7 @@ int pdb_steplog_deepspeed_line(pdb_steplog *w, const char *s, size_t len, int64_
     if ((p = pdb_steplog_find(s, len, "] step=")) && pdb_steplog_find(s, len, "skipped=")) {
         size_t i = (size_t)(p - s) + 7;
         int64_t step = 0;
-        if (!read_int(s, len, &i, &step)) {
+        if (!pdb_steplog_read_int(s, len, &i, &step)) {
             pdb_steplog_malformed(w, lineno, "expected 'step=N'");
             return 1;
         }
@@ -391,7 +378,7 @@ int pdb_steplog_deepspeed_line(pdb_steplog *w, const char *s, size_t len, int64_
         set_wall(w, s, len);
         const char *rk = pdb_steplog_find(s, (size_t)(p - s), "[Rank ");
         size_t ri = rk ? (size_t)(rk - s) + 6 : 0;
-        w->has_rank = rk && read_int(s, len, &ri, &w->rank);
+        w->has_rank = rk && pdb_steplog_read_int(s, len, &ri, &w->rank);
         w->has_step = true;
         w->step = step;
         w->has_ds_step = true;
@@ -421,7 +408,7 @@ int pdb_steplog_deepspeed_line(pdb_steplog *w, const char *s, size_t len, int64_
     if (tl > 7 && memcmp(t, "epoch: ", 7) == 0 && (p = pdb_steplog_find(t, tl, "|step: "))) {
         size_t i = (size_t)(p - t) + 7, ei = 7;
         int64_t step = 0, epoch = 0;
-        if (!read_int(t, tl, &i, &step) || !read_int(t, tl, &ei, &epoch)) {
+        if (!pdb_steplog_read_int(t, tl, &i, &step) || !pdb_steplog_read_int(t, tl, &ei, &epoch)) {
             pdb_steplog_malformed(w, lineno, "expected 'epoch: E|step: N|...'");
             return 1;
         }
@@ -465,10 +452,10 @@ int pdb_steplog_deepspeed_line(pdb_steplog *w, const char *s, size_t len, int64_
         size_t i;
         if (q) {
             i = (size_t)(q - s) + 12;
-            w->has_step = read_int(s, len, &i, &step);
+            w->has_step = pdb_steplog_read_int(s, len, &i, &step);
             const char *e = pdb_steplog_find(s, len, "epoch=");
             size_t ei = e ? (size_t)(e - s) + 6 : 0;
-            if (e && read_int(s, len, &ei, &epoch)) {
+            if (e && pdb_steplog_read_int(s, len, &ei, &epoch)) {
                 w->has_epoch = true;
                 w->epoch = (double)epoch;
             }
@@ -476,9 +463,9 @@ int pdb_steplog_deepspeed_line(pdb_steplog *w, const char *s, size_t len, int64_
             const char *tp = pdb_steplog_find(s, len, "timer.py");
             const char *after = tp ? pdb_steplog_find(tp, (size_t)(s + len - tp), "] ") : stop;
             i = after ? (size_t)(after - s) + 2 : 0;
-            if (after && read_int(s, len, &i, &epoch) && i < len && s[i] == '/') {
+            if (after && pdb_steplog_read_int(s, len, &i, &epoch) && i < len && s[i] == '/') {
                 i++;
-                w->has_step = read_int(s, len, &i, &step);
+                w->has_step = pdb_steplog_read_int(s, len, &i, &step);
                 w->has_epoch = true;
                 w->epoch = (double)epoch;
             }

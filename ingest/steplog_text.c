@@ -41,20 +41,6 @@ static bool starts_with(const char *s, size_t len, const char *p)
     return len >= n && memcmp(s, p, n) == 0;
 }
 
-/* Reads an integer at s[*i] (after blanks); false when there is none. */
-static bool read_int(const char *s, size_t len, size_t *i, int64_t *out)
-{
-    while (*i < len && s[*i] == ' ')
-        (*i)++;
-    if (*i >= len || !isdigit((unsigned char)s[*i]))
-        return false;
-    int64_t v = 0;
-    while (*i < len && isdigit((unsigned char)s[*i]) && v < INT64_MAX / 10)
-        v = v * 10 + (s[(*i)++] - '0');
-    *out = v;
-    return true;
-}
-
 /* Finds a "YYYY-MM-DD HH:MM:SS" timestamp in the first part of a line. */
 static bool line_timestamp(const char *s, size_t len, double *out)
 {
@@ -73,7 +59,7 @@ static bool line_rank(const char *s, size_t len, int64_t *rank)
     if (!p)
         return false;
     size_t i = (size_t)(p - s) + 5;
-    return read_int(s, len, &i, rank) && i < len && s[i] == ']';
+    return pdb_steplog_read_int(s, len, &i, rank) && i < len && s[i] == ']';
 }
 
 /* ---- nanoGPT ------------------------------------------------------------ */
@@ -127,7 +113,7 @@ static int nanogpt_line(pdb_steplog *w, const char *s, size_t len, int64_t linen
         return 0;
     size_t i = 5;
     int64_t step = 0;
-    if (!read_int(t, tl, &i, &step) || i >= tl || t[i] != ':' ||
+    if (!pdb_steplog_read_int(t, tl, &i, &step) || i >= tl || t[i] != ':' ||
         !pdb_steplog_find(t, tl, "loss"))
         return 0;
     pdb_steplog_record(w, eval ? "eval" : "iter", lineno);
@@ -147,7 +133,7 @@ static int modded_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno
         return 0;
     size_t i = 5;
     int64_t step = 0, total = 0;
-    if (!read_int(t, tl, &i, &step) || i >= tl || t[i] != '/' || (i++, !read_int(t, tl, &i, &total)) ||
+    if (!pdb_steplog_read_int(t, tl, &i, &step) || i >= tl || t[i] != '/' || (i++, !pdb_steplog_read_int(t, tl, &i, &total)) ||
         !pdb_steplog_find(t, tl, ":"))
         return 0;
     if (!pdb_steplog_find(t + i, tl - i, "train_time:") && !pdb_steplog_find(t + i, tl - i, "loss:"))
@@ -200,7 +186,7 @@ static int torchtitan_line(pdb_steplog *w, const char *s, size_t len, int64_t li
         return 0;
     size_t i = (size_t)(p - s) + 5;
     int64_t step = 0;
-    if (!read_int(s, len, &i, &step)) {
+    if (!pdb_steplog_read_int(s, len, &i, &step)) {
         pdb_steplog_malformed(w, lineno, "expected 'step: N' before the metrics");
         return 1;
     }
@@ -380,12 +366,12 @@ static void hf_settings(pdb_steplog *w, const char *s, size_t len)
     size_t i;
     if (p) {
         i = (size_t)(p - s) + 26;
-        read_int(s, len, &i, &w->hf_max_steps);
+        pdb_steplog_read_int(s, len, &i, &w->hf_max_steps);
     }
     p = pdb_steplog_find(s, len, "logging_steps=");
     if (p) {
         i = (size_t)(p - s) + 14;
-        read_int(s, len, &i, &w->hf_logging_steps);
+        pdb_steplog_read_int(s, len, &i, &w->hf_logging_steps);
     }
 }
 
@@ -410,9 +396,9 @@ static int tqdm_segment(pdb_steplog *w, const char *s, size_t len, int64_t linen
                     return 0;
                 int64_t n = 0, total = 0;
                 size_t i = n0;
-                read_int(s, len, &i, &n);
+                pdb_steplog_read_int(s, len, &i, &n);
                 i = slash;
-                read_int(s, len, &i, &total);
+                pdb_steplog_read_int(s, len, &i, &total);
                 const char *inner = s + b + 2;
                 size_t il = (size_t)(end - inner);
                 const char *comma = memchr(inner, ',', il);
