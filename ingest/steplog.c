@@ -36,6 +36,22 @@ const char *pdb_steplog_find(const char *s, size_t len, const char *needle)
     return NULL;
 }
 
+bool pdb_steplog_next_field(const char *s, size_t len, char sep, size_t *pos, const char **f,
+                            size_t *fl)
+{
+    while (*pos <= len) {
+        const char *start = s + *pos;
+        const char *end = memchr(start, sep, len - *pos);
+        size_t n = end ? (size_t)(end - start) : len - *pos;
+        *pos += n + 1;
+        *f = start;
+        *fl = pdb_steplog_trim(f, n);
+        if (*fl)
+            return true;
+    }
+    return false;
+}
+
 bool pdb_steplog_read_int(const char *s, size_t len, size_t *i, int64_t *out)
 {
     while (*i < len && s[*i] == ' ')

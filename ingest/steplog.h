@@ -102,6 +102,10 @@ int pdb_steplog_block_line(pdb_steplog *w, const char *s, size_t len, int64_t li
 /* Small text helpers. */
 const char *pdb_steplog_find(const char *s, size_t len, const char *needle);
 size_t pdb_steplog_trim(const char **s, size_t len);
+/* The next non-empty field of s split on sep, trimmed: start with *pos = 0;
+ * false when there are no more. */
+bool pdb_steplog_next_field(const char *s, size_t len, char sep, size_t *pos, const char **f,
+                            size_t *fl);
 /* Reads an integer at s[*i] (after blanks); false when there is none. */
 bool pdb_steplog_read_int(const char *s, size_t len, size_t *i, int64_t *out);
 

@@ -39,15 +39,9 @@ static bool starts_with_avg(const char *name, size_t nl)
  * output fails this and is rejected whole rather than stored in part. */
 static bool fields_valid(const char *s, size_t len, char sep)
 {
-    size_t start = 0;
-    for (size_t i = 0; i <= len; i++) {
-        if (i < len && s[i] != sep)
-            continue;
-        const char *f = s + start;
-        size_t fl = pdb_steplog_trim(&f, i - start);
-        start = i + 1;
-        if (fl == 0)
-            continue;
+    size_t pos = 0, fl;
+    const char *f;
+    while (pdb_steplog_next_field(s, len, sep, &pos, &f, &fl)) {
         const char *colon = memchr(f, ':', fl);
         if (!colon || colon == f)
             return false;
@@ -85,15 +79,9 @@ static int bar_fields(pdb_steplog *w, const char *s, size_t len, char sep, bool 
 {
     if (!fields_valid(s, len, sep))
         return 0;
-    size_t start = 0;
-    for (size_t i = 0; i <= len; i++) {
-        if (i < len && s[i] != sep)
-            continue;
-        const char *f = s + start;
-        size_t fl = pdb_steplog_trim(&f, i - start);
-        start = i + 1;
-        if (fl == 0)
-            continue;
+    size_t pos = 0, fl;
+    const char *f;
+    while (pdb_steplog_next_field(s, len, sep, &pos, &f, &fl)) {
         const char *colon = memchr(f, ':', fl);
         const char *name = f;
         size_t nl = pdb_steplog_trim(&name, (size_t)(colon - f));
@@ -295,14 +283,10 @@ int pdb_steplog_megatron_line(pdb_steplog *w, const char *s, size_t len, int64_t
  * Values may carry units; "(74.61%)" after a value is its share. */
 static int eq_fields(pdb_steplog *w, const char *s, size_t len, char sep)
 {
-    size_t start = 0;
-    for (size_t i = 0; i <= len; i++) {
-        if (i < len && s[i] != sep)
-            continue;
-        const char *f = s + start;
-        size_t fl = pdb_steplog_trim(&f, i - start);
-        start = i + 1;
-        const char *eq = fl ? memchr(f, '=', fl) : NULL;
+    size_t pos = 0, fl;
+    const char *f;
+    while (pdb_steplog_next_field(s, len, sep, &pos, &f, &fl)) {
+        const char *eq = memchr(f, '=', fl);
         if (!eq)
             continue;
         const char *name = f;

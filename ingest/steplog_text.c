@@ -67,15 +67,9 @@ static bool line_rank(const char *s, size_t len, int64_t *rank)
 /* "name value[unit]" parts separated by commas after "iter N:". */
 static int comma_fields(pdb_steplog *w, const char *s, size_t len, int64_t lineno)
 {
-    size_t start = 0;
-    for (size_t i = 0; i <= len; i++) {
-        if (i < len && s[i] != ',')
-            continue;
-        const char *f = s + start;
-        size_t fl = pdb_steplog_trim(&f, i - start);
-        start = i + 1;
-        if (fl == 0)
-            continue;
+    size_t pos = 0, fl;
+    const char *f;
+    while (pdb_steplog_next_field(s, len, ',', &pos, &f, &fl)) {
         size_t sp = fl;
         while (sp > 0 && f[sp - 1] != ' ')
             sp--;
