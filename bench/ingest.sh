@@ -19,23 +19,12 @@ if [ ! -f "$trace.$steps" ]; then
 fi
 bytes=$(zcat "$trace" | wc -c)
 
-# best of 3 wall times, in seconds, from /usr/bin/time (fresh database
-# each time unless KEEP_DB=1)
-measure() {
-    best=""
-    for i in 1 2 3; do
-        [ "${KEEP_DB:-0}" = 1 ] || rm -f "$out/bench.db" "$out/bench.db-wal" "$out/bench.db-shm"
-        /usr/bin/time -f "%e %M" -o "$out/time.txt" "$@" >/dev/null 2>"$out/stderr.txt"
-        t=$(cut -d' ' -f1 "$out/time.txt")
-        rss=$(cut -d' ' -f2 "$out/time.txt")
-        if [ -z "$best" ] || [ "$(echo "$t < $best" | bc)" = 1 ]; then best=$t; best_rss=$rss; fi
-    done
-    echo "$best $best_rss"
-}
+. "$(dirname "$0")/measure.sh"
+fresh="$out/bench.db $out/bench.db-wal $out/bench.db-shm"
 
 zc=$(measure sh -c "zcat '$trace' > /dev/null")
-ing=$(measure "$build/profdb" --db "$out/bench.db" ingest --quiet --no-analyze "$trace")
-ana=$(KEEP_DB=1 measure "$build/profdb" --db "$out/bench.db" analyze)
+ing=$(MEASURE_FRESH=$fresh measure "$build/profdb" --db "$out/bench.db" ingest --quiet --no-analyze "$trace")
+ana=$(measure "$build/profdb" --db "$out/bench.db" analyze)
 events=$("$build/profdb" --db "$out/bench.db" sql "SELECT records FROM sources" --format tsv | tail -1)
 zt=${zc% *}; it=${ing% *}; rss=${ing#* }; at=${ana% *}; arss=${ana#* }
 echo "trace: $(echo "scale=1; $bytes / 1000000" | bc) MB uncompressed, $events events"

@@ -17,23 +17,12 @@ log="$out/steps_$lines.jsonl"
 [ -f "$log" ] || python3 "$src/samples/gen/gensteplog.py" jsonl "$lines" > "$log"
 bytes=$(wc -c < "$log")
 
-# best of 3 wall times, in seconds, with the peak RSS of that run (KB)
-measure() {
-    best=""
-    for i in 1 2 3; do
-        rm -f "$out/steplog.db" "$out/steplog.db-wal" "$out/steplog.db-shm"
-        /usr/bin/time -f "%e %M" -o "$out/steplog_time.txt" "$@" >/dev/null 2>"$out/steplog_stderr.txt"
-        t=$(cut -d' ' -f1 "$out/steplog_time.txt")
-        rss=$(cut -d' ' -f2 "$out/steplog_time.txt")
-        if [ -z "$best" ] || [ "$(echo "$t < $best" | bc)" = 1 ]; then best=$t; best_rss=$rss; fi
-    done
-    echo "$best $best_rss"
-}
+. "$(dirname "$0")/measure.sh"
 
 wc=$(measure wc -l "$log")
 py=$(measure python3 -c "import json, sys
 for line in open(sys.argv[1]): json.loads(line)" "$log")
-ing=$(measure "$build/profdb" --db "$out/steplog.db" ingest --quiet "$log")
+ing=$(MEASURE_FRESH="$out/steplog.db $out/steplog.db-wal $out/steplog.db-shm" measure "$build/profdb" --db "$out/steplog.db" ingest --quiet "$log")
 values=$("$build/profdb" --db "$out/steplog.db" sql "SELECT records FROM sources" --format tsv | tail -1)
 wt=${wc% *}; pt=${py% *}; it=${ing% *}; rss=${ing#* }
 echo "log: $lines lines, $(echo "scale=1; $bytes / 1000000" | bc) MB, $values values"
