@@ -5,6 +5,7 @@
 #include "ingest/ingest.h"
 
 #include <stdbool.h>
+#include <unistd.h>
 
 static const pdb_cmd_help help = {
     "profdb ingest [--db FILE] [--run NAME] [--replace] [--format FMT] INPUT...",
@@ -15,7 +16,10 @@ static const pdb_cmd_help help = {
     "with --run all inputs join that run (e.g. a trace, a pstats dump and a log).\n"
     "Everything lands in one transaction: on any error the database is unchanged.\n"
     "Ctrl-C (SIGINT) or SIGTERM rolls the transaction back and exits with 130 or 143;\n"
-    "another ingest into the same database waits for this one (up to 30 s).",
+    "another ingest into the same database waits for this one (up to 30 s).\n"
+    "--dry-run reads and checks every input as a real ingest does (same errors, same\n"
+    "exit codes), prints the record and skip counts, and stores nothing; without an\n"
+    "existing database it creates none. Use it to validate artifacts in CI.",
     "Rank of a trace: distributedInfo.rank, else a number after 'rank' in the file\n"
     "name, else the order of the traces given.",
 };
@@ -35,6 +39,8 @@ int cmd_ingest(int argc, char **argv, pdb_cli *cli)
         {PDB_OPT_FLAG, "quiet", 'q', &quiet, NULL, "print nothing but errors"},
         {PDB_OPT_FLAG, "no-analyze", 0, &o.no_analyze, NULL,
          "load only; run 'profdb analyze' later for the reports that need it"},
+        {PDB_OPT_FLAG, "dry-run", 'n', &o.dry_run, NULL,
+         "read and check every input, print what would be stored, store nothing"},
         {0},
     };
     int npos;
@@ -50,7 +56,11 @@ int cmd_ingest(int argc, char **argv, pdb_cli *cli)
     o.quiet = quiet;
     sqlite3 *db;
     pdb_ingest_catch_signals();
-    int rc = pdb_cli_open_db(cli, PDB_DB_CREATE, &db);
+    int rc;
+    if (o.dry_run && access(cli->db_path, F_OK) != 0)
+        rc = pdb_db_open(":memory:", PDB_DB_CREATE, &db); /* checking needs no file */
+    else
+        rc = pdb_cli_open_db(cli, PDB_DB_CREATE, &db);
     if (rc == PDB_OK)
         rc = pdb_ingest_paths(db, (const char *const *)argv + 1, npos, &o);
     pdb_db_close(db);

@@ -22,11 +22,57 @@ int pdb_db_exec(sqlite3 *db, const char *sql)
     return PDB_OK;
 }
 
+/* Statements given back with pdb_db_release wait here for the next
+ * pdb_db_prepare of the same SQL on the same connection. Compiling SQL costs
+ * more than inserting a few rows, so ingesting many small files (a directory
+ * of step logs; millions of fuzz inputs) would otherwise spend most of its
+ * time in sqlite3_prepare. profdb is single-threaded. */
+#define STMT_CACHE_SIZE 48
+static sqlite3_stmt *stmt_cache[STMT_CACHE_SIZE];
+
+static bool take_cached(sqlite3 *db, const char *sql, sqlite3_stmt **st)
+{
+    for (int i = 0; i < STMT_CACHE_SIZE; i++) {
+        sqlite3_stmt *c = stmt_cache[i];
+        if (c && sqlite3_db_handle(c) == db && strcmp(sqlite3_sql(c), sql) == 0) {
+            stmt_cache[i] = NULL;
+            *st = c;
+            return true;
+        }
+    }
+    return false;
+}
+
 int pdb_db_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st)
 {
+    if (take_cached(db, sql, st))
+        return PDB_OK;
     if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK)
         return pdb_db_fail(db, "database error");
     return PDB_OK;
+}
+
+void pdb_db_release(sqlite3_stmt *st)
+{
+    if (!st)
+        return;
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st); /* bound SQLITE_STATIC pointers may dangle */
+    for (int i = 0; i < STMT_CACHE_SIZE; i++)
+        if (!stmt_cache[i]) {
+            stmt_cache[i] = st;
+            return;
+        }
+    sqlite3_finalize(st);
+}
+
+static void drop_cached(sqlite3 *db)
+{
+    for (int i = 0; i < STMT_CACHE_SIZE; i++)
+        if (stmt_cache[i] && sqlite3_db_handle(stmt_cache[i]) == db) {
+            sqlite3_finalize(stmt_cache[i]);
+            stmt_cache[i] = NULL;
+        }
 }
 
 int pdb_db_step_done(sqlite3 *db, sqlite3_stmt *st)
@@ -185,6 +231,8 @@ int pdb_db_open(const char *path, int flags, sqlite3 **out)
 
 void pdb_db_close(sqlite3 *db)
 {
-    if (db)
-        sqlite3_close_v2(db);
+    if (!db)
+        return;
+    drop_cached(db);
+    sqlite3_close_v2(db);
 }

@@ -27,7 +27,12 @@ void pdb_db_close(sqlite3 *db);
 
 /* Runs SQL with no result rows; records SQLite's message on failure. */
 int pdb_db_exec(sqlite3 *db, const char *sql);
+/* Prepares SQL, reusing a statement given back by pdb_db_release. The caller
+ * owns the statement: sqlite3_finalize or pdb_db_release it. */
 int pdb_db_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st);
+/* Resets a statement and keeps it for the next pdb_db_prepare of its SQL
+ * (used on paths that run once per input file). NULL is a no-op. */
+void pdb_db_release(sqlite3_stmt *st);
 /* Records the connection's current error as the profdb error. */
 int pdb_db_fail(sqlite3 *db, const char *what);
 /* Steps a statement that returns no rows, then resets it. */

@@ -46,6 +46,7 @@ typedef struct pdb_ingest_opts {
     int nlabels;
     bool quiet;
     bool no_analyze;        /* skip the analysis passes after loading */
+    bool dry_run;           /* read and check everything, then roll back */
 } pdb_ingest_opts;
 
 /* Ingests all inputs (files, directories or "-") in one transaction. */

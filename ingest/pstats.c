@@ -394,7 +394,7 @@ static void store_close(store *s)
     sqlite3_stmt *sts[] = {s->find, s->add_func, s->upd_func, s->promote,
                            s->find_edge, s->add_edge, s->upd_edge};
     for (size_t i = 0; i < sizeof sts / sizeof *sts; i++)
-        sqlite3_finalize(sts[i]);
+        pdb_db_release(sts[i]);
     pdb_buf_free(&s->std);
 }
 
@@ -459,7 +459,7 @@ static int store_dump(pdb_source *src, const dump_totals *t)
         sqlite3_bind_int64(st, 9, t->prim_calls);
         sqlite3_bind_double(st, 10, t->total_tt);
         rc = pdb_db_step_done(src->db, st);
-        sqlite3_finalize(st);
+        pdb_db_release(st);
     }
     pdb_buf_free(&line);
     return rc;

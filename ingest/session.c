@@ -179,7 +179,7 @@ int pdb_run_find(sqlite3 *db, const char *name, int64_t *run_id)
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW)
         *run_id = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
+    pdb_db_release(st);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
         return pdb_db_fail(db, "database error");
     return rc == SQLITE_ROW ? 1 : 0;
@@ -252,7 +252,7 @@ static int create_run(pdb_session *ss, const char *name, int64_t *run_id)
         return PDB_ERR;
     sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
     int rc = pdb_db_step_done(ss->db, st);
-    sqlite3_finalize(st);
+    pdb_db_release(st);
     if (rc != PDB_OK)
         return PDB_ERR;
     *run_id = sqlite3_last_insert_rowid(ss->db);
@@ -277,7 +277,7 @@ static int add_labels(pdb_session *ss, int64_t run_id)
         sqlite3_bind_text(st, 3, eq + 1, -1, SQLITE_STATIC);
         rc = pdb_db_step_done(ss->db, st);
     }
-    sqlite3_finalize(st);
+    pdb_db_release(st);
     return rc;
 }
 
@@ -432,7 +432,7 @@ static int finish_source(pdb_source *src, int64_t elapsed_ms)
     sqlite3_bind_int64(st, 5, elapsed_ms);
     sqlite3_bind_int64(st, 6, src->source_id);
     int rc = pdb_db_step_done(db, st);
-    sqlite3_finalize(st);
+    pdb_db_release(st);
     if (rc != PDB_OK)
         return rc;
     if (pdb_db_prepare(db, "INSERT INTO skips VALUES (?, ?, ?, ?)", &st) != PDB_OK)
@@ -441,7 +441,7 @@ static int finish_source(pdb_source *src, int64_t elapsed_ms)
     sqlite3_bind_int64(st, 2, src->source_id);
     skip_flush f = {st, PDB_OK};
     pdb_strmap_each(src->skips, flush_one_skip, &f);
-    sqlite3_finalize(st);
+    pdb_db_release(st);
     return f.rc;
 }
 
@@ -457,7 +457,7 @@ static int insert_source(pdb_source *src)
     sqlite3_bind_int64(st, 1, src->run_id);
     sqlite3_bind_text(st, 2, src->path, -1, SQLITE_STATIC);
     int rc = pdb_db_step_done(src->db, st);
-    sqlite3_finalize(st);
+    pdb_db_release(st);
     src->source_id = sqlite3_last_insert_rowid(src->db);
     return rc;
 }
@@ -467,10 +467,35 @@ static void sum_skips(const char *k, size_t l, int64_t v, void *arg)
     *(int64_t *)arg += v;
 }
 
+typedef struct {
+    pdb_buf *out;
+    const char *sep;
+} skip_list;
+
+static void list_one_skip(const char *reason, size_t len, int64_t count, void *arg)
+{
+    skip_list *l = arg;
+    pdb_buf_addf(l->out, "%s%lld %.*s", l->sep, (long long)count, (int)len, reason);
+    l->sep = "; ";
+}
+
 static void report_source(pdb_session *ss, const pdb_source *src, const char *run)
 {
     int64_t skipped = 0;
     pdb_strmap_each(src->skips, sum_skips, &skipped);
+    if (ss->opts->dry_run) {
+        /* Nothing is stored, so 'profdb runs' cannot show the skips: list them. */
+        pdb_buf_addf(&ss->report, "profdb: %s: %s, %lld records would go into run '%s'",
+                     src->path, src->format, (long long)src->records, run);
+        if (skipped) {
+            pdb_buf_addf(&ss->report, ", %lld skipped (", (long long)skipped);
+            skip_list l = {&ss->report, ""};
+            pdb_strmap_each(src->skips, list_one_skip, &l);
+            pdb_buf_addc(&ss->report, ')');
+        }
+        pdb_buf_addc(&ss->report, '\n');
+        return;
+    }
     pdb_buf_addf(&ss->report, "profdb: %s: %s into run '%s': %lld records", src->path,
                  src->format, run, (long long)src->records);
     if (skipped)
@@ -560,7 +585,7 @@ static int drop_bulk_indexes(sqlite3 *db, pdb_buf *saved)
         pdb_buf_addf(saved, "%s;\n", sqlite3_column_text(st, 1));
         pdb_buf_addf(&drops, "DROP INDEX \"%s\";\n", sqlite3_column_text(st, 0));
     }
-    sqlite3_finalize(st);
+    pdb_db_release(st);
     int rc = drops.len ? pdb_db_exec(db, drops.p) : PDB_OK;
     pdb_buf_free(&drops);
     return rc;
@@ -622,6 +647,11 @@ static int end_write(pdb_session *ss, int rc, bool began)
 {
     if (rc == PDB_OK && interrupted)
         rc = fail_interrupted();
+    if (rc == PDB_OK && ss->opts->dry_run) {
+        sqlite3_progress_handler(ss->db, 0, NULL, NULL);
+        sqlite3_busy_timeout(ss->db, PDB_DB_BUSY_MS);
+        return pdb_db_exec(ss->db, "ROLLBACK");
+    }
     if (rc == PDB_OK)
         rc = pdb_db_exec(ss->db, "COMMIT");
     sqlite3_progress_handler(ss->db, 0, NULL, NULL);
@@ -652,18 +682,21 @@ static int run_session(sqlite3 *db, job_list *jobs, const pdb_ingest_opts *opts)
     rc = pdb_db_prepare(db, "SELECT id FROM strings WHERE value = ?", &ss.find_string);
     if (rc == PDB_OK)
         rc = pdb_db_prepare(db, "INSERT INTO strings (value) VALUES (?)", &ss.add_string);
-    if (rc == PDB_OK)
+    /* A dry run rolls back, so rebuilding indexes would be wasted work. */
+    if (rc == PDB_OK && !opts->dry_run)
         rc = drop_bulk_indexes(db, &indexes);
     if (rc == PDB_OK)
         rc = run_jobs(&ss, jobs);
     if (rc == PDB_OK && indexes.len)
         rc = pdb_db_exec(db, indexes.p);
-    for (int i = 0; i < ss.nruns && rc == PDB_OK && !opts->no_analyze; i++)
+    for (int i = 0; i < ss.nruns && rc == PDB_OK && !opts->no_analyze && !opts->dry_run; i++)
         rc = pdb_analyze_run(db, ss.runs[i]);
-    sqlite3_finalize(ss.find_string);
-    sqlite3_finalize(ss.add_string);
+    pdb_db_release(ss.find_string);
+    pdb_db_release(ss.add_string);
 out:
     rc = end_write(&ss, rc, began);
+    if (rc == PDB_OK && opts->dry_run && !opts->quiet)
+        pdb_buf_addf(&ss.report, "profdb: dry run: nothing was stored\n");
     if (rc == PDB_OK)
         fputs(pdb_buf_str(&ss.report), stderr);
     free(ss.runs);

@@ -21,6 +21,7 @@
 struct pdb_steplog_rule {
     char *pattern;
     char *metric;
+    int64_t priority, rowid;
 };
 
 /* ---- text helpers ------------------------------------------------------ */
@@ -416,13 +417,35 @@ int pdb_sniff_steplog(const unsigned char *data, size_t len)
 
 /* ---- the writer ----------------------------------------------------------- */
 
+/* Characters, as SQL's length() counts them. */
+static size_t utf8_length(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
+/* Rule order: priority, then the longer (more specific) pattern, then the
+ * order of insertion. Sorted here, not by ORDER BY: SQLite's sorter made
+ * loading ~130 rules cost more than parsing a small log. */
+static int rule_order(const void *a, const void *b)
+{
+    const pdb_steplog_rule *x = a, *y = b;
+    if (x->priority != y->priority)
+        return x->priority > y->priority ? -1 : 1;
+    size_t lx = utf8_length(x->pattern), ly = utf8_length(y->pattern);
+    if (lx != ly)
+        return lx > ly ? -1 : 1;
+    return x->rowid < y->rowid ? -1 : x->rowid > y->rowid;
+}
+
 static int load_rules(pdb_steplog *w)
 {
     sqlite3_stmt *st;
     if (pdb_db_prepare(w->src->db,
-                       "SELECT pattern, metric FROM steplog_metric_rules"
-                       " ORDER BY priority DESC, length(pattern) DESC, rowid",
-                       &st) != PDB_OK)
+                       "SELECT pattern, metric, priority, rowid FROM steplog_metric_rules", &st) !=
+        PDB_OK)
         return PDB_ERR;
     int cap = 0;
     while (sqlite3_step(st) == SQLITE_ROW) {
@@ -430,11 +453,17 @@ static int load_rules(pdb_steplog *w)
             cap = cap ? cap * 2 : 64;
             w->rules = pdb_xrealloc(w->rules, (size_t)cap * sizeof *w->rules);
         }
-        w->rules[w->nrules].pattern = pdb_xstrdup((const char *)sqlite3_column_text(st, 0));
-        w->rules[w->nrules].metric = pdb_xstrdup((const char *)sqlite3_column_text(st, 1));
-        w->nrules++;
+        pdb_steplog_rule *r = &w->rules[w->nrules++];
+        r->pattern = pdb_xstrdup((const char *)sqlite3_column_text(st, 0));
+        r->metric = pdb_xstrdup((const char *)sqlite3_column_text(st, 1));
+        r->priority = sqlite3_column_int64(st, 2);
+        r->rowid = sqlite3_column_int64(st, 3);
     }
-    return sqlite3_finalize(st) == SQLITE_OK ? PDB_OK : pdb_db_fail(w->src->db, "metric rules");
+    int rc = sqlite3_reset(st) == SQLITE_OK ? PDB_OK : pdb_db_fail(w->src->db, "metric rules");
+    pdb_db_release(st);
+    if (w->nrules > 1)
+        qsort(w->rules, (size_t)w->nrules, sizeof *w->rules, rule_order);
+    return rc;
 }
 
 /* What a raw name resolves to: its canonical metric (first matching rule,
@@ -682,9 +711,9 @@ static int prepare_writer(pdb_steplog *w)
 
 static void free_writer(pdb_steplog *w)
 {
-    sqlite3_finalize(w->ins);
-    sqlite3_finalize(w->ins_note);
-    sqlite3_finalize(w->ins_block);
+    pdb_db_release(w->ins);
+    pdb_db_release(w->ins_note);
+    pdb_db_release(w->ins_block);
     for (int r = 0; r < w->nrules; r++) {
         free(w->rules[r].pattern);
         free(w->rules[r].metric);

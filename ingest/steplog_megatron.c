@@ -339,7 +339,7 @@ static int label_engine0(pdb_steplog *w)
     sqlite3_bind_int64(st, 1, w->src->source_id);
     sqlite3_bind_int64(st, 2, w->ds_record);
     int rc = pdb_db_step_done(w->src->db, st);
-    sqlite3_finalize(st);
+    pdb_db_release(st);
     return rc;
 }
 

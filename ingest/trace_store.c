@@ -418,7 +418,7 @@ static int set_rank(pdb_trace_store *s)
     sqlite3_bind_int64(st, 3, s->float_ts);
     sqlite3_bind_int64(st, 4, s->trace_id);
     int rc = sqlite3_step(st);
-    sqlite3_finalize(st);
+    pdb_db_release(st);
     if (rc == SQLITE_CONSTRAINT)
         return pdb_fail("%s: rank %lld (from %s) is already in this run; ingest the file as a "
                         "run of its own",
@@ -451,7 +451,7 @@ static int write_counts(pdb_trace_store *s)
         sqlite3_bind_int64(st, 3, values[k]);
         rc = pdb_db_step_done(s->db, st);
     }
-    sqlite3_finalize(st);
+    pdb_db_release(st);
     return rc;
 }
 
@@ -476,7 +476,7 @@ pdb_trace_store *pdb_trace_store_new(pdb_source *src, const char *format)
     sqlite3_bind_int64(st, 3, -src->source_id);
     sqlite3_bind_text(st, 4, format, -1, SQLITE_STATIC);
     int rc = pdb_db_step_done(s->db, st);
-    sqlite3_finalize(st);
+    pdb_db_release(st);
     s->trace_id = sqlite3_last_insert_rowid(s->db);
     sqlite3_stmt **stmts[] = {&s->ins_slice, &s->ins_instant, &s->ins_counter, &s->ins_flow,
                               &s->ins_mevent, &s->ins_meta, &s->rank_of, &s->ins_step};
@@ -508,7 +508,7 @@ void pdb_trace_store_free(pdb_trace_store *s)
     sqlite3_stmt *stmts[] = {s->ins_slice, s->ins_instant, s->ins_counter, s->ins_flow,
                              s->ins_mevent, s->ins_meta, s->rank_of, s->ins_step};
     for (size_t i = 0; i < sizeof stmts / sizeof stmts[0]; i++)
-        sqlite3_finalize(stmts[i]);
+        pdb_db_release(stmts[i]);
     for (int i = 0; i < s->nstacks; i++) {
         for (int k = 0; k < s->stacks[i].n; k++)
             pdb_buf_free(&s->stacks[i].v[k].arena);
