@@ -1,37 +1,91 @@
-#!/bin/sh
-# Builds the fuzz targets with clang (ASan + UBSan + libFuzzer) and runs each
-# for SECONDS (default 60), seeded from samples/ and generated inputs.
-# Crashes are written to fuzz/crashes/ and make the script exit 1.
-# usage: fuzz/run.sh [SECONDS] [TARGET...]      targets: sniff trace pstats steplog
+#!/bin/bash
+# Builds the fuzz targets with clang (ASan + UBSan + libFuzzer) and runs each,
+# seeded from samples/, fuzz/seeds/ and generated traces.
+#
+# usage: fuzz/run.sh [SECONDS | --runs N] [TARGET...]
+#   SECONDS   run each target that long (default 60)
+#   --runs N  run each target for N executions instead (the long runs)
+#   TARGET    sniff, trace, pstats, steplog_FLAVOR, or a prefix such as
+#             steplog (default: every target)
+# Environment: FUZZ_JOBS targets at once (default: the number of cores),
+# FUZZ_BUILD the build folder (default build-fuzz).
+#
+# First every file in fuzz/regressions/ (inputs that once crashed) runs
+# through every target. A crash is written to fuzz/crashes/ and makes the
+# script exit 1; keep it as a regression input (see fuzz/README.md).
+# Each target's executions and peak RSS are printed and appended to
+# $FUZZ_BUILD/summary.txt.
 set -eu
-secs=${1:-60}
-[ $# -gt 0 ] && shift
+limit=(-max_total_time=60)
+what="60 s"
+if [ "${1:-}" = "--runs" ]; then
+    limit=(-runs="$2"); what="$2 runs"; shift 2
+elif [ $# -gt 0 ]; then
+    limit=(-max_total_time="$1"); what="$1 s"; shift
+fi
 cd "$(dirname "$0")/.."
-root=$(pwd)
-CC=clang cmake -S . -B build-fuzz -DPROFDB_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build-fuzz -j2 >/dev/null
-mkdir -p fuzz/crashes build-fuzz/seeds
-seeds=build-fuzz/seeds
-build-fuzz/profdb-gentrace --steps 1 "$seeds/trace.json" 2>/dev/null
-head -c 4000 "$seeds/trace.json" > "$seeds/trace_cut.json"
-cp samples/pstats/*.prof "$seeds/" 2>/dev/null || true
-cp samples/steplogs/* "$seeds/" 2>/dev/null || true
-targets=${*:-sniff trace pstats steplog}
+build=${FUZZ_BUILD:-build-fuzz}
+jobs=${FUZZ_JOBS:-$(nproc)}
+
+CC=clang cmake -S . -B "$build" -DPROFDB_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$build" -j"$jobs" >/dev/null
+
+seeds=$build/seeds
+mkdir -p fuzz/crashes "$seeds"
+"$build/profdb-gentrace" --steps 1 "$seeds/gen_trace.json" 2>/dev/null
+"$build/profdb-gentrace" --steps 1 --gzip "$seeds/gen_trace.json.gz" 2>/dev/null
+head -c 4000 "$seeds/gen_trace.json" >"$seeds/gen_trace_cut.json"
+cp samples/pstats/* samples/steplogs/* fuzz/seeds/* "$seeds/"
+
+all=$(cd "$build/fuzz" && ls fuzz_* | grep -v '\.' | sed 's/^fuzz_//')
+targets=""
+for want in ${*:-$all}; do
+    found=$(printf '%s\n' $all | grep -x "$want" || printf '%s\n' $all | grep "^${want}_" || true)
+    [ -n "$found" ] || { echo "fuzz/run.sh: no target '$want' (have: $(echo $all))" >&2; exit 2; }
+    targets="$targets $found"
+done
+
 status=0
-for t in $targets; do
-    dict=""
-    case $t in
-        pstats) dict=-dict=fuzz/marshal.dict ;;
-        *) dict=-dict=fuzz/json.dict ;;
-    esac
-    mkdir -p "build-fuzz/corpus_$t"
-    echo "fuzz_$t: $secs s"
-    if ! "build-fuzz/fuzz/fuzz_$t" "build-fuzz/corpus_$t" "$seeds" $dict -max_total_time="$secs" \
-        -max_len=65536 -timeout=10 -rss_limit_mb=1024 -artifact_prefix="fuzz/crashes/${t}_" \
-        -print_final_stats=1 2>"build-fuzz/fuzz_$t.log"; then
-        status=1
-        echo "fuzz_$t: FAILED, see build-fuzz/fuzz_$t.log and fuzz/crashes/"
+if [ -n "$(ls fuzz/regressions 2>/dev/null)" ]; then
+    for t in $targets; do
+        if ! "$build/fuzz/fuzz_$t" fuzz/regressions/* >"$build/regress_$t.log" 2>&1; then
+            echo "fuzz_$t: a regression input crashes again, see $build/regress_$t.log"
+            status=1
+        fi
+    done
+fi
+
+run_one() {
+    local t=$1 dict=fuzz/json.dict log=$build/fuzz_$1.log
+    [ "$t" = pstats ] && dict=fuzz/marshal.dict
+    mkdir -p "$build/corpus_$t"
+    if "$build/fuzz/fuzz_$t" "$build/corpus_$t" "$seeds" -dict="$dict" "${limit[@]}" \
+        -max_len=16384 -timeout=10 -rss_limit_mb=2048 -artifact_prefix="fuzz/crashes/${t}_" \
+        -print_final_stats=1 >"$log" 2>&1; then
+        result=ok
+    else
+        result="FAILED (see $log and fuzz/crashes/)"
     fi
-    grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "build-fuzz/fuzz_$t.log" || true
+    local runs rss
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+    rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$log")
+    printf '%s fuzz_%s %s: %s executions, peak RSS %s MB, %s\n' "$(date -u +%FT%TZ)" \
+        "$t" "$what" "${runs:-?}" "${rss:-?}" "$result" | tee -a "$build/summary.txt"
+    [ "$result" = ok ]
+}
+
+echo "fuzzing $(echo $targets | wc -w) targets, $what each, $jobs at a time"
+running=0
+for t in $targets; do
+    if [ "$running" -ge "$jobs" ]; then
+        wait -n || status=1
+        running=$((running - 1))
+    fi
+    run_one "$t" &
+    running=$((running + 1))
+done
+while [ "$running" -gt 0 ]; do
+    wait -n || status=1
+    running=$((running - 1))
 done
 exit $status

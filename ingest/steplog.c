@@ -26,6 +26,14 @@ struct pdb_steplog_rule {
 
 /* ---- text helpers ------------------------------------------------------ */
 
+bool pdb_steplog_to_int(double d, int64_t *out)
+{
+    if (!(d > -9.2e18 && d < 9.2e18)) /* also false for NaN */
+        return false;
+    *out = (int64_t)d;
+    return true;
+}
+
 const char *pdb_steplog_find(const char *s, size_t len, const char *needle)
 {
     size_t n = strlen(needle);

@@ -108,5 +108,9 @@ bool pdb_steplog_next_field(const char *s, size_t len, char sep, size_t *pos, co
                             size_t *fl);
 /* Reads an integer at s[*i] (after blanks); false when there is none. */
 bool pdb_steplog_read_int(const char *s, size_t len, size_t *i, int64_t *out);
+/* A number read as a double (step, rank, interval) as an integer, truncated;
+ * false for NaN, infinities and magnitudes beyond int64 (converting those is
+ * undefined behaviour in C). */
+bool pdb_steplog_to_int(double d, int64_t *out);
 
 #endif

@@ -165,10 +165,8 @@ static int data_row(pdb_steplog *w, const header *h, const cells *c, int64_t lin
     bool nvsmi = strcmp(w->flavor, "nvidia-smi") == 0;
     pdb_steplog_record(w, nvsmi ? "nvidia-smi" : "csv", lineno);
     double x;
-    if (number_cell(c, h->step_col, &x)) {
-        w->has_step = true;
-        w->step = (int64_t)x;
-    }
+    if (number_cell(c, h->step_col, &x))
+        w->has_step = pdb_steplog_to_int(x, &w->step);
     if (number_cell(c, h->epoch_col, &x)) {
         w->has_epoch = true;
         w->epoch = x;
@@ -177,9 +175,8 @@ static int data_row(pdb_steplog *w, const header *h, const cells *c, int64_t lin
         w->has_wall = true;
         w->wall = x;
     }
-    if (number_cell(c, h->index_col, &x)) {
+    if (number_cell(c, h->index_col, &x) && pdb_steplog_to_int(x, &w->rank)) {
         w->has_rank = true;
-        w->rank = (int64_t)x;
     } else if (nvsmi && w->has_wall) {
         *same_ts = w->wall == *last_ts ? *same_ts + 1 : 0;
         *last_ts = w->wall;

@@ -83,9 +83,8 @@ static void object_context(pdb_steplog *w, yajl_val obj)
         if (!YAJL_IS_NUMBER(v))
             continue;
         double d = YAJL_GET_DOUBLE(v);
-        if (key_is(k, step_keys) && !w->has_step && isfinite(d)) {
-            w->has_step = true;
-            w->step = (int64_t)d;
+        if (key_is(k, step_keys) && !w->has_step) {
+            w->has_step = pdb_steplog_to_int(d, &w->step);
         } else if (key_is(k, epoch_keys)) {
             w->has_epoch = true;
             w->epoch = d;
@@ -93,8 +92,7 @@ static void object_context(pdb_steplog *w, yajl_val obj)
             w->has_wall = true;
             w->wall = d > 1e12 ? d / 1000 : d;
         } else if (key_is(k, rank_keys)) {
-            w->has_rank = true;
-            w->rank = (int64_t)d;
+            w->has_rank = pdb_steplog_to_int(d, &w->rank);
         }
     }
 }
@@ -271,18 +269,22 @@ static int read_golden(pdb_steplog *w, yajl_val root)
             continue;
         }
         yajl_val iv = yajl_tree_get(spec, ip, yajl_t_number);
-        int64_t interval = iv ? (int64_t)YAJL_GET_DOUBLE(iv) : 1;
+        int64_t interval = 1;
+        if (iv)
+            pdb_steplog_to_int(YAJL_GET_DOUBLE(iv), &interval);
         for (size_t i = 0; i < vals->u.object.len; i++) {
             const char *sk = vals->u.object.keys[i];
             yajl_val v = vals->u.object.values[i];
             double step;
-            if (pdb_units_number(sk, strlen(sk), &step) != strlen(sk)) {
+            int64_t istep;
+            if (pdb_units_number(sk, strlen(sk), &step) != strlen(sk) ||
+                !pdb_steplog_to_int(step, &istep)) {
                 pdb_skip(w->src, "golden-values key that is not a step");
                 continue;
             }
             pdb_steplog_record(w, "golden", 0);
             w->has_step = true;
-            w->step = (int64_t)step;
+            w->step = istep;
             double d = NAN;
             const char *u;
             if (YAJL_IS_NUMBER(v))

@@ -464,8 +464,7 @@ static int kv_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno)
     /* step/epoch lines set the context of the lines after them */
     if ((nl == 4 && memcmp(name, "step", 4) == 0) || (nl == 11 && memcmp(name, "global_step", 11) == 0) ||
         (nl == 9 && memcmp(name, "iteration", 9) == 0)) {
-        w->has_iter = true;
-        w->iter = (int64_t)v;
+        w->has_iter = pdb_steplog_to_int(v, &w->iter);
         pdb_skip(w->src, "step marker line");
         return 1;
     }
