@@ -60,7 +60,7 @@ run_one() {
     [ "$t" = pstats ] && dict=fuzz/marshal.dict
     mkdir -p "$build/corpus_$t"
     if "$build/fuzz/fuzz_$t" "$build/corpus_$t" "$seeds" -dict="$dict" "${limit[@]}" \
-        -max_len=16384 -timeout=10 -rss_limit_mb=2048 -artifact_prefix="fuzz/crashes/${t}_" \
+        -max_len=4096 -timeout=10 -rss_limit_mb=2048 -artifact_prefix="fuzz/crashes/${t}_" \
         -print_final_stats=1 >"$log" 2>&1; then
         result=ok
     else
