@@ -13,13 +13,17 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 
-#define MAX_DUMP_BYTES ((size_t)1 << 30)
+/* A dump is decoded in memory (marshal has no streaming form). cProfile
+ * dumps of large programs are a few MB, so this only stops a wrong file or a
+ * decompression bomb from taking the machine's memory. */
+#define MAX_DUMP_BYTES ((size_t)256 << 20)
 
 typedef struct {
     const pdb_mval *file, *name;
@@ -70,7 +74,8 @@ static int slurp(pdb_source *src, unsigned char **data, size_t *len)
             if (cap >= MAX_DUMP_BYTES) {
                 free(buf);
                 return pdb_fail_at(src->path, (int64_t)n,
-                                   "pstats dump larger than 1 GiB (refusing to load it)");
+                                   "pstats dump larger than %zu MiB (refusing to load it)",
+                                   MAX_DUMP_BYTES >> 20);
             }
             cap = cap * 2 > MAX_DUMP_BYTES ? MAX_DUMP_BYTES : cap * 2;
             buf = pdb_xrealloc(buf, cap);
@@ -82,6 +87,12 @@ static int slurp(pdb_source *src, unsigned char **data, size_t *len)
         }
         if (got == 0)
             break;
+        if (n == 0 && (buf[0] & 0x7F) != '{') { /* refuse before reading it all */
+            unsigned first = buf[0];
+            free(buf);
+            return pdb_fail_at(src->path, 0, "expected a pstats dump (a marshal dict, byte "
+                                             "0x7b or 0xfb), found byte 0x%02x", first);
+        }
         n += (size_t)got;
     }
     *data = buf;
@@ -147,6 +158,11 @@ static int get_counts(pdb_source *src, const pdb_mval *t, int64_t *c0, int64_t *
         return bad(src, v[2], "a time in seconds (float)");
     if (!get_number(v[3], ct))
         return bad(src, v[3], "a time in seconds (float)");
+    /* cProfile never writes these; SQL would store NULL and sums would vanish */
+    if (!isfinite(*tt) || !isfinite(*ct))
+        return pdb_fail_at(src->path, isfinite(*tt) ? v[3]->offset : v[2]->offset,
+                           "expected a finite time in seconds, found %g",
+                           isfinite(*tt) ? *ct : *tt);
     *c0 = v[0]->u.i;
     *c1 = v[1]->u.i;
     return PDB_OK;
