@@ -62,6 +62,23 @@ int pdb_sniff_pstats(const unsigned char *d, size_t len)
 
 /* ---- reading the file ----------------------------------------------- */
 
+/* The first byte of a dump is a marshal dict ('{', 0x7b, or with FLAG_REF
+ * 0xfb); anything else is refused at once, not after reading it all. */
+static int refuse_top(pdb_source *src, unsigned first)
+{
+    unsigned code = first & 0x7F;
+    if (code == 'c')
+        return pdb_fail_at(src->path, 0, "expected a dict of functions, found a code object "
+                                         "(not a pstats dump)");
+    if (code >= 0x20 && code < 0x7F)
+        return pdb_fail_at(src->path, 0, "expected a dict of functions at the top of the dump "
+                                         "(marshal type '{'), found type '%c' (not a pstats "
+                                         "dump?)", (int)code);
+    return pdb_fail_at(src->path, 0, "expected a dict of functions at the top of the dump "
+                                     "(marshal type '{'), found byte 0x%02x (not a pstats dump?)",
+                       first);
+}
+
 static int slurp(pdb_source *src, unsigned char **data, size_t *len)
 {
     size_t cap = 1 << 20, n = 0;
@@ -90,8 +107,7 @@ static int slurp(pdb_source *src, unsigned char **data, size_t *len)
         if (n == 0 && (buf[0] & 0x7F) != '{') { /* refuse before reading it all */
             unsigned first = buf[0];
             free(buf);
-            return pdb_fail_at(src->path, 0, "expected a pstats dump (a marshal dict, byte "
-                                             "0x7b or 0xfb), found byte 0x%02x", first);
+            return refuse_top(src, first);
         }
         n += (size_t)got;
     }

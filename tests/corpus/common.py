@@ -15,6 +15,18 @@ CORPUS = os.environ.get("PROFDB_CORPUS", "")
 GENTRACE = os.environ.get("PROFDB_GENTRACE", "profdb-gentrace")
 SOURCE = os.environ.get("PROFDB_SOURCE", ".")
 SKIP = 77
+# Sanitizer and valgrind builds (PROFDB_SANITIZED=1) run profdb 3 to 50 times
+# slower: tests that make large inputs scale them by CHECKED_SCALE and wait
+# TIMEOUT seconds for a child; they print what they scaled.
+CHECKED = os.environ.get("PROFDB_SANITIZED") == "1"
+TIMEOUT = 900 if CHECKED else 60
+
+
+def scaled(n, checked_n):
+    """n in a normal build, checked_n in a sanitizer or valgrind build."""
+    if CHECKED and checked_n != n:
+        print(f"checked build: {checked_n} instead of {n}")
+    return checked_n if CHECKED else n
 
 
 def need_corpus(*parts):

@@ -21,7 +21,7 @@ import sqlite3
 import subprocess
 import time
 
-from common import GENTRACE, PROFDB, Checker, run, run_json, tempdir
+from common import CHECKED, GENTRACE, PROFDB, TIMEOUT, Checker, run, run_json, scaled, tempdir
 
 COUNTED = ("records", "X", "s", "f", "M", "i", "gpu_events")
 
@@ -57,7 +57,7 @@ def ingest(db, path, name):
 def two_at_once(c, db, inputs, names, what):
     procs = [ingest(db, p, n) for p, n in zip(inputs, names)]
     for n, p in zip(names, procs):
-        _, err = p.communicate(timeout=60)
+        _, err = p.communicate(timeout=TIMEOUT)
         c.eq(f"{what}: ingest {n} exit ({err.strip()[:200]})", p.returncode, 0)
     rows = {r["run"]: r for r in run_json("runs", db=db)}
     for n, p in zip(names, inputs):
@@ -92,16 +92,16 @@ def locked_writer(c, db, path):
     time.sleep(1.0)
     c.true("writer waits while the database is locked", p.poll() is None)
     con.execute("COMMIT")
-    _, err = p.communicate(timeout=60)
+    _, err = p.communicate(timeout=TIMEOUT)
     c.eq(f"waiting writer exit ({err.strip()[:200]})", p.returncode, 0)
     c.true("waiting writer says so", "another process is writing; waiting" in err, err)
     c.true("waited run present", "waited" in {r["run"] for r in run_json("runs", db=db)})
     # Ctrl-C while waiting for the lock: rolled back (nothing began), says so.
     con.execute("BEGIN IMMEDIATE")
     p = ingest(db, path, "never")
-    time.sleep(0.5)
+    time.sleep(5.0 if CHECKED else 0.5)  # valgrind takes seconds to start profdb
     p.send_signal(signal.SIGINT)
-    _, err = p.communicate(timeout=30)
+    _, err = p.communicate(timeout=TIMEOUT)
     con.execute("COMMIT")
     con.close()
     c.eq("Ctrl-C while waiting: exit", p.returncode, 130)
@@ -116,14 +116,14 @@ WANT = {}
 def main():
     c = Checker()
     with tempdir() as tmp:
-        a = gentrace(os.path.join(tmp, "a.json"), 150, 0)
-        b = gentrace(os.path.join(tmp, "b.json.gz"), 150, 1, gz=True)
-        big = gentrace(os.path.join(tmp, "big.json"), 1000, 0)
+        a = gentrace(os.path.join(tmp, "a.json"), scaled(150, 15), 0)
+        b = gentrace(os.path.join(tmp, "b.json.gz"), scaled(150, 15), 1, gz=True)
+        big = gentrace(os.path.join(tmp, "big.json"), scaled(1000, 60), 0)
         ta = gentrace(os.path.join(tmp, "ta.json"), 5, 0)
         tb = gentrace(os.path.join(tmp, "tb.json.gz"), 5, 1, gz=True)
         for p in (a, b, big, ta, tb):
             WANT[p] = expected_counts(p)
-        for i in range(8):
+        for i in range(scaled(8, 3)):
             db = os.path.join(tmp, f"new{i}.db")
             two_at_once(c, db, (ta, tb), ("ta", "tb"), f"new database, round {i}")
         db = os.path.join(tmp, "t.db")

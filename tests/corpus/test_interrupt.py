@@ -23,7 +23,7 @@ import subprocess
 import sys
 import time
 
-from common import GENTRACE, PROFDB, SOURCE, Checker, run, run_json, tempdir
+from common import CHECKED, GENTRACE, PROFDB, SOURCE, TIMEOUT, Checker, run, run_json, scaled, tempdir
 
 KILLS = 4
 SIGNALS = (signal.SIGINT, signal.SIGINT, signal.SIGTERM)
@@ -62,12 +62,13 @@ def intact(c, db, base, full, what):
 
 def make_inputs(tmp):
     big = os.path.join(tmp, "big.json")
-    subprocess.run([GENTRACE, "--steps", "1100", "--rank", "0", "--world", "1", big],
+    subprocess.run([GENTRACE, "--steps", str(scaled(1100, 150)), "--rank", "0", "--world", "1",
+                    big],
                    check=True, capture_output=True)
     log = os.path.join(tmp, "big.jsonl")
     with open(log, "w") as f:
         subprocess.run([sys.executable, os.path.join(SOURCE, "samples", "gen", "gensteplog.py"),
-                        "jsonl", "20000"], check=True, stdout=f)
+                        "jsonl", str(scaled(20000, 3000))], check=True, stdout=f)
     small = os.path.join(tmp, "small.json")
     subprocess.run([GENTRACE, "--steps", "20", "--rank", "0", "--world", "1", small],
                    check=True, capture_output=True)
@@ -117,7 +118,7 @@ def stop_at(db, inputs, delay, sig):
         p.communicate()
         return None
     p.send_signal(sig)
-    _, err = p.communicate(timeout=60)
+    _, err = p.communicate(timeout=TIMEOUT)
     return p.returncode, err
 
 
@@ -126,7 +127,8 @@ def attempt(c, db, base_db, base, full, inputs, duration, rnd, sig, what):
     for tries in range(5):
         delay = rnd.uniform(0.03, 0.85) * duration / (tries + 1)
         if sig != signal.SIGKILL:
-            delay = max(delay, 0.15)  # profdb has started and caught the signal
+            # profdb has started and caught the signal (valgrind starts slowly)
+            delay = max(delay, 3.0 if CHECKED else 0.15)
         got = stop_at(db, inputs, delay, sig)
         if got is not None:
             break

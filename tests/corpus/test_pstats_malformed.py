@@ -11,7 +11,7 @@ import os
 import random
 import re
 
-from common import CORPUS, Checker, SOURCE, run, tempdir
+from common import CORPUS, SOURCE, Checker, run, scaled, tempdir
 
 
 def state(db):
@@ -111,7 +111,8 @@ def main():
         rnd = random.Random(1234)
         data = open(sample, "rb").read()
         crashes, odd = [], []
-        for i in range(300):
+        flips = scaled(300, 40)
+        for i in range(flips):
             b = bytearray(data)
             for _ in range(rnd.randint(1, 4)):
                 b[rnd.randrange(len(b))] = rnd.randrange(256)
@@ -122,7 +123,7 @@ def main():
                 crashes.append((i, rc, err))
             elif rc == 2 and (err.count("\n") != 1 or not err.startswith("profdb: ")):
                 odd.append((i, err))
-        c.true("300 random byte flips: exit 0 or 2, never a crash", not crashes, crashes[:3])
+        c.true(f"{flips} random byte flips: exit 0 or 2, never a crash", not crashes, crashes[:3])
         c.true("byte flips: every refusal is one 'profdb:' line", not odd, odd[:3])
     c.close()
 

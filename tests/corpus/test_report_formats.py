@@ -18,7 +18,7 @@ import json
 import os
 import sys
 
-from common import CORPUS, PROFDB, SOURCE, Checker, run, tempdir
+from common import CHECKED, CORPUS, PROFDB, SOURCE, Checker, run, tempdir
 
 FORMATS = ("table", "csv", "tsv", "json", "md")
 NOT_TABLES = {"pstats-dot", "pstats-chart"}  # DOT and gnuplot text
@@ -142,7 +142,10 @@ def inputs():
              ("s-pstats", os.path.join(s, "pstats", "sample.prof"))]
     for f in sorted(os.listdir(os.path.join(s, "steplogs"))):
         items.append(("s-" + f, os.path.join(s, "steplogs", f)))
-    if CORPUS and os.path.isdir(CORPUS):
+    if CHECKED:
+        print("checked build: samples only (every report in every format is checked on the "
+              "corpus in the normal build)")
+    elif CORPUS and os.path.isdir(CORPUS):
         for sub in ("traces", "pstats", "steplogs"):
             d = os.path.join(CORPUS, sub)
             for f in sorted(os.listdir(d)) if os.path.isdir(d) else []:

@@ -10,7 +10,7 @@ import random
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from common import SOURCE, Checker, run, tempdir  # noqa: E402
+from common import SOURCE, Checker, run, scaled, tempdir  # noqa: E402
 
 chk = Checker()
 SAMPLES = os.path.join(SOURCE, "samples", "steplogs")
@@ -95,7 +95,7 @@ def mutations(tmp):
                "hf-trainer-state", "megatron-golden", "nvidia-smi", "torchtitan"]
     srcs = [open(os.path.join(SAMPLES, f), "rb").read()[:6000] for f in sorted(os.listdir(SAMPLES))]
     crashes = []
-    for i in range(120):
+    for i in range(scaled(120, 30)):
         data = bytearray(rnd.choice(srcs))
         for _ in range(rnd.randint(1, 8)):
             op = rnd.randrange(4)
