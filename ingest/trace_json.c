@@ -23,6 +23,10 @@
 
 #define CHUNK (256 * 1024)
 #define MAX_DEPTH 1000
+/* Captured values (args, metadata) are re-serialised with yajl_gen, which
+ * holds at most 128 levels (YAJL_MAX_DEPTH) and reads past its state array
+ * when asked for more (found by valgrind). args_gen adds one level. */
+#define MAX_CAPTURE_DEPTH 100
 /* yajl buffers an unfinished token (a string, a number) whole; a file whose
  * next token never ends would make it buffer everything. */
 #define MAX_TOKEN_BYTES (16 * 1024 * 1024)
@@ -481,6 +485,8 @@ static int open_container(parser *p, bool is_map)
     }
     if (++p->cap_depth > MAX_DEPTH)
         return fail(p, "JSON nested deeper than 1000 levels");
+    if (p->cap != CAP_DISCARD && p->cap_depth > MAX_CAPTURE_DEPTH)
+        return fail(p, "event args or metadata nested deeper than 100 levels");
     if (p->cap != CAP_DISCARD) {
         yajl_gen g = capture_gen(p);
         if (is_map)

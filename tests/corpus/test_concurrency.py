@@ -89,7 +89,7 @@ def locked_writer(c, db, path):
     con = sqlite3.connect(db, isolation_level=None)
     con.execute("BEGIN IMMEDIATE")
     p = ingest(db, path, "waited")
-    time.sleep(1.0)
+    time.sleep(8.0 if CHECKED else 1.0)  # long enough for valgrind to start profdb
     c.true("writer waits while the database is locked", p.poll() is None)
     con.execute("COMMIT")
     _, err = p.communicate(timeout=TIMEOUT)
