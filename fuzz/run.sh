@@ -5,8 +5,8 @@
 # usage: fuzz/run.sh [SECONDS | --runs N] [TARGET...]
 #   SECONDS   run each target that long (default 60)
 #   --runs N  run each target for N executions instead (the long runs)
-#   TARGET    sniff, trace, pstats, steplog_FLAVOR, or a prefix such as
-#             steplog (default: every target)
+#   TARGET    sniff, trace, pstats, steplog, steplog_FLAVOR, or a pattern
+#             such as 'steplog*' (quoted; default: every target)
 # Environment: FUZZ_JOBS targets at once (default: the number of cores),
 # FUZZ_BUILD the build folder (default build-fuzz).
 #
@@ -39,11 +39,13 @@ cp samples/pstats/* samples/steplogs/* fuzz/seeds/* "$seeds/"
 
 all=$(cd "$build/fuzz" && ls fuzz_* | grep -v '\.' | sed 's/^fuzz_//')
 targets=""
+set -f # patterns are matched against target names, not files
 for want in ${*:-$all}; do
-    found=$(printf '%s\n' $all | grep -x "$want" || printf '%s\n' $all | grep "^${want}_" || true)
+    found=$(printf '%s\n' $all | grep -x "$(printf '%s' "$want" | sed 's/\*/.*/g')" || true)
     [ -n "$found" ] || { echo "fuzz/run.sh: no target '$want' (have: $(echo $all))" >&2; exit 2; }
     targets="$targets $found"
 done
+set +f
 
 status=0
 if [ -n "$(ls fuzz/regressions 2>/dev/null)" ]; then
