@@ -127,8 +127,8 @@ def attempt(c, db, base_db, base, full, inputs, duration, rnd, sig, what):
     for tries in range(5):
         delay = rnd.uniform(0.03, 0.85) * duration / (tries + 1)
         if sig != signal.SIGKILL:
-            # profdb has started and caught the signal (valgrind starts slowly)
-            delay = max(delay, 3.0 if CHECKED else 0.15)
+            # profdb has started and caught the signal (valgrind takes seconds)
+            delay = max(delay, 0.25 * duration if CHECKED else 0.15)
         got = stop_at(db, inputs, delay, sig)
         if got is not None:
             break
