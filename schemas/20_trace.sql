@@ -146,9 +146,9 @@ CREATE VIEW thread_names AS
 SELECT trace_id, pid, tid, json_extract(args, '$.name') AS name
 FROM metadata_events WHERE name = 'thread_name';
 
--- Indexes named bulk_* are dropped at the start of every ingest and rebuilt
--- at its end (inside the same transaction): bulk loads stay fast and queries
--- still find them.
+-- Indexes named bulk_* are dropped at the start of an ingest whose inputs
+-- are large next to what the database holds, and rebuilt at its end (inside
+-- the same transaction): bulk loads stay fast and queries still find them.
 CREATE INDEX bulk_slices_trace_ts ON slices (trace_id, ts);
 -- Runtime call <-> GPU event lookups (launch delays, idle time, HTA's filter).
 CREATE INDEX bulk_slices_correlation ON slices (trace_id, correlation)
