@@ -217,12 +217,12 @@ int pdb_db_open(const char *path, int flags, sqlite3 **out)
     /* Another profdb may be writing: wait for it rather than fail at once. */
     sqlite3_busy_timeout(db, PDB_DB_BUSY_MS);
     if (check_schema(db, path, flags) != PDB_OK) {
-        sqlite3_close(db);
+        pdb_db_close(db); /* also drops its cached statements */
         return PDB_ERR;
     }
     if (!(flags & PDB_DB_READONLY) && !memory &&
         (set_wal(db) != PDB_OK || pdb_db_exec(db, "PRAGMA synchronous=NORMAL") != PDB_OK)) {
-        sqlite3_close(db);
+        pdb_db_close(db);
         return PDB_ERR;
     }
     *out = db;
