@@ -675,25 +675,22 @@ static int begin_write(pdb_session *ss)
     return rc == SQLITE_OK ? PDB_OK : pdb_db_fail(ss->db, "database error");
 }
 
-/* Ends the transaction: COMMIT on success, else ROLLBACK (never interrupted). */
+/* Ends the transaction: COMMIT on success (ROLLBACK for a dry run), else
+ * ROLLBACK (never interrupted). */
 static int end_write(pdb_session *ss, int rc, bool began)
 {
     if (rc == PDB_OK && interrupted)
         rc = fail_interrupted();
-    if (rc == PDB_OK && ss->opts->dry_run) {
-        sqlite3_progress_handler(ss->db, 0, NULL, NULL);
-        sqlite3_busy_timeout(ss->db, PDB_DB_BUSY_MS);
-        return pdb_db_exec(ss->db, "ROLLBACK");
-    }
-    if (rc == PDB_OK)
+    /* A dry run that read everything ends as a failed ingest does: rolled back. */
+    if (rc == PDB_OK && !ss->opts->dry_run)
         rc = pdb_db_exec(ss->db, "COMMIT");
     sqlite3_progress_handler(ss->db, 0, NULL, NULL);
     sqlite3_busy_timeout(ss->db, PDB_DB_BUSY_MS);
-    if (rc != PDB_OK) {
+    if (rc != PDB_OK || ss->opts->dry_run) {
         clear_progress(ss);
         if (began)
             sqlite3_exec(ss->db, "ROLLBACK", NULL, NULL, NULL);
-        if (interrupted)
+        if (rc != PDB_OK && interrupted)
             fail_interrupted();
     }
     return rc;
