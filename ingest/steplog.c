@@ -11,6 +11,7 @@
 #include "common/db.h"
 #include "common/error.h"
 #include "common/units.h"
+#include "common/utf8.h"
 #include "common/xalloc.h"
 
 #include <ctype.h>
@@ -424,15 +425,6 @@ int pdb_sniff_steplog(const unsigned char *data, size_t len)
 
 /* ---- the writer ----------------------------------------------------------- */
 
-/* Characters, as SQL's length() counts them. */
-static size_t utf8_length(const char *s)
-{
-    size_t n = 0;
-    for (; *s; s++)
-        n += ((unsigned char)*s & 0xC0) != 0x80;
-    return n;
-}
-
 /* Rule order: priority, then the longer (more specific) pattern, then the
  * order of insertion. Sorted here, not by ORDER BY: SQLite's sorter made
  * loading ~130 rules cost more than parsing a small log. */
@@ -464,7 +456,7 @@ static int load_rules(pdb_steplog *w)
         r->metric = pdb_xstrdup((const char *)sqlite3_column_text(st, 1));
         r->priority = sqlite3_column_int64(st, 2);
         r->rowid = sqlite3_column_int64(st, 3);
-        r->chars = utf8_length(r->pattern);
+        r->chars = pdb_utf8_width(r->pattern, strlen(r->pattern));
     }
     int rc = sqlite3_reset(st) == SQLITE_OK ? PDB_OK : pdb_db_fail(w->src->db, "metric rules");
     pdb_db_release(st);

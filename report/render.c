@@ -65,15 +65,6 @@ const char *pdb_unit_name(pdb_time_unit u)
 
 /* ---- UTF-8 ------------------------------------------------------------- */
 
-size_t pdb_utf8_width(const char *s, size_t len)
-{
-    size_t w = 0;
-    for (size_t i = 0; i < len; i++)
-        if (((unsigned char)s[i] & 0xC0) != 0x80)
-            w++;
-    return w;
-}
-
 /* Byte offset of the code point number cp (or len). */
 static size_t utf8_offset(const char *s, size_t len, size_t cp)
 {

@@ -8,6 +8,8 @@
 #ifndef PDB_RENDER_H
 #define PDB_RENDER_H
 
+#include "common/utf8.h"
+
 #include <sqlite3.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -35,8 +37,7 @@ int pdb_render_stmt(sqlite3_stmt *st, const pdb_render_opts *o, FILE *out);
 int pdb_render_query(sqlite3 *db, const char *sql, const char *const *params, int nparams,
                      const pdb_render_opts *o, FILE *out);
 
-/* Text helpers shared by renderers and charts. */
-size_t pdb_utf8_width(const char *s, size_t len);
+/* Text helpers shared by renderers and charts (and pdb_utf8_width). */
 /* Writes s shortened to at most width code points, "…" in the middle. */
 void pdb_ellipsize(const char *s, size_t width, char *out, size_t outcap);
 
