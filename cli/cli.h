@@ -5,7 +5,7 @@
 
 #include <sqlite3.h>
 #include "common/opts.h"
-#include "report/render.h"
+#include "render/render.h"
 
 typedef struct pdb_cli {
     const char *db_path;      /* --db, $PROFDB_DB, or profdb.db */

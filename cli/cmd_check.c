@@ -3,11 +3,11 @@
  * Compares the per-step (or per-call) samples of each metric of two runs
  * and exits 0 (pass), 1 (a significant regression beyond its limit, or an
  * inconclusive metric with --fail-inconclusive) or 2 (usage or input
- * error). The decision rule and outputs live in report/check_report.c. */
+ * error). The decision rule and outputs live in compare/check.c. */
 #include "cli/cli.h"
 #include "common/error.h"
 #include "common/xalloc.h"
-#include "report/check.h"
+#include "compare/check.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -8,8 +8,8 @@
 #include "common/db.h"
 #include "common/error.h"
 #include "ingest/ingest.h"
-#include "report/compare.h"
-#include "report/diff.h"
+#include "compare/compare.h"
+#include "compare/diff.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -10,7 +10,7 @@
 #include "ingest/readers.h"
 #include "common/db.h"
 #include "common/error.h"
-#include "common/units.h"
+#include "ingest/steplog_units.h"
 #include "common/utf8.h"
 #include "common/xalloc.h"
 

@@ -15,7 +15,7 @@
  * A block is one record; its lines are read while they match its shapes. */
 #include "ingest/steplog.h"
 #include "common/error.h"
-#include "common/units.h"
+#include "ingest/steplog_units.h"
 
 #include <ctype.h>
 #include <string.h>

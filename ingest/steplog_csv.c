@@ -8,7 +8,7 @@
  * record; step/epoch/timestamp/index columns give its context. */
 #include "ingest/steplog.h"
 #include "common/error.h"
-#include "common/units.h"
+#include "ingest/steplog_units.h"
 #include "common/xalloc.h"
 
 #include <ctype.h>

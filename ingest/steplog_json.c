@@ -9,7 +9,7 @@
 #include "ingest/steplog.h"
 #include "common/error.h"
 #include "common/strbuf.h"
-#include "common/units.h"
+#include "ingest/steplog_units.h"
 
 #include <math.h>
 #include <stdio.h>

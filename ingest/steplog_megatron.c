@@ -12,7 +12,7 @@
 #include "ingest/steplog.h"
 #include "common/db.h"
 #include "common/error.h"
-#include "common/units.h"
+#include "ingest/steplog_units.h"
 
 #include <ctype.h>
 #include <stdio.h>

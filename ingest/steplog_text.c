@@ -10,7 +10,7 @@
 #include "ingest/steplog.h"
 #include "common/error.h"
 #include "common/strbuf.h"
-#include "common/units.h"
+#include "ingest/steplog_units.h"
 
 #include <ctype.h>
 #include <math.h>

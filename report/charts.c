@@ -12,7 +12,7 @@
 #include "common/error.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
-#include "report/gnuplot.h"
+#include "render/gnuplot.h"
 
 #include <math.h>
 #include <stdlib.h>

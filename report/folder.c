@@ -4,7 +4,7 @@
 #include "common/error.h"
 #include "common/strbuf.h"
 #include "report/charts.h"
-#include "report/gnuplot.h"
+#include "render/gnuplot.h"
 #include "report/overview.h"
 
 #include <errno.h>

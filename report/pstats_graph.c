@@ -12,7 +12,7 @@
  *                 cumulative) as horizontal bars of cumtime and tottime:
  *                 `profdb report pstats-chart | gnuplot > top.svg`.
  * Every string placed in DOT or gnuplot text is escaped. */
-#include "report/gnuplot.h"
+#include "render/gnuplot.h"
 #include "report/pstats_model.h"
 #include "report/reports.h"
 #include "common/db.h"

@@ -6,7 +6,7 @@
 #include "common/db.h"
 #include "common/error.h"
 #include "common/xalloc.h"
-#include "report/render.h"
+#include "render/render.h"
 
 #include <errno.h>
 #include <math.h>

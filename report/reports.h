@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 #include "common/opts.h"
-#include "report/render.h"
+#include "render/render.h"
 
 typedef struct pdb_report_ctx {
     sqlite3 *db;

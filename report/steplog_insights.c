@@ -7,7 +7,7 @@
  * 90%. Every rule that has data is listed with the number it was decided on,
  * fired or not, so a reader can see why. */
 #include "report/steplog_reports.h"
-#include "analyze/steplog_stats.h"
+#include "report/steplog_stats.h"
 #include "common/db.h"
 #include "common/error.h"
 

@@ -1,7 +1,7 @@
 /* steplog_phases.c: the `metrics`, `metric-rules`, `phases` and `loaders`
  * reports over per-step training logs (see steplog_reports.h). */
 #include "report/steplog_reports.h"
-#include "analyze/steplog_stats.h"
+#include "report/steplog_stats.h"
 #include "common/db.h"
 #include "common/error.h"
 

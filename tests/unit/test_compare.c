@@ -1,7 +1,7 @@
 /* test_compare.c: metric names of `profdb check` and the kernel-name
  * normalisation of `profdb diff --normalize-names`. */
-#include "report/compare.h"
-#include "report/diff.h"
+#include "compare/compare.h"
+#include "compare/diff.h"
 #include "check.h"
 
 static void test_metric_parse(void)

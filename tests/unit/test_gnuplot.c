@@ -2,7 +2,7 @@
  * files (report/gnuplot.c). The end-to-end proof that gnuplot runs nothing
  * from data is tests/corpus/test_report_charts.py. */
 #include "check.h"
-#include "report/gnuplot.h"
+#include "render/gnuplot.h"
 
 #include <stdlib.h>
 

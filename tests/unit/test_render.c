@@ -1,5 +1,5 @@
-/* test_render.c: output formats (report/render.c) on an in-memory result. */
-#include "report/render.h"
+/* test_render.c: output formats (render/render.c) on an in-memory result. */
+#include "render/render.h"
 #include "common/error.h"
 #include "check.h"
 

@@ -1,6 +1,6 @@
-/* test_stats.c: the comparison statistics (analyze/stats.c) against values
+/* test_stats.c: the comparison statistics (compare/stats.c) against values
  * computed by hand and from scipy.stats.mannwhitneyu's documented example. */
-#include "analyze/stats.h"
+#include "compare/stats.h"
 #include "check.h"
 
 #include <math.h>

@@ -1,7 +1,7 @@
 /* test_units_steplog.c: the step-log pieces below the readers: timestamps,
  * line classification, and the phase statistics (percentiles, std, shares,
  * other/overhead, --skip-first) on an in-memory database. */
-#include "analyze/steplog_stats.h"
+#include "report/steplog_stats.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "ingest/steplog.h"

@@ -6,7 +6,7 @@
  * time). Names present in one run only are marked in only_in. With
  * --normalize-names kernels are matched on their names without template
  * arguments and addresses, so two builds of one kernel line up. */
-#include "report/diff.h"
+#include "compare/diff.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/strbuf.h"

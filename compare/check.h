@@ -1,13 +1,13 @@
 /* check.h: the verdicts of `profdb check` and how they are written: one
  * line for the terminal, a JUnit XML file for CI test reports (one testcase
  * per metric) and a Markdown summary for a CI job page. */
-#ifndef PDB_CHECK_REPORT_H
-#define PDB_CHECK_REPORT_H
+#ifndef PDB_CHECK_H
+#define PDB_CHECK_H
 
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "report/compare.h"
+#include "compare/compare.h"
 
 typedef enum { PDB_CHECK_PASS, PDB_CHECK_FAIL, PDB_CHECK_INCONCLUSIVE } pdb_check_status;
 

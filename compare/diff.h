@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "report/render.h"
+#include "render/render.h"
 
 typedef struct pdb_diff_ctx {
     sqlite3 *db;

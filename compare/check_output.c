@@ -1,11 +1,11 @@
-/* check_report.c: verdicts of `profdb check` and their outputs: the
+/* check_output.c: verdicts of `profdb check` and their outputs: the
  * one-line verdict, per-metric details, JUnit XML and Markdown (check.h).
  *
  * Decision rule: a metric regresses when the median moved in the bad
  * direction by more than its limit AND the Mann-Whitney test says the shift
  * is significant (p < alpha). Medians and ranks make a few very slow steps
  * harmless; they are counted as outliers and reported, never deciding. */
-#include "report/check.h"
+#include "compare/check.h"
 
 #include <math.h>
 #include <stdio.h>

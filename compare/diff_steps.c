@@ -6,8 +6,8 @@
  * median ratio with a seeded bootstrap 95% interval, a Mann-Whitney U
  * p-value and the outliers on each side. The rows are collected in a temp
  * table so they render (and sort) like every other result set. */
-#include "report/diff.h"
-#include "report/compare.h"
+#include "compare/diff.h"
+#include "compare/compare.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/strbuf.h"

@@ -1,12 +1,12 @@
-/* units.h: numbers and units as training logs print them.
+/* steplog_units.h: numbers and units as training logs print them.
  *
  * Step logs write the same quantity many ways: "5,970" (thousands
  * separators), "11.5K" (SI suffix), "123.4ms", "75.25GiB", "83.14%",
  * "1 day, 0:03:02" (a Python timedelta), "16:19:16" (tqdm). These helpers
  * turn such text into a double in a canonical unit, so every reader
  * stores times in seconds, sizes in bytes and shares in percent. */
-#ifndef PDB_UNITS_H
-#define PDB_UNITS_H
+#ifndef PDB_STEPLOG_UNITS_H
+#define PDB_STEPLOG_UNITS_H
 
 #include <stdbool.h>
 #include <stddef.h>

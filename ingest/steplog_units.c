@@ -1,5 +1,5 @@
-/* units.c: numbers and units as training logs print them (see units.h). */
-#include "common/units.h"
+/* steplog_units.c: numbers and units as training logs print them (see steplog_units.h). */
+#include "ingest/steplog_units.h"
 
 #include <ctype.h>
 #include <math.h>

@@ -1,6 +1,6 @@
 /* compare.c: opening two runs for a comparison, metric samples, and the
  * statistical comparison of two samples (see compare.h). */
-#include "report/compare.h"
+#include "compare/compare.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/strbuf.h"

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "analyze/stats.h"
+#include "compare/stats.h"
 
 /* One side of a comparison: a run in a schema of the connection ("main",
  * or "tdb" for the database attached with --db-test). */

@@ -1,8 +1,8 @@
 /* gnuplot.c: escaping for gnuplot scripts and data files, and running
  * gnuplot as a child process (see gnuplot.h). */
-#include "report/gnuplot.h"
+#include "render/gnuplot.h"
 #include "common/error.h"
-#include "report/render.h"
+#include "render/render.h"
 
 #include <errno.h>
 #include <fcntl.h>

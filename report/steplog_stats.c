@@ -1,5 +1,5 @@
 /* steplog_stats.c: distributions of per-step phase times (see steplog_stats.h). */
-#include "analyze/steplog_stats.h"
+#include "report/steplog_stats.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/strbuf.h"

@@ -1,10 +1,10 @@
-/* pstats_diff.c: `profdb diff BASE TEST pstats`.
+/* diff_pstats.c: `profdb diff BASE TEST pstats`.
  *
  * Joins the two runs' functions on their (file, line, name) key and lists
  * them by the largest absolute change of tottime or cumtime (or of the one
  * --sort names), with relative changes in percent of the base value.
  * Functions present in one run only are marked in the only_in column. */
-#include "report/diff.h"
+#include "compare/diff.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/strbuf.h"

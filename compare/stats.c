@@ -1,6 +1,6 @@
 /* stats.c: medians, quantiles, the Mann-Whitney U test, a bootstrap interval
  * of the median ratio, and outliers (see stats.h). */
-#include "analyze/stats.h"
+#include "compare/stats.h"
 #include "common/xalloc.h"
 
 #include <math.h>

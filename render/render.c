@@ -1,5 +1,5 @@
 /* render.c: result sets as tables, CSV, TSV, JSON and Markdown. */
-#include "report/render.h"
+#include "render/render.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/strbuf.h"
