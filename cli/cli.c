@@ -1,7 +1,9 @@
 /* cli.c: helpers shared by every subcommand (see cli.h). */
 #include "cli/cli.h"
+#include "analyze/analyze.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "ingest/ingest.h"
 
 #include <stdio.h>
 
@@ -26,6 +28,14 @@ int pdb_cli_parse(int argc, char **argv, const pdb_opt *opts, const pdb_cmd_help
 int pdb_cli_open_db(const pdb_cli *cli, int flags, sqlite3 **db)
 {
     return pdb_db_open(cli->db_path, flags, db);
+}
+
+int pdb_cli_ingest_memory(const char *const *inputs, int n, const char *run, sqlite3 **db)
+{
+    if (pdb_db_open(":memory:", PDB_DB_CREATE, db) != PDB_OK)
+        return PDB_ERR;
+    pdb_ingest_opts o = {.run_name = run, .quiet = true, .after_load = pdb_analyze_run};
+    return pdb_ingest_paths(*db, inputs, n, &o);
 }
 
 int pdb_cli_render_opts(const char *format, const char *unit, long width, pdb_render_opts *o)

@@ -35,6 +35,10 @@ int pdb_cli_parse(int argc, char **argv, const pdb_opt *opts, const pdb_cmd_help
                   int *npos);
 /* Opens cli->db_path with PDB_DB_* flags. */
 int pdb_cli_open_db(const pdb_cli *cli, int flags, sqlite3 **db);
+/* Ingests inputs (files or directories) into a new in-memory database as one
+ * run named run, analysed, quietly: one-shot reports and check's
+ * --baseline-from DIR. *db is set even on failure (close it). */
+int pdb_cli_ingest_memory(const char *const *inputs, int n, const char *run, sqlite3 **db);
 /* Fills render options from --format / --unit strings (either may be NULL). */
 int pdb_cli_render_opts(const char *format, const char *unit, long width,
                         pdb_render_opts *o);

@@ -5,6 +5,7 @@
  * inconclusive metric with --fail-inconclusive) or 2 (usage or input
  * error). The decision rule and outputs live in compare/check.c. */
 #include "cli/cli.h"
+#include "common/db.h"
 #include "common/error.h"
 #include "common/xalloc.h"
 #include "compare/check.h"
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const pdb_cmd_help help = {
     "profdb check [--db FILE] [--db-test FILE | --baseline-from DIR|DB] "
@@ -41,63 +43,6 @@ typedef struct {
     bool fail_inconclusive, quiet;
 } check_opts;
 
-static int parse_double(const char *what, const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    *out = strtod(s, &end);
-    if (errno || end == s || *end || *out != *out)
-        return pdb_fail("%s: expected a number, got '%s'", what, s);
-    return PDB_OK;
-}
-
-/* "METRIC=PCT" (split at the last '=': op names may hold one). */
-static int parse_limit(const char *arg, pdb_check_result *r)
-{
-    const char *eq = strrchr(arg, '=');
-    if (!eq || eq == arg)
-        return pdb_fail("--max-regression: expected METRIC=PCT, got '%s'", arg);
-    char *spec = pdb_xstrndup(arg, (size_t)(eq - arg));
-    memset(r, 0, sizeof *r);
-    int rc = pdb_metric_parse(spec, &r->metric);
-    r->metric.spec = spec;   /* owned: freed by cmd_check, also on failure */
-    if (rc != PDB_OK)
-        return PDB_ERR;
-    if (parse_double("--max-regression", eq + 1, &r->limit_pct) != PDB_OK)
-        return PDB_ERR;
-    if (r->limit_pct < 0)
-        return pdb_fail("--max-regression: the percentage must not be negative ('%s')", arg);
-    return PDB_OK;
-}
-
-/* Samples of one metric on both sides, compared and decided. */
-static int check_metric(pdb_cmp_run *base, pdb_cmp_run *test, pdb_check_run *run,
-                        pdb_check_result *r)
-{
-    pdb_samples sb, st;
-    if (pdb_metric_samples(base, &r->metric, &sb) != PDB_OK)
-        return PDB_ERR;
-    if (pdb_metric_samples(test, &r->metric, &st) != PDB_OK) {
-        pdb_samples_free(&sb);
-        return PDB_ERR;
-    }
-    int rc = PDB_OK;
-    if (!sb.n || !st.n)
-        rc = pdb_fail("run '%s' has no samples of metric '%s'", !sb.n ? base->name : test->name,
-                      r->metric.spec);
-    else {
-        r->source = st.source;
-        pdb_compare_samples(&sb, &st, r->metric.higher_is_worse, &r->cmp);
-        pdb_check_decide(run, r);
-        run->failed += r->status == PDB_CHECK_FAIL;
-        run->inconclusive += r->status == PDB_CHECK_INCONCLUSIVE;
-        run->passed += r->status == PDB_CHECK_PASS;
-    }
-    pdb_samples_free(&sb);
-    pdb_samples_free(&st);
-    return rc;
-}
-
 static int write_file(const char *path, const pdb_check_run *run,
                       void (*writer)(const pdb_check_run *, FILE *))
 {
@@ -113,11 +58,29 @@ static int write_file(const char *path, const pdb_check_run *run,
     return PDB_OK;
 }
 
+/* --baseline-from: a database file, or a directory of inputs ingested into
+ * memory as run "baseline". On failure nothing is left open. */
+static int open_baseline(const char *path, sqlite3 **db)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return pdb_fail("%s: no such baseline file or directory", path);
+    int rc = S_ISDIR(sb.st_mode) ? pdb_cli_ingest_memory(&path, 1, "baseline", db)
+                                 : pdb_db_open(path, PDB_DB_READONLY, db);
+    if (rc != PDB_OK) {
+        pdb_db_close(*db);
+        *db = NULL;
+    }
+    return rc;
+}
+
 static int run_check(pdb_cli *cli, const check_opts *o, char **pos, int npos,
                      pdb_check_run *run)
 {
     const char *base_name = npos == 2 ? pos[0] : NULL, *test_name = pos[npos - 1];
-    pdb_cmp_open_opts oo = {cli->db_path, o->test_db, o->baseline_from};
+    pdb_cmp_open_opts oo = {cli->db_path, o->test_db, NULL};
+    if (o->baseline_from && open_baseline(o->baseline_from, &oo.baseline_db) != PDB_OK)
+        return PDB_ERR;
     pdb_cmp_run base, test;
     if (pdb_cmp_open(&oo, base_name, test_name, &base, &test) != PDB_OK)
         return PDB_ERR;
@@ -126,7 +89,7 @@ static int run_check(pdb_cli *cli, const check_opts *o, char **pos, int npos,
     run->test = test.name;
     int rc = PDB_OK;
     for (int i = 0; i < run->n && rc == PDB_OK; i++)
-        rc = check_metric(&base, &test, run, &run->r[i]);
+        rc = pdb_check_metric(&base, &test, run, &run->r[i]);
     if (rc == PDB_OK && !o->quiet)
         pdb_check_write_details(run, stderr);
     if (rc == PDB_OK && o->junit)
@@ -147,7 +110,7 @@ static int setup(check_opts *o, int npos, pdb_check_run *run)
 {
     if (npos < 1 || npos > 2 || (npos == 1 && !o->baseline_from))
         return pdb_fail("expected BASE and TEST run names (usage: %s)", help.usage);
-    if (parse_double("--alpha", o->alpha ? o->alpha : "0.01", &run->alpha) != PDB_OK)
+    if (pdb_parse_double("--alpha", o->alpha ? o->alpha : "0.01", &run->alpha) != PDB_OK)
         return PDB_ERR;
     if (run->alpha <= 0 || run->alpha >= 1)
         return pdb_fail("--alpha: expected a number between 0 and 1, got '%s'", o->alpha);
@@ -160,7 +123,7 @@ static int setup(check_opts *o, int npos, pdb_check_run *run)
     run->n = o->limits.n ? o->limits.n : 1;
     run->r = pdb_xcalloc((size_t)run->n, sizeof *run->r);
     for (int i = 0; i < run->n; i++)
-        if (parse_limit(specs[i], &run->r[i]) != PDB_OK)
+        if (pdb_check_parse_limit(specs[i], &run->r[i]) != PDB_OK)
             return PDB_ERR;
     return PDB_OK;
 }

@@ -2,33 +2,15 @@
  *
  * BASE and TEST are run names in one database, or TEST in a second one
  * (--db-test, attached as schema "tdb"). Each KIND is a row of the
- * table below (a comparison function in report/); adding a kind for another
- * source (traces, step logs) is adding a function and a row. */
+ * table in compare/diff.c. */
 #include "cli/cli.h"
 #include "common/db.h"
 #include "common/error.h"
-#include "ingest/ingest.h"
 #include "compare/compare.h"
 #include "compare/diff.h"
 
 #include <stdio.h>
 #include <string.h>
-
-typedef struct {
-    const char *name;
-    int (*run)(pdb_diff_ctx *ctx);
-    const char *summary;
-} diff_kind;
-
-static const diff_kind kinds[] = {
-    {"pstats", pdb_diff_pstats, "functions by largest change of tottime/cumtime (--sort, --top)"},
-    {"steps", pdb_diff_steps, "per-step times and phases: medians, ratio CI, p-value"},
-    {"ops", pdb_diff_ops, "CPU ops: calls, total and self time"},
-    {"kernels", pdb_diff_kernels, "GPU kernels: launches and total time"},
-    {"kernel-types", pdb_diff_kernel_types, "GPU time by kernel type and overlap"},
-    {"gpu", pdb_diff_gpu, "GPU temporal breakdown: busy, idle, compute, communication"},
-    {NULL, NULL, NULL},
-};
 
 static const pdb_cmd_help help = {
     "profdb diff [--db FILE] [--db-test FILE] [--format FMT] [--top N] [options] BASE TEST "
@@ -49,35 +31,6 @@ static const pdb_cmd_help help = {
     "Rows are sorted by the absolute change (impact); only_in marks names present\n"
     "in one run. See docs/compare.md.",
 };
-
-static const diff_kind *find_kind(const char *name)
-{
-    for (const diff_kind *k = kinds; k->name; k++)
-        if (strcmp(k->name, name) == 0)
-            return k;
-    return NULL;
-}
-
-static int run_kinds(pdb_diff_ctx *ctx, char **names, int n)
-{
-    static char *const dflt[] = {"pstats"};
-    if (n == 0) {
-        names = (char **)dflt;
-        n = 1;
-    }
-    for (int i = 0; i < n; i++) {
-        if (!find_kind(names[i]))
-            return pdb_fail("unknown diff kind '%s' (see 'profdb diff --help')", names[i]);
-        /* pstats reads both runs from one schema. */
-        if (strcmp(names[i], "pstats") == 0 && strcmp(ctx->base_schema, ctx->test_schema) != 0)
-            return pdb_fail("the pstats diff needs both runs in one database");
-    }
-    ctx->titles = n > 1;
-    for (int i = 0; i < n; i++)
-        if (find_kind(names[i])->run(ctx) != PDB_OK)
-            return PDB_ERR;
-    return PDB_OK;
-}
 
 int cmd_diff(int argc, char **argv, pdb_cli *cli)
 {
@@ -114,7 +67,7 @@ int cmd_diff(int argc, char **argv, pdb_cli *cli)
         ctx.test_id = test.run_id;
         ctx.base_schema = base.schema;
         ctx.test_schema = test.schema;
-        rc = run_kinds(&ctx, argv + 3, npos - 2);
+        rc = pdb_diff_run(&ctx, argv + 3, npos - 2);
         pdb_cmp_close(&base, &test);
     }
     return rc == PDB_OK ? PDB_EXIT_OK : pdb_cli_fail();

@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "analyze/analyze.h"
 #include "ingest/ingest.h"
 
 #include <stdbool.h>
@@ -28,7 +29,7 @@ int cmd_ingest(int argc, char **argv, pdb_cli *cli)
 {
     pdb_ingest_opts o = {0};
     pdb_strlist labels = {0};
-    bool quiet = false;
+    bool quiet = false, no_analyze = false;
     const pdb_opt opts[] = {
         PDB_OPT_DB(cli),
         {PDB_OPT_STRING, "run", 'r', &o.run_name, "NAME", "put every input into run NAME"},
@@ -37,7 +38,7 @@ int cmd_ingest(int argc, char **argv, pdb_cli *cli)
          "skip sniffing: trace, pstats or steplog[:FLAVOR]"},
         {PDB_OPT_LIST, "label", 'l', &labels, "KEY=VALUE", "attach a label to the run (repeatable)"},
         {PDB_OPT_FLAG, "quiet", 'q', &quiet, NULL, "print nothing but errors"},
-        {PDB_OPT_FLAG, "no-analyze", 0, &o.no_analyze, NULL,
+        {PDB_OPT_FLAG, "no-analyze", 0, &no_analyze, NULL,
          "load only; run 'profdb analyze' later for the reports that need it"},
         {PDB_OPT_FLAG, "dry-run", 'n', &o.dry_run, NULL,
          "read and check every input, print what would be stored, store nothing"},
@@ -54,6 +55,7 @@ int cmd_ingest(int argc, char **argv, pdb_cli *cli)
     o.labels = labels.v;
     o.nlabels = labels.n;
     o.quiet = quiet;
+    o.after_load = no_analyze ? NULL : pdb_analyze_run;
     sqlite3 *db;
     pdb_ingest_catch_signals();
     int rc;

@@ -83,14 +83,11 @@ static int split_args(char **args, int n, char **names, int *nnames, const char 
 /* One-shot: every input into one run of an in-memory database. */
 static int ingest_memory(pdb_report_ctx *ctx, const char **inputs, int n, const char **run)
 {
-    if (pdb_db_open(":memory:", PDB_DB_CREATE, &ctx->db) != PDB_OK)
-        return PDB_ERR;
     if (!*run) {
         const char *base = strrchr(inputs[0], '/');
         *run = base && base[1] ? base + 1 : inputs[0];
     }
-    pdb_ingest_opts o = {.run_name = *run, .quiet = true};
-    return pdb_ingest_paths(ctx->db, inputs, n, &o);
+    return pdb_cli_ingest_memory(inputs, n, *run, &ctx->db);
 }
 
 static int run_reports(pdb_report_ctx *ctx, char **names, int n)

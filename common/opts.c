@@ -4,6 +4,7 @@
 #include "common/xalloc.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,4 +147,14 @@ void pdb_strlist_free(pdb_strlist *l)
     free(l->v);
     l->v = NULL;
     l->n = 0;
+}
+
+int pdb_parse_double(const char *what, const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(*out))
+        return pdb_fail("%s: expected a number, got '%s'", what, s);
+    return PDB_OK;
 }

@@ -35,6 +35,9 @@ typedef struct pdb_cmd_help {
  * Returns PDB_OK, PDB_OPT_HELP_SHOWN after printing --help, or PDB_ERR. */
 int pdb_parse_options(int argc, char **argv, const pdb_opt *opts, const pdb_cmd_help *help,
                       int *npos);
+/* Parses an option's value as a finite number; what names the option in the
+ * message ("--alpha: expected a number, got 'x'"). */
+int pdb_parse_double(const char *what, const char *s, double *out);
 void pdb_print_help(const pdb_opt *opts, const pdb_cmd_help *help);
 void pdb_strlist_free(pdb_strlist *l);
 

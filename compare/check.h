@@ -30,6 +30,13 @@ typedef struct pdb_check_run {
     int failed, inconclusive, passed;
 } pdb_check_run;
 
+/* Parses "METRIC=PCT" (split at the last '=': op names may hold one) into r;
+ * r->metric.spec is malloc'd, also on failure (the caller frees it). */
+int pdb_check_parse_limit(const char *arg, pdb_check_result *r);
+/* Reads the samples of r's metric on both sides, compares and decides them,
+ * and counts the verdict in run. No samples on a side is an error. */
+int pdb_check_metric(pdb_cmp_run *base, pdb_cmp_run *test, pdb_check_run *run,
+                     pdb_check_result *r);
 /* Decides r->status and r->reason from r->cmp and the run's settings. */
 void pdb_check_decide(const pdb_check_run *run, pdb_check_result *r);
 /* "PASS", "REGRESSION" or "INCONCLUSIVE" for the whole run. */

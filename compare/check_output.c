@@ -1,10 +1,6 @@
-/* check_output.c: verdicts of `profdb check` and their outputs: the
+/* check_output.c: how the verdicts of `profdb check` are written: the
  * one-line verdict, per-metric details, JUnit XML and Markdown (check.h).
- *
- * Decision rule: a metric regresses when the median moved in the bad
- * direction by more than its limit AND the Mann-Whitney test says the shift
- * is significant (p < alpha). Medians and ranks make a few very slow steps
- * harmless; they are counted as outliers and reported, never deciding. */
+ * The decisions themselves are made in check.c. */
 #include "compare/check.h"
 
 #include <math.h>
@@ -31,48 +27,6 @@ void pdb_check_format_value(double v, const char *unit, char *buf, size_t cap)
         snprintf(buf, cap, "%.4g us", v * 1e6);
     else
         snprintf(buf, cap, "%.4g ns", v * 1e9);
-}
-
-/* Both sizes must reach --min-samples, and the rank test must be able to
- * reach alpha at all: with the exact test the smallest two-sided p is
- * 2 / C(nb + nt, nb) (2 steps against 2: 1/3). */
-static bool too_few(const pdb_check_run *run, const pdb_comparison *c)
-{
-    if ((long)c->nb < run->min_samples || (long)c->nt < run->min_samples)
-        return true;
-    if (c->mwu.exact) {
-        double ways = 1;
-        for (size_t i = 1; i <= c->nb; i++)
-            ways = ways * (double)(c->nt + i) / (double)i;
-        return 2.0 / ways >= run->alpha;
-    }
-    return false;
-}
-
-void pdb_check_decide(const pdb_check_run *run, pdb_check_result *r)
-{
-    const pdb_comparison *c = &r->cmp;
-    bool significant = !isnan(c->mwu.p) && c->mwu.p < run->alpha;
-    if (too_few(run, c)) {
-        r->status = PDB_CHECK_INCONCLUSIVE;
-        snprintf(r->reason, sizeof r->reason,
-                 "too few samples to decide: base %zu, test %zu (--min-samples %ld, alpha %g); "
-                 "median change %+.2f%%", c->nb, c->nt, run->min_samples, run->alpha,
-                 c->change_pct);
-    } else if (c->worse_pct > r->limit_pct && significant) {
-        r->status = PDB_CHECK_FAIL;
-        snprintf(r->reason, sizeof r->reason,
-                 "regression: median %+.2f%% (limit %g%%), significant (p = %.3g < %g)",
-                 c->change_pct, r->limit_pct, c->mwu.p, run->alpha);
-    } else {
-        r->status = PDB_CHECK_PASS;
-        const char *why = c->worse_pct > r->limit_pct ? "beyond the limit but not significant"
-                          : significant && c->worse_pct < 0 ? "significant improvement"
-                          : significant ? "significant but within the limit"
-                                        : "not significant";
-        snprintf(r->reason, sizeof r->reason, "median %+.2f%% (limit %g%%), p = %.3g: %s",
-                 c->change_pct, r->limit_pct, c->mwu.p, why);
-    }
 }
 
 const char *pdb_check_verdict(const pdb_check_run *run)

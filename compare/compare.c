@@ -5,12 +5,10 @@
 #include "common/error.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
-#include "ingest/ingest.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* ---- opening ----------------------------------------------------------- */
 
@@ -29,16 +27,6 @@ static int attach_test(sqlite3 *db, const char *path)
     int rc = pdb_db_step_done(db, st);
     sqlite3_finalize(st);
     return rc;
-}
-
-/* A directory of inputs becomes run "baseline" of an in-memory database. */
-static int ingest_baseline(const char *dir, sqlite3 **db)
-{
-    if (pdb_db_open(":memory:", PDB_DB_CREATE, db) != PDB_OK)
-        return PDB_ERR;
-    const char *paths[] = {dir};
-    pdb_ingest_opts io = {.run_name = "baseline", .quiet = true};
-    return pdb_ingest_paths(*db, paths, 1, &io);
 }
 
 /* Run id of name in schema (NULL name: the newest run there). */
@@ -82,12 +70,9 @@ int pdb_cmp_open(const pdb_cmp_open_opts *o, const char *base_name, const char *
     sqlite3 *db = NULL;
     const char *test_path = o->test_db;
     int rc;
-    if (o->baseline_from) {
-        struct stat sb;
-        if (stat(o->baseline_from, &sb) != 0)
-            return pdb_fail("%s: no such baseline file or directory", o->baseline_from);
-        rc = S_ISDIR(sb.st_mode) ? ingest_baseline(o->baseline_from, &db)
-                                 : pdb_db_open(o->baseline_from, PDB_DB_READONLY, &db);
+    if (o->baseline_db) {
+        db = o->baseline_db;
+        rc = PDB_OK;
         if (!test_path)
             test_path = o->db_path;   /* the test run is in --db */
     } else {

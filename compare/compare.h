@@ -32,14 +32,15 @@ typedef struct pdb_cmp_run {
     char *owned_name;   /* the newest run's name when none was given; freed by close */
 } pdb_cmp_run;
 
-/* Where the two runs live. baseline_from (a database file or a directory of
- * inputs, ingested into memory as run "baseline") and test_db may be NULL.
- * Sets the schema of each side; BASE may be NULL with baseline_from (the
- * newest run there). Missing runs and files are errors (exit 2). */
+/* Where the two runs live. baseline_db (an open connection holding the
+ * baseline, e.g. inputs the CLI ingested into memory; owned by the runs from
+ * here on) and test_db may be NULL. Sets the schema of each side; BASE may be
+ * NULL with baseline_db (the newest run there). Missing runs and files are
+ * errors (exit 2). */
 typedef struct pdb_cmp_open_opts {
     const char *db_path;       /* --db */
     const char *test_db;       /* --db-test, or NULL */
-    const char *baseline_from; /* --baseline-from, or NULL */
+    sqlite3 *baseline_db;      /* --baseline-from, or NULL */
 } pdb_cmp_open_opts;
 
 int pdb_cmp_open(const pdb_cmp_open_opts *o, const char *base_name, const char *test_name,

@@ -1,7 +1,7 @@
 /* diff.h: comparisons of two runs behind `profdb diff BASE TEST [KIND...]`.
  *
  * Each kind (pstats, steps, ops, kernels, kernel-types, gpu) is a function
- * and one row in the table in cli/cmd_diff.c. A kind prints result sets through
+ * and one row in the table in diff.c. A kind prints result sets through
  * render.h, so every kind has table, csv, tsv, json and md output. */
 #ifndef PDB_DIFF_H
 #define PDB_DIFF_H
@@ -25,6 +25,17 @@ typedef struct pdb_diff_ctx {
     const char *base_schema, *test_schema; /* "main", or "tdb" for --db-test */
     bool normalize;         /* --normalize-names: kernels differing in template args match */
 } pdb_diff_ctx;
+
+typedef struct pdb_diff_kind {
+    const char *name;
+    int (*run)(pdb_diff_ctx *ctx);
+    const char *summary;
+} pdb_diff_kind;
+
+extern const pdb_diff_kind pdb_diff_kinds[];   /* ends with a NULL name */
+const pdb_diff_kind *pdb_diff_find(const char *name);
+/* Runs the named kinds in order (none: pstats); unknown names are errors. */
+int pdb_diff_run(pdb_diff_ctx *ctx, char **names, int n);
 
 /* Functions by largest change of tottime and cumtime; one-side functions marked. */
 int pdb_diff_pstats(pdb_diff_ctx *ctx);

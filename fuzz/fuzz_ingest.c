@@ -39,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     pdb_ingest_opts o = {.run_name = "fuzz", .replace = true, .quiet = true,
                          .format = PDB_FUZZ_FORMAT, .dry_run = PDB_FUZZ_DRY,
-                         .no_analyze = PDB_FUZZ_DRY};
+                         .after_load = PDB_FUZZ_DRY ? NULL : pdb_analyze_run};
     pdb_ingest_buffer(db, "fuzz-input", data, size, &o);
     pdb_clear_error();
     return 0;

@@ -45,7 +45,11 @@ typedef struct pdb_ingest_opts {
     const char **labels;    /* "key=value" strings */
     int nlabels;
     bool quiet;
-    bool no_analyze;        /* skip the analysis passes after loading */
+    /* Called for each run the command created, inside its transaction,
+     * before the commit: the CLI passes the analysis passes (pdb_analyze_run),
+     * so a run is never visible without its analysis. NULL: nothing. Not
+     * called on a dry run. */
+    int (*after_load)(sqlite3 *db, int64_t run_id);
     bool dry_run;           /* read and check everything, then roll back */
 } pdb_ingest_opts;
 

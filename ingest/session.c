@@ -9,7 +9,6 @@
  * A second signal terminates at once; SQLite's journal keeps the file whole. */
 #include "ingest/ingest.h"
 #include "ingest/readers.h"
-#include "analyze/analyze.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/strbuf.h"
@@ -719,8 +718,8 @@ static int run_session(sqlite3 *db, job_list *jobs, const pdb_ingest_opts *opts)
         rc = run_jobs(&ss, jobs);
     if (rc == PDB_OK && indexes.len)
         rc = pdb_db_exec(db, indexes.p);
-    for (int i = 0; i < ss.nruns && rc == PDB_OK && !opts->no_analyze && !opts->dry_run; i++)
-        rc = pdb_analyze_run(db, ss.runs[i]);
+    for (int i = 0; i < ss.nruns && rc == PDB_OK && opts->after_load && !opts->dry_run; i++)
+        rc = opts->after_load(db, ss.runs[i]);
     pdb_db_release(ss.find_string);
     pdb_db_release(ss.add_string);
 out:
