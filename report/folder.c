@@ -3,14 +3,13 @@
 #include "report/folder.h"
 #include "common/error.h"
 #include "common/strbuf.h"
-#include "report/charts.h"
+#include "render/files.h"
 #include "render/gnuplot.h"
+#include "report/charts.h"
 #include "report/overview.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* Rows of a table shown in index.md; the CSV has them all. */
 #define MD_ROWS 40
@@ -22,45 +21,11 @@ static const char *const tables[] = {
     "rf-report", "gpu-util", "metric-rules", "metrics",
 };
 
-/* A file name from a fixed name: letters, digits, '-', '_' only, so no
- * path can leave DIR whatever a caller passes. */
-static void file_path(pdb_buf *b, const char *dir, const char *name, const char *ext)
-{
-    pdb_buf_reset(b);
-    pdb_buf_addf(b, "%s/", dir);
-    for (const char *p = *name ? name : "_"; *p; p++) {
-        char c = *p;
-        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                  c == '-' || c == '_';
-        pdb_buf_addc(b, ok ? c : '_');
-    }
-    pdb_buf_addf(b, ".%s", ext);
-}
-
-static int make_dir(const char *dir)
-{
-    struct stat sb;
-    if (mkdir(dir, 0777) == 0)
-        return PDB_OK;
-    if (errno == EEXIST && stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode))
-        return PDB_OK;
-    return pdb_fail("cannot create folder %s: %s", dir, strerror(errno));
-}
-
-/* Text for Markdown prose: control characters become spaces. */
-static void md_text(FILE *out, const char *s)
-{
-    for (; *s; s++)
-        fputc((unsigned char)*s < 0x20 ? ' ' : *s, out);
-}
-
 /* NAME.csv in full (every row, full names). */
 static int write_csv(pdb_report_ctx *ctx, const pdb_report *r, const char *dir)
 {
-    pdb_buf path = PDB_BUF_INIT;
-    file_path(&path, dir, r->name, "csv");
-    FILE *f = fopen(path.p, "w");
-    int rc = f ? PDB_OK : pdb_fail("cannot write %s: %s", path.p, strerror(errno));
+    FILE *f = pdb_out_create(dir, r->name, "csv");
+    int rc = f ? PDB_OK : PDB_ERR;
     if (f) {
         pdb_report_ctx c = *ctx;
         c.out = f;
@@ -68,10 +33,10 @@ static int write_csv(pdb_report_ctx *ctx, const pdb_report *r, const char *dir)
         c.top = -1;
         c.render.format = PDB_OUT_CSV;
         rc = r->run(&c);
-        if ((ferror(f) | fclose(f)) && rc == PDB_OK)
-            rc = pdb_fail("error writing %s", path.p);
+        int closed = pdb_out_close(f, r->name);
+        if (rc == PDB_OK)
+            rc = closed;
     }
-    pdb_buf_free(&path);
     return rc;
 }
 
@@ -137,6 +102,10 @@ static int chart_section(pdb_report_ctx *ctx, const char *dir, FILE *md)
         char script[48];
         snprintf(script, sizeof script, "%s.gp", ch->name);
         if (have && rc == PDB_OK)
+            rc = pdb_out_clear(dir, ch->name, "png");
+        if (have && rc == PDB_OK)
+            rc = pdb_out_clear(dir, ch->name, "svg");
+        if (have && rc == PDB_OK)
             rc = pdb_gp_run(gnuplot, dir, script);
         fprintf(md, "### %s\n\n", ch->title);
         if (have)
@@ -149,23 +118,18 @@ static int chart_section(pdb_report_ctx *ctx, const char *dir, FILE *md)
 
 int pdb_report_folder(pdb_report_ctx *ctx, const char *dir)
 {
-    if (make_dir(dir) != PDB_OK)
+    if (pdb_out_dir(dir) != PDB_OK)
         return PDB_ERR;
     pdb_run_facts facts;
     if (pdb_run_facts_get(ctx->db, ctx->run_id, &facts) != PDB_OK)
         return PDB_ERR;
-    pdb_buf path = PDB_BUF_INIT;
-    file_path(&path, dir, "index", "md");
-    FILE *md = fopen(path.p, "w");
-    if (!md) {
-        int rc = pdb_fail("cannot write %s: %s", path.p, strerror(errno));
-        pdb_buf_free(&path);
-        return rc;
-    }
+    FILE *md = pdb_out_create(dir, "index", "md");
+    if (!md)
+        return PDB_ERR;
     fputs("# profdb report", md);
     if (ctx->run_name) {
         fputs(": run ", md);
-        md_text(md, ctx->run_name);
+        pdb_out_md_text(md, ctx->run_name);
     }
     fputs("\n\n", md);
     pdb_report_ctx c = *ctx;
@@ -181,8 +145,6 @@ int pdb_report_folder(pdb_report_ctx *ctx, const char *dir)
     if (left_out.len)
         fprintf(md, "\n## Not applicable to this run\n\n%s", left_out.p);
     pdb_buf_free(&left_out);
-    if ((ferror(md) | fclose(md)) && rc == PDB_OK)
-        rc = pdb_fail("error writing %s", path.p);
-    pdb_buf_free(&path);
-    return rc;
+    int closed = pdb_out_close(md, "index.md");
+    return rc == PDB_OK ? closed : rc;
 }

@@ -6,6 +6,7 @@
 #include "common/db.h"
 #include "common/error.h"
 #include "report/charts.h"
+#include "render/chart.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,0 +1,37 @@
+/* chart.h: drawing one result set as a gnuplot chart.
+ *
+ * A chart is NAME.gp (a script users can restyle) and NAME.dat (its data,
+ * labels included), written into one folder; running `gnuplot NAME.gp` in
+ * that folder draws NAME.png (pngcairo) and NAME.svg. Which charts a run
+ * gets, and their queries, are the reports' business (report/charts.c,
+ * compare/diff_charts.c); this module only draws. */
+#ifndef PDB_CHART_H
+#define PDB_CHART_H
+
+#include <sqlite3.h>
+#include <stdbool.h>
+
+typedef enum {
+    PDB_CHART_STACKED,  /* bars per label, series stacked */
+    PDB_CHART_HBAR,     /* horizontal bars, one or two series side by side */
+    PDB_CHART_RANKS,    /* one bar per rank; column 3 non-zero marks it red */
+    PDB_CHART_HIST,     /* histogram of column 2 */
+    PDB_CHART_LINES,    /* x (a number) against each series */
+} pdb_chart_kind;
+
+typedef struct pdb_chart_spec {
+    const char *name;   /* file base name: letters, digits, '-' and '_' */
+    const char *title, *axis;
+    pdb_chart_kind kind;
+    bool long_form;     /* rows are (label, series, value) */
+    int min_rows;       /* fewer rows: the chart does not apply, nothing is written */
+} pdb_chart_spec;
+
+/* Steps st to the end (a label column, then numbers; see above) and, when
+ * it gave at least spec->min_rows rows, writes DIR/NAME.dat and DIR/NAME.gp;
+ * subtitle (may be NULL) follows the title. *written says whether it did.
+ * Returns PDB_OK or PDB_ERR; st is not finalized. */
+int pdb_chart_write(sqlite3_stmt *st, const pdb_chart_spec *spec, const char *subtitle,
+                    const char *dir, bool *written);
+
+#endif
