@@ -424,7 +424,8 @@ static int r_object(pdb_marshal *m, int depth, pdb_mval **out)
         int32_t x;
         v->type = PDB_MV_INT;
         rc = r_int32(m, &x, "a 4-byte int");
-        v->u.i = x;
+        if (rc == PDB_OK)   /* x is unset after a failed read */
+            v->u.i = x;
         break;
     }
     case 'l': v->type = PDB_MV_INT; rc = r_long(m, v); break;

@@ -57,7 +57,7 @@ static int header(pdb_steplog *w, const char *t, size_t tl, int64_t lineno)
     }
     while (n && (title[n - 1] == '=' || title[n - 1] == ' '))
         n--;
-    int64_t num;
+    int64_t num = 0;   /* read only when has_num */
     bool has_num = int_after(title, n, title, &num);
     w->blk_mode = rf ? BLK_RECTFLOW : BLK_MAE;
     w->blk_section = SEC_NONE;
