@@ -12,6 +12,7 @@
 #include "common/strmap.h"
 #include "common/xalloc.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,6 +91,7 @@ static thread_stack *stack_for(pdb_ops_acc *a, const pdb_row *r)
 
 static void pop(pdb_ops_acc *a, thread_stack *t)
 {
+    assert(t->depth > 0);
     frame *f = &t->v[--t->depth];
     a->v[f->stat].self += f->dur - f->children;
 }

@@ -12,6 +12,7 @@
 #include "common/strmap.h"
 #include "common/xalloc.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -179,9 +180,12 @@ static int read_rows(sqlite3 *db, int64_t trace_id, id_cache *names, id_cache *c
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, trace_id);
     int step;
+    int64_t prev_ts = INT64_MIN;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         pdb_row r;
         row_from(st, names, cats, &r);
+        assert(r.ts >= prev_ts); /* every accumulator relies on start order */
+        prev_ts = r.ts;
         feed(a, &r);
     }
     sqlite3_finalize(st);

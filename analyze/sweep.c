@@ -8,12 +8,14 @@
  * memory. */
 #include "analyze/analyze.h"
 
+#include <assert.h>
 #include <string.h>
 
 void pdb_sweep_init(pdb_sweep *w, int ncat)
 {
+    assert(ncat >= 1 && ncat <= PDB_SWEEP_MAX);
     memset(w, 0, sizeof *w);
-    w->ncat = ncat < PDB_SWEEP_MAX ? ncat : PDB_SWEEP_MAX;
+    w->ncat = ncat;
 }
 
 /* Accounts for time from w->t up to x (x = INT64_MAX: until all end). */
@@ -34,6 +36,7 @@ static void advance(pdb_sweep *w, int64_t x)
         }
         if (next == INT64_MAX)
             break; /* nothing active and nothing ahead */
+        assert(next > w->t); /* every boundary chosen lies ahead: the loop ends */
         w->mask_time[mask] += next - w->t;
         w->t = next;
     }
@@ -43,6 +46,8 @@ void pdb_sweep_add(pdb_sweep *w, int cat, int64_t start, int64_t end)
 {
     if (end < start)
         end = start;
+    /* Start order is what lets the sweep forget everything before start. */
+    assert(!w->any || start >= w->t);
     if (!w->any) {
         w->any = true;
         w->first_start = w->t = start;

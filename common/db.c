@@ -2,6 +2,7 @@
 #include "common/db.h"
 #include "common/error.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -56,6 +57,8 @@ void pdb_db_release(sqlite3_stmt *st)
 {
     if (!st)
         return;
+    for (int i = 0; i < STMT_CACHE_SIZE; i++)
+        assert(stmt_cache[i] != st); /* released twice: two owners of one statement */
     sqlite3_reset(st);
     sqlite3_clear_bindings(st); /* bound SQLITE_STATIC pointers may dangle */
     for (int i = 0; i < STMT_CACHE_SIZE; i++)

@@ -2,6 +2,7 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@ void pdb_buf_add(pdb_buf *b, const void *data, size_t n)
     pdb_buf_grow(b, n);
     memcpy(b->p + b->len, data, n);
     b->len += n;
+    assert(b->len < b->cap); /* room for the terminating NUL */
     b->p[b->len] = '\0';
 }
 

@@ -2,6 +2,7 @@
 #include "common/strmap.h"
 #include "common/xalloc.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,8 +47,11 @@ void pdb_strmap_free(pdb_strmap *m)
     free(m);
 }
 
+/* Linear probing over a power-of-two table kept under 3/4 full: a free
+ * slot always exists, so the loop ends. */
 static slot *find(const pdb_strmap *m, const char *key, size_t len, uint64_t h)
 {
+    assert(m->cap && (m->cap & (m->cap - 1)) == 0 && m->count < m->cap);
     size_t i = h & (m->cap - 1);
     for (;;) {
         slot *s = &m->slots[i];
