@@ -33,6 +33,18 @@ typedef struct pdb_mwu {
  * Returns -1 when a sample is empty. */
 int pdb_mann_whitney(const double *a, size_t na, const double *b, size_t nb, pdb_mwu *out);
 
+/* The gate's test (check.c): one-sided Mann-Whitney test that a tends to
+ * be larger than b; returns p = P(U >= u observed) under "no difference".
+ * Exact (the permutation distribution of the observed mid-ranks, so ties
+ * are handled exactly) when na + nb <= PDB_MWU_EXACT_MAX, else the normal
+ * approximation with tie and continuity correction; *exact says which.
+ * NAN when a sample is empty. */
+#define PDB_MWU_EXACT_MAX 60
+double pdb_mwu_greater(const double *a, size_t na, const double *b, size_t nb, int *exact);
+/* The smallest one-sided p any data can give with na against nb values:
+ * 1 / C(na + nb, na) (6 against 6: 1/924). */
+double pdb_mwu_min_p(size_t na, size_t nb);
+
 /* Percentile bootstrap 95% interval of median(test) / median(base): iters
  * resamples of each sample with a xorshift generator seeded by seed.
  * Returns -1 when a sample is empty or a resampled base median is 0. */

@@ -4,6 +4,7 @@
 #include "check.h"
 
 #include <math.h>
+#include <string.h>
 
 #define CHECK_NEAR(a, b, tol) CHECK(fabs((a) - (b)) <= (tol))
 
@@ -76,6 +77,72 @@ static void test_mwu_exact_small(void)
     CHECK_NEAR(r.p, 1.0 / 3.0, 1e-12);
 }
 
+/* The gate's one-sided test against an independent oracle: every way of
+ * splitting the pooled values into groups of na and nb, U counted pairwise
+ * (ties 1/2), p = the share of splits with U >= the observed U. */
+static double brute_greater(const double *a, size_t na, const double *b, size_t nb)
+{
+    double pool[16];
+    size_t n = na + nb;
+    memcpy(pool, a, na * sizeof *a);
+    memcpy(pool + na, b, nb * sizeof *b);
+    double u_obs = 0;
+    for (size_t i = 0; i < na; i++)
+        for (size_t j = 0; j < nb; j++)
+            u_obs += a[i] > b[j] ? 1 : a[i] == b[j] ? 0.5 : 0;
+    double hit = 0, all = 0;
+    for (unsigned m = 0; m < 1u << n; m++) {
+        if ((size_t)__builtin_popcount(m) != na)
+            continue;
+        double u = 0;
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j < n; j++)
+                if ((m >> i & 1) && !(m >> j & 1))
+                    u += pool[i] > pool[j] ? 1 : pool[i] == pool[j] ? 0.5 : 0;
+        all++;
+        hit += u >= u_obs - 1e-9;
+    }
+    return hit / all;
+}
+
+static void test_mwu_greater_exact(void)
+{
+    int exact;
+    double a[] = {1, 2, 3}, b[] = {4, 5, 6};
+    CHECK_NEAR(pdb_mwu_greater(b, 3, a, 3, &exact), 1.0 / 20.0, 1e-15);
+    CHECK_INT(exact, 1);
+    CHECK_NEAR(pdb_mwu_greater(a, 3, b, 3, &exact), 1.0, 1e-15);
+    /* 6 against 6 completely separated: 1/924, below alpha 0.01. */
+    double s6[] = {1.0, 1.1, 1.2, 1.05, 1.15, 0.98}, t6[] = {1.5, 1.6, 1.55, 1.7, 1.52, 1.58};
+    CHECK_NEAR(pdb_mwu_greater(t6, 6, s6, 6, &exact), 1.0 / 924.0, 1e-15);
+    CHECK_NEAR(pdb_mwu_min_p(6, 6), 1.0 / 924.0, 1e-15);
+    CHECK_NEAR(pdb_mwu_min_p(3, 3), 1.0 / 20.0, 1e-15);
+    /* Ties, unequal sizes, both orders (the smaller side is counted). */
+    double c[] = {1, 2, 2, 3, 5, 5}, d[] = {2, 3, 3, 4, 5, 6, 6};
+    CHECK_NEAR(pdb_mwu_greater(c, 6, d, 7, &exact), brute_greater(c, 6, d, 7), 1e-12);
+    CHECK_NEAR(pdb_mwu_greater(d, 7, c, 6, &exact), brute_greater(d, 7, c, 6), 1e-12);
+    double e[] = {2, 2, 2}, f[] = {2, 2, 1, 3, 2};
+    CHECK_NEAR(pdb_mwu_greater(e, 3, f, 5, &exact), brute_greater(e, 3, f, 5), 1e-12);
+    CHECK_NEAR(pdb_mwu_greater(f, 5, e, 3, &exact), brute_greater(f, 5, e, 3), 1e-12);
+    CHECK(isnan(pdb_mwu_greater(a, 0, b, 3, &exact)));
+}
+
+/* Above PDB_MWU_EXACT_MAX values: the normal approximation, against the same
+ * formula written in Python (tie and continuity corrected, one-sided). */
+static void test_mwu_greater_normal(void)
+{
+    double big_a[] = {0.88, 0.89, 1.07, 0.77, 0.99, 0.77, 1.11, 1.02, 1.14, 0.95, 1.04, 0.97,
+                      0.93, 1.01, 0.87, 0.96, 1.07, 1.01, 0.96, 1.22, 1.01, 0.94, 1.02, 0.95,
+                      0.96, 0.96, 1.2, 1.0, 1.02, 1.07, 1.2, 0.98, 0.94, 1.25, 0.85, 0.96, 1.07,
+                      1.23, 0.91, 0.76};
+    double big_b[] = {1.02, 0.9, 0.91, 1.0, 0.97, 0.98, 0.91, 1.08, 1.1, 0.95, 0.9, 1.02, 1.0,
+                      0.85, 0.9, 1.05, 0.94, 0.92, 0.97, 0.95, 0.95, 0.76, 1.12, 0.97, 0.86,
+                      1.05, 0.98, 0.95, 1.05, 1.18, 1.01, 1.11, 1.17, 0.85, 0.9};
+    int exact;
+    CHECK_NEAR(pdb_mwu_greater(big_a, 40, big_b, 35, &exact), 0.21418402905562176, 1e-12);
+    CHECK_INT(exact, 0);
+}
+
 static void test_bootstrap(void)
 {
     double base[40], test[40];
@@ -114,6 +181,8 @@ int main(void)
     test_mwu_scipy_example();
     test_mwu_normal();
     test_mwu_exact_small();
+    test_mwu_greater_exact();
+    test_mwu_greater_normal();
     test_bootstrap();
     test_outliers();
     return check_report();
