@@ -130,7 +130,7 @@ static int setup(check_opts *o, int npos, pdb_check_run *run)
 
 int cmd_check(int argc, char **argv, pdb_cli *cli)
 {
-    check_opts o = {.min_samples = 10};
+    check_opts o = {.min_samples = 2};
     const pdb_opt opts[] = {
         PDB_OPT_DB(cli),
         {PDB_OPT_STRING, "db-test", 0, &o.test_db, "FILE", "database holding the TEST run"},
@@ -139,7 +139,7 @@ int cmd_check(int argc, char **argv, pdb_cli *cli)
         {PDB_OPT_LIST, "max-regression", 'm', &o.limits, "METRIC=PCT",
          "fail when METRIC is worse by more than PCT % (repeatable)"},
         {PDB_OPT_INT, "min-samples", 0, &o.min_samples, "N",
-         "fewer samples on a side: inconclusive (default 10)"},
+         "fewer samples on a side: inconclusive (default 2)"},
         {PDB_OPT_STRING, "alpha", 0, &o.alpha, "A", "significance level (default 0.01)"},
         {PDB_OPT_FLAG, "fail-inconclusive", 0, &o.fail_inconclusive, NULL,
          "exit 1 when a metric is inconclusive"},

@@ -1,20 +1,60 @@
 /* check.c: the decisions of `profdb check`: limits as given on the command
  * line, each metric's samples on both sides compared, and the verdict.
  *
- * Decision rule: a metric regresses when the median moved in the bad
- * direction by more than its limit AND the Mann-Whitney test says the shift
- * is significant (p < alpha). Medians and ranks make a few very slow steps
- * harmless; they are counted as outliers and reported, never deciding. */
+ * The question a gate asks is not "did anything change?" but "is TEST worse
+ * than BASE by more than the limit?", so that is what is tested: each base
+ * sample is moved by the limit (a time x 1.05 for a 5% limit, a throughput
+ * x 0.95) and a one-sided Mann-Whitney test asks whether the test samples
+ * are worse than those (exact for up to 60 samples, ties included).
+ *
+ *   regression    the median is worse by more than the limit and p < alpha;
+ *                 or, when the sample sizes cannot reach alpha at all (3
+ *                 steps against 3: the smallest p is 1/20), every test
+ *                 sample is worse than every moved base sample (at least 2
+ *                 on each side): a change both large and consistent;
+ *   inconclusive  fewer than --min-samples on a side, or too few to reach
+ *                 alpha and not consistent enough to decide;
+ *   pass          otherwise.
+ *
+ * Medians and ranks make a few very slow steps harmless: they are counted as
+ * outliers and reported, never deciding. */
 #include "compare/check.h"
 #include "common/error.h"
 #include "common/opts.h"
 #include "common/xalloc.h"
 
-#include <errno.h>
+#include <assert.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* A limit as people write it: "5%", "+5%", "5" (all five percent),
+ * "0.5%". A bare number below 1 is refused: "0.05" may mean 5% (a
+ * fraction) or 0.05%, and guessing wrong either fails every build or none. */
+int pdb_check_parse_pct(const char *text, double *pct)
+{
+    const char *s = text;
+    if (*s == '+')
+        s++;
+    size_t n = strlen(s);
+    bool percent = n > 0 && s[n - 1] == '%';
+    char num[64];
+    bool starts_number = n > 0 && (isdigit((unsigned char)s[0]) || s[0] == '.');
+    if (!starts_number || n - percent >= sizeof num)
+        return pdb_fail("--max-regression: expected a percentage such as 5%% or 5, got '%s'",
+                        text);
+    memcpy(num, s, n - percent);
+    num[n - percent] = '\0';
+    if (pdb_parse_double("--max-regression", num, pct) != PDB_OK)
+        return PDB_ERR;
+    if (!percent && *pct > 0 && *pct < 1)
+        return pdb_fail("--max-regression: '%s' is ambiguous (a fraction or a percentage?): "
+                        "write %g%% for %g percent, or %g%% for the fraction", text, *pct,
+                        *pct, *pct * 100);
+    return PDB_OK;
+}
 
 /* "METRIC=PCT" (split at the last '=': op names may hold one). */
 int pdb_check_parse_limit(const char *arg, pdb_check_result *r)
@@ -28,52 +68,93 @@ int pdb_check_parse_limit(const char *arg, pdb_check_result *r)
     r->metric.spec = spec;   /* owned: freed by cmd_check, also on failure */
     if (rc != PDB_OK)
         return PDB_ERR;
-    if (pdb_parse_double("--max-regression", eq + 1, &r->limit_pct) != PDB_OK)
-        return PDB_ERR;
-    if (r->limit_pct < 0)
-        return pdb_fail("--max-regression: the percentage must not be negative ('%s')", arg);
-    return PDB_OK;
+    return pdb_check_parse_pct(eq + 1, &r->limit_pct);
 }
 
-/* Both sizes must reach --min-samples, and the rank test must be able to
- * reach alpha at all: with the exact test the smallest two-sided p is
- * 2 / C(nb + nt, nb) (2 steps against 2: 1/3). */
-static bool too_few(const pdb_check_run *run, const pdb_comparison *c)
+/* The base samples moved by the limit in the bad direction. */
+static double *shifted_base(const pdb_samples *b, bool higher_is_worse, double limit_pct)
 {
-    if ((long)c->nb < run->min_samples || (long)c->nt < run->min_samples)
-        return true;
-    if (c->mwu.exact) {
-        double ways = 1;
-        for (size_t i = 1; i <= c->nb; i++)
-            ways = ways * (double)(c->nt + i) / (double)i;
-        return 2.0 / ways >= run->alpha;
+    double f = higher_is_worse ? 1 + limit_pct / 100 : 1 - limit_pct / 100;
+    double *v = pdb_xmalloc((b->n ? b->n : 1) * sizeof *v);
+    for (size_t i = 0; i < b->n; i++)
+        v[i] = b->v[i] * f;
+    return v;
+}
+
+/* Whether every test sample is worse than every value of moved. */
+static bool all_worse(const pdb_samples *t, const double *moved, size_t nb, bool higher_is_worse)
+{
+    for (size_t i = 0; i < t->n; i++)
+        for (size_t j = 0; j < nb; j++)
+            if (higher_is_worse ? !(t->v[i] > moved[j]) : !(t->v[i] < moved[j]))
+                return false;
+    return nb > 0 && t->n > 0;
+}
+
+void pdb_check_gate_stats(const pdb_samples *b, const pdb_samples *t, bool higher_is_worse,
+                          double limit_pct, pdb_gate_stats *g)
+{
+    double *moved = shifted_base(b, higher_is_worse, limit_pct);
+    int exact = 0;
+    /* "test worse" is "test larger" for times; for rates, negate both. */
+    if (higher_is_worse) {
+        g->p = pdb_mwu_greater(t->v, t->n, moved, b->n, &exact);
+    } else {
+        double *nt = pdb_xmalloc((t->n ? t->n : 1) * sizeof *nt);
+        for (size_t i = 0; i < t->n; i++)
+            nt[i] = -t->v[i];
+        for (size_t i = 0; i < b->n; i++)
+            moved[i] = -moved[i];
+        g->p = pdb_mwu_greater(nt, t->n, moved, b->n, &exact);
+        for (size_t i = 0; i < b->n; i++)
+            moved[i] = -moved[i];
+        free(nt);
     }
-    return false;
+    g->exact = exact;
+    g->min_p = pdb_mwu_min_p(t->n, b->n);
+    g->separated = all_worse(t, moved, b->n, higher_is_worse);
+    free(moved);
 }
 
 void pdb_check_decide(const pdb_check_run *run, pdb_check_result *r)
 {
     const pdb_comparison *c = &r->cmp;
-    bool significant = !isnan(c->mwu.p) && c->mwu.p < run->alpha;
-    if (too_few(run, c)) {
+    const pdb_gate_stats *g = &r->gate;
+    bool beyond = c->worse_pct > r->limit_pct;
+    bool reachable = g->min_p < run->alpha;
+    char n[64];
+    snprintf(n, sizeof n, "%zu vs %zu samples", c->nb, c->nt);
+    if ((long)c->nb < run->min_samples || (long)c->nt < run->min_samples) {
         r->status = PDB_CHECK_INCONCLUSIVE;
         snprintf(r->reason, sizeof r->reason,
-                 "too few samples to decide: base %zu, test %zu (--min-samples %ld, alpha %g); "
-                 "median change %+.2f%%", c->nb, c->nt, run->min_samples, run->alpha,
-                 c->change_pct);
-    } else if (c->worse_pct > r->limit_pct && significant) {
+                 "too few samples (%s, --min-samples %ld); median %+.2f%% (limit %g%%)", n,
+                 run->min_samples, c->change_pct, r->limit_pct);
+    } else if (reachable && beyond && g->p < run->alpha) {
         r->status = PDB_CHECK_FAIL;
         snprintf(r->reason, sizeof r->reason,
-                 "regression: median %+.2f%% (limit %g%%), significant (p = %.3g < %g)",
-                 c->change_pct, r->limit_pct, c->mwu.p, run->alpha);
+                 "regression: median %+.2f%% > limit %g%%; worse than the limit with p = %.3g "
+                 "< %g (%s, one-sided %s)", c->change_pct, r->limit_pct, g->p, run->alpha, n,
+                 g->exact ? "exact" : "normal approx.");
+    } else if (!reachable && g->separated && c->nb >= 2 && c->nt >= 2) {
+        r->status = PDB_CHECK_FAIL;
+        snprintf(r->reason, sizeof r->reason,
+                 "regression: median %+.2f%% > limit %g%%; every test sample is worse than every "
+                 "base sample by more than the limit (%s: too few for p < %g, consistent "
+                 "enough to decide)", c->change_pct, r->limit_pct, n, run->alpha);
+    } else if (!reachable) {
+        r->status = PDB_CHECK_INCONCLUSIVE;
+        snprintf(r->reason, sizeof r->reason,
+                 "cannot decide with %s: the smallest possible p is %.3g >= alpha %g, and the "
+                 "samples overlap; median %+.2f%% (limit %g%%)", n, g->min_p, run->alpha,
+                 c->change_pct, r->limit_pct);
     } else {
         r->status = PDB_CHECK_PASS;
-        const char *why = c->worse_pct > r->limit_pct ? "beyond the limit but not significant"
-                          : significant && c->worse_pct < 0 ? "significant improvement"
-                          : significant ? "significant but within the limit"
-                                        : "not significant";
-        snprintf(r->reason, sizeof r->reason, "median %+.2f%% (limit %g%%), p = %.3g: %s",
-                 c->change_pct, r->limit_pct, c->mwu.p, why);
+        const char *why = beyond ? "beyond the limit but not significantly"
+                          : c->worse_pct < 0 && c->mwu.p < run->alpha ? "a significant improvement"
+                          : "within the limit";
+        snprintf(r->reason, sizeof r->reason,
+                 "median %+.2f%% (limit %g%%), p = %.3g that it is worse than the limit: %s (%s)",
+                 c->change_pct, r->limit_pct, g->p, why, n);
     }
 }
 
@@ -95,6 +176,7 @@ int pdb_check_metric(pdb_cmp_run *base, pdb_cmp_run *test, pdb_check_run *run,
     else {
         r->source = st.source;
         pdb_compare_samples(&sb, &st, r->metric.higher_is_worse, &r->cmp);
+        pdb_check_gate_stats(&sb, &st, r->metric.higher_is_worse, r->limit_pct, &r->gate);
         pdb_check_decide(run, r);
         run->failed += r->status == PDB_CHECK_FAIL;
         run->inconclusive += r->status == PDB_CHECK_INCONCLUSIVE;

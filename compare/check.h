@@ -11,11 +11,21 @@
 
 typedef enum { PDB_CHECK_PASS, PDB_CHECK_FAIL, PDB_CHECK_INCONCLUSIVE } pdb_check_status;
 
+/* The gate's own test of one metric (check.c): TEST against BASE moved by
+ * the limit in the bad direction. */
+typedef struct pdb_gate_stats {
+    double p;          /* one-sided p that TEST is worse than BASE beyond the limit */
+    bool exact;        /* exact permutation distribution (else normal approximation) */
+    double min_p;      /* the smallest p these sample sizes can give */
+    bool separated;    /* every TEST sample worse than every moved BASE sample */
+} pdb_gate_stats;
+
 typedef struct pdb_check_result {
     pdb_metric metric;
     double limit_pct;          /* --max-regression METRIC=PCT */
     const char *source;        /* where the samples came from */
     pdb_comparison cmp;
+    pdb_gate_stats gate;
     pdb_check_status status;
     char reason[320];          /* one sentence: why this verdict */
 } pdb_check_result;
@@ -37,7 +47,13 @@ int pdb_check_parse_limit(const char *arg, pdb_check_result *r);
  * and counts the verdict in run. No samples on a side is an error. */
 int pdb_check_metric(pdb_cmp_run *base, pdb_cmp_run *test, pdb_check_run *run,
                      pdb_check_result *r);
-/* Decides r->status and r->reason from r->cmp and the run's settings. */
+/* Parses a limit: "5%", "+5%" or "5" (five percent); a bare number below 1
+ * is refused as ambiguous. */
+int pdb_check_parse_pct(const char *text, double *pct);
+/* The gate's test of t against b moved by limit_pct (see check.c). */
+void pdb_check_gate_stats(const pdb_samples *b, const pdb_samples *t, bool higher_is_worse,
+                          double limit_pct, pdb_gate_stats *g);
+/* Decides r->status and r->reason from r->cmp, r->gate and the run's settings. */
 void pdb_check_decide(const pdb_check_run *run, pdb_check_result *r);
 /* "PASS", "REGRESSION" or "INCONCLUSIVE" for the whole run. */
 const char *pdb_check_verdict(const pdb_check_run *run);

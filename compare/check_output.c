@@ -71,8 +71,9 @@ void pdb_check_write_line(const pdb_check_run *run, FILE *out)
         const pdb_check_result *r = &run->r[i];
         char o[200];
         outlier_text(r, o, sizeof o);
-        fprintf(out, "; %s %s %+.2f%% p=%.3g%s%s", r->metric.spec, status_name(r->status),
-                r->cmp.change_pct, r->cmp.mwu.p, o[0] ? ", " : "", o);
+        fprintf(out, "; %s %s %+.2f%% (limit %g%%, p=%.3g, %zu vs %zu)%s%s", r->metric.spec,
+                status_name(r->status), r->cmp.change_pct, r->limit_pct, r->gate.p, r->cmp.nb,
+                r->cmp.nt, o[0] ? ", " : "", o);
     }
     fputc('\n', out);
 }
@@ -200,7 +201,8 @@ void pdb_check_write_markdown(const pdb_check_run *run, FILE *out)
     fprintf(out, "`: %d metrics, %d regressed, %d inconclusive (alpha %g, "
                  "at least %ld samples per side).\n\n",
             run->n, run->failed, run->inconclusive, run->alpha, run->min_samples);
-    fputs("| metric | verdict | base median | test median | change | ratio 95% CI | p-value "
+    fputs("| metric | verdict | base median | test median | change | ratio 95% CI | p (worse "
+          "than limit) "
           "| n base/test | limit | outliers |\n", out);
     fputs("| --- | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | --- |\n", out);
     for (int i = 0; i < run->n; i++) {
@@ -212,7 +214,7 @@ void pdb_check_write_markdown(const pdb_check_run *run, FILE *out)
         md_escape(r->metric.spec, out);
         fprintf(out, " | %s | %s | %s | %+.2f%% | %.4f to %.4f | %.3g | %zu/%zu | %g%% | ",
                 status_name(r->status), b, t, r->cmp.change_pct, r->cmp.ci_lo, r->cmp.ci_hi,
-                r->cmp.mwu.p, r->cmp.nb, r->cmp.nt, r->limit_pct);
+                r->gate.p, r->cmp.nb, r->cmp.nt, r->limit_pct);
         fprintf(out, "%zu test, %zu base |\n", r->cmp.out_t, r->cmp.out_b);
     }
     fputs("\n", out);
@@ -230,6 +232,8 @@ void pdb_check_write_markdown(const pdb_check_run *run, FILE *out)
         fputs("\n", out);
     }
     fputs("\nA metric regresses when its median moved the bad way by more than its limit\n"
-          "and the Mann-Whitney U test is significant. Outliers (beyond Q3 + 3 IQR) are\n"
-          "reported, not deciding.\n", out);
+          "and a one-sided Mann-Whitney test of the test samples against the base samples\n"
+          "moved by the limit gives p < alpha; with too few samples for that, when every\n"
+          "test sample is worse than every moved base sample. Outliers (beyond Q3 + 3 IQR)\n"
+          "are reported, not deciding.\n", out);
 }
