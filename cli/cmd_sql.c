@@ -15,6 +15,42 @@ static const pdb_cmd_help help = {
     "_ns are converted and renamed (dur_ns -> dur_ms).",
 };
 
+/* Read-only means nothing outside the process changes either: the database
+ * is opened read-only, and this authorizer also refuses what a read-only
+ * connection would still allow: ATTACH (it can create files), writing
+ * pragmas, and functions that hand out pointers or load code. */
+static int read_only_authorizer(void *unused, int action, const char *a, const char *b,
+                                const char *db, const char *trigger)
+{
+    switch (action) {
+    case SQLITE_SELECT: case SQLITE_READ: case SQLITE_RECURSIVE: case SQLITE_TRANSACTION:
+        return SQLITE_OK;
+    case SQLITE_FUNCTION:
+        if (strcmp(b, "fts3_tokenizer") == 0 || strcmp(b, "load_extension") == 0 ||
+            strcmp(b, "readfile") == 0 || strcmp(b, "writefile") == 0 ||
+            strcmp(b, "edit") == 0)
+            return SQLITE_DENY;
+        return SQLITE_OK;
+    case SQLITE_PRAGMA:
+        return b ? SQLITE_DENY : SQLITE_OK; /* PRAGMA x = value writes */
+    default:
+        return SQLITE_DENY;
+    }
+}
+
+/* Prepares and runs one statement; refuses writes without --write. */
+static int run_statement(sqlite3 *db, sqlite3_stmt *st, bool write, const pdb_render_opts *ro)
+{
+    if (!write && !sqlite3_stmt_readonly(st))
+        return pdb_fail("the statement would change the database or create a file; "
+                        "add --write to allow it: %.60s", sqlite3_sql(st));
+    if (sqlite3_column_count(st) > 0)
+        return pdb_render_stmt(st, ro, stdout);
+    if (sqlite3_step(st) != SQLITE_DONE)
+        return pdb_db_fail(db, "SQL error");
+    return PDB_OK;
+}
+
 int cmd_sql(int argc, char **argv, pdb_cli *cli)
 {
     const char *format = NULL, *unit = NULL;
@@ -41,20 +77,21 @@ int cmd_sql(int argc, char **argv, pdb_cli *cli)
     sqlite3 *db;
     if (pdb_cli_open_db(cli, write ? 0 : PDB_DB_READONLY, &db) != PDB_OK)
         return pdb_cli_fail();
+    if (!write) {
+        sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, 0);
+        sqlite3_set_authorizer(db, read_only_authorizer, NULL);
+    }
     const char *sql = argv[1];
     int rc = PDB_OK;
     while (rc == PDB_OK && *sql) {
         sqlite3_stmt *st;
         const char *tail;
         if (sqlite3_prepare_v2(db, sql, -1, &st, &tail) != SQLITE_OK) {
-            rc = pdb_db_fail(db, "SQL error");
+            rc = pdb_db_fail(db, write ? "SQL error" : "SQL error (read-only without --write)");
             break;
         }
         if (st) {
-            if (sqlite3_column_count(st) > 0)
-                rc = pdb_render_stmt(st, &ro, stdout);
-            else if (sqlite3_step(st) != SQLITE_DONE)
-                rc = pdb_db_fail(db, "SQL error");
+            rc = run_statement(db, st, write, &ro);
             sqlite3_finalize(st);
         }
         sql = tail;
