@@ -3,6 +3,7 @@
 #include "common/db.h"
 #include "common/error.h"
 #include "common/strbuf.h"
+#include "ingest/ingest.h"
 
 #include <stdio.h>
 
@@ -93,9 +94,19 @@ int cmd_runs(int argc, char **argv, pdb_cli *cli)
     sqlite3 *db;
     if (pdb_cli_open_db(cli, PDB_DB_READONLY, &db) != PDB_OK)
         return pdb_cli_fail();
+    int rc = PDB_OK;
+    for (int i = 1; i <= npos && rc == PDB_OK; i++) {
+        int64_t id;
+        if (!pdb_run_find(db, argv[i], &id))
+            rc = pdb_fail("no run named '%s' (see 'profdb runs')", argv[i]);
+    }
+    if (rc != PDB_OK) {
+        pdb_db_close(db);
+        return pdb_cli_fail();
+    }
     pdb_buf sql = PDB_BUF_INIT;
     build_sql(&sql, sources, npos);
-    int rc = pdb_render_query(db, sql.p, (const char *const *)argv + 1, npos, &ro, stdout);
+    rc = pdb_render_query(db, sql.p, (const char *const *)argv + 1, npos, &ro, stdout);
     pdb_buf_free(&sql);
     pdb_db_close(db);
     return rc == PDB_OK ? PDB_EXIT_OK : pdb_cli_fail();

@@ -36,8 +36,9 @@ static int set_value(const pdb_opt *o, const char *value)
         char *end;
         errno = 0;
         long v = strtol(value, &end, 10);
-        if (errno || *end || end == value)
-            return pdb_fail("--%s: expected a whole number, got '%s'", o->long_name, value);
+        /* No option takes a negative count; -1 would silently mean "all". */
+        if (errno || *end || end == value || v < 0)
+            return pdb_fail("--%s: expected a whole number >= 0, got '%s'", o->long_name, value);
         *(long *)o->target = v;
         return PDB_OK;
     }

@@ -15,6 +15,7 @@
 #include "common/xalloc.h"
 
 #include <dirent.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -286,6 +287,13 @@ static int add_labels(pdb_session *ss, int64_t run_id)
  * and without the usual trace and log suffixes. */
 static char *run_name_for(const char *path)
 {
+    /* "." or "traces/..": name the run after the directory it stands for. */
+    char real[PATH_MAX];
+    const char *last = strrchr(path, '/');
+    const char *tail = last ? last + 1 : path;
+    if ((strcmp(tail, ".") == 0 || strcmp(tail, "..") == 0) && realpath(path, real) &&
+        strcmp(real, "/") != 0)
+        path = real;
     static const char *const suffixes[] = {".gz", ".json", ".pt.trace", ".trace",
                                            ".prof", ".pstats", ".log", ".jsonl",
                                            ".csv", ".txt", NULL};

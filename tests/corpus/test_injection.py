@@ -78,7 +78,9 @@ def select_each(c, db):
         rc, out, err = run("report", "--run", name, "--format", "json", "summary", db=db,
                            check=False)
         c.eq(f"report --run {name!r} ({err.strip()[:200]})", rc, 0)
-    c.eq("runs with an unknown SQL-like name", run_json("runs", "' OR 1=1 --", db=db), [])
+    rc, out, err = run("runs", "' OR 1=1 --", "--format", "json", db=db, check=False)
+    c.eq("runs with an unknown SQL-like name: exit 2, nothing listed", (rc, out), (2, ""))
+    c.true("... and says which run is missing", "no run named '' OR 1=1 --'" in err, err)
 
 
 def compare(c, db):
