@@ -73,7 +73,7 @@ static int compare_metric(pdb_diff_ctx *ctx, const char *name, sqlite3_stmt *ins
     bind_real(ins, 11, c.ci_lo);
     bind_real(ins, 12, c.ci_hi);
     bind_real(ins, 13, c.mwu.p);
-    sqlite3_bind_text(ins, 14, isnan(c.mwu.p) ? "" : c.mwu.p < 0.01 ? "yes" : "no", -1,
+    sqlite3_bind_text(ins, 14, isnan(c.mwu.p) ? "" : c.mwu.p < PDB_ALPHA ? "yes" : "no", -1,
                       SQLITE_STATIC);
     sqlite3_bind_int64(ins, 15, (int64_t)c.out_b);
     sqlite3_bind_int64(ins, 16, (int64_t)c.out_t);
@@ -122,8 +122,8 @@ int pdb_diff_steps(pdb_diff_ctx *ctx)
         fprintf(ctx->out, "\n== steps ==\n");
     if (ctx->render.format == PDB_OUT_TABLE || ctx->render.format == PDB_OUT_MD)
         fprintf(ctx->out, "steps: %s -> %s (medians; ratio CI: bootstrap 95%%, seed %u; "
-                          "p: Mann-Whitney U, significant below 0.01)\n\n",
-                ctx->base_name, ctx->test_name, (unsigned)PDB_BOOTSTRAP_SEED);
+                          "p: Mann-Whitney U, significant below %g)\n\n",
+                ctx->base_name, ctx->test_name, (unsigned)PDB_BOOTSTRAP_SEED, PDB_ALPHA);
     sqlite3_stmt *st;
     if (pdb_compare_prepare(ctx->db, "diff_steps.rows", NULL, &st) != PDB_OK)
         return PDB_ERR;
