@@ -5,7 +5,6 @@
 #include "compare/queries.h"
 #include "common/db.h"
 #include "common/error.h"
-#include "common/strbuf.h"
 #include "common/xalloc.h"
 
 #include <assert.h>

@@ -12,7 +12,6 @@
 #include "compare/queries.h"
 #include "common/db.h"
 #include "common/error.h"
-#include "common/strbuf.h"
 
 #include <math.h>
 #include <string.h>

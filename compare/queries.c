@@ -2,7 +2,6 @@
  * (see queries.h). */
 #include "compare/queries.h"
 #include "common/db.h"
-#include "common/error.h"
 
 #include <assert.h>
 #include <ctype.h>

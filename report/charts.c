@@ -2,7 +2,6 @@
  * (see charts.h; the queries are in report/queries/charts.sql);
  * render/chart.c draws them. Times are drawn in milliseconds. */
 #include "report/charts.h"
-#include "common/db.h"
 #include "common/error.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"

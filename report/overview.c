@@ -2,7 +2,6 @@
  * reports apply, and the key findings (see overview.h); the counts and the
  * pstats findings are in report/queries/overview.sql. */
 #include "report/overview.h"
-#include "common/db.h"
 #include "common/error.h"
 #include "common/strbuf.h"
 #include "report/queries.h"

@@ -1,7 +1,6 @@
 /* reports.c: the report table and helpers shared by reports: they run a
  * report query (queries.h) bound to the report context and render it. */
 #include "report/reports.h"
-#include "common/db.h"
 #include "common/error.h"
 #include "report/queries.h"
 #include "report/steplog_reports.h"

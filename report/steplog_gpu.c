@@ -12,11 +12,8 @@
  * taken in (previous step's time, this step's time] belong to this step.
  * The queries are in report/queries/steplog_gpu.sql. */
 #include "report/steplog_reports.h"
-#include "common/db.h"
 #include "common/error.h"
 #include "report/queries.h"
-
-#include <stdio.h>
 
 int pdb_report_steplog_gpu(pdb_report_ctx *ctx)
 {

@@ -14,8 +14,6 @@
 #include "report/queries.h"
 #include "report/thresholds.h"
 
-#include <stdio.h>
-
 int pdb_report_steplog_throughput(pdb_report_ctx *ctx)
 {
     pdb_report_title(ctx, "throughput");

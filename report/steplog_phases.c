@@ -3,7 +3,6 @@
  * are in report/queries/steplog_phases.sql). */
 #include "report/steplog_reports.h"
 #include "report/steplog_stats.h"
-#include "common/db.h"
 #include "common/error.h"
 #include "report/queries.h"
 
