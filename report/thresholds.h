@@ -8,9 +8,10 @@
 #ifndef PDB_THRESHOLDS_H
 #define PDB_THRESHOLDS_H
 
-/* Data loading above this share of step time is a bottleneck: HTA, the
- * PyTorch profiler guide and the rectified-flow profiler all use 15%.
- * Used by insights, step-insights and rf-report. */
+/* Data loading above this share of step time is a bottleneck. It is the
+ * rectified-flow profiler's own rule (rf-report words its insight the same
+ * way) and the limit the trace and step-log insights use. Used by insights,
+ * step-insights and rf-report. */
 #define PDB_DATA_LOADING_PCT 15.0
 
 /* Trace insights: aten::copy_ + aten::to above this share of step time. */
