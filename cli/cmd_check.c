@@ -16,6 +16,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* Defaults, each written once (the help text is made from them). */
+#define DEFAULT_LIMIT "step_time=5%"
+#define DEFAULT_MIN_SAMPLES 2
+#define TEXT(x) TEXT_(x)
+#define TEXT_(x) #x
+
 static const pdb_cmd_help help = {
     "profdb check [--db FILE] [--db-test FILE | --baseline-from DIR|DB] "
     "[--max-regression METRIC=PCT]... [options] [BASE] TEST",
@@ -30,7 +36,7 @@ static const pdb_cmd_help help = {
     "                  (kernel, memcpy, memset, runtime, dataloader, cpu_exec, other)\n"
     "  op:NAME         durations of each call of a CPU op (op:aten::mm)\n"
     "  kernel:NAME     durations of each launch of a GPU kernel (exact name)\n"
-    "Without --max-regression: step_time=5. With --baseline-from, BASE is a run of\n"
+    "Without --max-regression: " DEFAULT_LIMIT ". With --baseline-from, BASE is a run of\n"
     "that database (default: its newest run) or the ingested directory, and TEST is\n"
     "a run of --db (or --db-test). Exit status: 0 pass, 1 regression, 2 error.\n"
     "See docs/compare.md.",
@@ -105,12 +111,13 @@ static int run_check(pdb_cli *cli, const check_opts *o, char **pos, int npos,
     return rc;
 }
 
-/* Options into settings; the default metric is step_time with a 5% limit. */
+/* Options into settings; without --max-regression the limit is DEFAULT_LIMIT. */
 static int setup(check_opts *o, int npos, pdb_check_run *run)
 {
     if (npos < 1 || npos > 2 || (npos == 1 && !o->baseline_from))
         return pdb_fail("expected BASE and TEST run names (usage: %s)", help.usage);
-    if (pdb_parse_double("--alpha", o->alpha ? o->alpha : "0.01", &run->alpha) != PDB_OK)
+    run->alpha = PDB_ALPHA;
+    if (o->alpha && pdb_parse_double("--alpha", o->alpha, &run->alpha) != PDB_OK)
         return PDB_ERR;
     if (run->alpha <= 0 || run->alpha >= 1)
         return pdb_fail("--alpha: expected a number between 0 and 1, got '%s'", o->alpha);
@@ -118,7 +125,7 @@ static int setup(check_opts *o, int npos, pdb_check_run *run)
         return pdb_fail("--min-samples: expected at least 1");
     run->min_samples = o->min_samples;
     run->fail_inconclusive = o->fail_inconclusive;
-    static const char *const dflt[] = {"step_time=5"};
+    static const char *const dflt[] = {DEFAULT_LIMIT};
     const char *const *specs = o->limits.n ? o->limits.v : dflt;
     run->n = o->limits.n ? o->limits.n : 1;
     run->r = pdb_xcalloc((size_t)run->n, sizeof *run->r);
@@ -130,7 +137,7 @@ static int setup(check_opts *o, int npos, pdb_check_run *run)
 
 int cmd_check(int argc, char **argv, pdb_cli *cli)
 {
-    check_opts o = {.min_samples = 2};
+    check_opts o = {.min_samples = DEFAULT_MIN_SAMPLES};
     const pdb_opt opts[] = {
         PDB_OPT_DB(cli),
         {PDB_OPT_STRING, "db-test", 0, &o.test_db, "FILE", "database holding the TEST run"},
@@ -139,8 +146,9 @@ int cmd_check(int argc, char **argv, pdb_cli *cli)
         {PDB_OPT_LIST, "max-regression", 'm', &o.limits, "METRIC=PCT",
          "fail when METRIC is worse by more than PCT % (repeatable)"},
         {PDB_OPT_INT, "min-samples", 0, &o.min_samples, "N",
-         "fewer samples on a side: inconclusive (default 2)"},
-        {PDB_OPT_STRING, "alpha", 0, &o.alpha, "A", "significance level (default 0.01)"},
+         "fewer samples on a side: inconclusive (default " TEXT(DEFAULT_MIN_SAMPLES) ")"},
+        {PDB_OPT_STRING, "alpha", 0, &o.alpha, "A",
+         "significance level (default " TEXT(PDB_ALPHA) ")"},
         {PDB_OPT_FLAG, "fail-inconclusive", 0, &o.fail_inconclusive, NULL,
          "exit 1 when a metric is inconclusive"},
         {PDB_OPT_STRING, "junit", 0, &o.junit, "FILE", "write JUnit XML (- for stdout)"},

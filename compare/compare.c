@@ -1,11 +1,13 @@
 /* compare.c: opening two runs for a comparison, metric samples, and the
- * statistical comparison of two samples (see compare.h). */
+ * statistical comparison of two samples (see compare.h). The queries are
+ * in compare/queries/compare.sql. */
 #include "compare/compare.h"
+#include "compare/queries.h"
 #include "common/db.h"
 #include "common/error.h"
-#include "common/strbuf.h"
 #include "common/xalloc.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +23,7 @@ static int attach_test(sqlite3 *db, const char *path)
         return PDB_ERR;
     pdb_db_close(probe);
     sqlite3_stmt *st;
-    if (pdb_db_prepare(db, "ATTACH DATABASE ?1 AS tdb", &st) != PDB_OK)
+    if (pdb_compare_prepare(db, "compare.attach_test", NULL, &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
     int rc = pdb_db_step_done(db, st);
@@ -32,16 +34,9 @@ static int attach_test(sqlite3 *db, const char *path)
 /* Run id of name in schema (NULL name: the newest run there). */
 static int find_run(pdb_cmp_run *r)
 {
-    pdb_buf sql = PDB_BUF_INIT;
-    if (r->name)
-        pdb_buf_addf(&sql, "SELECT run_id FROM %s.runs WHERE name = ?1", r->schema);
-    else
-        pdb_buf_addf(&sql, "SELECT run_id, name FROM %s.runs ORDER BY run_id DESC LIMIT 1",
-                     r->schema);
     sqlite3_stmt *st;
-    int rc = pdb_db_prepare(r->db, sql.p, &st);
-    pdb_buf_free(&sql);
-    if (rc != PDB_OK)
+    if (pdb_compare_prepare(r->db, r->name ? "compare.run_by_name" : "compare.newest_run",
+                            r->schema, &st) != PDB_OK)
         return PDB_ERR;
     if (r->name)
         sqlite3_bind_text(st, 1, r->name, -1, SQLITE_TRANSIENT);
@@ -101,7 +96,7 @@ void pdb_cmp_close(pdb_cmp_run *base, pdb_cmp_run *test)
 
 /* ---- metrics ------------------------------------------------------------ */
 
-/* Trace step categories: phase name -> analysis_steps column. */
+/* Trace step categories: phase name -> column of compare.trace_step_samples. */
 static const char *const trace_phases[][2] = {
     {"kernel", "kernel_ns"}, {"memcpy", "memcpy_ns"}, {"memset", "memset_ns"},
     {"runtime", "runtime_ns"}, {"dataloader", "dataloader_ns"},
@@ -144,47 +139,54 @@ int pdb_metric_parse(const char *spec, pdb_metric *m)
                     "kernel:NAME)", spec);
 }
 
-/* Runs sql (one %s: the schema; ?1 run id, ?2 name) and collects column 0
- * times scale. */
-static int collect(const pdb_cmp_run *r, const char *fmt, const char *name, double scale,
-                   pdb_samples *out)
+/* The result column called name, or -1 (a query and its caller disagree). */
+static int column_index(sqlite3_stmt *st, const char *name)
 {
-    pdb_buf sql = PDB_BUF_INIT;
-    pdb_buf_addf(&sql, fmt, r->schema);
+    for (int c = 0; c < sqlite3_column_count(st); c++)
+        if (strcmp(sqlite3_column_name(st, c), name) == 0)
+            return c;
+    assert(!"the query has no such column");
+    return -1;
+}
+
+/* Runs the compare query called query on r (?1 run id, ?2 name) and
+ * collects its column called column (NULL: the first) times scale. */
+static int collect(const pdb_cmp_run *r, const char *query, const char *name,
+                   const char *column, double scale, pdb_samples *out)
+{
     sqlite3_stmt *st;
-    int rc = pdb_db_prepare(r->db, sql.p, &st);
-    pdb_buf_free(&sql);
-    if (rc != PDB_OK)
+    if (pdb_compare_prepare(r->db, query, r->schema, &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, r->run_id);
     if (name && sqlite3_bind_parameter_count(st) >= 2)
         sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
+    int c = column ? column_index(st, column) : 0;
+    if (c < 0) {
+        sqlite3_finalize(st);
+        return pdb_fail("internal error: query %s has no column %s", query, column);
+    }
     size_t cap = 0;
     int step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        if (sqlite3_column_type(st, 0) == SQLITE_NULL)
+        if (sqlite3_column_type(st, c) == SQLITE_NULL)
             continue;
         if (out->n == cap) {
             cap = cap ? 2 * cap : 64;
             out->v = pdb_xrealloc(out->v, cap * sizeof *out->v);
         }
-        out->v[out->n] = sqlite3_column_double(st, 0) * scale;
+        out->v[out->n] = sqlite3_column_double(st, c) * scale;
         out->total += out->v[out->n++];
     }
     sqlite3_finalize(st);
     return step == SQLITE_DONE ? PDB_OK : pdb_db_fail(r->db, "database error");
 }
 
-/* Step-log point values of one metric: training records, in log order. */
-static const char steplog_sql[] =
-    "SELECT value FROM %s.steplog_values WHERE run_id = ?1 AND metric = ?2"
-    " AND agg = 'point' AND coalesce(split, '') <> 'val' ORDER BY source_id, record";
-
-/* A step-time-like metric: the step log if it has it, else the trace steps. */
+/* A step-time-like metric: the step log if it has it, else the trace
+ * steps' trace_column (NULL: none). */
 static int step_samples(const pdb_cmp_run *r, const char *steplog_metric,
                         const char *trace_column, pdb_samples *out)
 {
-    if (collect(r, steplog_sql, steplog_metric, 1.0, out) != PDB_OK)
+    if (collect(r, "compare.steplog_samples", steplog_metric, NULL, 1.0, out) != PDB_OK)
         return PDB_ERR;
     if (out->n) {
         out->source = "step log";
@@ -192,11 +194,7 @@ static int step_samples(const pdb_cmp_run *r, const char *steplog_metric,
     }
     if (!trace_column)
         return PDB_OK;
-    pdb_buf fmt = PDB_BUF_INIT;
-    pdb_buf_addf(&fmt, "SELECT %s FROM %%s.analysis_steps WHERE run_id = ?1 ORDER BY rank, ts",
-                 trace_column);
-    int rc = collect(r, fmt.p, NULL, 1e-9, out);
-    pdb_buf_free(&fmt);
+    int rc = collect(r, "compare.trace_step_samples", NULL, trace_column, 1e-9, out);
     out->source = "trace steps";
     return rc;
 }
@@ -224,12 +222,10 @@ int pdb_metric_samples(const pdb_cmp_run *r, const pdb_metric *m, pdb_samples *o
         return step_samples(r, m->name, trace_phase_column(m->name), out);
     case PDB_METRIC_OP:
         out->source = "trace ops";
-        return collect(r, "SELECT dur FROM %s.slice_view WHERE run_id = ?1 AND name = ?2"
-                          " AND stream IS NULL", m->name, 1e-9, out);
+        return collect(r, "compare.op_samples", m->name, NULL, 1e-9, out);
     case PDB_METRIC_KERNEL:
         out->source = "trace kernels";
-        return collect(r, "SELECT dur FROM %s.gpu_events WHERE run_id = ?1 AND name = ?2",
-                       m->name, 1e-9, out);
+        return collect(r, "compare.kernel_samples", m->name, NULL, 1e-9, out);
     }
     return PDB_OK;
 }

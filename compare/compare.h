@@ -92,6 +92,9 @@ typedef struct pdb_comparison {
 
 #define PDB_BOOTSTRAP_ITERS 2000
 #define PDB_BOOTSTRAP_SEED 20240601u
+/* The significance level of the rank test: a shift with p below it is
+ * significant (diff's `significant` column; check's default --alpha). */
+#define PDB_ALPHA 0.01
 
 void pdb_compare_samples(const pdb_samples *b, const pdb_samples *t, bool higher_is_worse,
                          pdb_comparison *c);

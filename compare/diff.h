@@ -48,6 +48,11 @@ int pdb_diff_kernels(pdb_diff_ctx *ctx);
 int pdb_diff_kernel_types(pdb_diff_ctx *ctx);
 int pdb_diff_gpu(pdb_diff_ctx *ctx);
 
+/* Registers the SQL function pdb_kernel_key(name, normalize) that the
+ * kernels diff groups by: name, or with normalize its
+ * pdb_normalize_kernel_name(). */
+int pdb_diff_sql_functions(sqlite3 *db);
+
 /* Kernel name without template arguments and addresses:
  * "k<float, 4>(0x7f12)" -> "k<...>(0x?)". Writes at most cap bytes. */
 void pdb_normalize_kernel_name(const char *name, char *out, size_t cap);

@@ -3,44 +3,20 @@
  * Joins the two runs' functions on their (file, line, name) key and lists
  * them by the largest absolute change of tottime or cumtime (or of the one
  * --sort names), with relative changes in percent of the base value.
- * Functions present in one run only are marked in the only_in column. */
+ * Functions present in one run only are marked in the only_in column. The
+ * queries are in compare/queries/diff_pstats.sql. */
 #include "compare/diff.h"
+#include "compare/queries.h"
 #include "common/db.h"
 #include "common/error.h"
-#include "common/strbuf.h"
 
 #include <string.h>
-
-static const char diff_sql[] =
-    "WITH b AS (SELECT * FROM pstats_functions WHERE run_id = ?1 AND in_stats),"
-    " t AS (SELECT * FROM pstats_functions WHERE run_id = ?2 AND in_stats),"
-    " k AS (SELECT file, line, name, std_name FROM b UNION"
-    "       SELECT file, line, name, std_name FROM t),"
-    " d AS (SELECT k.std_name AS function,"
-    "  CASE WHEN b.func_id IS NULL THEN 'test' WHEN t.func_id IS NULL THEN 'base' ELSE '' END"
-    "   AS only_in,"
-    "  b.nc AS base_ncalls, t.nc AS test_ncalls,"
-    "  b.tt AS base_tottime, t.tt AS test_tottime,"
-    "  coalesce(t.tt, 0) - coalesce(b.tt, 0) AS tottime_change,"
-    "  CASE WHEN b.tt > 0 THEN 100.0 * (coalesce(t.tt, 0) - b.tt) / b.tt END AS tottime_change_pct,"
-    "  b.ct AS base_cumtime, t.ct AS test_cumtime,"
-    "  coalesce(t.ct, 0) - coalesce(b.ct, 0) AS cumtime_change,"
-    "  CASE WHEN b.ct > 0 THEN 100.0 * (coalesce(t.ct, 0) - b.ct) / b.ct END AS cumtime_change_pct"
-    "  FROM k LEFT JOIN b ON b.file = k.file AND b.line = k.line AND b.name = k.name"
-    "  LEFT JOIN t ON t.file = k.file AND t.line = k.line AND t.name = k.name)"
-    " SELECT * FROM d ORDER BY %s DESC, function LIMIT ?3";
-
-static const char totals_sql[] =
-    "SELECT (SELECT sum(total_calls) FROM pstats_dumps WHERE run_id = ?1),"
-    " (SELECT sum(total_calls) FROM pstats_dumps WHERE run_id = ?2),"
-    " (SELECT count(*) FROM pstats_dumps WHERE run_id = ?1),"
-    " (SELECT count(*) FROM pstats_dumps WHERE run_id = ?2)";
 
 /* Both runs must hold a dump; says which does not. */
 static int check_runs(pdb_diff_ctx *ctx, int64_t *calls)
 {
     sqlite3_stmt *st;
-    if (pdb_db_prepare(ctx->db, totals_sql, &st) != PDB_OK)
+    if (pdb_compare_prepare(ctx->db, "diff_pstats.totals", NULL, &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, ctx->base_id);
     sqlite3_bind_int64(st, 2, ctx->test_id);
@@ -59,13 +35,13 @@ static int check_runs(pdb_diff_ctx *ctx, int64_t *calls)
 
 int pdb_diff_pstats(pdb_diff_ctx *ctx)
 {
-    const char *order;
+    const char *order; /* the query's ?4 */
     if (!ctx->sort || strcmp(ctx->sort, "both") == 0)
-        order = "max(abs(tottime_change), abs(cumtime_change))";
+        order = "both";
     else if (strcmp(ctx->sort, "tottime") == 0 || strcmp(ctx->sort, "time") == 0)
-        order = "abs(tottime_change)";
+        order = "tottime";
     else if (strcmp(ctx->sort, "cumtime") == 0 || strcmp(ctx->sort, "cumulative") == 0)
-        order = "abs(cumtime_change)";
+        order = "cumtime";
     else
         return pdb_fail("--sort: expected tottime, cumtime or both for a pstats diff, got '%s'",
                         ctx->sort);
@@ -77,17 +53,14 @@ int pdb_diff_pstats(pdb_diff_ctx *ctx)
     if (ctx->render.format == PDB_OUT_TABLE || ctx->render.format == PDB_OUT_MD)
         fprintf(ctx->out, "pstats: %s (%lld calls) -> %s (%lld calls)\n\n", ctx->base_name,
                 (long long)calls[0], ctx->test_name, (long long)calls[1]);
-    pdb_buf sql = PDB_BUF_INIT;
-    pdb_buf_addf(&sql, diff_sql, order);
     sqlite3_stmt *st;
-    int rc = pdb_db_prepare(ctx->db, sql.p, &st);
-    if (rc == PDB_OK) {
-        sqlite3_bind_int64(st, 1, ctx->base_id);
-        sqlite3_bind_int64(st, 2, ctx->test_id);
-        sqlite3_bind_int64(st, 3, ctx->top >= 0 ? ctx->top : -1);
-        rc = pdb_render_stmt(st, &ctx->render, ctx->out);
-        sqlite3_finalize(st);
-    }
-    pdb_buf_free(&sql);
+    if (pdb_compare_prepare(ctx->db, "diff_pstats.functions", NULL, &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, ctx->base_id);
+    sqlite3_bind_int64(st, 2, ctx->test_id);
+    sqlite3_bind_int64(st, 3, ctx->top >= 0 ? ctx->top : -1);
+    sqlite3_bind_text(st, 4, order, -1, SQLITE_STATIC);
+    int rc = pdb_render_stmt(st, &ctx->render, ctx->out);
+    sqlite3_finalize(st);
     return rc;
 }

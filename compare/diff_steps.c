@@ -5,44 +5,25 @@
  * categories) is compared as a distribution: medians, their change, the
  * median ratio with a seeded bootstrap 95% interval, a Mann-Whitney U
  * p-value and the outliers on each side. The rows are collected in a temp
- * table so they render (and sort) like every other result set. */
+ * table so they render (and sort) like every other result set. The queries
+ * are in compare/queries/diff_steps.sql. */
 #include "compare/diff.h"
 #include "compare/compare.h"
+#include "compare/queries.h"
 #include "common/db.h"
 #include "common/error.h"
-#include "common/strbuf.h"
 
 #include <math.h>
 #include <string.h>
 
-/* Step-log metrics with point values that are times, and trace step
- * columns when the run has ProfilerSteps. */
-static const char metrics_sql[] =
-    "SELECT DISTINCT metric FROM %1$s.steplog_values v WHERE run_id = ?1 AND agg = 'point'"
-    " AND (unit = 's' OR EXISTS (SELECT 1 FROM %1$s.steplog_metric_rules r"
-    "  WHERE r.metric = v.metric AND r.is_phase))"
-    " UNION SELECT column1 FROM (VALUES ('step_time'), ('kernel'), ('memcpy'), ('memset'),"
-    "  ('runtime'), ('dataloader'), ('cpu_exec'), ('other'))"
-    "  WHERE EXISTS (SELECT 1 FROM %1$s.analysis_steps WHERE run_id = ?1)";
-
-static const char create_sql[] =
-    "CREATE TEMP TABLE IF NOT EXISTS pdb_diff_steps (metric TEXT, source TEXT, only_in TEXT,"
-    " n_base INTEGER, n_test INTEGER, base_median_ns REAL, test_median_ns REAL,"
-    " change_ns REAL, change_pct REAL, median_ratio REAL, ratio_ci_low REAL,"
-    " ratio_ci_high REAL, p_value REAL, significant TEXT, outliers_base INTEGER,"
-    " outliers_test INTEGER); DELETE FROM temp.pdb_diff_steps";
-
 static int add_metrics(pdb_diff_ctx *ctx, const char *schema, int64_t run_id,
                        sqlite3_stmt *ins)
 {
-    pdb_buf sql = PDB_BUF_INIT;
-    pdb_buf_addf(&sql, metrics_sql, schema);
     sqlite3_stmt *st;
-    int rc = pdb_db_prepare(ctx->db, sql.p, &st);
-    pdb_buf_free(&sql);
-    if (rc != PDB_OK)
+    if (pdb_compare_prepare(ctx->db, "diff_steps.metrics", schema, &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, run_id);
+    int rc = PDB_OK;
     while (rc == PDB_OK && sqlite3_step(st) == SQLITE_ROW) {
         sqlite3_bind_value(ins, 1, sqlite3_column_value(st, 0));
         rc = pdb_db_step_done(ctx->db, ins);
@@ -91,7 +72,7 @@ static int compare_metric(pdb_diff_ctx *ctx, const char *name, sqlite3_stmt *ins
     bind_real(ins, 11, c.ci_lo);
     bind_real(ins, 12, c.ci_hi);
     bind_real(ins, 13, c.mwu.p);
-    sqlite3_bind_text(ins, 14, isnan(c.mwu.p) ? "" : c.mwu.p < 0.01 ? "yes" : "no", -1,
+    sqlite3_bind_text(ins, 14, isnan(c.mwu.p) ? "" : c.mwu.p < PDB_ALPHA ? "yes" : "no", -1,
                       SQLITE_STATIC);
     sqlite3_bind_int64(ins, 15, (int64_t)c.out_b);
     sqlite3_bind_int64(ins, 16, (int64_t)c.out_t);
@@ -103,12 +84,8 @@ static int compare_metric(pdb_diff_ctx *ctx, const char *name, sqlite3_stmt *ins
 static int fill(pdb_diff_ctx *ctx)
 {
     sqlite3_stmt *names, *ins;
-    if (pdb_db_exec(ctx->db, "CREATE TEMP TABLE IF NOT EXISTS pdb_diff_names (name TEXT"
-                             " PRIMARY KEY); DELETE FROM temp.pdb_diff_names") != PDB_OK ||
-        pdb_db_exec(ctx->db, create_sql) != PDB_OK)
-        return PDB_ERR;
-    if (pdb_db_prepare(ctx->db, "INSERT OR IGNORE INTO temp.pdb_diff_names VALUES (?1)",
-                       &ins) != PDB_OK)
+    if (pdb_compare_exec(ctx->db, "diff_steps.create_tables") != PDB_OK ||
+        pdb_compare_prepare(ctx->db, "diff_steps.add_name", NULL, &ins) != PDB_OK)
         return PDB_ERR;
     int rc = add_metrics(ctx, ctx->base_schema, ctx->base_id, ins);
     if (rc == PDB_OK)
@@ -116,12 +93,9 @@ static int fill(pdb_diff_ctx *ctx)
     sqlite3_finalize(ins);
     if (rc != PDB_OK)
         return PDB_ERR;
-    if (pdb_db_prepare(ctx->db, "SELECT name FROM temp.pdb_diff_names ORDER BY name", &names)
-        != PDB_OK)
+    if (pdb_compare_prepare(ctx->db, "diff_steps.names", NULL, &names) != PDB_OK)
         return PDB_ERR;
-    if (pdb_db_prepare(ctx->db, "INSERT INTO temp.pdb_diff_steps VALUES (?1, ?2, ?3, ?4, ?5,"
-                                " ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
-                       &ins) != PDB_OK) {
+    if (pdb_compare_prepare(ctx->db, "diff_steps.add_row", NULL, &ins) != PDB_OK) {
         sqlite3_finalize(names);
         return PDB_ERR;
     }
@@ -137,7 +111,8 @@ int pdb_diff_steps(pdb_diff_ctx *ctx)
     if (fill(ctx) != PDB_OK)
         return PDB_ERR;
     int64_t n = 0;
-    if (pdb_db_query_int(ctx->db, "SELECT count(*) FROM temp.pdb_diff_steps", 0, &n) != PDB_OK)
+    if (pdb_db_query_int(ctx->db, pdb_query_sql(pdb_compare_queries, "diff_steps.row_count"), 0,
+                         &n) != PDB_OK)
         return PDB_ERR;
     if (n == 0)
         return pdb_fail("runs '%s' and '%s' hold no per-step times (step logs or ProfilerSteps)",
@@ -146,12 +121,10 @@ int pdb_diff_steps(pdb_diff_ctx *ctx)
         fprintf(ctx->out, "\n== steps ==\n");
     if (ctx->render.format == PDB_OUT_TABLE || ctx->render.format == PDB_OUT_MD)
         fprintf(ctx->out, "steps: %s -> %s (medians; ratio CI: bootstrap 95%%, seed %u; "
-                          "p: Mann-Whitney U, significant below 0.01)\n\n",
-                ctx->base_name, ctx->test_name, (unsigned)PDB_BOOTSTRAP_SEED);
+                          "p: Mann-Whitney U, significant below %g)\n\n",
+                ctx->base_name, ctx->test_name, (unsigned)PDB_BOOTSTRAP_SEED, PDB_ALPHA);
     sqlite3_stmt *st;
-    if (pdb_db_prepare(ctx->db, "SELECT * FROM temp.pdb_diff_steps"
-                                " ORDER BY abs(coalesce(change_ns, 0)) DESC, metric LIMIT ?1",
-                       &st) != PDB_OK)
+    if (pdb_compare_prepare(ctx->db, "diff_steps.rows", NULL, &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, ctx->top >= 0 ? ctx->top : -1);
     int rc = pdb_render_stmt(st, &ctx->render, ctx->out);

@@ -5,13 +5,16 @@
  * change, sorted by the absolute change of the total (the impact on run
  * time). Names present in one run only are marked in only_in. With
  * --normalize-names kernels are matched on their names without template
- * arguments and addresses, so two builds of one kernel line up. */
+ * arguments and addresses, so two builds of one kernel line up. The
+ * queries are in compare/queries/diff_trace.sql. */
 #include "compare/diff.h"
+#include "compare/queries.h"
 #include "common/db.h"
 #include "common/error.h"
-#include "common/strbuf.h"
 
+#include <assert.h>
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 
 void pdb_normalize_kernel_name(const char *s, char *out, size_t cap)
@@ -68,62 +71,18 @@ static void kernel_key_fn(sqlite3_context *cx, int argc, sqlite3_value **argv)
     sqlite3_result_text(cx, buf, -1, sqlite3_free);
 }
 
-/* What one totals kind reads: per side "SELECT key, calls, total_ns[, self_ns]
- * FROM %s.table WHERE run_id = ?R ..." with %s the schema and ?R the run. */
+/* One totals kind: its title and its query in compare/queries/diff_trace.sql. */
 typedef struct {
     const char *title;
-    const char *key;        /* output column of the name */
-    const char *side_sql;   /* with %1$s-free single %s for the schema, ?R for the run */
-    bool calls, self;       /* the side has a calls / a self_ns column */
+    const char *query;
 } totals_kind;
-
-static void side(pdb_buf *sql, const totals_kind *k, const char *alias, const char *schema,
-                 int run_param)
-{
-    char param[8];
-    snprintf(param, sizeof param, "?%d", run_param);
-    pdb_buf fmt = PDB_BUF_INIT;
-    /* ?R in the template becomes ?1 or ?2. */
-    for (const char *p = k->side_sql; *p; p++) {
-        if (p[0] == '?' && p[1] == 'R') {
-            pdb_buf_adds(&fmt, param);
-            p++;
-        } else
-            pdb_buf_addc(&fmt, *p);
-    }
-    pdb_buf_addf(sql, "%s AS (", alias);
-    pdb_buf_addf(sql, fmt.p, schema);
-    pdb_buf_adds(sql, ")");
-    pdb_buf_free(&fmt);
-}
 
 static int diff_totals(pdb_diff_ctx *ctx, const totals_kind *k)
 {
-    pdb_buf sql = PDB_BUF_INIT;
-    pdb_buf_adds(&sql, "WITH ");
-    side(&sql, k, "b", ctx->base_schema, 1);
-    pdb_buf_adds(&sql, ", ");
-    side(&sql, k, "t", ctx->test_schema, 2);
-    pdb_buf_addf(&sql, ", k AS (SELECT key FROM b UNION SELECT key FROM t)"
-                       " SELECT k.key AS %s, CASE WHEN b.key IS NULL THEN 'test'"
-                       " WHEN t.key IS NULL THEN 'base' ELSE '' END AS only_in,", k->key);
-    if (k->calls)
-        pdb_buf_adds(&sql, " b.calls AS base_calls, t.calls AS test_calls,");
-    pdb_buf_adds(&sql,
-                 " b.total_ns AS base_total_ns, t.total_ns AS test_total_ns,"
-                 " coalesce(t.total_ns, 0) - coalesce(b.total_ns, 0) AS change_ns,"
-                 " CASE WHEN b.total_ns > 0 THEN round(100.0 * (coalesce(t.total_ns, 0)"
-                 " - b.total_ns) / b.total_ns, 2) END AS change_pct");
-    if (k->self)
-        pdb_buf_adds(&sql, ", b.self_ns AS base_self_ns, t.self_ns AS test_self_ns,"
-                           " coalesce(t.self_ns, 0) - coalesce(b.self_ns, 0) AS self_change_ns");
-    pdb_buf_adds(&sql, " FROM k LEFT JOIN b ON b.key = k.key LEFT JOIN t ON t.key = k.key"
-                       " ORDER BY abs(coalesce(t.total_ns, 0) - coalesce(b.total_ns, 0)) DESC,"
-                       " k.key LIMIT ?4");
+    /* The queries read the base run from main (pdb_cmp_open puts it there). */
+    assert(strcmp(ctx->base_schema, "main") == 0);
     sqlite3_stmt *st;
-    int rc = pdb_db_prepare(ctx->db, sql.p, &st);
-    pdb_buf_free(&sql);
-    if (rc != PDB_OK)
+    if (pdb_compare_prepare(ctx->db, k->query, ctx->test_schema, &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, ctx->base_id);
     sqlite3_bind_int64(st, 2, ctx->test_id);
@@ -133,69 +92,41 @@ static int diff_totals(pdb_diff_ctx *ctx, const totals_kind *k)
         fprintf(ctx->out, "\n== %s ==\n", k->title);
     if (ctx->render.format == PDB_OUT_TABLE || ctx->render.format == PDB_OUT_MD)
         fprintf(ctx->out, "%s: %s -> %s\n\n", k->title, ctx->base_name, ctx->test_name);
-    rc = pdb_render_stmt(st, &ctx->render, ctx->out);
+    int rc = pdb_render_stmt(st, &ctx->render, ctx->out);
     sqlite3_finalize(st);
     return rc;
 }
 
-static int register_key_fn(pdb_diff_ctx *ctx)
+int pdb_diff_sql_functions(sqlite3 *db)
 {
-    if (sqlite3_create_function(ctx->db, "pdb_kernel_key", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
+    if (sqlite3_create_function(db, "pdb_kernel_key", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
                                 NULL, kernel_key_fn, NULL, NULL) != SQLITE_OK)
-        return pdb_db_fail(ctx->db, "cannot register pdb_kernel_key");
+        return pdb_db_fail(db, "cannot register pdb_kernel_key");
     return PDB_OK;
 }
 
 int pdb_diff_ops(pdb_diff_ctx *ctx)
 {
-    static const totals_kind k = {
-        "ops (CPU, all ranks and shapes)", "op",
-        "SELECT name AS key, sum(count) AS calls, sum(total_ns) AS total_ns,"
-        " sum(self_ns) AS self_ns FROM %s.analysis_ops WHERE run_id = ?R GROUP BY name",
-        true, true};
+    static const totals_kind k = {"ops (CPU, all ranks and shapes)", "diff_trace.ops"};
     return diff_totals(ctx, &k);
 }
 
 int pdb_diff_kernels(pdb_diff_ctx *ctx)
 {
-    static const totals_kind k = {
-        "kernels (GPU, all ranks)", "kernel",
-        "SELECT pdb_kernel_key(name, ?3) AS key, sum(count) AS calls,"
-        " sum(total_ns) AS total_ns FROM %s.analysis_kernels"
-        " WHERE run_id = ?R AND mode = 'exact' GROUP BY 1",
-        true, false};
-    if (register_key_fn(ctx) != PDB_OK)
+    static const totals_kind k = {"kernels (GPU, all ranks)", "diff_trace.kernels"};
+    if (pdb_diff_sql_functions(ctx->db) != PDB_OK)
         return PDB_ERR;
     return diff_totals(ctx, &k);
 }
 
 int pdb_diff_kernel_types(pdb_diff_ctx *ctx)
 {
-    static const totals_kind k = {
-        "kernel types (GPU, all ranks)", "kernel_type",
-        "SELECT kernel_type AS key, sum(time_ns) AS total_ns FROM %s.analysis_kernel_types"
-        " WHERE run_id = ?R AND mode = 'exact' GROUP BY kernel_type",
-        false, false};
+    static const totals_kind k = {"kernel types (GPU, all ranks)", "diff_trace.kernel_types"};
     return diff_totals(ctx, &k);
 }
 
 int pdb_diff_gpu(pdb_diff_ctx *ctx)
 {
-    /* The breakdown's columns as rows, so they join and sort like names. */
-    static const totals_kind k = {
-        "GPU time breakdown (all ranks)", "metric",
-        "SELECT column1 AS key, column2 AS total_ns FROM (VALUES"
-        " ('kernel_time', (SELECT sum(kernel_time_ns) FROM %1$s.analysis_gpu"
-        "   WHERE run_id = ?R AND mode = 'exact')),"
-        " ('busy', (SELECT sum(busy_ns) FROM %1$s.analysis_gpu WHERE run_id = ?R AND mode = 'exact')),"
-        " ('idle', (SELECT sum(idle_ns) FROM %1$s.analysis_gpu WHERE run_id = ?R AND mode = 'exact')),"
-        " ('compute', (SELECT sum(compute_ns) FROM %1$s.analysis_gpu WHERE run_id = ?R AND mode = 'exact')),"
-        " ('non_compute', (SELECT sum(non_compute_ns) FROM %1$s.analysis_gpu"
-        "   WHERE run_id = ?R AND mode = 'exact')),"
-        " ('communication', (SELECT sum(comm_ns) FROM %1$s.analysis_gpu"
-        "   WHERE run_id = ?R AND mode = 'exact')),"
-        " ('comm_comp_overlap', (SELECT sum(comm_comp_overlap_ns) FROM %1$s.analysis_gpu"
-        "   WHERE run_id = ?R AND mode = 'exact'))) WHERE column2 IS NOT NULL",
-        false, false};
+    static const totals_kind k = {"GPU time breakdown (all ranks)", "diff_trace.gpu"};
     return diff_totals(ctx, &k);
 }

@@ -1,44 +1,31 @@
 /* overview.c: `profdb report` without names: what the run contains, which
- * reports apply, and the key findings (see overview.h). */
+ * reports apply, and the key findings (see overview.h); the counts and the
+ * pstats findings are in report/queries/overview.sql. */
 #include "report/overview.h"
-#include "common/db.h"
 #include "common/error.h"
 #include "common/strbuf.h"
+#include "report/queries.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* One count for the run: ?1 = run_id. */
-static int count(sqlite3 *db, const char *sql, int64_t run_id, int64_t *out)
-{
-    sqlite3_stmt *st;
-    if (pdb_db_prepare(db, sql, &st) != PDB_OK)
-        return PDB_ERR;
-    sqlite3_bind_int64(st, 1, run_id);
-    int rc = sqlite3_step(st);
-    *out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-    sqlite3_finalize(st);
-    return rc == SQLITE_ROW ? PDB_OK : pdb_db_fail(db, "query failed");
-}
-
 int pdb_run_facts_get(sqlite3 *db, int64_t run_id, pdb_run_facts *f)
 {
-    struct { const char *sql; int64_t *out; } q[] = {
-        {"SELECT count(*) FROM sources WHERE run_id = ?1", &f->sources},
-        {"SELECT coalesce(sum(records), 0) FROM sources WHERE run_id = ?1", &f->records},
-        {"SELECT count(*) FROM traces WHERE run_id = ?1", &f->traces},
-        {"SELECT count(DISTINCT rank) FROM traces WHERE run_id = ?1", &f->ranks},
-        {"SELECT coalesce(sum(gpu_events), 0) FROM analysis_gpu WHERE run_id = ?1"
-         " AND mode = 'exact'", &f->gpu_events},
-        {"SELECT count(*) FROM analysis_steps WHERE run_id = ?1", &f->steps},
-        {"SELECT count(*) FROM analysis_ops WHERE run_id = ?1", &f->ops},
-        {"SELECT count(*) FROM pstats_functions WHERE run_id = ?1 AND in_stats", &f->pstats_funcs},
-        {"SELECT count(*) FROM steplog_values WHERE run_id = ?1", &f->steplog_values},
-        {"SELECT count(DISTINCT step) FROM steplog_values WHERE run_id = ?1", &f->steplog_steps},
+    struct { const char *query; int64_t *out; } q[] = {
+        {"overview.count_sources", &f->sources},
+        {"overview.count_records", &f->records},
+        {"overview.count_traces", &f->traces},
+        {"overview.count_ranks", &f->ranks},
+        {"overview.count_gpu_events", &f->gpu_events},
+        {"overview.count_steps", &f->steps},
+        {"overview.count_ops", &f->ops},
+        {"overview.count_pstats_functions", &f->pstats_funcs},
+        {"overview.count_steplog_values", &f->steplog_values},
+        {"overview.count_steplog_steps", &f->steplog_steps},
     };
     for (size_t i = 0; i < sizeof q / sizeof q[0]; i++)
-        if (count(db, q[i].sql, run_id, q[i].out) != PDB_OK)
+        if (pdb_report_number(db, q[i].query, run_id, q[i].out) != PDB_OK)
             return PDB_ERR;
     return PDB_OK;
 }
@@ -172,12 +159,7 @@ static int findings(pdb_report_ctx *ctx, const char *name)
 static int pstats_findings(pdb_report_ctx *ctx)
 {
     heading(ctx, "key findings (top functions by cumulative time; profdb report pstats)");
-    return pdb_report_query(ctx,
-        "SELECT std_name AS function, nc AS calls, CAST(round(tt * 1e9) AS INTEGER) AS tottime_ns,"
-        " CAST(round(ct * 1e9) AS INTEGER) AS cumtime_ns,"
-        " 100.0 * ct / nullif((SELECT max(ct) FROM pstats_functions WHERE run_id = ?1), 0)"
-        "   AS of_max_cumtime_pct"
-        " FROM pstats_functions WHERE run_id = ?1 AND in_stats ORDER BY ct DESC, ord LIMIT 5");
+    return pdb_report_query(ctx, "overview.pstats_findings");
 }
 
 int pdb_report_overview(pdb_report_ctx *ctx)

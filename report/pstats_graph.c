@@ -11,9 +11,11 @@
  *                 (--top N, default 20; order from --sort, default
  *                 cumulative) as horizontal bars of cumtime and tottime:
  *                 `profdb report pstats-chart | gnuplot > top.svg`.
- * Every string placed in DOT or gnuplot text is escaped. */
+ * Every string placed in DOT or gnuplot text is escaped. The edges come
+ * from report/queries/pstats.sql. */
 #include "render/gnuplot.h"
 #include "report/pstats_model.h"
+#include "report/queries.h"
 #include "report/reports.h"
 #include "common/db.h"
 #include "common/error.h"
@@ -119,8 +121,7 @@ static void dot_nodes(FILE *out, const pdb_pstats *ps, char *keep)
 static int dot_edges(pdb_report_ctx *ctx, const pdb_pstats *ps, const char *keep)
 {
     sqlite3_stmt *st;
-    if (pdb_db_prepare(ctx->db, "SELECT caller_id, callee_id, nc, ct FROM pstats_edges"
-                                " WHERE run_id = ?1 ORDER BY ord", &st) != PDB_OK)
+    if (pdb_report_prepare(ctx->db, "pstats.dot_edges", &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, ctx->run_id);
     /* func_id -> index, to check both ends are drawn. */

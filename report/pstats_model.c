@@ -1,12 +1,13 @@
 /* pstats_model.c: loading, sorting and restricting pstats statistics
  * (see pstats_model.h). Mirrors CPython's Lib/pstats.py: get_sort_arg_defs(),
  * sort_stats() with TupleComp and a stable sort, eval_print_amount() and
- * get_print_list(). */
+ * get_print_list(). The queries are in report/queries/pstats.sql. */
 #include "report/pstats_model.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/xalloc.h"
 #include "render/render.h"
+#include "report/queries.h"
 
 #include <errno.h>
 #include <math.h>
@@ -30,9 +31,7 @@ static char *col_text(sqlite3_stmt *st, int c, size_t *len)
 static int load_functions(sqlite3 *db, int64_t run_id, pdb_pstats *ps)
 {
     sqlite3_stmt *st;
-    if (pdb_db_prepare(db, "SELECT func_id, ord, file, line, name, std_name, cc, nc, tt, ct,"
-                           " top_level FROM pstats_functions WHERE run_id = ?1 AND in_stats"
-                           " ORDER BY ord", &st) != PDB_OK)
+    if (pdb_report_prepare(db, "pstats.functions", &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, run_id);
     size_t cap = 0;
@@ -66,8 +65,7 @@ static int load_functions(sqlite3 *db, int64_t run_id, pdb_pstats *ps)
 static int load_dumps(sqlite3 *db, int64_t run_id, pdb_pstats *ps)
 {
     sqlite3_stmt *st;
-    if (pdb_db_prepare(db, "SELECT files_line, total_calls, prim_calls, total_tt"
-                           " FROM pstats_dumps WHERE run_id = ?1 ORDER BY source_id", &st) != PDB_OK)
+    if (pdb_report_prepare(db, "pstats.dumps", &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, run_id);
     int rc;
@@ -91,10 +89,7 @@ int pdb_pstats_load(sqlite3 *db, int64_t run_id, pdb_pstats *ps)
     if (ps->nfiles == 0)
         return pdb_fail("the run holds no pstats dump (ingest a cProfile/pstats file)");
     int64_t edges;
-    char sql[128];
-    snprintf(sql, sizeof sql, "SELECT count(*) FROM pstats_edges WHERE run_id = %lld",
-             (long long)run_id);
-    if (pdb_db_query_int(db, sql, 0, &edges) != PDB_OK)
+    if (pdb_report_number(db, "pstats.edge_count", run_id, &edges) != PDB_OK)
         return PDB_ERR;
     ps->has_edges = edges > 0;
     ps->list = pdb_xmalloc((ps->n ? ps->n : 1) * sizeof *ps->list);

@@ -4,8 +4,10 @@
  * print_callers(), print_callees() of Lib/pstats.py - character for
  * character, so a profdb report can be diffed against `python -m pstats`.
  * The other formats (csv, tsv, json, md) render the same selection as a
- * result set through render.h, with numbers unrounded. */
+ * result set through render.h, with numbers unrounded. The queries are in
+ * report/queries/pstats.sql. */
 #include "report/pstats_model.h"
+#include "report/queries.h"
 #include "report/reports.h"
 #include "common/db.h"
 #include "common/error.h"
@@ -130,16 +132,8 @@ static int print_call_line(FILE *out, sqlite3_stmt *st, const pdb_pfunc *f, size
     return rc == SQLITE_DONE ? PDB_OK : pdb_db_fail(sqlite3_db_handle(st), "database error");
 }
 
-static const char *const call_sql[2] = {
-    /* callers of ?1 */
-    "SELECT o.std_name, e.nc, e.cc, e.tt, e.ct FROM pstats_edges e"
-    " JOIN pstats_functions o ON o.func_id = e.caller_id WHERE e.callee_id = ?1"
-    " ORDER BY o.file, o.line, o.name",
-    /* callees of ?1 */
-    "SELECT o.std_name, e.nc, e.cc, e.tt, e.ct FROM pstats_edges e"
-    " JOIN pstats_functions o ON o.func_id = e.callee_id WHERE e.caller_id = ?1"
-    " ORDER BY o.file, o.line, o.name",
-};
+/* The other side of each call, by kind (callers, callees): report/queries/pstats.sql. */
+static const char *const call_query[2] = {"pstats.callers_of", "pstats.callees_of"};
 
 static int print_calls_text(pdb_report_ctx *ctx, const pdb_pstats *ps, bool callees)
 {
@@ -157,7 +151,7 @@ static int print_calls_text(pdb_report_ctx *ctx, const pdb_pstats *ps, bool call
         fputs("    ncalls  tottime  cumtime\n", out);
     }
     sqlite3_stmt *st;
-    if (pdb_db_prepare(ctx->db, call_sql[callees], &st) != PDB_OK)
+    if (pdb_report_prepare(ctx->db, call_query[callees], &st) != PDB_OK)
         return PDB_ERR;
     int rc = PDB_OK;
     for (size_t i = 0; i < ps->nlist && rc == PDB_OK; i++)
@@ -178,12 +172,12 @@ static void selection_json(const pdb_pstats *ps, pdb_buf *b)
     pdb_buf_addc(b, ']');
 }
 
-static int render_selection(pdb_report_ctx *ctx, const pdb_pstats *ps, const char *sql)
+static int render_selection(pdb_report_ctx *ctx, const pdb_pstats *ps, const char *query)
 {
     pdb_buf ids = PDB_BUF_INIT;
     selection_json(ps, &ids);
     sqlite3_stmt *st;
-    int rc = pdb_db_prepare(ctx->db, sql, &st);
+    int rc = pdb_report_prepare(ctx->db, query, &st);
     if (rc == PDB_OK) {
         sqlite3_bind_text(st, 1, ids.p, (int)ids.len, SQLITE_STATIC);
         rc = pdb_render_stmt(st, &ctx->render, ctx->out);
@@ -193,28 +187,9 @@ static int render_selection(pdb_report_ctx *ctx, const pdb_pstats *ps, const cha
     return rc;
 }
 
-static const char stats_rows_sql[] =
-    "SELECT f.nc AS ncalls, f.cc AS pcalls, f.tt AS tottime,"
-    " CASE WHEN f.nc = 0 THEN NULL ELSE f.tt / f.nc END AS tottime_percall,"
-    " f.ct AS cumtime,"
-    " CASE WHEN f.cc = 0 THEN NULL ELSE f.ct / f.cc END AS cumtime_percall,"
-    " f.file AS filename, f.line AS lineno, f.name AS function, f.std_name AS std_name"
-    " FROM json_each(?1) j JOIN pstats_functions f ON f.func_id = j.value ORDER BY j.key";
-
-static const char *const call_rows_sql[2] = {
-    "SELECT f.std_name AS function, o.std_name AS caller, e.nc AS ncalls, e.cc AS pcalls,"
-    " e.tt AS tottime, e.ct AS cumtime"
-    " FROM json_each(?1) j JOIN pstats_functions f ON f.func_id = j.value"
-    " JOIN pstats_edges e ON e.callee_id = f.func_id"
-    " JOIN pstats_functions o ON o.func_id = e.caller_id"
-    " ORDER BY j.key, o.file, o.line, o.name",
-    "SELECT f.std_name AS function, o.std_name AS callee, e.nc AS ncalls, e.cc AS pcalls,"
-    " e.tt AS tottime, e.ct AS cumtime"
-    " FROM json_each(?1) j JOIN pstats_functions f ON f.func_id = j.value"
-    " JOIN pstats_edges e ON e.caller_id = f.func_id"
-    " JOIN pstats_functions o ON o.func_id = e.callee_id"
-    " ORDER BY j.key, o.file, o.line, o.name",
-};
+/* The selection as rows, by kind (pstats, callers, callees). */
+static const char *const rows_query[3] = {"pstats.stats_rows", "pstats.caller_rows",
+                                          "pstats.callee_rows"};
 
 /* ---- the reports -------------------------------------------------------- */
 
@@ -228,7 +203,7 @@ static int run_report(pdb_report_ctx *ctx, int kind)
     if (rc == PDB_OK) {
         pdb_report_title(ctx, titles[kind]);
         if (ctx->render.format != PDB_OUT_TABLE)
-            rc = render_selection(ctx, &ps, kind == 0 ? stats_rows_sql : call_rows_sql[kind - 1]);
+            rc = render_selection(ctx, &ps, rows_query[kind]);
         else if (kind == 0)
             print_stats_text(ctx->out, &ps);
         else

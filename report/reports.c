@@ -1,7 +1,8 @@
-/* reports.c: the report table and helpers shared by reports. */
+/* reports.c: the report table and helpers shared by reports: they run a
+ * report query (queries.h) bound to the report context and render it. */
 #include "report/reports.h"
-#include "common/db.h"
 #include "common/error.h"
+#include "report/queries.h"
 #include "report/steplog_reports.h"
 
 #include <string.h>
@@ -53,15 +54,20 @@ void pdb_report_title(pdb_report_ctx *ctx, const char *title)
         fprintf(ctx->out, "\n== %s ==\n", title);
 }
 
-int pdb_report_query(pdb_report_ctx *ctx, const char *sql)
+int pdb_report_render(pdb_report_ctx *ctx, sqlite3_stmt *st)
 {
-    sqlite3_stmt *st;
-    if (pdb_db_prepare(ctx->db, sql, &st) != PDB_OK)
-        return PDB_ERR;
-    sqlite3_bind_int64(st, 1, ctx->run_id);
     int rc = pdb_render_stmt(st, &ctx->render, ctx->out);
     sqlite3_finalize(st);
     return rc;
+}
+
+int pdb_report_query(pdb_report_ctx *ctx, const char *query)
+{
+    sqlite3_stmt *st;
+    if (pdb_report_prepare(ctx->db, query, &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, ctx->run_id);
+    return pdb_report_render(ctx, st);
 }
 
 int pdb_report_mode(const pdb_report_ctx *ctx, const char **mode)
@@ -75,24 +81,22 @@ int pdb_report_mode(const pdb_report_ctx *ctx, const char **mode)
     return PDB_OK;
 }
 
-int pdb_report_query_mode(pdb_report_ctx *ctx, const char *sql, const char *mode)
+int pdb_report_query_mode(pdb_report_ctx *ctx, const char *query, const char *mode)
 {
     sqlite3_stmt *st;
-    if (pdb_db_prepare(ctx->db, sql, &st) != PDB_OK)
+    if (pdb_report_prepare(ctx->db, query, &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, ctx->run_id);
     sqlite3_bind_text(st, 2, mode, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 3, ctx->top);
-    int rc = pdb_render_stmt(st, &ctx->render, ctx->out);
-    sqlite3_finalize(st);
-    return rc;
+    return pdb_report_render(ctx, st);
 }
 
-int pdb_report_require(pdb_report_ctx *ctx, const char *report, const char *count_sql,
+int pdb_report_require(pdb_report_ctx *ctx, const char *report, const char *count_query,
                        const char *mode, const char *why, bool *ok)
 {
     sqlite3_stmt *st;
-    if (pdb_db_prepare(ctx->db, count_sql, &st) != PDB_OK)
+    if (pdb_report_prepare(ctx->db, count_query, &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, ctx->run_id);
     if (sqlite3_bind_parameter_count(st) >= 2)

@@ -1,9 +1,11 @@
 /* reports.h: the table of named reports behind `profdb report NAME`.
  *
  * A report reads the database (tables and analysis_* tables) for one run and
- * renders result sets through render.h. Every report receives the same
- * context; options that only some reports use are documented with them.
- * Adding a report is adding a function and one row in reports.c. */
+ * renders result sets through render.h. Its SQL lives in
+ * report/queries/FAMILY.sql and is run by name (queries.h). Every report
+ * receives the same context; options that only some reports use are
+ * documented with them. Adding a report is adding a function, its queries
+ * and one row in reports.c. */
 #ifndef PDB_REPORTS_H
 #define PDB_REPORTS_H
 
@@ -46,16 +48,19 @@ extern const pdb_report pdb_reports[];
 const pdb_report *pdb_report_find(const char *name);
 /* Prints a title line for table/markdown output when several reports run. */
 void pdb_report_title(pdb_report_ctx *ctx, const char *title);
-/* Renders a query bound to the context's run_id as parameter ?1. */
-int pdb_report_query(pdb_report_ctx *ctx, const char *sql);
+/* Renders the report query called query (queries.h) with ?1 = run_id. */
+int pdb_report_query(pdb_report_ctx *ctx, const char *query);
 /* The analysis mode --compat selects: "exact" (default) or "hta". */
 int pdb_report_mode(const pdb_report_ctx *ctx, const char **mode);
-/* Renders sql with ?1 = run, ?2 = mode, ?3 = --top (or -1). */
-int pdb_report_query_mode(pdb_report_ctx *ctx, const char *sql, const char *mode);
-/* For reports that need something the run may lack: runs count_sql (?1 =
- * run, ?2 = mode) and, when it counts nothing, says why (in the output for
- * tables, on stderr otherwise, with "[]" for JSON) and sets *ok false. */
-int pdb_report_require(pdb_report_ctx *ctx, const char *report, const char *count_sql,
+/* Renders the query called query with ?1 = run, ?2 = mode, ?3 = --top (or -1). */
+int pdb_report_query_mode(pdb_report_ctx *ctx, const char *query, const char *mode);
+/* Renders a prepared statement and finalizes it. */
+int pdb_report_render(pdb_report_ctx *ctx, sqlite3_stmt *st);
+/* For reports that need something the run may lack: runs the query called
+ * count_query (?1 = run, ?2 = mode) and, when it counts nothing, says why
+ * (in the output for tables, on stderr otherwise, with "[]" for JSON) and
+ * sets *ok false. */
+int pdb_report_require(pdb_report_ctx *ctx, const char *report, const char *count_query,
                        const char *mode, const char *why, bool *ok);
 
 /* Reports. */

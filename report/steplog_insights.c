@@ -1,196 +1,94 @@
 /* steplog_insights.c: the `throughput` and `step-insights` reports over
- * per-step training logs (see steplog_reports.h).
+ * per-step training logs (see steplog_reports.h; the queries are in
+ * report/queries/steplog_insights.sql).
  *
  * Insight rules come from the profilers' own guides: the slowest phase;
- * data loading above 15% of step time; data generation above 30% of batch
- * time; host-to-device transfer above 10%; RAM above 85%; GPU memory above
- * 90%. Every rule that has data is listed with the number it was decided on,
- * fired or not, so a reader can see why. */
+ * data loading, data generation and host-to-device transfer shares, RAM and
+ * GPU memory, each above its limit in report/thresholds.h. Every rule that
+ * has data is listed with the number it was decided on, fired or not, so a
+ * reader can see why. */
 #include "report/steplog_reports.h"
 #include "report/steplog_stats.h"
 #include "common/db.h"
 #include "common/error.h"
-
-#include <stdio.h>
+#include "report/queries.h"
+#include "report/thresholds.h"
 
 int pdb_report_steplog_throughput(pdb_report_ctx *ctx)
 {
     pdb_report_title(ctx, "throughput");
-    return pdb_report_query(ctx,
-        "WITH st AS (SELECT agg, step, CAST(epoch AS INTEGER) AS ep, coalesce(window, 1) AS w, value"
-        "   FROM steplog_values WHERE run_id = ?1 AND metric = 'step_time' AND unit = 's'"
-        "   AND value > 0 AND coalesce(split, 'train') = 'train'"
-        "   AND agg IN ('point', 'derived', 'interval_mean', 'window_median', 'moving_avg')),"
-        " best AS (SELECT agg FROM st GROUP BY agg ORDER BY CASE agg WHEN 'point' THEN 0"
-        "   WHEN 'derived' THEN 1 WHEN 'interval_mean' THEN 2 WHEN 'window_median' THEN 3"
-        "   ELSE 4 END LIMIT 1),"
-        " sb AS (SELECT * FROM st WHERE agg = (SELECT agg FROM best)),"
-        " m AS (SELECT metric, step, CAST(epoch AS INTEGER) AS ep, value FROM steplog_values"
-        "   WHERE run_id = ?1 AND value IS NOT NULL AND coalesce(split, 'train') = 'train'),"
-        " src AS (SELECT 'step_time (' || (SELECT agg FROM best) || ')' AS s)"
-        " SELECT * FROM ("
-        " SELECT 'overall' AS scope, NULL AS epoch, 'steps_per_s' AS metric,"
-        "   sum(w) / sum(value * w) AS value, (SELECT s FROM src) AS derived_from"
-        "   FROM sb HAVING count(*) > 0"
-        " UNION ALL SELECT 'overall', NULL, 'steps_per_s', avg(value), 'steps_per_s values'"
-        "   FROM m WHERE metric = 'steps_per_s' AND NOT EXISTS (SELECT 1 FROM sb)"
-        "   HAVING count(*) > 0"
-        " UNION ALL SELECT 'overall', NULL, 'samples_per_s', avg(value), 'samples_per_s values'"
-        "   FROM m WHERE metric = 'samples_per_s' HAVING count(*) > 0"
-        " UNION ALL SELECT 'overall', NULL, 'samples_per_s',"
-        "   (SELECT avg(value) FROM m WHERE metric = 'batch_size') * sum(w) / sum(value * w),"
-        "   'batch_size x steps_per_s' FROM sb"
-        "   WHERE NOT EXISTS (SELECT 1 FROM m WHERE metric IN ('samples_per_s', 'consumed_samples'))"
-        "   AND EXISTS (SELECT 1 FROM m WHERE metric = 'batch_size') HAVING count(*) > 0"
-        " UNION ALL SELECT 'overall', NULL, 'tokens_per_s', avg(value), 'tokens_per_s values'"
-        "   FROM m WHERE metric = 'tokens_per_s' HAVING count(*) > 0"
-        /* counters: what was consumed after the first record, over the time it took */
-        " UNION ALL SELECT 'overall', NULL, 'tokens_per_s', (SELECT max(value) - min(value) FROM m"
-        "   WHERE metric = 'consumed_tokens') / sum(value * w), 'consumed_tokens / step time'"
-        "   FROM sb WHERE step > (SELECT min(step) FROM m WHERE metric = 'consumed_tokens')"
-        "   AND NOT EXISTS (SELECT 1 FROM m WHERE metric = 'tokens_per_s') HAVING count(*) > 0"
-        " UNION ALL SELECT 'overall', NULL, 'samples_per_s', (SELECT max(value) - min(value) FROM m"
-        "   WHERE metric = 'consumed_samples') / sum(value * w), 'consumed_samples / step time'"
-        "   FROM sb WHERE step > (SELECT min(step) FROM m WHERE metric = 'consumed_samples')"
-        "   AND NOT EXISTS (SELECT 1 FROM m WHERE metric = 'samples_per_s') HAVING count(*) > 0"
-        " UNION ALL SELECT 'overall', NULL, 'epoch_time_s', avg(value), 'epoch_time values (mean)'"
-        "   FROM m WHERE metric = 'epoch_time' HAVING count(*) > 0"
-        " UNION ALL SELECT 'epoch', ep, 'steps_per_s', sum(w) / sum(value * w),"
-        "   (SELECT s FROM src) FROM sb WHERE ep IS NOT NULL GROUP BY ep"
-        " UNION ALL SELECT 'epoch', ep, 'samples_per_s', avg(value), 'samples_per_s values'"
-        "   FROM m WHERE metric = 'samples_per_s' AND ep IS NOT NULL GROUP BY ep"
-        " UNION ALL SELECT 'epoch', ep, 'tokens_per_s', avg(value), 'tokens_per_s values'"
-        "   FROM m WHERE metric = 'tokens_per_s' AND ep IS NOT NULL GROUP BY ep"
-        " UNION ALL SELECT 'epoch', ep, 'epoch_time_s', sum(value), 'epoch_time values'"
-        "   FROM m WHERE metric = 'epoch_time' AND ep IS NOT NULL GROUP BY ep"
-        " ) ORDER BY scope = 'epoch', epoch, metric");
+    return pdb_report_query(ctx, "steplog_insights.throughput");
 }
 
-/* Scaling across runs labelled gpus=N: each run's rate (1 / epoch time,
- * else samples/s, else steps/s) against the run with the fewest GPUs;
- * efficiency = speedup / (gpus / base gpus). Runs are compared only on the
- * same basis. Ignores --run: it is about all labelled runs. */
+/* Scaling across runs labelled gpus=N (see the query). Ignores --run: it
+ * is about all labelled runs. */
 int pdb_report_steplog_scaling(pdb_report_ctx *ctx)
 {
     pdb_report_title(ctx, "scaling");
-    return pdb_report_query(ctx,
-        "WITH r AS (SELECT l.run_id, runs.name, CAST(l.value AS INTEGER) AS gpus"
-        "   FROM run_labels l JOIN runs USING (run_id) WHERE l.key = 'gpus' AND ?1 IS NOT NULL),"
-        " st AS (SELECT run_id, agg, coalesce(window, 1) AS w, value FROM steplog_values"
-        "   WHERE metric = 'step_time' AND unit = 's' AND value > 0"
-        "   AND coalesce(split, 'train') = 'train' AND run_id IN (SELECT run_id FROM r)"
-        "   AND agg IN ('point', 'derived', 'interval_mean', 'window_median', 'moving_avg')),"
-        " rank_agg AS (SELECT run_id, agg, row_number() OVER (PARTITION BY run_id ORDER BY"
-        "   CASE agg WHEN 'point' THEN 0 WHEN 'derived' THEN 1 WHEN 'interval_mean' THEN 2"
-        "   WHEN 'window_median' THEN 3 ELSE 4 END) AS k FROM (SELECT DISTINCT run_id, agg FROM st)),"
-        " sps AS (SELECT st.run_id, sum(w) / sum(value * w) AS steps_per_s FROM st"
-        "   JOIN rank_agg a ON a.run_id = st.run_id AND a.agg = st.agg AND a.k = 1"
-        "   GROUP BY st.run_id),"
-        " smp AS (SELECT run_id, avg(value) AS samples_per_s FROM steplog_values"
-        "   WHERE metric = 'samples_per_s' AND value IS NOT NULL GROUP BY run_id),"
-        " ep AS (SELECT run_id, avg(value) AS epoch_time_s FROM steplog_values"
-        "   WHERE metric = 'epoch_time' AND value IS NOT NULL GROUP BY run_id),"
-        " m AS (SELECT r.name, r.gpus, sps.steps_per_s, smp.samples_per_s, ep.epoch_time_s,"
-        "   CASE WHEN ep.epoch_time_s > 0 THEN 1.0 / ep.epoch_time_s"
-        "   WHEN smp.samples_per_s IS NOT NULL THEN smp.samples_per_s ELSE sps.steps_per_s END AS rate,"
-        "   CASE WHEN ep.epoch_time_s > 0 THEN 'epoch_time'"
-        "   WHEN smp.samples_per_s IS NOT NULL THEN 'samples_per_s'"
-        "   WHEN sps.steps_per_s IS NOT NULL THEN 'steps_per_s' END AS basis"
-        "   FROM r LEFT JOIN sps USING (run_id) LEFT JOIN smp USING (run_id)"
-        "   LEFT JOIN ep USING (run_id)),"
-        " base AS (SELECT gpus, rate, basis FROM m WHERE rate > 0 AND gpus > 0"
-        "   ORDER BY gpus, name LIMIT 1)"
-        " SELECT m.name AS run, m.gpus, m.steps_per_s, m.samples_per_s, m.epoch_time_s, m.basis,"
-        "  CASE WHEN m.basis = b.basis THEN m.rate / b.rate END AS speedup,"
-        "  CASE WHEN m.basis = b.basis THEN 100.0 * (m.rate / b.rate) / (1.0 * m.gpus / b.gpus)"
-        "  END AS efficiency_pct"
-        " FROM m LEFT JOIN base b ORDER BY m.gpus, m.name");
+    return pdb_report_query(ctx, "steplog_insights.scaling");
 }
 
 /* One rule: a query returning (value, detail) for the run, the threshold
  * it is compared with, and what firing means. */
 typedef struct {
     const char *rule;
-    const char *sql;   /* ?1 = run_id; one row (value, detail) or none */
-    double threshold;  /* fires when value > threshold (NaN: informational) */
+    const char *query;        /* ?1 = run_id; one row (value, detail) or none */
+    const char *phase, *pct;  /* rule_share: ?2 the phase, ?3 its logged percentage */
+    double threshold;         /* fires when value > threshold (< 0: informational) */
     const char *unit;
     const char *advice;
 } insight_rule;
 
-/* A phase's share: the profiler's own logged percentage (peak), else the
- * share in the phase distributions, else the latest summary block's share. */
-#define SHARE_OF(phase, metric_pct)                                                          \
-    "SELECT v, d FROM ("                                                                     \
-    " SELECT max(value) AS v, 'peak of logged " metric_pct "' AS d, 0 AS pref"               \
-    "   FROM steplog_values WHERE run_id = ?1 AND metric = '" metric_pct "'"                 \
-    "   AND value IS NOT NULL HAVING count(*) > 0"                                            \
-    " UNION ALL SELECT max(share_pct), '" phase " share of step time (phases report)', 1"     \
-    "   FROM temp.steplog_phase_stats WHERE metric = '" phase "' AND split IN ('', 'train')"  \
-    "   HAVING count(*) > 0"                                                                 \
-    " UNION ALL SELECT value, '" phase " share in the last summary block', 2 FROM"            \
-    "   (SELECT value FROM steplog_values WHERE run_id = ?1 AND metric = '" phase "'"        \
-    "   AND agg = 'share' ORDER BY source_id DESC, record DESC LIMIT 1)"                     \
-    ") ORDER BY pref LIMIT 1"
-
 static const insight_rule rules[] = {
-    {"slowest phase",
-     /* per-step distributions first; else the latest summary block's means */
-     "SELECT v, d FROM ("
-     " SELECT mean_s AS v, metric || ' (mean ' || printf('%.4g', mean_s) || ' s, ' || agg || ')'"
-     "   AS d, 0 AS pref FROM temp.steplog_phase_stats"
-     "   WHERE metric NOT IN ('step_time', 'other/overhead', 'other') AND split IN ('', 'train')"
-     " UNION ALL SELECT value, raw_name || ' (' || printf('%.4g', value) || ' s avg, ' ||"
-     "   (SELECT title FROM steplog_blocks b WHERE b.source_id = x.source_id"
-     "    AND b.record = x.record) || ')', 1"
-     "   FROM steplog_values x WHERE run_id = ?1 AND agg = 'mean' AND unit = 's'"
-     "   AND metric IN (SELECT metric FROM steplog_metric_rules WHERE is_phase)"
-     "   AND metric <> 'step_time' AND record = (SELECT max(record) FROM steplog_values"
-     "   WHERE run_id = ?1 AND agg = 'mean' AND unit = 's'))"
-     " ORDER BY pref, v DESC LIMIT 1",
-     -1, "s", "optimise this phase first"},
-    {"data loading share", SHARE_OF("data", "data_pct"), 15, "%",
+    {"slowest phase", "steplog_insights.rule_slowest_phase", NULL, NULL, -1, "s",
+     "optimise this phase first"},
+    {"data loading share", "steplog_insights.rule_share", "data", "data_pct",
+     PDB_DATA_LOADING_PCT, "%",
      "more DataLoader workers, pinned memory, faster storage or preprocessing"},
-    {"data generation share", SHARE_OF("data_generation", "data_generation_pct"), 30, "%",
-     "more num_workers or pre-computed data"},
-    {"transfer share", SHARE_OF("transfer", "transfer_pct"), 10, "%",
-     "pin_memory=True and non_blocking copies"},
-    {"RAM usage",
-     "SELECT coalesce((SELECT max(value) FROM steplog_values WHERE run_id = ?1"
-     "   AND metric = 'ram_pct'),"
-     " (SELECT 100 * max(value) FROM steplog_values WHERE run_id = ?1"
-     "   AND metric = 'ram_pressure')) AS v, 'peak RAM usage' WHERE v IS NOT NULL",
-     85, "%", "smaller batches or gradient accumulation"},
-    {"GPU memory usage",
-     "SELECT coalesce((SELECT max(value) FROM steplog_values WHERE run_id = ?1"
-     "   AND metric IN ('gpu_mem_pct', 'mem_used_pct')),"
-     " (SELECT 100 * max(value) FROM steplog_values WHERE run_id = ?1"
-     "   AND metric = 'gpu_mem_pressure')) AS v, 'peak GPU memory usage' WHERE v IS NOT NULL",
-     90, "%", "smaller batches, activation checkpointing or mixed precision"},
+    {"data generation share", "steplog_insights.rule_share", "data_generation",
+     "data_generation_pct", PDB_DATA_GENERATION_PCT, "%", "more num_workers or pre-computed data"},
+    {"transfer share", "steplog_insights.rule_share", "transfer", "transfer_pct",
+     PDB_TRANSFER_PCT, "%", "pin_memory=True and non_blocking copies"},
+    {"RAM usage", "steplog_insights.rule_ram", NULL, NULL, PDB_RAM_PCT, "%",
+     "smaller batches or gradient accumulation"},
+    {"GPU memory usage", "steplog_insights.rule_gpu_memory", NULL, NULL, PDB_GPU_MEMORY_PCT, "%",
+     "smaller batches, activation checkpointing or mixed precision"},
 };
+
+/* Adds the rule's row to temp.steplog_insights: its value and status. */
+static int add_finding(pdb_report_ctx *ctx, const insight_rule *r, sqlite3_stmt *st,
+                       sqlite3_stmt *ins)
+{
+    double v = sqlite3_column_double(st, 0);
+    bool info = r->threshold < 0;
+    sqlite3_bind_text(ins, 1, r->rule, -1, SQLITE_STATIC);
+    sqlite3_bind_text(ins, 2, info ? "info" : v > r->threshold ? "FIRED" : "ok", -1,
+                      SQLITE_STATIC);
+    sqlite3_bind_double(ins, 3, v);
+    if (info)
+        sqlite3_bind_null(ins, 4);
+    else
+        sqlite3_bind_double(ins, 4, r->threshold);
+    sqlite3_bind_text(ins, 5, r->unit, -1, SQLITE_STATIC);
+    sqlite3_bind_text(ins, 6, (const char *)sqlite3_column_text(st, 1), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(ins, 7, info || v > r->threshold ? r->advice : "", -1, SQLITE_STATIC);
+    return pdb_db_step_done(ctx->db, ins);
+}
 
 static int eval_rule(pdb_report_ctx *ctx, const insight_rule *r, sqlite3_stmt *ins)
 {
     sqlite3_stmt *st;
-    if (pdb_db_prepare(ctx->db, r->sql, &st) != PDB_OK)
+    if (pdb_report_prepare(ctx->db, r->query, &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, ctx->run_id);
+    if (r->phase) {
+        sqlite3_bind_text(st, 2, r->phase, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 3, r->pct, -1, SQLITE_STATIC);
+    }
     int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
-        double v = sqlite3_column_double(st, 0);
-        bool info = r->threshold < 0;
-        sqlite3_bind_text(ins, 1, r->rule, -1, SQLITE_STATIC);
-        sqlite3_bind_text(ins, 2, info ? "info" : v > r->threshold ? "FIRED" : "ok", -1,
-                          SQLITE_STATIC);
-        sqlite3_bind_double(ins, 3, v);
-        if (info)
-            sqlite3_bind_null(ins, 4);
-        else
-            sqlite3_bind_double(ins, 4, r->threshold);
-        sqlite3_bind_text(ins, 5, r->unit, -1, SQLITE_STATIC);
-        sqlite3_bind_text(ins, 6, (const char *)sqlite3_column_text(st, 1), -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(ins, 7, info || v > r->threshold ? r->advice : "", -1, SQLITE_STATIC);
-        rc = pdb_db_step_done(ctx->db, ins) == PDB_OK ? SQLITE_DONE : SQLITE_ERROR;
-    } else if (rc == SQLITE_ROW)
+    if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+        rc = add_finding(ctx, r, st, ins) == PDB_OK ? SQLITE_DONE : SQLITE_ERROR;
+    else if (rc == SQLITE_ROW)
         rc = SQLITE_DONE;
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? PDB_OK : pdb_db_fail(ctx->db, "insight rule");
@@ -200,14 +98,10 @@ int pdb_report_steplog_insights(pdb_report_ctx *ctx)
 {
     pdb_report_title(ctx, "step-insights");
     if (pdb_steplog_phase_stats(ctx->db, ctx->run_id, ctx->skip_first) != PDB_OK ||
-        pdb_db_exec(ctx->db, "DROP TABLE IF EXISTS temp.steplog_insights;"
-                             "CREATE TEMP TABLE steplog_insights (rule TEXT, status TEXT,"
-                             " value REAL, threshold REAL, unit TEXT, detail TEXT, advice TEXT)") !=
-            PDB_OK)
+        pdb_db_exec(ctx->db, pdb_report_sql("steplog_insights.create_insights")) != PDB_OK)
         return PDB_ERR;
     sqlite3_stmt *ins;
-    if (pdb_db_prepare(ctx->db, "INSERT INTO temp.steplog_insights VALUES (?,?,?,?,?,?,?)",
-                       &ins) != PDB_OK)
+    if (pdb_report_prepare(ctx->db, "steplog_insights.insert_insight", &ins) != PDB_OK)
         return PDB_ERR;
     int rc = PDB_OK;
     for (size_t i = 0; rc == PDB_OK && i < sizeof rules / sizeof rules[0]; i++)
@@ -215,6 +109,5 @@ int pdb_report_steplog_insights(pdb_report_ctx *ctx)
     sqlite3_finalize(ins);
     if (rc != PDB_OK)
         return rc;
-    return pdb_report_query(ctx, "SELECT rule, status, round(value, 4) AS value, threshold, unit,"
-                                 " detail, advice FROM temp.steplog_insights WHERE ?1 IS NOT NULL");
+    return pdb_report_query(ctx, "steplog_insights.insights");
 }

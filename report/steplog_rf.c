@@ -4,7 +4,8 @@
  * N) ===" blocks: a Detailed Breakdown (count, total, avg, min, max per
  * section), a Time Distribution (each section's total as a share of the sum
  * of all section totals) and Performance Insights (the slowest section by
- * average; whether data loading is under 15% of the total). This report
+ * average; whether data loading is under 15% of the total: the shared
+ * PDB_DATA_LOADING_PCT of report/thresholds.h). This report
  * recomputes the distribution and insights from the stored breakdown values
  * and prints them the way the profiler does (table format), or as rows with
  * the printed share next to the recomputed one (other formats), so a
@@ -14,36 +15,17 @@
  * from unrounded totals, so a recomputed share can differ from the printed
  * one in the last digit. When the printed share lies within that rounding
  * uncertainty it is the profiler's exact answer and is printed as such;
- * otherwise the recomputed share is printed with the logged one beside it. */
+ * otherwise the recomputed share is printed with the logged one beside it.
+ * The query is in report/queries/steplog_rf.sql. */
 #include "report/steplog_reports.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "report/queries.h"
+#include "report/thresholds.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-/* Breakdown rows of every rectified-flow block, with shares recomputed. */
-static const char *const rows_sql =
-    "WITH b AS (SELECT k.source_id, k.record, k.title, k.line FROM steplog_blocks k"
-    "   WHERE k.run_id = ?1 AND (k.title LIKE 'Profiling Report%'"
-    "   OR k.title LIKE 'Final Profiling Summary%')),"
-    " v AS (SELECT b.source_id, b.record, b.title, b.line AS bline, x.raw_name, x.metric,"
-    "   max(x.window) AS window, min(x.rowid) AS first_row,"
-    "   max(CASE x.agg WHEN 'total' THEN x.value END) AS total_s,"
-    "   max(CASE x.agg WHEN 'mean' THEN x.value END) AS avg_s,"
-    "   max(CASE x.agg WHEN 'min' THEN x.value END) AS min_s,"
-    "   max(CASE x.agg WHEN 'max' THEN x.value END) AS max_s,"
-    "   max(CASE x.agg WHEN 'share' THEN x.value END) AS printed_pct"
-    "   FROM b JOIN steplog_values x ON x.run_id = ?1 AND x.source_id = b.source_id"
-    "   AND x.record = b.record GROUP BY b.source_id, b.record, x.raw_name)"
-    " SELECT title AS block, raw_name AS section, metric, window AS count,"
-    "  round(total_s * 1e9) AS total_ns, round(avg_s * 1e9) AS avg_ns, round(min_s * 1e9) AS min_ns,"
-    "  round(max_s * 1e9) AS max_ns,"
-    "  100.0 * total_s / sum(total_s) OVER (PARTITION BY source_id, record) AS share_pct,"
-    "  printed_pct AS printed_share_pct"
-    " FROM v ORDER BY source_id, record, first_row";
-
 
 /* Prints the blocks as the profiler does; returns PDB_OK. */
 static int print_text(pdb_report_ctx *ctx, sqlite3_stmt *st)
@@ -90,10 +72,9 @@ static int print_text(pdb_report_ctx *ctx, sqlite3_stmt *st)
             fprintf(out, "\nPerformance Insights:\n- Slowest component: %s (%.4fs avg)\n",
                     rows[slowest].name, rows[slowest].avg);
             if (data >= 0)
-                fprintf(out, rows[data].pct > 15 ? "- Data loading may be a bottleneck (%.1f%% of "
-                                                   "total time)\n"
-                                                 : "- Data loading appears efficient (%.1f%% of "
-                                                   "total time)\n",
+                fprintf(out, rows[data].pct > PDB_DATA_LOADING_PCT
+                                 ? "- Data loading may be a bottleneck (%.1f%% of total time)\n"
+                                 : "- Data loading appears efficient (%.1f%% of total time)\n",
                         rows[data].pct);
             n = 0;
         }
@@ -120,7 +101,8 @@ int pdb_report_steplog_rf(pdb_report_ctx *ctx)
 {
     pdb_report_title(ctx, "rf-report");
     sqlite3_stmt *st;
-    if (pdb_db_prepare(ctx->db, rows_sql, &st) != PDB_OK)
+    /* Breakdown rows of every rectified-flow block, with shares recomputed. */
+    if (pdb_report_prepare(ctx->db, "steplog_rf.rows", &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, ctx->run_id);
     int rc = ctx->render.format == PDB_OUT_TABLE ? print_text(ctx, st)

@@ -1,10 +1,12 @@
-/* steplog_stats.c: distributions of per-step phase times (see steplog_stats.h). */
+/* steplog_stats.c: distributions of per-step phase times (see steplog_stats.h;
+ * the values are read by report/queries/steplog_stats.sql). */
 #include "report/steplog_stats.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/strbuf.h"
 #include "common/strmap.h"
 #include "common/xalloc.h"
+#include "report/queries.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -169,21 +171,10 @@ static int insert_other(sqlite3 *db, sqlite3_stmt *ins, const groups *gs, const 
     return pdb_db_step_done(db, ins);
 }
 
-static const char *const select_sql =
-    "SELECT coalesce(v.split, ''), coalesce(v.loader, ''), v.metric, v.agg,"
-    " coalesce(v.window, 0), v.value FROM steplog_values v"
-    " WHERE v.run_id = ?1 AND v.unit = 's' AND v.value IS NOT NULL"
-    " AND v.agg NOT IN ('total', 'mean', 'min', 'max', 'share')"
-    " AND v.metric IN (SELECT metric FROM steplog_metric_rules WHERE is_phase)"
-    " AND (?2 <= 0 OR v.step IS NULL OR v.step > (SELECT step FROM (SELECT DISTINCT step"
-    "      FROM steplog_values WHERE run_id = ?1 AND step IS NOT NULL ORDER BY step"
-    "      LIMIT 1 OFFSET ?2 - 1)))"
-    " ORDER BY v.source_id, v.record";
-
 static int collect(sqlite3 *db, int64_t run_id, long skip_first, groups *gs)
 {
     sqlite3_stmt *st;
-    if (pdb_db_prepare(db, select_sql, &st) != PDB_OK)
+    if (pdb_report_prepare(db, "steplog_stats.phase_values", &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, run_id);
     sqlite3_bind_int64(st, 2, skip_first);
@@ -204,18 +195,13 @@ static int collect(sqlite3 *db, int64_t run_id, long skip_first, groups *gs)
 
 int pdb_steplog_phase_stats(sqlite3 *db, int64_t run_id, long skip_first)
 {
-    if (pdb_db_exec(db, "DROP TABLE IF EXISTS temp.steplog_phase_stats;"
-                        "CREATE TEMP TABLE steplog_phase_stats (split TEXT, loader TEXT,"
-                        " metric TEXT, agg TEXT, window INTEGER, count INTEGER, total_s REAL,"
-                        " mean_s REAL, std_s REAL, min_s REAL, p50_s REAL, p90_s REAL,"
-                        " p99_s REAL, max_s REAL, share_pct REAL)") != PDB_OK)
+    if (pdb_db_exec(db, pdb_report_sql("steplog_stats.create_phase_stats")) != PDB_OK)
         return PDB_ERR;
     groups gs = {.index = pdb_strmap_new()};
     int rc = collect(db, run_id, skip_first, &gs);
     sqlite3_stmt *ins = NULL;
     if (rc == PDB_OK)
-        rc = pdb_db_prepare(db, "INSERT INTO temp.steplog_phase_stats VALUES"
-                                " (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &ins);
+        rc = pdb_report_prepare(db, "steplog_stats.insert_phase_stat", &ins);
     for (size_t i = 0; rc == PDB_OK && i < gs.n; i++) {
         rc = insert_group(db, ins, &gs, &gs.g[i]);
         if (rc == PDB_OK && strcmp(gs.g[i].metric, "step_time") == 0)

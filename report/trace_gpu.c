@@ -1,60 +1,36 @@
 /* trace_gpu.c: the GPU reports over the trace analysis tables: gpu,
- * kernel-types and kernels. --compat hta selects HTA's conventions. */
+ * kernel-types and kernels (report/queries/trace_gpu.sql). --compat hta
+ * selects HTA's conventions. */
 #include "report/reports.h"
 #include "common/error.h"
 
 /* A GPU report: says so and prints nothing when the run has no GPU events. */
-static int gpu_report(pdb_report_ctx *ctx, const char *name, const char *sql)
+static int gpu_report(pdb_report_ctx *ctx, const char *name, const char *query)
 {
     const char *mode;
     bool ok;
     if (pdb_report_mode(ctx, &mode) != PDB_OK)
         return PDB_ERR;
     pdb_report_title(ctx, name);
-    if (pdb_report_require(ctx, name,
-                           "SELECT count(*) FROM analysis_gpu WHERE run_id = ?1 AND mode = ?2", mode,
+    if (pdb_report_require(ctx, name, "trace_gpu.require", mode,
                            "no GPU events in this run (no trace events with a stream arg): the GPU "
                            "reports do not apply; 'ops' covers the CPU side",
                            &ok) != PDB_OK)
         return PDB_ERR;
-    return ok ? pdb_report_query_mode(ctx, sql, mode) : PDB_OK;
+    return ok ? pdb_report_query_mode(ctx, query, mode) : PDB_OK;
 }
 
 int pdb_report_gpu(pdb_report_ctx *ctx)
 {
-    return gpu_report(ctx, "gpu",
-        "SELECT rank, kernel_time_ns, idle_ns, compute_ns, non_compute_ns,"
-        " 100.0 * idle_ns / kernel_time_ns AS idle_pct,"
-        " 100.0 * compute_ns / kernel_time_ns AS compute_pct,"
-        " 100.0 * non_compute_ns / kernel_time_ns AS non_compute_pct,"
-        " CASE WHEN comm_ns > 0 THEN 100.0 * comm_comp_overlap_ns / comm_ns END"
-        "   AS comm_comp_overlap_pct,"
-        " gpu_events"
-        " FROM analysis_gpu WHERE run_id = ?1 AND mode = ?2 ORDER BY rank");
+    return gpu_report(ctx, "gpu", "trace_gpu.gpu");
 }
 
 int pdb_report_kernel_types(pdb_report_ctx *ctx)
 {
-    return gpu_report(ctx, "kernel-types",
-        "SELECT rank, kernel_type, time_ns,"
-        " 100.0 * time_ns / sum(time_ns) OVER (PARTITION BY rank) AS share_pct"
-        " FROM analysis_kernel_types WHERE run_id = ?1 AND mode = ?2"
-        " ORDER BY rank, time_ns DESC, kernel_type");
+    return gpu_report(ctx, "kernel-types", "trace_gpu.kernel_types");
 }
 
 int pdb_report_kernels(pdb_report_ctx *ctx)
 {
-    return gpu_report(ctx, "kernels",
-        "WITH k AS (SELECT rank, name, kernel_type, count, total_ns, mean_ns, min_ns, max_ns,"
-        "   std_ns, 100.0 * total_ns / sum(total_ns) OVER (PARTITION BY rank) AS share_pct,"
-        "   row_number() OVER (PARTITION BY rank ORDER BY total_ns DESC, name) AS n"
-        "   FROM analysis_kernels WHERE run_id = ?1 AND mode = ?2)"
-        " SELECT rank, name, kernel_type, count, total_ns, mean_ns, min_ns, max_ns, std_ns,"
-        "   share_pct FROM ("
-        "   SELECT *, 0 AS others FROM k WHERE ?3 < 0 OR n <= ?3"
-        "   UNION ALL"
-        "   SELECT rank, 'others', NULL, sum(count), sum(total_ns),"
-        "     1.0 * sum(total_ns) / sum(count), min(min_ns), max(max_ns), NULL, sum(share_pct),"
-        "     NULL, 1 FROM k WHERE ?3 >= 0 AND n > ?3 GROUP BY rank)"
-        " ORDER BY rank, others, total_ns DESC, name");
+    return gpu_report(ctx, "kernels", "trace_gpu.kernels");
 }

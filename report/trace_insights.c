@@ -1,69 +1,32 @@
 /* trace_insights.c: the `insights` report: the slowest components of a
- * traced run and named bottlenecks, each with the number that triggered it.
+ * traced run and named bottlenecks, each with the number that triggered it
+ * (report/queries/trace_insights.sql).
  *
- * Rules (thresholds are the seeds' and HTA's customary ones):
+ * Rules (thresholds are the seeds' and HTA's customary ones, in
+ * report/thresholds.h):
  *   slowest op / kernel / step phase   the top 3 of each by time
  *   device-to-host sync                aten::_local_scalar_dense, aten::item,
  *                                      cudaStreamSynchronize, cudaDeviceSynchronize
- *   copy-heavy steps                   aten::copy_ + aten::to above 5% of step time
+ *   copy-heavy steps                   aten::copy_ + aten::to above
+ *                                      PDB_COPY_HEAVY_PCT of step time
  *   dataloader shutdown                DataLoader worker shutdown seen
- *   data loading                       above 15% of step time
- *   GPU idle                           above 50% of the GPU's kernel time */
+ *   data loading                       above PDB_DATA_LOADING_PCT of step time
+ *   GPU idle                           above PDB_GPU_IDLE_PCT of the GPU's
+ *                                      kernel time */
 #include "report/reports.h"
-#include "common/db.h"
-
-static const char *const insights_sql =
-    "WITH steps AS (SELECT rank, sum(dur_ns) AS step_ns, sum(dataloader_ns) AS dl_ns,"
-    "   sum(kernel_ns) AS kernel_ns, sum(memcpy_ns) AS memcpy_ns, sum(memset_ns) AS memset_ns,"
-    "   sum(runtime_ns) AS runtime_ns, sum(cpu_exec_ns) AS cpu_exec_ns, sum(other_ns) AS other_ns"
-    "   FROM analysis_steps WHERE run_id = ?1 GROUP BY rank),"
-    " cpu AS (SELECT rank, sum(self_ns) AS self_ns FROM analysis_ops WHERE run_id = ?1 GROUP BY rank),"
-    " ops AS (SELECT rank, name, sum(count) AS count, sum(self_ns) AS self_ns, sum(total_ns) AS total_ns"
-    "   FROM analysis_ops WHERE run_id = ?1 GROUP BY rank, name),"
-    " top_ops AS (SELECT *, row_number() OVER (PARTITION BY rank ORDER BY self_ns DESC) AS n FROM ops"
-    "   WHERE name NOT GLOB 'ProfilerStep#*'),"
-    " kern AS (SELECT rank, name, count, total_ns, row_number() OVER (PARTITION BY rank"
-    "   ORDER BY total_ns DESC) AS n, 100.0 * total_ns / sum(total_ns) OVER (PARTITION BY rank)"
-    "   AS pct FROM analysis_kernels WHERE run_id = ?1 AND mode = 'exact'),"
-    " phases AS (SELECT rank, 'kernel' AS phase, kernel_ns AS ns, step_ns FROM steps"
-    "   UNION ALL SELECT rank, 'memcpy', memcpy_ns, step_ns FROM steps"
-    "   UNION ALL SELECT rank, 'memset', memset_ns, step_ns FROM steps"
-    "   UNION ALL SELECT rank, 'runtime', runtime_ns, step_ns FROM steps"
-    "   UNION ALL SELECT rank, 'dataloader', dl_ns, step_ns FROM steps"
-    "   UNION ALL SELECT rank, 'cpu_exec', cpu_exec_ns, step_ns FROM steps"
-    "   UNION ALL SELECT rank, 'other', other_ns, step_ns FROM steps),"
-    " top_phases AS (SELECT *, row_number() OVER (PARTITION BY rank ORDER BY ns DESC) AS n"
-    "   FROM phases)"
-    " SELECT rank, 'slowest op' AS finding, name AS item, self_ns AS time_ns,"
-    "   100.0 * self_ns / nullif((SELECT self_ns FROM cpu WHERE cpu.rank = top_ops.rank), 0)"
-    "   AS share_pct, count || ' calls, self time (share of all CPU self time)' AS evidence"
-    "   FROM top_ops WHERE n <= 3"
-    " UNION ALL SELECT rank, 'slowest kernel', name, total_ns, pct,"
-    "   count || ' launches (share of GPU kernel time)' FROM kern WHERE n <= 3"
-    " UNION ALL SELECT rank, 'largest step phase', phase, ns, 100.0 * ns / nullif(step_ns, 0),"
-    "   'share of ProfilerStep time' FROM top_phases WHERE n <= 3 AND ns > 0"
-    " UNION ALL SELECT rank, 'device-to-host sync', name, total_ns,"
-    "   100.0 * total_ns / nullif((SELECT step_ns FROM steps WHERE steps.rank = ops.rank), 0),"
-    "   count || ' calls block the CPU until the GPU catches up (share of step time)'"
-    "   FROM ops WHERE name IN ('aten::_local_scalar_dense', 'aten::item',"
-    "   'cudaStreamSynchronize', 'cudaDeviceSynchronize', 'hipStreamSynchronize',"
-    "   'hipDeviceSynchronize')"
-    " UNION ALL SELECT o.rank, 'copy-heavy steps', 'aten::copy_ + aten::to', sum(o.total_ns),"
-    "   100.0 * sum(o.total_ns) / s.step_ns, 'above 5% of step time' FROM ops o"
-    "   JOIN steps s ON s.rank = o.rank WHERE o.name IN ('aten::copy_', 'aten::to')"
-    "   GROUP BY o.rank HAVING 100.0 * sum(o.total_ns) / s.step_ns > 5"
-    " UNION ALL SELECT rank, 'dataloader shutdown', name, total_ns, NULL,"
-    "   count || ' worker shutdowns (workers are re-created: persistent_workers=True avoids it)'"
-    "   FROM ops WHERE name LIKE '%shutdown_workers%'"
-    " UNION ALL SELECT rank, 'data loading', 'dataloader', dl_ns, 100.0 * dl_ns / step_ns,"
-    "   'above 15% of step time' FROM steps WHERE step_ns > 0 AND 100.0 * dl_ns / step_ns > 15"
-    " UNION ALL SELECT rank, 'GPU idle', 'all streams', idle_ns, 100.0 * idle_ns / kernel_time_ns,"
-    "   'above 50% of GPU kernel time' FROM analysis_gpu WHERE run_id = ?1 AND mode = 'exact'"
-    "   AND kernel_time_ns > 0 AND 100.0 * idle_ns / kernel_time_ns > 50"
-    " ORDER BY 1, 2, 4 DESC";
+#include "common/error.h"
+#include "report/queries.h"
+#include "report/thresholds.h"
 
 int pdb_report_insights(pdb_report_ctx *ctx)
 {
     pdb_report_title(ctx, "insights");
-    return pdb_report_query(ctx, insights_sql);
+    sqlite3_stmt *st;
+    if (pdb_report_prepare(ctx->db, "trace_insights.insights", &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, ctx->run_id);
+    sqlite3_bind_double(st, 2, PDB_DATA_LOADING_PCT);
+    sqlite3_bind_double(st, 3, PDB_COPY_HEAVY_PCT);
+    sqlite3_bind_double(st, 4, PDB_GPU_IDLE_PCT);
+    return pdb_report_render(ctx, st);
 }

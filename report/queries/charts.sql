@@ -1,0 +1,99 @@
+-- charts.sql: the data of each chart of a report folder (report/charts.c
+-- says which charts there are; render/chart.c draws them). Times in ms.
+-- A query starts at "-- name: NAME" and is known to C as charts.NAME
+-- (common/query.h); a fragment is SQL that queries below pull in with
+-- "-- include: NAME". ?1 is the run_id, ?2 the number of bars (--top N).
+--
+-- The first column is the label. Stacked and bar charts have one column
+-- per series, named after it; long-form charts (kernel_types, phase_steps,
+-- gpu_util) give label, series, value rows. Rank charts end with a
+-- straggler flag.
+
+-- name: steps
+SELECT CASE WHEN (SELECT count(DISTINCT rank) FROM analysis_steps WHERE run_id = ?1) > 1
+   THEN 'r' || rank || ' ' ELSE '' END || coalesce('#' || step_num, step) AS step,
+ kernel_ns / 1e6 AS kernel, memcpy_ns / 1e6 AS memcpy, memset_ns / 1e6 AS memset,
+ runtime_ns / 1e6 AS runtime, dataloader_ns / 1e6 AS dataloader,
+ cpu_exec_ns / 1e6 AS cpu_exec, other_ns / 1e6 AS other
+ FROM analysis_steps WHERE run_id = ?1 ORDER BY rank, ts
+
+-- name: gpu
+SELECT 'rank ' || rank AS rank, compute_ns / 1e6 AS compute,
+ non_compute_ns / 1e6 AS "non-compute", idle_ns / 1e6 AS idle
+ FROM analysis_gpu WHERE run_id = ?1 AND mode = 'exact' ORDER BY rank
+
+-- name: kernel_types
+SELECT 'rank ' || rank, kernel_type, time_ns / 1e6 FROM analysis_kernel_types
+ WHERE run_id = ?1 AND mode = 'exact'
+ ORDER BY rank, sum(time_ns) OVER (PARTITION BY kernel_type) DESC, kernel_type
+
+-- name: top_kernels
+SELECT name AS kernel, sum(total_ns) / 1e6 AS "total time" FROM analysis_kernels
+ WHERE run_id = ?1 AND mode = 'exact' GROUP BY name ORDER BY 2 DESC, name LIMIT ?2
+
+-- name: top_ops
+SELECT name AS op, sum(self_ns) / 1e6 AS "self time" FROM analysis_ops
+ WHERE run_id = ?1 AND name NOT GLOB 'ProfilerStep#*' GROUP BY name
+ ORDER BY 2 DESC, name LIMIT ?2
+
+-- name: rank_steps
+WITH r AS (SELECT rank, avg(dur_ns) / 1e6 AS ms FROM analysis_steps WHERE run_id = ?1
+ GROUP BY rank)
+ SELECT 'rank ' || rank, ms AS "mean step", ms = max(ms) OVER () AS straggler
+ FROM r ORDER BY rank
+
+-- name: step_hist
+SELECT step, dur_ns / 1e6 AS "step time" FROM analysis_steps WHERE run_id = ?1
+ ORDER BY rank, ts
+
+-- name: top_functions
+SELECT std_name, ct * 1e3 AS cumtime, tt * 1e3 AS tottime FROM pstats_functions
+ WHERE run_id = ?1 AND in_stats ORDER BY ct DESC, ord LIMIT ?2
+
+-- fragment: steplog_phases
+-- p: per-step phase times in seconds of the train split. Summary-block
+-- values (total, mean, ...) are not per-step numbers. a: the aggregation
+-- most of them carry (point values, interval means, ...).
+p AS (SELECT step, coalesce(loader, '') AS loader, rank, metric, value, agg
+  FROM steplog_values WHERE run_id = ?1 AND step IS NOT NULL AND value IS NOT NULL
+  AND unit = 's' AND coalesce(split, 'train') = 'train'
+  AND agg NOT IN ('total', 'mean', 'min', 'max', 'share', 'cumulative', 'epoch_total')
+  AND metric IN (SELECT metric FROM steplog_metric_rules WHERE is_phase)),
+ a AS (SELECT agg FROM p GROUP BY agg ORDER BY count(*) DESC LIMIT 1)
+
+-- name: phase_steps
+WITH
+-- include: steplog_phases
+ SELECT step, metric, avg(value) * 1e3 FROM p WHERE agg = (SELECT agg FROM a)
+ AND metric <> 'step_time' GROUP BY step, metric ORDER BY step, metric
+
+-- name: phase_hist
+-- A step's time is its step_time when the log has one, else the sum of its phases.
+WITH
+-- include: steplog_phases
+ , m AS (SELECT step, metric, avg(value) AS v FROM p WHERE agg = (SELECT agg FROM a)
+   GROUP BY step, metric)
+ SELECT step, 1e3 * CASE WHEN EXISTS (SELECT 1 FROM m WHERE metric = 'step_time')
+   THEN max(CASE WHEN metric = 'step_time' THEN v END)
+   ELSE sum(v) END AS "step time"
+ FROM m GROUP BY step HAVING "step time" IS NOT NULL ORDER BY step
+
+-- name: phase_ranks
+WITH
+-- include: steplog_phases
+ , m AS (SELECT rank, step, metric, avg(value) AS v FROM p WHERE agg = (SELECT agg FROM a)
+   AND rank IS NOT NULL GROUP BY rank, step, metric),
+ s AS (SELECT rank, step, CASE WHEN EXISTS (SELECT 1 FROM m WHERE metric = 'step_time')
+   THEN max(CASE WHEN metric = 'step_time' THEN v END) ELSE sum(v) END AS t
+   FROM m GROUP BY rank, step),
+ r AS (SELECT rank, avg(t) * 1e3 AS ms FROM s WHERE t IS NOT NULL GROUP BY rank)
+ SELECT 'rank ' || rank, ms AS "mean step", ms = max(ms) OVER () AS straggler
+ FROM r ORDER BY rank
+
+-- name: gpu_util
+-- x is numeric (seconds since the first sample), written unquoted: gnuplot
+-- reads no numbers from quoted fields.
+WITH u AS (SELECT wall_time AS t, coalesce(rank, 0) AS gpu, value FROM steplog_values
+   WHERE run_id = ?1 AND metric = 'gpu_util' AND wall_time IS NOT NULL)
+ SELECT printf('%.3f', t - (SELECT min(t) FROM u)), 'GPU ' || gpu, value FROM u
+ ORDER BY t, gpu

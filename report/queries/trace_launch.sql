@@ -1,0 +1,85 @@
+-- trace_launch.sql: the reports that join the CPU and GPU sides of a
+-- trace: launch and comm (report/trace_launch.c).
+-- A query starts at "-- name: NAME" and is known to C as trace_launch.NAME
+-- (common/query.h); a fragment is SQL that queries below pull in with
+-- "-- include: NAME". ?1 is the run_id, ?3 --top N (-1: the default).
+--
+-- A GPU event is a slice with a stream whose category is none of
+-- PDB_CPU_CATEGORIES (analyze/analyze.h; the gpu_events view in
+-- schemas/20_trace.sql). Here it is tested on the slices table itself, by
+-- string id, so the correlation index serves the lookups; the category list
+-- is written out and tests/unit/test_queries.c checks it is the same list.
+
+-- fragment: launches
+-- Runtime calls and the GPU events they launched (same correlation). The
+-- launching call is found with a correlated lookup (the correlation index);
+-- "+ 0" keeps SQLite from preferring a scan of the (trace, ts) index.
+p AS (SELECT t.rank, g.name AS gname, g.ts AS gts, g.dur AS gdur,
+   (SELECT r.id FROM slices r WHERE r.trace_id = g.trace_id
+     AND r.correlation = g.correlation
+     AND NOT (r.stream IS NOT NULL AND coalesce(r.cat, 0) NOT IN (SELECT id FROM strings
+       WHERE value IN ('cuda_runtime', 'cuda_driver', 'hip_runtime', 'cpu_op', 'user_annotation', 'python_function')))
+     AND r.ph = 'X'
+     ORDER BY r.ts + 0 LIMIT 1) AS rid
+ FROM traces t JOIN slices g ON g.trace_id = t.trace_id
+   AND (g.stream IS NOT NULL AND coalesce(g.cat, 0) NOT IN (SELECT id FROM strings
+     WHERE value IN ('cuda_runtime', 'cuda_driver', 'hip_runtime', 'cpu_op', 'user_annotation', 'python_function')))
+ WHERE t.run_id = ?1 AND g.correlation IS NOT NULL AND g.correlation <> 0),
+ l AS (SELECT p.rank, (SELECT value FROM strings WHERE id = p.gname) AS kernel,
+   (SELECT value FROM strings WHERE id = r.name) AS runtime, p.gts - r.ts AS delay_ns,
+   p.gdur AS kernel_ns, r.dur AS runtime_ns FROM p JOIN slices r ON r.id = p.rid)
+
+-- name: launch_require
+SELECT count(*) FROM slices g JOIN traces t USING (trace_id)
+ WHERE t.run_id = ?1
+ AND (g.stream IS NOT NULL AND coalesce(g.cat, 0) NOT IN (SELECT id FROM strings
+   WHERE value IN ('cuda_runtime', 'cuda_driver', 'hip_runtime', 'cpu_op', 'user_annotation', 'python_function')))
+ AND g.correlation IS NOT NULL
+
+-- name: launch
+-- Launch delays per rank; percentiles by nearest rank over the sorted delays.
+WITH
+-- include: launches
+ , o AS (SELECT rank, delay_ns, kernel_ns, runtime_ns,
+   row_number() OVER (PARTITION BY rank ORDER BY delay_ns) AS i,
+   count(*) OVER (PARTITION BY rank) AS n FROM l)
+ SELECT rank, count(*) AS launches, avg(delay_ns) AS mean_delay_ns,
+ min(delay_ns) AS min_delay_ns,
+ max(CASE WHEN i = max(1, (n * 50 + 99) / 100) THEN delay_ns END) AS p50_delay_ns,
+ max(CASE WHEN i = max(1, (n * 90 + 99) / 100) THEN delay_ns END) AS p90_delay_ns,
+ max(CASE WHEN i = max(1, (n * 99 + 99) / 100) THEN delay_ns END) AS p99_delay_ns,
+ max(delay_ns) AS max_delay_ns,
+ sum(kernel_ns < runtime_ns) AS shorter_than_launch,
+ 100.0 * sum(kernel_ns < runtime_ns) / count(*) AS shorter_than_launch_pct
+ FROM o GROUP BY rank ORDER BY rank
+
+-- name: longest
+-- The longest launch delays (?3 of them, 10 by default).
+WITH
+-- include: launches
+ SELECT rank, kernel, runtime, delay_ns, kernel_ns, runtime_ns FROM l
+ ORDER BY delay_ns DESC LIMIT (CASE WHEN ?3 < 0 THEN 10 ELSE ?3 END)
+
+-- name: comm_require
+SELECT count(*) FROM gpu_events WHERE run_id = ?1 AND (name LIKE 'nccl%'
+ OR name LIKE '%ncclKernel%' OR name LIKE 'hccl%')
+
+-- name: comm
+-- NCCL collectives: kind from the Collective name arg or the kernel name;
+-- bytes from the element count and the dtype's size.
+WITH c AS (SELECT rank, dur, coalesce(coll_name, CASE
+   WHEN name LIKE '%AllReduce%' THEN 'allreduce' WHEN name LIKE '%AllGather%' THEN 'allgather'
+   WHEN name LIKE '%ReduceScatter%' THEN 'reduce_scatter' WHEN name LIKE '%Broadcast%'
+   THEN 'broadcast' WHEN name LIKE '%SendRecv%' THEN 'send_recv' WHEN name LIKE '%AllToAll%'
+   THEN 'all_to_all' WHEN name LIKE '%Reduce%' THEN 'reduce' ELSE 'other' END) AS kind,
+   in_nelems * CASE lower(dtype) WHEN 'float' THEN 4 WHEN 'float32' THEN 4
+     WHEN 'int' THEN 4 WHEN 'int32' THEN 4 WHEN 'half' THEN 2 WHEN 'float16' THEN 2
+     WHEN 'bfloat16' THEN 2 WHEN 'double' THEN 8 WHEN 'long' THEN 8 WHEN 'int64' THEN 8
+     WHEN 'byte' THEN 1 WHEN 'char' THEN 1 WHEN 'bool' THEN 1 WHEN 'uint8' THEN 1
+     WHEN 'int8' THEN 1 END AS bytes, group_size
+   FROM gpu_events WHERE run_id = ?1 AND (name LIKE 'nccl%' OR name LIKE '%ncclKernel%'
+   OR name LIKE 'hccl%'))
+ SELECT rank, kind, count(*) AS count, sum(dur) AS time_ns, avg(dur) AS mean_ns,
+ sum(bytes) AS bytes, count(bytes) AS with_size,
+ sum(bytes) / (sum(CASE WHEN bytes IS NOT NULL THEN dur END) / 1e9) / 1e9 AS algbw_gbps
+ FROM c GROUP BY rank, kind ORDER BY rank, time_ns DESC

@@ -1,0 +1,29 @@
+/* thresholds.h: the limits the insight rules fire on, each defined once.
+ *
+ * Every rule that compares a number with a limit takes the limit from here:
+ * the trace `insights` report binds them into its query, `step-insights`
+ * lists them in its rule table, and `rf-report` uses the data-loading one
+ * to word its insight the way the rectified-flow profiler does. A finding
+ * fires when the value is above the limit. All are percentages. */
+#ifndef PDB_THRESHOLDS_H
+#define PDB_THRESHOLDS_H
+
+/* Data loading above this share of step time is a bottleneck. It is the
+ * rectified-flow profiler's own rule (rf-report words its insight the same
+ * way) and the limit the trace and step-log insights use. Used by insights,
+ * step-insights and rf-report. */
+#define PDB_DATA_LOADING_PCT 15.0
+
+/* Trace insights: aten::copy_ + aten::to above this share of step time. */
+#define PDB_COPY_HEAVY_PCT 5.0
+/* Trace insights: GPU idle above this share of its kernel time. */
+#define PDB_GPU_IDLE_PCT 50.0
+
+/* Step-log insights (the profilers' own guides): data generation of batch
+ * time, host-to-device transfer of step time, peak RAM, peak GPU memory. */
+#define PDB_DATA_GENERATION_PCT 30.0
+#define PDB_TRANSFER_PCT 10.0
+#define PDB_RAM_PCT 85.0
+#define PDB_GPU_MEMORY_PCT 90.0
+
+#endif
