@@ -206,27 +206,61 @@ static void plot_ranks(FILE *f, const pdb_chart_spec *d)
                " notitle\n", d->name);
 }
 
+/* The range of every series' values, padded when they are all equal
+ * (gnuplot draws nothing over an empty range); *bins is set to suit. */
+static void hist_range(const grid *g, double *lo, double *hi, int *bins)
+{
+    *lo = INFINITY;
+    *hi = -INFINITY;
+    for (int x = 0; x < g->nx; x++)
+        for (int s = 0; s < g->ns; s++)
+            if (isfinite(g->v[x * g->ns + s])) {
+                *lo = fmin(*lo, g->v[x * g->ns + s]);
+                *hi = fmax(*hi, g->v[x * g->ns + s]);
+            }
+    *bins = g->nx < 20 ? g->nx : 20;
+    if (!(*hi > *lo)) {
+        double pad = isfinite(*hi) && fabs(*hi) > 0 ? fabs(*hi) * 0.05 : 0.5;
+        *lo = isfinite(*lo) ? *lo - pad : 0;
+        *hi = isfinite(*hi) ? *hi + pad : 1;
+        *bins = 5; /* odd: the value sits in the middle bin, not on an edge */
+    }
+}
+
+/* One series: a histogram. Several (before and after): overlaid on the
+ * same bins, half transparent, so the shift shows. */
 static void plot_hist(FILE *f, const pdb_chart_spec *d, const grid *g)
 {
-    int bins = g->nx < 20 ? g->nx : 20;
-    /* An explicit range: gnuplot draws nothing when every value is equal. */
-    double lo = INFINITY, hi = -INFINITY;
-    for (int x = 0; x < g->nx; x++)
-        if (isfinite(g->v[x * g->ns])) {
-            lo = fmin(lo, g->v[x * g->ns]);
-            hi = fmax(hi, g->v[x * g->ns]);
-        }
-    if (!(hi > lo)) {
-        double pad = isfinite(hi) && fabs(hi) > 0 ? fabs(hi) * 0.05 : 0.5;
-        lo = isfinite(lo) ? lo - pad : 0;
-        hi = isfinite(hi) ? hi + pad : 1;
-        bins = 5; /* odd: the value sits in the middle bin, not on an edge */
+    double lo, hi;
+    int bins;
+    hist_range(g, &lo, &hi, &bins);
+    if (g->ns == 1) {
+        fputs("set style fill solid 0.85 border -1\nset yrange [0:*]\nset grid ytics\n"
+              "set key off\nset ylabel 'steps'\nset xlabel ", f);
+        pdb_gp_quote_file(f, d->axis);
+        fprintf(f, "\nplot '%s.dat' using 2 bins=%d binrange [%.9g:%.9g] with boxes"
+                   " lc rgb '#4e79a7' title columnheader(2)\n", d->name, bins, lo, hi);
+        return;
     }
-    fputs("set style fill solid 0.85 border -1\nset yrange [0:*]\nset grid ytics\n"
-          "set key off\nset ylabel 'steps'\nset xlabel ", f);
+    fputs("set datafile missing '?'\nset style fill transparent solid 0.5 border -1\n"
+          "set yrange [0:*]\nset grid ytics\nset key outside right top\n"
+          "set ylabel 'steps'\nset xlabel ", f);
     pdb_gp_quote_file(f, d->axis);
-    fprintf(f, "\nplot '%s.dat' using 2 bins=%d binrange [%.9g:%.9g] with boxes"
-               " lc rgb '#4e79a7' title columnheader(2)\n", d->name, bins, lo, hi);
+    fprintf(f, "\nplot for [i=2:%d] '%s.dat' using i bins=%d binrange [%.9g:%.9g] with boxes"
+               " title columnheader(i)\n", g->ns + 1, d->name, bins, lo, hi);
+}
+
+/* Bars per label, one per series side by side (base and test per phase). */
+static void plot_grouped(FILE *f, const pdb_chart_spec *d, const grid *g)
+{
+    fprintf(f, "set datafile missing '?'\nset style data histograms\n"
+               "set style histogram clustered gap 1\nset style fill solid 0.85 border -1\n"
+               "set key outside right top\nset grid ytics\nset yrange [0:*]\n"
+               "set xtics scale 0%s\n", g->nx > 8 ? " rotate by -45" : "");
+    fputs("set ylabel ", f);
+    pdb_gp_quote_file(f, d->axis);
+    fprintf(f, "\nplot for [i=2:%d] '%s.dat' using i:xtic(1) title columnheader(i)\n",
+            g->ns + 1, d->name);
 }
 
 static void plot_lines(FILE *f, const pdb_chart_spec *d, const grid *g)
@@ -283,6 +317,8 @@ static int write_script(const char *dir, const pdb_chart_spec *d, const grid *g,
         plot_ranks(f, d);
     else if (d->kind == PDB_CHART_HIST)
         plot_hist(f, d, g);
+    else if (d->kind == PDB_CHART_GROUPED)
+        plot_grouped(f, d, g);
     else
         plot_lines(f, d, g);
     fprintf(f, "set terminal svg noenhanced size %d,%d font 'sans,9' background '#ffffff'\n"

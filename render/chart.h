@@ -15,7 +15,8 @@ typedef enum {
     PDB_CHART_STACKED,  /* bars per label, series stacked */
     PDB_CHART_HBAR,     /* horizontal bars, one or two series side by side */
     PDB_CHART_RANKS,    /* one bar per rank; column 3 non-zero marks it red */
-    PDB_CHART_HIST,     /* histogram of column 2 */
+    PDB_CHART_HIST,     /* histogram of column 2; of each series, overlaid, when several */
+    PDB_CHART_GROUPED,  /* bars per label, the series side by side */
     PDB_CHART_LINES,    /* x (a number) against each series */
 } pdb_chart_kind;
 
