@@ -127,12 +127,7 @@ static int setup(check_opts *o, int npos, pdb_check_run *run)
     run->fail_inconclusive = o->fail_inconclusive;
     static const char *const dflt[] = {DEFAULT_LIMIT};
     const char *const *specs = o->limits.n ? o->limits.v : dflt;
-    run->n = o->limits.n ? o->limits.n : 1;
-    run->r = pdb_xcalloc((size_t)run->n, sizeof *run->r);
-    for (int i = 0; i < run->n; i++)
-        if (pdb_check_parse_limit(specs[i], &run->r[i]) != PDB_OK)
-            return PDB_ERR;
-    return PDB_OK;
+    return pdb_check_add_limits(run, specs, o->limits.n ? o->limits.n : 1);
 }
 
 int cmd_check(int argc, char **argv, pdb_cli *cli)

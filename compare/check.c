@@ -71,6 +71,27 @@ int pdb_check_parse_limit(const char *arg, pdb_check_result *r)
     return pdb_check_parse_pct(eq + 1, &r->limit_pct);
 }
 
+int pdb_check_add_limits(pdb_check_run *run, const char *const *specs, int n)
+{
+    run->r = pdb_xcalloc(2 * (size_t)n, sizeof *run->r);
+    run->n = 0;
+    for (int i = 0; i < n; i++) {
+        pdb_check_result *r = &run->r[run->n++];
+        if (pdb_check_parse_limit(specs[i], r) != PDB_OK)
+            return PDB_ERR;
+        char *companion = pdb_metric_companion(&r->metric);
+        if (!companion)
+            continue;
+        pdb_check_result *c = &run->r[run->n++];
+        *c = (pdb_check_result){.limit_pct = r->limit_pct};
+        int rc = pdb_metric_parse(companion, &c->metric);
+        c->metric.spec = companion;   /* owned, as parse_limit's */
+        assert(rc == PDB_OK);
+        (void)rc;
+    }
+    return PDB_OK;
+}
+
 /* The base samples moved by the limit in the bad direction. */
 static double *shifted_base(const pdb_samples *b, bool higher_is_worse, double limit_pct)
 {
@@ -158,26 +179,55 @@ void pdb_check_decide(const pdb_check_run *run, pdb_check_result *r)
     }
 }
 
-/* Samples of one metric on both sides, compared and decided. */
+/* The error for a side without samples, with what that run does hold. */
+static int no_samples(const pdb_cmp_run *side, const pdb_metric *m)
+{
+    char have[600];
+    pdb_metric_run mr = pdb_cmp_metric_run(side);
+    if (pdb_metric_available(&mr, have, sizeof have) != PDB_OK)
+        return PDB_ERR;
+    return pdb_fail("run '%s' has no samples of metric '%s': %s", side->name, m->spec, have);
+}
+
+/* Compares the two sides' samples and decides; samples of different kinds
+ * (per-step values against interval means) are not comparable. */
+static void compare_and_decide(const pdb_samples *sb, const pdb_samples *st, pdb_check_run *run,
+                               pdb_check_result *r)
+{
+    r->source = st->source;
+    snprintf(r->what, sizeof r->what, "%s", st->what);
+    if (!r->metric.unit && st->unit)
+        r->metric.unit = st->unit;
+    if (!r->metric.unit)
+        r->metric.unit = "";
+    pdb_compare_samples(sb, st, r->metric.higher_is_worse, &r->cmp);
+    pdb_check_gate_stats(sb, st, r->metric.higher_is_worse, r->limit_pct, &r->gate);
+    pdb_check_decide(run, r);
+    if (strcmp(sb->what, st->what) != 0 || (sb->source != st->source &&
+                                            strcmp(sb->source, st->source) != 0)) {
+        r->status = PDB_CHECK_INCONCLUSIVE;
+        snprintf(r->reason, sizeof r->reason,
+                 "the runs measure it differently (base: %s, %s; test: %s, %s); median %+.2f%%",
+                 sb->source, sb->what, st->source, st->what, r->cmp.change_pct);
+    }
+}
+
 int pdb_check_metric(pdb_cmp_run *base, pdb_cmp_run *test, pdb_check_run *run,
-                        pdb_check_result *r)
+                     pdb_check_result *r)
 {
     pdb_samples sb, st;
-    if (pdb_metric_samples(base, &r->metric, &sb) != PDB_OK)
+    pdb_metric_run mb = pdb_cmp_metric_run(base), mt = pdb_cmp_metric_run(test);
+    if (pdb_metric_samples(&mb, &r->metric, &sb) != PDB_OK)
         return PDB_ERR;
-    if (pdb_metric_samples(test, &r->metric, &st) != PDB_OK) {
+    if (pdb_metric_samples(&mt, &r->metric, &st) != PDB_OK) {
         pdb_samples_free(&sb);
         return PDB_ERR;
     }
     int rc = PDB_OK;
-    if (!sb.n || !st.n)
-        rc = pdb_fail("run '%s' has no samples of metric '%s'", !sb.n ? base->name : test->name,
-                      r->metric.spec);
-    else {
-        r->source = st.source;
-        pdb_compare_samples(&sb, &st, r->metric.higher_is_worse, &r->cmp);
-        pdb_check_gate_stats(&sb, &st, r->metric.higher_is_worse, r->limit_pct, &r->gate);
-        pdb_check_decide(run, r);
+    if (!sb.n || !st.n) {
+        rc = no_samples(!sb.n ? base : test, &r->metric);
+    } else {
+        compare_and_decide(&sb, &st, run, r);
         run->failed += r->status == PDB_CHECK_FAIL;
         run->inconclusive += r->status == PDB_CHECK_INCONCLUSIVE;
         run->passed += r->status == PDB_CHECK_PASS;
@@ -186,4 +236,3 @@ int pdb_check_metric(pdb_cmp_run *base, pdb_cmp_run *test, pdb_check_run *run,
     pdb_samples_free(&st);
     return rc;
 }
-

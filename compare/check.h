@@ -24,6 +24,7 @@ typedef struct pdb_check_result {
     pdb_metric metric;
     double limit_pct;          /* --max-regression METRIC=PCT */
     const char *source;        /* where the samples came from */
+    char what[96];             /* which values: "per-step values", "launches per ProfilerStep" */
     pdb_comparison cmp;
     pdb_gate_stats gate;
     pdb_check_status status;
@@ -47,6 +48,11 @@ int pdb_check_parse_limit(const char *arg, pdb_check_result *r);
  * and counts the verdict in run. No samples on a side is an error. */
 int pdb_check_metric(pdb_cmp_run *base, pdb_cmp_run *test, pdb_check_run *run,
                      pdb_check_result *r);
+/* Parses the --max-regression specs into run->r (run->n results): each
+ * metric, and after kernel:NAME and op:NAME their calls per step
+ * (kernel-calls:NAME, op-calls:NAME) with the same limit. Every spec in
+ * run->r is malloc'd, also on failure (the caller frees them and r). */
+int pdb_check_add_limits(pdb_check_run *run, const char *const *specs, int n);
 /* Parses a limit: "5%", "+5%" or "5" (five percent); a bare number below 1
  * is refused as ambiguous. */
 int pdb_check_parse_pct(const char *text, double *pct);

@@ -1,17 +1,7 @@
 /* compare.h: what `profdb diff` and `profdb check` share: opening the two
- * runs (one database, two databases, or a stored baseline), the metric
- * names check understands, the per-step (or per-call) samples behind a
- * metric, and the statistical comparison of two samples.
- *
- * Metrics (docs/compare.md):
- *   step_time       seconds per step (step log 'step_time' point values,
- *                   else trace ProfilerStep durations)
- *   throughput      steps per second, 1 / step_time of each step
- *   phase:NAME      a step-log phase (point values, e.g. phase:forward), or a
- *                   trace step category (kernel, memcpy, memset, runtime,
- *                   dataloader, cpu_exec, other)
- *   op:NAME         durations of each call of CPU op NAME in the traces
- *   kernel:NAME     durations of each launch of GPU kernel NAME */
+ * runs (one database, two databases, or a stored baseline) and the
+ * statistical comparison of two samples. The metrics and their samples are
+ * in metrics.h (docs/compare.md lists them). */
 #ifndef PDB_COMPARE_H
 #define PDB_COMPARE_H
 
@@ -20,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "compare/metrics.h"
 #include "compare/stats.h"
 
 /* One side of a comparison: a run in a schema of the connection ("main",
@@ -47,33 +38,11 @@ int pdb_cmp_open(const pdb_cmp_open_opts *o, const char *base_name, const char *
                  pdb_cmp_run *base, pdb_cmp_run *test);
 void pdb_cmp_close(pdb_cmp_run *base, pdb_cmp_run *test);
 
-typedef enum {
-    PDB_METRIC_STEP_TIME, PDB_METRIC_THROUGHPUT, PDB_METRIC_PHASE, PDB_METRIC_OP,
-    PDB_METRIC_KERNEL
-} pdb_metric_kind;
-
-typedef struct pdb_metric {
-    pdb_metric_kind kind;
-    const char *name;      /* phase, op or kernel name (points into the spec) */
-    const char *spec;      /* as given: "phase:forward" */
-    bool higher_is_worse;  /* times: yes; throughput: no */
-    const char *unit;      /* "s" or "/s" */
-} pdb_metric;
-
-/* Parses a metric name (see above). */
-int pdb_metric_parse(const char *spec, pdb_metric *m);
-
-typedef struct pdb_samples {
-    double *v;
-    size_t n;
-    const char *source;   /* "step log", "trace steps", "trace ops", "trace kernels" */
-    double total;         /* sum of the samples */
-} pdb_samples;
-
-/* Reads the samples of metric m in run r (seconds, or 1/s for throughput).
- * No sample is not an error here: n = 0. */
-int pdb_metric_samples(const pdb_cmp_run *r, const pdb_metric *m, pdb_samples *out);
-void pdb_samples_free(pdb_samples *s);
+/* The metrics' reader for one side of a comparison. */
+static inline pdb_metric_run pdb_cmp_metric_run(const pdb_cmp_run *r)
+{
+    return (pdb_metric_run){r->db, r->schema, r->run_id};
+}
 
 /* Two samples compared: medians, their ratio (test / base) with a seeded
  * bootstrap 95% interval, the Mann-Whitney p-value, and far-out outliers on

@@ -48,8 +48,8 @@ static int compare_metric(pdb_diff_ctx *ctx, const char *name, sqlite3_stmt *ins
         pdb_metric_parse("step_time", &m);
     else
         m = (pdb_metric){PDB_METRIC_PHASE, name, name, true, "s"};
-    pdb_cmp_run b = {ctx->db, ctx->base_schema, ctx->base_name, ctx->base_id, NULL};
-    pdb_cmp_run t = {ctx->db, ctx->test_schema, ctx->test_name, ctx->test_id, NULL};
+    pdb_metric_run b = {ctx->db, ctx->base_schema, ctx->base_id};
+    pdb_metric_run t = {ctx->db, ctx->test_schema, ctx->test_id};
     pdb_samples sb, st;
     if (pdb_metric_samples(&b, &m, &sb) != PDB_OK)
         return PDB_ERR;

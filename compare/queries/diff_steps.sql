@@ -7,7 +7,7 @@
 
 -- name: metrics
 -- ?1 = run_id: step-log metrics with point values that are times, and the
--- trace step columns (compare.trace_step_samples) when the run has
+-- trace step columns (metrics.trace_steps) when the run has
 -- ProfilerSteps.
 SELECT DISTINCT metric FROM {schema}.steplog_values v WHERE run_id = ?1 AND agg = 'point'
  AND (unit = 's' OR EXISTS (SELECT 1 FROM {schema}.steplog_metric_rules r

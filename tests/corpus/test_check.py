@@ -10,9 +10,9 @@ made 20% slower. Cases:
   (c) 1% shift buried in 10% noise -> pass, reported within the limit
   (d) same distribution plus three steps seconds longer -> pass, outliers
   (e) a missing run / database / baseline -> exit 2
-Also: traces have two ProfilerSteps each, so step_time there is
-inconclusive (exit 0; exit 1 with --fail-inconclusive), while per-call op and
-kernel samples decide; the JUnit XML is checked structurally and the
+Also: traces have two ProfilerSteps each, so identical steps are
+inconclusive (exit 0; exit 1 with --fail-inconclusive), while a change that
+makes every step slower than every base step by more than the limit fails; the JUnit XML is checked structurally and the
 Markdown table for consistent columns and escaping."""
 
 import gzip
@@ -55,6 +55,16 @@ def base_steps(times, noise, seed):
         t2 = t * (1 + noise * gauss(rng))
         out.append((t2, 0.4 * t2 * (1 + 0.02 * gauss(rng))))
     return out
+
+
+def op_step_totals(path, op):
+    """Total duration of op's calls starting in each ProfilerStep, from the JSON."""
+    with gzip.open(path, "rt") as f:
+        ev = json.load(f)["traceEvents"]
+    steps = sorted((e["ts"], e["ts"] + e["dur"]) for e in ev
+                   if e.get("ph") == "X" and e.get("name", "").startswith("ProfilerStep#"))
+    return [sum(e["dur"] for e in ev if e.get("name") == op and e.get("ph") == "X"
+                and "stream" not in e.get("args", {}) and a <= e["ts"] < b) for a, b in steps]
 
 
 def check(db, *args):
@@ -247,27 +257,38 @@ def trace_cases(c, tmp):
     run("ingest", "--db", db, "--run", "r1", r1)
     run("ingest", "--db", db2, "--run", "r0slow", slow)
 
-    # (a) on traces: per-call samples decide; two ProfilerSteps do not.
+    # (a) on traces: two ProfilerSteps against two, identical. Samples are
+    # per-step totals (op:NAME also gates op-calls:NAME); two steps cannot
+    # reach p < 0.01 (smallest one-sided p = 1/6) and identical steps are not
+    # "every test step worse than every base step", so all are inconclusive.
     junit = os.path.join(tmp, "t.xml")
     rc, out, err = check(db, "r0", "r0again", "-m", "op:aten::mm=5", "-m", "step_time=5",
                          "--junit", junit)
     c.eq("trace (a) identical: exit", rc, 0)
-    c.true("trace (a): op passes, step_time inconclusive",
-           "op:aten::mm pass +0.00%" in out and "step_time INCONCLUSIVE" in out, out)
+    c.true("trace (a): op, its calls and step_time inconclusive",
+           "op:aten::mm INCONCLUSIVE +0.00%" in out and "op-calls:aten::mm INCONCLUSIVE" in out
+           and "step_time INCONCLUSIVE" in out, out)
     c.true("trace (a): says why", "cannot decide with 2 vs 2 samples" in err, err)
-    parse_junit(c, junit, 2, 0, 1)
+    parse_junit(c, junit, 3, 0, 3)
     rc, _, _ = check(db, "r0", "r0again", "-m", "step_time=5", "--fail-inconclusive")
     c.eq("trace step_time --fail-inconclusive: exit", rc, 1)
-    # 2 steps against 2 can never give p < 0.01 (smallest exact p = 1/3).
     rc, out, _ = check(db, "r0", "r1", "-m", "step_time=0", "--min-samples", "1")
-    c.true("trace step_time: inconclusive even with --min-samples 1",
-           rc == 0 and "step_time INCONCLUSIVE" in out, out)
+    c.true("trace step_time between ranks: not decided with 2 overlapping steps",
+           rc == 0 and "step_time REGRESSION" not in out, out)
 
-    # (b) on traces: aten::mm 20% slower, TEST in a second database.
+    # (b) on traces: aten::mm 20% slower, TEST in a second database. Both
+    # slowed steps spend more time in aten::mm than either base step by more
+    # than 10% (recomputed below), so the consistency rule fails it; the
+    # calls per step are unchanged and pass... or are inconclusive.
+    base_mm, slow_mm = op_step_totals(r0, "aten::mm"), op_step_totals(slow, "aten::mm")
+    c.true("trace (b): every slowed step > every base step x 1.1 (recomputed)",
+           min(slow_mm) > 1.1 * max(base_mm), f"{base_mm} {slow_mm}")
     rc, out, err = run("check", "--db", db, "--db-test", db2, "r0", "r0slow",
                        "-m", "op:aten::mm=10", check=False)
     c.eq("trace (b) aten::mm 20% slower: exit", rc, 1)
     c.true("trace (b) regression named", "op:aten::mm REGRESSION" in out, out)
+    c.true("trace (b) calls per step did not regress", "op-calls:aten::mm REGRESSION" not in out,
+           out)
 
     # diff kinds between the two ranks, and across databases.
     for kind in ("ops", "kernels", "kernel-types", "gpu", "steps"):

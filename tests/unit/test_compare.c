@@ -22,7 +22,19 @@ static void test_metric_parse(void)
     CHECK_INT(pdb_metric_parse("kernel:void k<float>(int)", &m), 0);
     CHECK_STR(m.name, "void k<float>(int)");
     CHECK_INT(pdb_metric_parse("kernel:", &m), -1);
-    CHECK_INT(pdb_metric_parse("latency", &m), -1);
+    /* Any other bare name is a step-log metric, its direction from its name. */
+    CHECK_INT(pdb_metric_parse("loss", &m), 0);
+    CHECK_INT(m.kind, PDB_METRIC_STEPLOG);
+    CHECK(m.higher_is_worse);
+    CHECK_INT(pdb_metric_parse("tokens_per_s", &m), 0);
+    CHECK(!m.higher_is_worse);
+    CHECK_INT(pdb_metric_parse("metric:mfu", &m), 0);
+    CHECK_STR(m.name, "mfu");
+    CHECK(!m.higher_is_worse);
+    CHECK_INT(pdb_metric_parse("kernel-calls:k", &m), 0);
+    CHECK_STR(m.unit, "calls");
+    CHECK_INT(pdb_metric_parse("latency:x", &m), -1);
+    CHECK_INT(pdb_metric_parse("kernel-type:", &m), -1);
 }
 
 static void test_normalize(void)

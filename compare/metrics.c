@@ -1,0 +1,420 @@
+/* metrics.c: metric names, their directions and their samples (see
+ * metrics.h). The queries are in compare/queries/metrics.sql. */
+#include "compare/metrics.h"
+#include "common/db.h"
+#include "common/error.h"
+#include "common/xalloc.h"
+#include "compare/queries.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- names ------------------------------------------------------------- */
+
+/* Trace step categories: phase name -> column of metrics.trace_steps. */
+static const char *const trace_phases[][2] = {
+    {"kernel", "kernel_ns"}, {"memcpy", "memcpy_ns"}, {"memset", "memset_ns"},
+    {"runtime", "runtime_ns"}, {"dataloader", "dataloader_ns"},
+    {"cpu_exec", "cpu_exec_ns"}, {"other", "other_ns"}, {NULL, NULL},
+};
+
+static const char *trace_phase_column(const char *name)
+{
+    for (int i = 0; trace_phases[i][0]; i++)
+        if (strcmp(trace_phases[i][0], name) == 0)
+            return trace_phases[i][1];
+    return NULL;
+}
+
+static const struct {
+    const char *prefix;
+    pdb_metric_kind kind;
+    const char *unit;
+} prefixed[] = {
+    {"phase:", PDB_METRIC_PHASE, "s"},
+    {"op:", PDB_METRIC_OP, "s"},
+    {"op-calls:", PDB_METRIC_OP_CALLS, "calls"},
+    {"kernel:", PDB_METRIC_KERNEL, "s"},
+    {"kernel-calls:", PDB_METRIC_KERNEL_CALLS, "calls"},
+    {"kernel-type:", PDB_METRIC_KERNEL_TYPE, "s"},
+    {"metric:", PDB_METRIC_STEPLOG, NULL},
+};
+
+/* Step-log metrics that are better when higher: rates, utilisation and
+ * model FLOPs utilisation. Everything else (times, sizes, losses) is worse
+ * when higher. Matched as substrings of the canonical name. */
+static bool higher_is_better(const char *name)
+{
+    static const char *const better[] = {"per_s", "throughput", "mfu", "tflops", "util",
+                                         "flops"};
+    for (size_t i = 0; i < sizeof better / sizeof better[0]; i++)
+        if (strstr(name, better[i]))
+            return true;
+    return false;
+}
+
+int pdb_metric_parse(const char *spec, pdb_metric *m)
+{
+    *m = (pdb_metric){.spec = spec, .name = spec, .higher_is_worse = true, .unit = "s"};
+    if (strcmp(spec, "step_time") == 0) {
+        m->kind = PDB_METRIC_STEP_TIME;
+        return PDB_OK;
+    }
+    if (strcmp(spec, "throughput") == 0) {
+        m->kind = PDB_METRIC_THROUGHPUT;
+        m->higher_is_worse = false;
+        m->unit = "/s";
+        return PDB_OK;
+    }
+    for (size_t i = 0; i < sizeof prefixed / sizeof prefixed[0]; i++) {
+        size_t len = strlen(prefixed[i].prefix);
+        if (strncmp(spec, prefixed[i].prefix, len) != 0)
+            continue;
+        if (!spec[len])
+            return pdb_fail("metric '%s': a name must follow the '%s'", spec,
+                            prefixed[i].prefix);
+        m->kind = prefixed[i].kind;
+        m->name = spec + len;
+        m->unit = prefixed[i].unit;
+        if (m->kind == PDB_METRIC_STEPLOG)
+            m->higher_is_worse = !higher_is_better(m->name);
+        return PDB_OK;
+    }
+    if (strchr(spec, ':'))
+        return pdb_fail("unknown metric '%s' (step_time, throughput, phase:NAME, op:NAME, "
+                        "op-calls:NAME, kernel:NAME, kernel-calls:NAME, kernel-type:TYPE, "
+                        "metric:NAME or a step-log metric name)", spec);
+    m->kind = PDB_METRIC_STEPLOG;
+    m->unit = NULL;
+    m->higher_is_worse = !higher_is_better(spec);
+    return PDB_OK;
+}
+
+char *pdb_metric_companion(const pdb_metric *m)
+{
+    const char *prefix = m->kind == PDB_METRIC_KERNEL ? "kernel-calls:"
+                         : m->kind == PDB_METRIC_OP   ? "op-calls:"
+                                                      : NULL;
+    if (!prefix)
+        return NULL;
+    size_t n = strlen(prefix) + strlen(m->name) + 1;
+    char *s = pdb_xmalloc(n);
+    snprintf(s, n, "%s%s", prefix, m->name);
+    return s;
+}
+
+/* ---- reading ----------------------------------------------------------- */
+
+static void push(pdb_samples *out, size_t *cap, double v)
+{
+    if (out->n == *cap) {
+        *cap = *cap ? 2 * *cap : 64;
+        out->v = pdb_xrealloc(out->v, *cap * sizeof *out->v);
+    }
+    out->v[out->n++] = v;
+    out->total += v;
+}
+
+/* The result column called name (a query and its caller must agree). */
+static int column_index(sqlite3_stmt *st, const char *name)
+{
+    for (int c = 0; c < sqlite3_column_count(st); c++)
+        if (strcmp(sqlite3_column_name(st, c), name) == 0)
+            return c;
+    assert(!"the query has no such column");
+    return -1;
+}
+
+static int prepare(const pdb_metric_run *r, const char *query, const char *name,
+                   sqlite3_stmt **st)
+{
+    if (pdb_compare_prepare(r->db, query, r->schema, st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(*st, 1, r->run_id);
+    if (name && sqlite3_bind_parameter_count(*st) >= 2)
+        sqlite3_bind_text(*st, 2, name, -1, SQLITE_TRANSIENT);
+    return PDB_OK;
+}
+
+/* Runs query on r and collects its column called column, times scale. */
+static int collect(const pdb_metric_run *r, const char *query, const char *name,
+                   const char *column, double scale, pdb_samples *out)
+{
+    sqlite3_stmt *st;
+    if (prepare(r, query, name, &st) != PDB_OK)
+        return PDB_ERR;
+    int c = column_index(st, column);
+    size_t cap = 0;
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW)
+        if (c >= 0 && sqlite3_column_type(st, c) != SQLITE_NULL)
+            push(out, &cap, sqlite3_column_double(st, c) * scale);
+    sqlite3_finalize(st);
+    return step == SQLITE_DONE ? PDB_OK : pdb_db_fail(r->db, "database error");
+}
+
+/* ---- step logs ---------------------------------------------------------- */
+
+/* How a step log aggregates a metric, in the order the gate prefers them:
+ * a value per step, then exact means over a window (from a clock), then
+ * the log's interval means, then running means turned back into interval
+ * means. One kind is used per run, never a mix. */
+static const char *const agg_order[] = {"point", "derived", "interval_mean", "running_mean"};
+enum { N_AGGS = sizeof agg_order / sizeof agg_order[0] };
+
+static int agg_rank(const char *agg)
+{
+    for (int i = 0; i < N_AGGS; i++)
+        if (agg && strcmp(agg, agg_order[i]) == 0)
+            return i;
+    return N_AGGS;
+}
+
+/* The preferred aggregation present, the most common window of its
+ * values and their unit. */
+typedef struct {
+    int agg;
+    int64_t window;
+    char unit[8];
+} steplog_kind;
+
+static int steplog_survey(const pdb_metric_run *r, const char *metric, steplog_kind *k)
+{
+    sqlite3_stmt *st;
+    if (prepare(r, "metrics.steplog_values", metric, &st) != PDB_OK)
+        return PDB_ERR;
+    k->agg = N_AGGS;
+    k->window = 0;
+    k->unit[0] = '\0';
+    int64_t windows[4] = {0}, counts[4] = {0};
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        int a = agg_rank((const char *)sqlite3_column_text(st, 4));
+        if (a < k->agg) {
+            k->agg = a;
+            memset(counts, 0, sizeof counts);
+            snprintf(k->unit, sizeof k->unit, "%s", (const char *)sqlite3_column_text(st, 6));
+        }
+        if (a != k->agg || sqlite3_column_type(st, 5) == SQLITE_NULL)
+            continue;
+        /* A few distinct windows are plenty to find the usual one. */
+        int64_t w = sqlite3_column_int64(st, 5);
+        for (int i = 0; i < 4; i++)
+            if (!counts[i] || windows[i] == w) {
+                windows[i] = w;
+                counts[i]++;
+                break;
+            }
+    }
+    sqlite3_finalize(st);
+    for (int i = 0, best = 0; i < 4; i++)
+        if (counts[i] > best) {
+            best = (int)counts[i];
+            k->window = windows[i];
+        }
+    return step == SQLITE_DONE ? PDB_OK : pdb_db_fail(r->db, "database error");
+}
+
+/* State for turning running means back into the mean of each interval:
+ * with R_k the mean of the first c_k steps, the steps between two records
+ * average (R_k c_k - R_j c_j) / (c_k - c_j). A running mean restarts when
+ * the epoch changes or the step goes back. c is the window (steps covered)
+ * when the log says, else the step number. */
+typedef struct {
+    int64_t source;
+    double epoch, prev_mean, prev_count;
+    int64_t prev_step;
+    bool open;
+} running;
+
+static bool unrun(running *s, sqlite3_stmt *st, double *out)
+{
+    int64_t source = sqlite3_column_int64(st, 0), stepno = sqlite3_column_int64(st, 1);
+    double epoch = sqlite3_column_type(st, 2) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 2);
+    double mean = sqlite3_column_double(st, 3);
+    double count = sqlite3_column_type(st, 5) != SQLITE_NULL ? sqlite3_column_double(st, 5)
+                                                             : (double)stepno;
+    bool restart = !s->open || source != s->source || stepno < s->prev_step ||
+                   (!isnan(epoch) && epoch != s->epoch) || count <= s->prev_count;
+    bool have = false;
+    if (restart)
+        *out = mean, have = true;
+    else if (count > s->prev_count)
+        *out = (mean * count - s->prev_mean * s->prev_count) / (count - s->prev_count),
+        have = true;
+    *s = (running){source, epoch, mean, count, stepno, true};
+    return have;
+}
+
+static int steplog_series(const pdb_metric_run *r, const char *metric, pdb_samples *out)
+{
+    steplog_kind k;
+    if (steplog_survey(r, metric, &k) != PDB_OK)
+        return PDB_ERR;
+    if (k.agg == N_AGGS)
+        return PDB_OK;
+    sqlite3_stmt *st;
+    if (prepare(r, "metrics.steplog_values", metric, &st) != PDB_OK)
+        return PDB_ERR;
+    running run = {0};
+    size_t cap = 0;
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        if (agg_rank((const char *)sqlite3_column_text(st, 4)) != k.agg)
+            continue;
+        double v = sqlite3_column_double(st, 3);
+        if (strcmp(agg_order[k.agg], "running_mean") != 0 || unrun(&run, st, &v))
+            push(out, &cap, v);
+    }
+    sqlite3_finalize(st);
+    if (step != SQLITE_DONE)
+        return pdb_db_fail(r->db, "database error");
+    static const char *const what[] = {"per-step values", "means over %lld steps (derived)",
+                                       "interval means (window %lld)",
+                                       "interval means recovered from running means"};
+    snprintf(out->what, sizeof out->what, what[k.agg], (long long)k.window);
+    if (k.agg == 1 || k.agg == 2) {
+        if (!k.window)
+            snprintf(out->what, sizeof out->what, "%s", k.agg == 1 ? "derived means"
+                                                                    : "interval means");
+    }
+    out->source = "step log";
+    static const char *const units[] = {"s", "B", "%", "/s", "1/s", "W", "J", ""};
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (strcmp(units[i], k.unit) == 0)
+            out->unit = units[i];
+    return PDB_OK;
+}
+
+/* ---- per-metric readers -------------------------------------------------- */
+
+/* A step-time-like metric: the step log if it has it, else the trace
+ * steps' trace_column (NULL: none). */
+static int step_samples(const pdb_metric_run *r, const char *steplog_metric,
+                        const char *trace_column, pdb_samples *out)
+{
+    if (steplog_series(r, steplog_metric, out) != PDB_OK)
+        return PDB_ERR;
+    if (out->n || !trace_column)
+        return PDB_OK;
+    out->source = "trace steps";
+    snprintf(out->what, sizeof out->what, "ProfilerSteps");
+    return collect(r, "metrics.trace_steps", NULL, trace_column, 1e-9, out);
+}
+
+static void invert(pdb_samples *s)
+{
+    size_t k = 0;
+    s->total = 0;
+    for (size_t i = 0; i < s->n; i++)
+        if (s->v[i] > 0) {
+            s->v[k] = 1.0 / s->v[i];
+            s->total += s->v[k++];
+        }
+    s->n = k;
+}
+
+/* Throughput as the log reports it (tokens, samples or steps per second),
+ * else steps per second from the step times. */
+static int throughput_samples(const pdb_metric_run *r, pdb_samples *out)
+{
+    static const char *const rates[] = {"tokens_per_s", "samples_per_s", "steps_per_s"};
+    for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++) {
+        if (steplog_series(r, rates[i], out) != PDB_OK)
+            return PDB_ERR;
+        if (out->n) {
+            size_t len = strlen(out->what);
+            snprintf(out->what + len, sizeof out->what - len, " of %s", rates[i]);
+            return PDB_OK;
+        }
+    }
+    if (step_samples(r, "step_time", "dur_ns", out) != PDB_OK)
+        return PDB_ERR;
+    invert(out);
+    size_t len = strlen(out->what);
+    snprintf(out->what + len, sizeof out->what - len, ", as steps/s");
+    out->unit = "/s";
+    return PDB_OK;
+}
+
+/* Per-step totals of a kernel, kernel type or op in a trace. */
+static int trace_step_totals(const pdb_metric_run *r, const char *query, const char *name,
+                             const char *column, const char *what, pdb_samples *out)
+{
+    out->source = "trace steps";
+    snprintf(out->what, sizeof out->what, "%s per ProfilerStep", what);
+    return collect(r, query, name, column, strcmp(column, "calls") ? 1e-9 : 1.0, out);
+}
+
+int pdb_metric_samples(const pdb_metric_run *r, const pdb_metric *m, pdb_samples *out)
+{
+    memset(out, 0, sizeof *out);
+    switch (m->kind) {
+    case PDB_METRIC_STEP_TIME:
+        return step_samples(r, "step_time", "dur_ns", out);
+    case PDB_METRIC_THROUGHPUT:
+        return throughput_samples(r, out);
+    case PDB_METRIC_PHASE:
+        return step_samples(r, m->name, trace_phase_column(m->name), out);
+    case PDB_METRIC_OP:
+        return trace_step_totals(r, "metrics.op_steps", m->name, "time_ns", "CPU time", out);
+    case PDB_METRIC_OP_CALLS:
+        return trace_step_totals(r, "metrics.op_steps", m->name, "calls", "calls", out);
+    case PDB_METRIC_KERNEL:
+        return trace_step_totals(r, "metrics.kernel_steps", m->name, "time_ns", "GPU time",
+                                 out);
+    case PDB_METRIC_KERNEL_CALLS:
+        return trace_step_totals(r, "metrics.kernel_steps", m->name, "calls", "launches",
+                                 out);
+    case PDB_METRIC_KERNEL_TYPE:
+        return trace_step_totals(r, "metrics.kernel_type_steps", m->name, "time_ns",
+                                 "GPU time", out);
+    case PDB_METRIC_STEPLOG:
+        return steplog_series(r, m->name, out);
+    }
+    return PDB_OK;
+}
+
+void pdb_samples_free(pdb_samples *s)
+{
+    free(s->v);
+    memset(s, 0, sizeof *s);
+}
+
+/* Appends ", name" to buf while it fits (a list in a message). */
+static void list_add(char *buf, size_t cap, const char *name)
+{
+    size_t len = strlen(buf);
+    if (len + strlen(name) + 8 < cap)
+        snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", name);
+    else if (len + 6 < cap && strcmp(buf + len - 3, "...") != 0)
+        snprintf(buf + len, cap - len, ", ...");
+}
+
+int pdb_metric_available(const pdb_metric_run *r, char *buf, size_t cap)
+{
+    char steps[256] = "", summary[256] = "";
+    sqlite3_stmt *st;
+    if (prepare(r, "metrics.available", NULL, &st) != PDB_OK)
+        return PDB_ERR;
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 0);
+        bool per_step = strcmp((const char *)sqlite3_column_text(st, 1), "steps") == 0;
+        list_add(per_step ? steps : summary, per_step ? sizeof steps : sizeof summary, name);
+    }
+    sqlite3_finalize(st);
+    if (step != SQLITE_DONE)
+        return pdb_db_fail(r->db, "database error");
+    if (steps[0])
+        snprintf(buf, cap, "it has per-step samples of: %s", steps);
+    else if (summary[0])
+        snprintf(buf, cap, "it holds no per-step values, only summaries or validation "
+                           "records (%s); gate on per-step logs or traces", summary);
+    else
+        snprintf(buf, cap, "it holds no step log values and no ProfilerSteps");
+    return PDB_OK;
+}

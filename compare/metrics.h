@@ -1,0 +1,75 @@
+/* metrics.h: the metrics `profdb check` gates on and their samples.
+ *
+ * A metric is a name (docs/compare.md lists them all) and a direction (a
+ * time is worse when higher, a throughput when lower). Its samples are one
+ * number per step wherever the data allows it: a step log's per-step values
+ * (or its interval means, or running means turned back into interval means),
+ * a trace's ProfilerSteps (a step's duration, its time in one category, or
+ * the time and launches of one kernel or op in that step). Per-step totals,
+ * not per-call durations: a kernel launched 250 times as often with shorter
+ * launches is a regression, which per-call durations would call an
+ * improvement. */
+#ifndef PDB_METRICS_H
+#define PDB_METRICS_H
+
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum {
+    PDB_METRIC_STEP_TIME,     /* step_time */
+    PDB_METRIC_THROUGHPUT,    /* throughput: the log's own rate column, else 1 / step time */
+    PDB_METRIC_PHASE,         /* phase:NAME */
+    PDB_METRIC_OP,            /* op:NAME: CPU time per step */
+    PDB_METRIC_OP_CALLS,      /* op-calls:NAME: calls per step */
+    PDB_METRIC_KERNEL,        /* kernel:NAME: GPU time per step */
+    PDB_METRIC_KERNEL_CALLS,  /* kernel-calls:NAME: launches per step */
+    PDB_METRIC_KERNEL_TYPE,   /* kernel-type:TYPE: GPU time per step of one kernel type */
+    PDB_METRIC_STEPLOG,       /* any other name: a step-log metric by canonical name */
+} pdb_metric_kind;
+
+typedef struct pdb_metric {
+    pdb_metric_kind kind;
+    const char *name;      /* phase, op, kernel, type or step-log metric (points into spec) */
+    const char *spec;      /* as given: "phase:forward" */
+    bool higher_is_worse;
+    const char *unit;      /* "s", "/s", "calls"; step-log metrics: their stored unit */
+} pdb_metric;
+
+/* One run's samples of a metric. */
+typedef struct pdb_samples {
+    double *v;
+    size_t n;
+    const char *source;    /* "step log", "trace steps", ... (static) */
+    char what[96];         /* which values: "per-step values", "interval means (window 10)" */
+    const char *unit;      /* the data's unit when the metric has none of its own, or NULL */
+    double total;          /* sum of the samples */
+} pdb_samples;
+
+/* Parses a metric name. Unknown prefixed names are errors; a bare name that
+ * is not one of the fixed ones is a step-log metric (loss, mfu, tokens_per_s,
+ * mem_max_allocated, ...), its direction from its name. */
+int pdb_metric_parse(const char *spec, pdb_metric *m);
+/* The metric gated alongside m, or NULL: kernel:NAME brings
+ * kernel-calls:NAME, op:NAME brings op-calls:NAME. malloc'd. */
+char *pdb_metric_companion(const pdb_metric *m);
+
+/* The run a metric is read from: a schema of the connection ("main", or
+ * "tdb" for a second database). */
+typedef struct pdb_metric_run {
+    sqlite3 *db;
+    const char *schema;
+    int64_t run_id;
+} pdb_metric_run;
+
+/* Reads the samples of m in r (times in seconds, rates per second, counts).
+ * No sample is not an error here: n = 0. */
+int pdb_metric_samples(const pdb_metric_run *r, const pdb_metric *m, pdb_samples *out);
+void pdb_samples_free(pdb_samples *s);
+/* Writes what r can be gated on ("step_time, loss, tokens_per_s"; or what
+ * its summaries hold) into buf, for the message when a metric has no
+ * samples. */
+int pdb_metric_available(const pdb_metric_run *r, char *buf, size_t cap);
+
+#endif
