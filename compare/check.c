@@ -226,6 +226,10 @@ int pdb_check_metric(pdb_cmp_run *base, pdb_cmp_run *test, pdb_check_run *run,
     int rc = PDB_OK;
     if (!sb.n || !st.n) {
         rc = no_samples(!sb.n ? base : test, &r->metric);
+    } else if (sb.absent && st.absent) {
+        rc = pdb_fail("metric '%s': neither run '%s' nor run '%s' has a call of '%s' in its "
+                      "ProfilerSteps (names must match exactly; see 'profdb report kernels' "
+                      "or 'ops')", r->metric.spec, base->name, test->name, r->metric.name);
     } else {
         compare_and_decide(&sb, &st, run, r);
         run->failed += r->status == PDB_CHECK_FAIL;

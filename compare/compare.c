@@ -114,6 +114,13 @@ void pdb_compare_samples(const pdb_samples *b, const pdb_samples *t, bool higher
         c->ratio = c->test_median / c->base_median;
         c->change_pct = 100.0 * (c->ratio - 1.0);
         c->worse_pct = higher_is_worse ? c->change_pct : -c->change_pct;
+    } else if (c->test_median != 0) {
+        /* From nothing to something (a kernel the base never launched). */
+        c->change_pct = c->test_median > 0 ? INFINITY : -INFINITY;
+        c->worse_pct = higher_is_worse ? c->change_pct : -c->change_pct;
+    } else {
+        c->ratio = 1;
+        c->change_pct = c->worse_pct = 0;
     }
     pdb_bootstrap_median_ratio(b->v, b->n, t->v, t->n, PDB_BOOTSTRAP_ITERS,
                                PDB_BOOTSTRAP_SEED, &c->ci_lo, &c->ci_hi);

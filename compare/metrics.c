@@ -340,13 +340,25 @@ static int throughput_samples(const pdb_metric_run *r, pdb_samples *out)
     return PDB_OK;
 }
 
-/* Per-step totals of a kernel, kernel type or op in a trace. */
+/* Per-step totals of a kernel, kernel type or op in a trace (column
+ * time_ns or calls); absent when no step has a call. */
 static int trace_step_totals(const pdb_metric_run *r, const char *query, const char *name,
                              const char *column, const char *what, pdb_samples *out)
 {
     out->source = "trace steps";
     snprintf(out->what, sizeof out->what, "%s per ProfilerStep", what);
-    return collect(r, query, name, column, strcmp(column, "calls") ? 1e-9 : 1.0, out);
+    pdb_samples calls = {0};
+    if (collect(r, query, name, "calls", 1.0, &calls) != PDB_OK)
+        return PDB_ERR;
+    out->absent = calls.n > 0 && calls.total == 0;
+    if (strcmp(column, "calls") == 0) {
+        out->v = calls.v;
+        out->n = calls.n;
+        out->total = calls.total;
+        return PDB_OK;
+    }
+    pdb_samples_free(&calls);
+    return collect(r, query, name, column, 1e-9, out);
 }
 
 int pdb_metric_samples(const pdb_metric_run *r, const pdb_metric *m, pdb_samples *out)

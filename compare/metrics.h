@@ -45,6 +45,7 @@ typedef struct pdb_samples {
     char what[96];         /* which values: "per-step values", "interval means (window 10)" */
     const char *unit;      /* the data's unit when the metric has none of its own, or NULL */
     double total;          /* sum of the samples */
+    bool absent;           /* a kernel or op the run never ran: its steps count 0 */
 } pdb_samples;
 
 /* Parses a metric name. Unknown prefixed names are errors; a bare name that
