@@ -25,21 +25,31 @@
 static const pdb_cmd_help help = {
     "profdb check [--db FILE] [--db-test FILE | --baseline-from DIR|DB] "
     "[--max-regression METRIC=PCT]... [options] [BASE] TEST",
-    "Fails (exit 1) when run TEST is significantly slower than run BASE: a metric's\n"
-    "median moved the bad way by more than PCT percent AND the Mann-Whitney U test\n"
-    "gives p < alpha. Too few samples make a metric inconclusive (exit 0, or 1 with\n"
+    "Fails (exit 1) when run TEST is worse than run BASE by more than a limit. Per\n"
+    "metric, one sample per step: a regression when the median is worse by more than\n"
+    "PCT and a one-sided Mann-Whitney test of TEST against BASE moved by PCT gives\n"
+    "p < alpha (exact for small samples); when the step counts are too small for\n"
+    "that (3 against 3), when every TEST step is worse than every BASE step by more\n"
+    "than PCT. Otherwise pass, or inconclusive (exit 0, or 1 with\n"
     "--fail-inconclusive). Prints a one-line verdict; details go to stderr.",
-    "metrics:\n"
-    "  step_time       seconds per step (step-log point values, else ProfilerSteps)\n"
-    "  throughput      steps per second (1 / step time of each step)\n"
-    "  phase:NAME      a step-log phase (phase:forward) or a trace step category\n"
-    "                  (kernel, memcpy, memset, runtime, dataloader, cpu_exec, other)\n"
-    "  op:NAME         durations of each call of a CPU op (op:aten::mm)\n"
-    "  kernel:NAME     durations of each launch of a GPU kernel (exact name)\n"
-    "Without --max-regression: " DEFAULT_LIMIT ". With --baseline-from, BASE is a run of\n"
-    "that database (default: its newest run) or the ingested directory, and TEST is\n"
-    "a run of --db (or --db-test). Exit status: 0 pass, 1 regression, 2 error.\n"
-    "See docs/compare.md.",
+    "metrics (one sample per step):\n"
+    "  step_time          step time (step log: per-step values, else interval or\n"
+    "                     running means; traces: ProfilerStep durations)\n"
+    "  throughput         the log's tokens/s, samples/s or steps/s, else 1/step_time\n"
+    "  phase:NAME         a step-log phase (phase:forward) or a trace step category\n"
+    "                     (kernel, memcpy, memset, runtime, dataloader, cpu_exec, other)\n"
+    "  kernel:NAME        GPU time of a kernel per step (exact name); also gates\n"
+    "                     kernel-calls:NAME, its launches per step, with the same limit\n"
+    "  op:NAME            CPU time of an op per step; also gates op-calls:NAME\n"
+    "  kernel-type:TYPE   GPU time per step of COMPUTATION, COMMUNICATION, MEMORY, OTHER\n"
+    "  NAME, metric:NAME  any step-log metric (loss, mfu, tokens_per_s,\n"
+    "                     mem_max_allocated); rates and utilisation are worse when\n"
+    "                     lower, everything else when higher\n"
+    "PCT is 5%, +5% or 5 (five percent); a bare number below 1 is refused as\n"
+    "ambiguous. Without --max-regression: " DEFAULT_LIMIT ". With --baseline-from, BASE\n"
+    "is a run of that database (default: its newest run) or the ingested directory,\n"
+    "and TEST a run of --db (or --db-test). Exit status: 0 pass, 1 regression,\n"
+    "2 error. See docs/compare.md.",
 };
 
 typedef struct {

@@ -47,8 +47,11 @@ int pdb_check_parse_pct(const char *text, double *pct)
                         text);
     memcpy(num, s, n - percent);
     num[n - percent] = '\0';
-    if (pdb_parse_double("--max-regression", num, pct) != PDB_OK)
-        return PDB_ERR;
+    char *end;
+    *pct = strtod(num, &end);
+    if (*end || !isfinite(*pct))
+        return pdb_fail("--max-regression: expected a percentage such as 5%% or 5, got '%s'",
+                        text);
     if (!percent && *pct > 0 && *pct < 1)
         return pdb_fail("--max-regression: '%s' is ambiguous (a fraction or a percentage?): "
                         "write %g%% for %g percent, or %g%% for the fraction", text, *pct,

@@ -87,10 +87,10 @@ void pdb_check_write_details(const pdb_check_run *run, FILE *out)
         pdb_check_format_value(r->cmp.test_median, r->metric.unit, t, sizeof t);
         outlier_text(r, o, sizeof o);
         fprintf(out, "%-12s %s: median %s -> %s, ratio %.4f [95%% CI %.4f, %.4f], n %zu/%zu "
-                     "(%s): %s%s%s\n",
+                     "(%s%s%s): %s%s%s\n",
                 status_name(r->status), r->metric.spec, b, t, r->cmp.ratio, r->cmp.ci_lo,
-                r->cmp.ci_hi, r->cmp.nb, r->cmp.nt, r->source ? r->source : "-", r->reason,
-                o[0] ? "; " : "", o);
+                r->cmp.ci_hi, r->cmp.nb, r->cmp.nt, r->source ? r->source : "-",
+                r->what[0] ? ": " : "", r->what, r->reason, o[0] ? "; " : "", o);
     }
 }
 
