@@ -30,11 +30,15 @@ typedef struct pdb_diff_kind {
     const char *name;
     int (*run)(pdb_diff_ctx *ctx);
     const char *summary;
+    int needs;              /* what the runs must hold for it to apply (diff.c) */
 } pdb_diff_kind;
 
 extern const pdb_diff_kind pdb_diff_kinds[];   /* ends with a NULL name */
 const pdb_diff_kind *pdb_diff_find(const char *name);
-/* Runs the named kinds in order (none: pstats); unknown names are errors. */
+/* The kinds that apply to the two runs, in the table's order (at most cap). */
+int pdb_diff_applicable(pdb_diff_ctx *ctx, const char **names, int cap, int *n);
+/* Runs the named kinds in order (none: every kind that applies); unknown
+ * names are errors. */
 int pdb_diff_run(pdb_diff_ctx *ctx, char **names, int n);
 
 /* Functions by largest change of tottime and cumtime; one-side functions marked. */

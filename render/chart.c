@@ -15,6 +15,7 @@
 #include "render/gnuplot.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -339,5 +340,43 @@ int pdb_chart_write(sqlite3_stmt *st, const pdb_chart_spec *d, const char *subti
         *written = rc == PDB_OK;
     }
     free_grid(&g);
+    return rc;
+}
+
+/* Runs gnuplot on dir/NAME.gp, removing old images first (gnuplot writes
+ * them itself, and must not write through a link planted there). */
+static int draw(const char *gnuplot, const char *dir, const char *name)
+{
+    char script[48];
+    snprintf(script, sizeof script, "%s.gp", name);
+    if (pdb_out_clear(dir, name, "png") != PDB_OK || pdb_out_clear(dir, name, "svg") != PDB_OK)
+        return PDB_ERR;
+    return pdb_gp_run(gnuplot, dir, script);
+}
+
+int pdb_chart_section(const char *dir, const pdb_chart *charts, int n, const char *none,
+                      FILE *md)
+{
+    char gnuplot[4096];
+    bool have = pdb_gp_find(gnuplot, sizeof gnuplot);
+    int rc = PDB_OK;
+    fputs("\n## Charts\n\n", md);
+    if (!n)
+        fprintf(md, "%s\n", none);
+    else if (!have) {
+        fputs("gnuplot was not found: render the charts with `gnuplot NAME.gp` in this folder.\n",
+              md);
+        pdb_warn("gnuplot not found: charts written as scripts; render them with: "
+                 "cd %s && for f in *.gp; do gnuplot \"$f\"; done", dir);
+    }
+    for (int i = 0; i < n; i++) {
+        const pdb_chart *ch = &charts[i];
+        if (have && rc == PDB_OK)
+            rc = draw(gnuplot, dir, ch->name);
+        fprintf(md, "### %s\n\n", ch->title);
+        if (have)
+            fprintf(md, "![%s](%s.png)\n\n[SVG](%s.svg) · ", ch->title, ch->name, ch->name);
+        fprintf(md, "[gnuplot script](%s.gp) · [data](%s.dat)\n\n", ch->name, ch->name);
+    }
     return rc;
 }

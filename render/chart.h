@@ -10,6 +10,7 @@
 
 #include <sqlite3.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 typedef enum {
     PDB_CHART_STACKED,  /* bars per label, series stacked */
@@ -34,5 +35,18 @@ typedef struct pdb_chart_spec {
  * Returns PDB_OK or PDB_ERR; st is not finalized. */
 int pdb_chart_write(sqlite3_stmt *st, const pdb_chart_spec *spec, const char *subtitle,
                     const char *dir, bool *written);
+
+/* A chart written into a folder, for its Markdown page. */
+typedef struct pdb_chart {
+    char name[32];     /* file base name */
+    char title[96];
+} pdb_chart;
+
+/* Draws the charts (NAME.gp in dir) with gnuplot when it is installed and
+ * writes the "## Charts" section of a Markdown page: each chart embedded as
+ * PNG with links to its SVG, script and data, or, without gnuplot, a note
+ * and the links (and a warning on stderr). none: the sentence for no chart. */
+int pdb_chart_section(const char *dir, const pdb_chart *charts, int n, const char *none,
+                      FILE *md);
 
 #endif

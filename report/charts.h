@@ -25,10 +25,7 @@
 #include <sqlite3.h>
 #include <stdint.h>
 
-typedef struct pdb_chart {
-    char name[32];     /* file base name */
-    char title[96];
-} pdb_chart;
+#include "render/chart.h"
 
 typedef struct pdb_chart_list {
     pdb_chart *v;

@@ -4,7 +4,6 @@
 #include "common/error.h"
 #include "common/strbuf.h"
 #include "render/files.h"
-#include "render/gnuplot.h"
 #include "report/charts.h"
 #include "report/overview.h"
 
@@ -85,33 +84,7 @@ static int chart_section(pdb_report_ctx *ctx, const char *dir, FILE *md)
     pdb_chart_list charts;
     if (pdb_charts_write(ctx->db, ctx->run_id, ctx->run_name, dir, ctx->top, &charts) != PDB_OK)
         return PDB_ERR;
-    char gnuplot[4096];
-    bool have = pdb_gp_find(gnuplot, sizeof gnuplot);
-    int rc = PDB_OK;
-    fputs("\n## Charts\n\n", md);
-    if (!charts.n)
-        fputs("No chart applies to this run.\n", md);
-    else if (!have) {
-        fputs("gnuplot was not found: render the charts with `gnuplot NAME.gp` in this folder.\n",
-              md);
-        pdb_warn("gnuplot not found: charts written as scripts; render them with: "
-                 "cd %s && for f in *.gp; do gnuplot \"$f\"; done", dir);
-    }
-    for (int i = 0; i < charts.n; i++) {
-        const pdb_chart *ch = &charts.v[i];
-        char script[48];
-        snprintf(script, sizeof script, "%s.gp", ch->name);
-        if (have && rc == PDB_OK)
-            rc = pdb_out_clear(dir, ch->name, "png");
-        if (have && rc == PDB_OK)
-            rc = pdb_out_clear(dir, ch->name, "svg");
-        if (have && rc == PDB_OK)
-            rc = pdb_gp_run(gnuplot, dir, script);
-        fprintf(md, "### %s\n\n", ch->title);
-        if (have)
-            fprintf(md, "![%s](%s.png)\n\n[SVG](%s.svg) · ", ch->title, ch->name, ch->name);
-        fprintf(md, "[gnuplot script](%s.gp) · [data](%s.dat)\n\n", ch->name, ch->name);
-    }
+    int rc = pdb_chart_section(dir, charts.v, charts.n, "No chart applies to this run.", md);
     pdb_chart_list_free(&charts);
     return rc;
 }

@@ -15,3 +15,11 @@ SELECT run_id FROM {schema}.runs WHERE name = ?1
 
 -- name: newest_run
 SELECT run_id, name FROM {schema}.runs ORDER BY run_id DESC LIMIT 1
+
+-- name: facts
+-- What a run holds, to choose the comparisons that apply to two runs.
+SELECT (SELECT count(*) FROM {schema}.pstats_functions WHERE run_id = ?1) AS pstats,
+ (SELECT count(*) FROM {schema}.analysis_steps WHERE run_id = ?1)
+  + (SELECT count(*) FROM {schema}.steplog_values WHERE run_id = ?1) AS steps,
+ (SELECT count(*) FROM {schema}.traces WHERE run_id = ?1) AS traces,
+ (SELECT count(*) FROM {schema}.analysis_gpu WHERE run_id = ?1 AND mode = 'exact') AS gpu
