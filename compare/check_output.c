@@ -2,6 +2,8 @@
  * one-line verdict, per-metric details, JUnit XML and Markdown (check.h).
  * The decisions themselves are made in check.c. */
 #include "compare/check.h"
+#include "common/strbuf.h"
+#include "render/render.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -173,21 +175,13 @@ void pdb_check_write_junit(const pdb_check_run *run, FILE *out)
 
 /* ---- Markdown ----------------------------------------------------------- */
 
-/* Table cells: no line breaks, '|' escaped, HTML-significant characters as
- * entities so kernel names like f<float> show as written. */
+/* Markdown text as render.c escapes it, written to out. */
 static void md_escape(const char *s, FILE *out)
 {
-    for (; *s; s++) {
-        switch (*s) {
-        case '|': fputs("\\|", out); break;
-        case '\\': fputs("\\\\", out); break;
-        case '&': fputs("&amp;", out); break;
-        case '<': fputs("&lt;", out); break;
-        case '>': fputs("&gt;", out); break;
-        case '\n': case '\r': case '\t': fputc(' ', out); break;
-        default: fputc(*s, out);
-        }
-    }
+    pdb_buf b = PDB_BUF_INIT;
+    pdb_md_escape(&b, s);
+    fputs(pdb_buf_str(&b), out);
+    pdb_buf_free(&b);
 }
 
 void pdb_check_write_markdown(const pdb_check_run *run, FILE *out)

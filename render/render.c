@@ -253,7 +253,7 @@ static bool is_alnum(char c)
  * the row; '\\' is escaped so "a\\|" cannot un-escape the '|'; * < [ ] ` &
  * ~ would start emphasis, HTML, links, code, entities, strikethrough; '_'
  * only outside words (__init__ would turn bold; snake_case stays as is). */
-static void md_escape(pdb_buf *b, const char *s)
+void pdb_md_escape(pdb_buf *b, const char *s)
 {
     for (const char *p = s; *p; p++) {
         bool esc = strchr("|\\*<[]`&~", *p) != NULL ||
@@ -277,7 +277,7 @@ static void keep_cell(renderer *r, const char *s, int c, bool numeric)
         snprintf(cut, sizeof cut, "%s", s);
     if (r->o->format == PDB_OUT_MD) {
         pdb_buf esc = PDB_BUF_INIT;
-        md_escape(&esc, cut);
+        pdb_md_escape(&esc, cut);
         r->cells[r->ncells++] = pdb_xstrdup(pdb_buf_str(&esc));
         pdb_buf_free(&esc);
     } else {
