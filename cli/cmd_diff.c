@@ -13,10 +13,14 @@
 #include <string.h>
 
 static const pdb_cmd_help help = {
-    "profdb diff [--db FILE] [--db-test FILE] [--format FMT] [--top N] [options] BASE TEST "
-    "[KIND...]",
+    "profdb diff [--db FILE] [--db-test FILE] [--format FMT] [--top N] [--out DIR] [options] "
+    "BASE TEST [KIND...]",
     "Compares run TEST with run BASE (run names in one database, or TEST in the\n"
-    "--db-test database). Without a KIND compares pstats statistics.",
+    "--db-test database). Without a KIND, every comparison that applies to the two\n"
+    "runs (steps, gpu, kernel-types, kernels, ops, pstats). --out DIR writes a folder\n"
+    "for a pull request or CI job summary: DIR/index.md (the headline changes, the\n"
+    "kernels and ops that changed most with their launches, before/after charts,\n"
+    "each comparison's table) and DIR/KIND.csv.",
     "kinds:\n  pstats         functions by largest change of tottime and cumtime (absolute\n"
     "                 and percent of BASE); --sort tottime|cumtime|both; only_in marks\n"
     "                 functions present in one run\n"
@@ -35,7 +39,7 @@ static const pdb_cmd_help help = {
 int cmd_diff(int argc, char **argv, pdb_cli *cli)
 {
     pdb_diff_ctx ctx = {.out = stdout, .top = -1};
-    const char *format = NULL, *unit = NULL, *test_db = NULL;
+    const char *format = NULL, *unit = NULL, *test_db = NULL, *out_dir = NULL;
     long width = 60;
     const pdb_opt opts[] = {
         PDB_OPT_DB(cli),
@@ -43,6 +47,8 @@ int cmd_diff(int argc, char **argv, pdb_cli *cli)
         {PDB_OPT_INT, "top", 'n', &ctx.top, "N", "show the first N rows"},
         {PDB_OPT_STRING, "sort", 's', &ctx.sort, "KEY", "pstats: tottime, cumtime or both"},
         {PDB_OPT_STRING, "db-test", 0, &test_db, "FILE", "database holding the TEST run"},
+        {PDB_OPT_STRING, "out", 'o', &out_dir, "DIR",
+         "write DIR/index.md (summary, charts, tables) and a CSV per comparison"},
         {PDB_OPT_FLAG, "normalize-names", 0, &ctx.normalize, NULL,
          "kernels: ignore template arguments and addresses in names"},
         {0},
@@ -67,7 +73,8 @@ int cmd_diff(int argc, char **argv, pdb_cli *cli)
         ctx.test_id = test.run_id;
         ctx.base_schema = base.schema;
         ctx.test_schema = test.schema;
-        rc = pdb_diff_run(&ctx, argv + 3, npos - 2);
+        rc = out_dir ? pdb_diff_folder(&ctx, argv + 3, npos - 2, out_dir)
+                     : pdb_diff_run(&ctx, argv + 3, npos - 2);
         pdb_cmp_close(&base, &test);
     }
     return rc == PDB_OK ? PDB_EXIT_OK : pdb_cli_fail();

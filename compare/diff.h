@@ -41,11 +41,19 @@ int pdb_diff_applicable(pdb_diff_ctx *ctx, const char **names, int cap, int *n);
  * names are errors. */
 int pdb_diff_run(pdb_diff_ctx *ctx, char **names, int n);
 
+/* `profdb diff --out DIR`: index.md (summary, before/after charts, the
+ * tables of the named kinds, or of every kind that applies when none is
+ * named), a CSV per kind and the charts' files (diff_folder.c). */
+int pdb_diff_folder(pdb_diff_ctx *ctx, char **names, int n, const char *dir);
+
 /* Functions by largest change of tottime and cumtime; one-side functions marked. */
 int pdb_diff_pstats(pdb_diff_ctx *ctx);
 /* Per-step distributions of step time and phases (step logs, trace steps):
  * medians, change, median ratio with bootstrap CI, Mann-Whitney p. */
 int pdb_diff_steps(pdb_diff_ctx *ctx);
+/* Compares every per-step metric into temp.pdb_diff_steps without printing
+ * (the steps kind prints that table; diff --out charts it). */
+int pdb_diff_steps_fill(pdb_diff_ctx *ctx);
 /* Totals by name from the trace analysis tables; one-side rows marked. */
 int pdb_diff_ops(pdb_diff_ctx *ctx);
 int pdb_diff_kernels(pdb_diff_ctx *ctx);

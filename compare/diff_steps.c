@@ -81,7 +81,7 @@ static int compare_metric(pdb_diff_ctx *ctx, const char *name, sqlite3_stmt *ins
     return pdb_db_step_done(ctx->db, ins);
 }
 
-static int fill(pdb_diff_ctx *ctx)
+int pdb_diff_steps_fill(pdb_diff_ctx *ctx)
 {
     sqlite3_stmt *names, *ins;
     if (pdb_compare_exec(ctx->db, "diff_steps.create_tables") != PDB_OK ||
@@ -108,7 +108,7 @@ static int fill(pdb_diff_ctx *ctx)
 
 int pdb_diff_steps(pdb_diff_ctx *ctx)
 {
-    if (fill(ctx) != PDB_OK)
+    if (pdb_diff_steps_fill(ctx) != PDB_OK)
         return PDB_ERR;
     int64_t n = 0;
     if (pdb_db_query_int(ctx->db, pdb_query_sql(pdb_compare_queries, "diff_steps.row_count"), 0,

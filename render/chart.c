@@ -220,6 +220,8 @@ static void hist_range(const grid *g, double *lo, double *hi, int *bins)
                 *hi = fmax(*hi, g->v[x * g->ns + s]);
             }
     *bins = g->nx < 20 ? g->nx : 20;
+    if (g->ns > 1) /* before and after: finer bins, so two close shapes separate */
+        *bins = g->nx * 2 < 10 ? 10 : g->nx * 2 > 30 ? 30 : g->nx * 2;
     if (!(*hi > *lo)) {
         double pad = isfinite(*hi) && fabs(*hi) > 0 ? fabs(*hi) * 0.05 : 0.5;
         *lo = isfinite(*lo) ? *lo - pad : 0;

@@ -49,14 +49,14 @@ b AS (SELECT name, sum(count) AS calls, sum(self_ns) AS ns FROM main.analysis_op
 WITH
 -- include: kernels
 SELECT name AS kernel, base_ns / 1e6 AS base, test_ns / 1e6 AS test FROM d
- ORDER BY abs(test_ns - base_ns) DESC, name LIMIT ?3
+ WHERE test_ns <> base_ns ORDER BY abs(test_ns - base_ns) DESC, name LIMIT ?3
 
 -- name: kernels_top
 -- The same kernels with their launches, for the summary.
 WITH
 -- include: kernels
 SELECT name, base_calls, test_calls, base_ns, test_ns FROM d
- ORDER BY abs(test_ns - base_ns) DESC, name LIMIT ?3
+ WHERE test_ns <> base_ns ORDER BY abs(test_ns - base_ns) DESC, name LIMIT ?3
 
 -- name: ops_chart
 -- The CPU ops whose self time changed most (self times add up; totals of
@@ -64,13 +64,13 @@ SELECT name, base_calls, test_calls, base_ns, test_ns FROM d
 WITH
 -- include: ops
 SELECT name AS op, base_ns / 1e6 AS base, test_ns / 1e6 AS test FROM d
- ORDER BY abs(test_ns - base_ns) DESC, name LIMIT ?3
+ WHERE test_ns <> base_ns ORDER BY abs(test_ns - base_ns) DESC, name LIMIT ?3
 
 -- name: ops_top
 WITH
 -- include: ops
 SELECT name, base_calls, test_calls, base_ns, test_ns FROM d
- ORDER BY abs(test_ns - base_ns) DESC, name LIMIT ?3
+ WHERE test_ns <> base_ns ORDER BY abs(test_ns - base_ns) DESC, name LIMIT ?3
 
 -- fragment: gpu
 b AS (SELECT sum(compute_ns) AS compute, sum(non_compute_ns) AS non_compute,
