@@ -1,5 +1,6 @@
 /* error.c: records the current error message (see error.h). */
 #include "common/error.h"
+#include "common/utf8.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -18,10 +19,17 @@ static int record(const char *prefix, const char *fmt, va_list ap)
     if (n >= sizeof msg)
         n = sizeof msg - 1;
     vsnprintf(msg + n, sizeof msg - n, fmt, ap);
-    /* Keep the message on one line whatever the input put into it. */
+    /* Keep the message on one line, valid UTF-8 and free of terminal
+     * escapes, whatever the input put into it (a file or kernel name). */
     for (char *p = msg; *p; p++)
         if (*p == '\n' || *p == '\r')
             *p = ' ';
+    if (pdb_utf8_needs_clean(msg, strlen(msg), PDB_UTF8_CONTROLS)) {
+        pdb_buf b = PDB_BUF_INIT;
+        pdb_utf8_clean(&b, msg, strlen(msg), PDB_UTF8_CONTROLS);
+        snprintf(msg, sizeof msg, "%s", pdb_buf_str(&b));
+        pdb_buf_free(&b);
+    }
     memcpy(errbuf, msg, sizeof errbuf);
     return PDB_ERR;
 }
@@ -69,10 +77,13 @@ void pdb_clear_error(void)
 
 void pdb_warn(const char *fmt, ...)
 {
+    char msg[sizeof errbuf];
     va_list ap;
     va_start(ap, fmt);
-    fputs("profdb: warning: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    pdb_buf b = PDB_BUF_INIT;
+    pdb_utf8_clean(&b, msg, strlen(msg), PDB_UTF8_CONTROLS);
+    fprintf(stderr, "profdb: warning: %s\n", pdb_buf_str(&b));
+    pdb_buf_free(&b);
 }

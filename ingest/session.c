@@ -12,6 +12,7 @@
 #include "common/db.h"
 #include "common/error.h"
 #include "common/strbuf.h"
+#include "common/utf8.h"
 #include "common/xalloc.h"
 
 #include <dirent.h>
@@ -734,8 +735,14 @@ out:
     rc = end_write(&ss, rc, began);
     if (rc == PDB_OK && opts->dry_run && !opts->quiet)
         pdb_buf_addf(&ss.report, "profdb: dry run: nothing was stored\n");
-    if (rc == PDB_OK)
-        fputs(pdb_buf_str(&ss.report), stderr);
+    if (rc == PDB_OK) {
+        /* File and run names come from outside: no terminal escapes. */
+        pdb_buf clean = PDB_BUF_INIT;
+        pdb_utf8_clean(&clean, pdb_buf_str(&ss.report), ss.report.len,
+                       PDB_UTF8_CONTROLS | PDB_UTF8_KEEP_WS);
+        fputs(pdb_buf_str(&clean), stderr);
+        pdb_buf_free(&clean);
+    }
     free(ss.runs);
     pdb_buf_free(&ss.report);
     pdb_buf_free(&indexes);

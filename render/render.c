@@ -23,11 +23,19 @@ typedef struct {
     FILE *out;
     int ncol;
     column *cols;
-    /* Buffered cells for table and Markdown output. */
+    /* Table and Markdown output: the first WIDTH_ROWS rows are buffered to
+     * size the columns, later rows stream with those widths. */
     char **cells;
     size_t ncells, capcells;
+    bool streaming;          /* the buffered rows are printed */
     yajl_gen json;
+    size_t invalid_utf8;     /* sequences replaced by U+FFFD */
 } renderer;
+
+/* Rows that size a table's columns. Later rows stream: memory stays flat
+ * on millions of rows; a later text cell wider than its column is cut with
+ * an ellipsis, a number is printed whole. */
+#define WIDTH_ROWS 1000
 
 static const char *const unit_names[] = {"ns", "us", "ms", "s"};
 static const double unit_div[] = {1, 1e3, 1e6, 1e9};
@@ -142,6 +150,20 @@ static void format_time(sqlite3_int64 ns, pdb_time_unit u, char *buf, size_t cap
         buf[--n] = '\0';
 }
 
+/* Text from the data, made valid UTF-8 and, outside JSON (which escapes
+ * them itself), with control characters as visible escapes: an ESC from a
+ * kernel name must not reach a terminal. CSV keeps line breaks and tabs
+ * (quoted); the other formats turn them into spaces later. */
+static void text_cell(renderer *r, const char *s, size_t len, pdb_buf *b)
+{
+    int flags = r->o->format == PDB_OUT_JSON ? 0 : PDB_UTF8_CONTROLS | PDB_UTF8_KEEP_WS;
+    if (!pdb_utf8_needs_clean(s, len, flags)) {
+        pdb_buf_add(b, s, len);
+        return;
+    }
+    r->invalid_utf8 += pdb_utf8_clean(b, s, len, flags);
+}
+
 /* The text of one cell; *is_num tells JSON to write it unquoted. */
 static void cell_text(renderer *r, sqlite3_stmt *st, int c, pdb_buf *b, bool *is_num,
                       bool *is_null)
@@ -178,7 +200,8 @@ static void cell_text(renderer *r, sqlite3_stmt *st, int c, pdb_buf *b, bool *is
         return;
     }
     default:
-        pdb_buf_add(b, sqlite3_column_text(st, c), (size_t)sqlite3_column_bytes(st, c));
+        text_cell(r, (const char *)sqlite3_column_text(st, c),
+                  (size_t)sqlite3_column_bytes(st, c), b);
     }
 }
 
@@ -204,6 +227,15 @@ static void csv_field(FILE *out, const char *s, size_t len, char sep)
     fputc('"', out);
 }
 
+/* Spreadsheets run a cell that starts with = + - @ (or tab, CR) as a
+ * formula. Such text cells get a leading ' (OWASP's rule), and so does text
+ * that already starts with ', so the rule is reversible: drop one leading '
+ * from a text cell to get the value back. Numbers are never touched. */
+static bool formula_like(const pdb_buf *b)
+{
+    return b->len && strchr("=+-@\t\r'", b->p[0]) != NULL;
+}
+
 static void delimited_row(renderer *r, sqlite3_stmt *st, char sep, pdb_buf *b)
 {
     for (int c = 0; c < r->ncol; c++) {
@@ -215,6 +247,8 @@ static void delimited_row(renderer *r, sqlite3_stmt *st, char sep, pdb_buf *b)
             continue;
         }
         cell_text(r, st, c, b, &is_num, &is_null);
+        if (!is_num && !is_null && r->o->format != PDB_OUT_JSON && formula_like(b))
+            fputc('\'', r->out);
         csv_field(r->out, b->p ? b->p : "", b->len, sep);
     }
     fputs(sep == ',' ? "\r\n" : "\n", r->out);
@@ -264,42 +298,39 @@ void pdb_md_escape(pdb_buf *b, const char *s)
     }
 }
 
+/* A cell as tables and Markdown show it: cut to --width (text only),
+ * escaped for Markdown or with line breaks and tabs as spaces. malloc'd. */
+static char *shown_cell(const renderer *r, const char *s, bool numeric, size_t width)
+{
+    char cut[4096];
+    if (!numeric && width > 0)
+        pdb_ellipsize(s, width, cut, sizeof cut);
+    else
+        snprintf(cut, sizeof cut, "%s", s);
+    if (r->o->format == PDB_OUT_MD) {
+        pdb_buf esc = PDB_BUF_INIT;
+        pdb_md_escape(&esc, cut);
+        char *t = pdb_xstrdup(pdb_buf_str(&esc));
+        pdb_buf_free(&esc);
+        return t;
+    }
+    for (char *p = cut; *p; p++)
+        if (*p == '\n' || *p == '\r' || *p == '\t')
+            *p = ' ';
+    return pdb_xstrdup(cut);
+}
+
 static void keep_cell(renderer *r, const char *s, int c, bool numeric)
 {
     if (r->ncells == r->capcells) {
         r->capcells = r->capcells ? r->capcells * 2 : 256;
         r->cells = pdb_xrealloc(r->cells, r->capcells * sizeof *r->cells);
     }
-    char cut[4096];
-    if (!numeric && r->o->max_width > 0)
-        pdb_ellipsize(s, (size_t)r->o->max_width, cut, sizeof cut);
-    else
-        snprintf(cut, sizeof cut, "%s", s);
-    if (r->o->format == PDB_OUT_MD) {
-        pdb_buf esc = PDB_BUF_INIT;
-        pdb_md_escape(&esc, cut);
-        r->cells[r->ncells++] = pdb_xstrdup(pdb_buf_str(&esc));
-        pdb_buf_free(&esc);
-    } else {
-        for (char *p = cut; *p; p++)
-            if (*p == '\n' || *p == '\r' || *p == '\t')
-                *p = ' ';
-        r->cells[r->ncells++] = pdb_xstrdup(cut);
-    }
-    size_t w = pdb_utf8_width(r->cells[r->ncells - 1], strlen(r->cells[r->ncells - 1]));
+    char *t = shown_cell(r, s, numeric, r->o->max_width > 0 ? (size_t)r->o->max_width : 0);
+    r->cells[r->ncells++] = t;
+    size_t w = pdb_utf8_width(t, strlen(t));
     if (w > r->cols[c].width)
         r->cols[c].width = w;
-}
-
-static void buffer_row(renderer *r, sqlite3_stmt *st, pdb_buf *b)
-{
-    for (int c = 0; c < r->ncol; c++) {
-        bool is_num, is_null;
-        cell_text(r, st, c, b, &is_num, &is_null);
-        if (is_num)
-            r->cols[c].numeric = true;
-        keep_cell(r, pdb_buf_str(b), c, is_num);
-    }
 }
 
 static void pad(FILE *out, size_t n, char ch)
@@ -311,17 +342,17 @@ static void pad(FILE *out, size_t n, char ch)
 static void print_cell(renderer *r, const char *s, int c)
 {
     size_t w = pdb_utf8_width(s, strlen(s)), width = r->cols[c].width;
-    if (r->cols[c].numeric)
+    if (r->cols[c].numeric && w < width)
         pad(r->out, width - w, ' ');
     fputs(s, r->out);
-    if (!r->cols[c].numeric && c + 1 < r->ncol)
+    if (!r->cols[c].numeric && c + 1 < r->ncol && w < width)
         pad(r->out, width - w, ' ');
 }
 
-static void print_table(renderer *r)
+/* Columns as wide as their widest buffered cell and their name. */
+static void size_columns(renderer *r)
 {
     bool md = r->o->format == PDB_OUT_MD;
-    size_t nrows = r->ncells / (size_t)r->ncol;
     for (int c = 0; c < r->ncol; c++) {
         size_t w = pdb_utf8_width(r->cols[c].name, strlen(r->cols[c].name));
         if (w > r->cols[c].width)
@@ -329,24 +360,75 @@ static void print_table(renderer *r)
         if (md && r->cols[c].width < 3)
             r->cols[c].width = 3;
     }
-    for (size_t row = 0; row <= nrows + 1; row++) {
-        if (md)
-            fputs("| ", r->out);
-        for (int c = 0; c < r->ncol; c++) {
-            if (c)
-                fputs(md ? " | " : "  ", r->out);
-            if (row == 0) {
-                print_cell(r, r->cols[c].name, c);
-            } else if (row == 1) {
-                if (md && r->cols[c].numeric) {
-                    pad(r->out, r->cols[c].width - 1, '-');
-                    fputc(':', r->out);
-                } else
-                    pad(r->out, r->cols[c].width, '-');
+}
+
+/* One line: the header (row 0), the rule (row 1) or the given cells. */
+static void print_line(renderer *r, int row, char *const *cells)
+{
+    bool md = r->o->format == PDB_OUT_MD;
+    if (md)
+        fputs("| ", r->out);
+    for (int c = 0; c < r->ncol; c++) {
+        if (c)
+            fputs(md ? " | " : "  ", r->out);
+        if (row == 0) {
+            print_cell(r, r->cols[c].name, c);
+        } else if (row == 1) {
+            if (md && r->cols[c].numeric) {
+                pad(r->out, r->cols[c].width - 1, '-');
+                fputc(':', r->out);
             } else
-                print_cell(r, r->cells[(row - 2) * (size_t)r->ncol + (size_t)c], c);
-        }
-        fputs(md ? " |\n" : "\n", r->out);
+                pad(r->out, r->cols[c].width, '-');
+        } else
+            print_cell(r, cells[c], c);
+    }
+    fputs(md ? " |\n" : "\n", r->out);
+}
+
+/* Prints the header and the buffered rows, then frees them. */
+static void print_buffered(renderer *r)
+{
+    size_columns(r);
+    print_line(r, 0, NULL);
+    print_line(r, 1, NULL);
+    for (size_t i = 0; i < r->ncells; i += (size_t)r->ncol)
+        print_line(r, 2, r->cells + i);
+    for (size_t i = 0; i < r->ncells; i++)
+        free(r->cells[i]);
+    r->ncells = 0;
+}
+
+/* A row after the first WIDTH_ROWS: printed at once with the widths set. */
+static void stream_row(renderer *r, sqlite3_stmt *st, pdb_buf *b)
+{
+    char **cells = pdb_xcalloc((size_t)r->ncol, sizeof *cells);
+    for (int c = 0; c < r->ncol; c++) {
+        bool is_num, is_null;
+        cell_text(r, st, c, b, &is_num, &is_null);
+        cells[c] = shown_cell(r, pdb_buf_str(b), is_num, is_num ? 0 : r->cols[c].width);
+    }
+    print_line(r, 2, cells);
+    for (int c = 0; c < r->ncol; c++)
+        free(cells[c]);
+    free(cells);
+}
+
+static void buffer_row(renderer *r, sqlite3_stmt *st, pdb_buf *b)
+{
+    if (r->streaming) {
+        stream_row(r, st, b);
+        return;
+    }
+    for (int c = 0; c < r->ncol; c++) {
+        bool is_num, is_null;
+        cell_text(r, st, c, b, &is_num, &is_null);
+        if (is_num)
+            r->cols[c].numeric = true;
+        keep_cell(r, pdb_buf_str(b), c, is_num);
+    }
+    if (r->ncells / (size_t)r->ncol >= WIDTH_ROWS) {
+        print_buffered(r);
+        r->streaming = true;
     }
 }
 
@@ -368,7 +450,10 @@ static void setup_columns(renderer *r, sqlite3_stmt *st)
             col->name = pdb_xstrdup(b.p);
             pdb_buf_free(&b);
         } else {
-            col->name = pdb_xstrdup(name);
+            pdb_buf b = PDB_BUF_INIT;
+            r->invalid_utf8 += pdb_utf8_clean(&b, name, len, PDB_UTF8_CONTROLS);
+            col->name = pdb_xstrdup(pdb_buf_str(&b));
+            pdb_buf_free(&b);
         }
     }
 }
@@ -415,8 +500,11 @@ int pdb_render_stmt(sqlite3_stmt *st, const pdb_render_opts *o, FILE *out)
     else if (o->format == PDB_OUT_JSON) {
         yajl_gen_array_close(r.json);
         fputc('\n', out);
-    } else if (!delimited)
-        print_table(&r);
+    } else if (!delimited && !r.streaming)
+        print_buffered(&r);
+    if (r.invalid_utf8)
+        pdb_warn("%zu invalid UTF-8 sequence%s in the output replaced by U+FFFD",
+                 r.invalid_utf8, r.invalid_utf8 == 1 ? "" : "s");
     pdb_buf_free(&b);
     free_renderer(&r);
     return result;
