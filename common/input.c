@@ -57,6 +57,24 @@ static pdb_input *input_new(const char *name)
     return in;
 }
 
+/* Set by the ingest: a signal that should end a blocking read (a FIFO
+ * with no writer, a stalled pipe) instead of waiting for more input. */
+static bool (*stop_requested)(void);
+
+void pdb_input_set_stop(bool (*stop)(void))
+{
+    stop_requested = stop;
+}
+
+/* After EINTR: whether to give up (with the error recorded). */
+static bool stopped(const char *name)
+{
+    if (!stop_requested || !stop_requested())
+        return false;
+    pdb_fail("%s: reading interrupted", name);
+    return true;
+}
+
 /* Refills the raw buffer; returns bytes available, 0 at end, -1 on error. */
 static ssize_t fill_raw(pdb_input *in)
 {
@@ -67,7 +85,9 @@ static ssize_t fill_raw(pdb_input *in)
     ssize_t n;
     do
         n = read(in->fd, in->raw, RAW_CHUNK);
-    while (n < 0 && errno == EINTR);
+    while (n < 0 && errno == EINTR && !stopped(in->name));
+    if (n < 0 && errno == EINTR)
+        return -1;
     if (n < 0) {
         pdb_fail("%s: read error: %s", in->name, strerror(errno));
         return -1;
@@ -202,7 +222,14 @@ pdb_input *pdb_input_open(const char *path)
         in->name = pdb_xstrdup("<stdin>");
         in->fd = STDIN_FILENO;
     } else {
-        in->fd = open(path, O_RDONLY);
+        /* Opening a FIFO blocks until a writer comes; a signal ends that. */
+        do
+            in->fd = open(path, O_RDONLY | O_CLOEXEC);
+        while (in->fd < 0 && errno == EINTR && !stopped(path));
+        if (in->fd < 0 && errno == EINTR) {
+            pdb_input_close(in);
+            return NULL;
+        }
         if (in->fd < 0) {
             pdb_fail("%s: cannot open: %s", path, strerror(errno));
             pdb_input_close(in);

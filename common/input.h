@@ -38,4 +38,9 @@ int64_t pdb_input_raw_bytes(const pdb_input *in);   /* bytes read from the file 
 int64_t pdb_input_lineno(const pdb_input *in);      /* lines returned so far */
 int64_t pdb_input_size(const pdb_input *in);        /* file size, or -1 (pipe) */
 
+/* stop() is asked after a blocking open or read was interrupted by a
+ * signal; true ends it with an error ("reading interrupted"). The caller
+ * installs its signal handlers without SA_RESTART so that reads do return. */
+void pdb_input_set_stop(bool (*stop)(void));
+
 #endif

@@ -36,6 +36,10 @@ struct pdb_session {
     int nruns;
     double last_progress;
     bool progress_shown;
+    /* Waiting for another writer: when its write-ahead log last changed. */
+    double other_seen;
+    off_t other_wal_size;
+    struct timespec other_wal_mtime;
 };
 
 /* One input file and the run it goes to. */
@@ -62,15 +66,23 @@ static void on_signal(int sig)
     interrupted = sig;
 }
 
+static bool was_interrupted(void)
+{
+    return interrupted != 0;
+}
+
 void pdb_ingest_catch_signals(void)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
-    sa.sa_flags = SA_RESTART | SA_RESETHAND; /* the second Ctrl-C kills */
+    /* No SA_RESTART: a read blocked on a pipe or FIFO must return, so the
+     * ingest can roll back. The second Ctrl-C kills. */
+    sa.sa_flags = SA_RESETHAND;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    pdb_input_set_stop(was_interrupted);
 }
 
 int pdb_ingest_interrupted(void)
@@ -98,19 +110,46 @@ static double now_seconds(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Waits for another process's write transaction, saying so once, for up to
- * PDB_DB_BUSY_MS; gives up early on a signal. */
+/* Whether the other writer's write-ahead log changed since the last look:
+ * a healthy ingest keeps appending to it (frames, then its index rebuild
+ * and analysis), so a log that stays the same means a writer that stopped. */
+static bool other_progressed(pdb_session *ss)
+{
+    char wal[4096];
+    struct stat st;
+    snprintf(wal, sizeof wal, "%s-wal", sqlite3_db_filename(ss->db, "main"));
+    if (stat(wal, &st) != 0)
+        return false;
+    bool changed = st.st_size != ss->other_wal_size ||
+                   st.st_mtim.tv_sec != ss->other_wal_mtime.tv_sec ||
+                   st.st_mtim.tv_nsec != ss->other_wal_mtime.tv_nsec;
+    ss->other_wal_size = st.st_size;
+    ss->other_wal_mtime = st.st_mtim;
+    return changed;
+}
+
+/* Waits for another process's write transaction, saying so once, for as
+ * long as that process makes progress; gives up after PDB_DB_BUSY_MS
+ * without any, or at once on a signal. */
 static int wait_for_writer(void *arg, int count)
 {
     pdb_session *ss = arg;
     if (interrupted)
         return 0;
-    if (count == 0 && !ss->opts->quiet)
-        fprintf(stderr, "profdb: %s: another process is writing; waiting up to %d s\n",
-                sqlite3_db_filename(ss->db, "main"), PDB_DB_BUSY_MS / 1000);
-    if (count * 10 >= PDB_DB_BUSY_MS)
+    double now = now_seconds();
+    if (count == 0) {
+        ss->other_seen = now;
+        other_progressed(ss);
+        if (!ss->opts->quiet)
+            fprintf(stderr, "profdb: %s: another process is writing; waiting while it makes "
+                            "progress (up to %d s without)\n",
+                    sqlite3_db_filename(ss->db, "main"), PDB_DB_BUSY_MS / 1000);
+    } else if (count % 20 == 0 && other_progressed(ss)) {
+        ss->other_seen = now;
+    }
+    if (now - ss->other_seen >= PDB_DB_BUSY_MS / 1000.0)
         return 0;
-    sqlite3_sleep(10);
+    sqlite3_sleep(count < 10 ? 10 : 50);
     return 1;
 }
 
@@ -678,7 +717,8 @@ static int begin_write(pdb_session *ss)
         return fail_interrupted();
     int rc = sqlite3_exec(ss->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
     if (rc == SQLITE_BUSY && !interrupted)
-        return pdb_fail("%s: another process kept the database locked for %d s; try again",
+        return pdb_fail("%s: another process kept the database locked for %d s without "
+                        "writing anything; try again",
                         sqlite3_db_filename(ss->db, "main"), PDB_DB_BUSY_MS / 1000);
     return rc == SQLITE_OK ? PDB_OK : pdb_db_fail(ss->db, "database error");
 }
