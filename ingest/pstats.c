@@ -184,6 +184,17 @@ static int get_counts(pdb_source *src, const pdb_mval *t, int64_t *c0, int64_t *
     return PDB_OK;
 }
 
+/* Call counts beyond 2^53 are not counts cProfile can have made (a
+ * function called 9e15 times); they would overflow 64-bit sums when dumps
+ * are merged, so such entries are skipped and counted, not stored. */
+#define MAX_CALLS (INT64_C(1) << 53)
+static const char *const calls_out_of_range = "call count out of range (negative or above 2^53)";
+
+static bool counts_ok(const entry *e)
+{
+    return e->cc >= 0 && e->nc >= 0 && e->cc <= MAX_CALLS && e->nc <= MAX_CALLS;
+}
+
 static void key_bytes(const fkey *k, pdb_buf *b)
 {
     pdb_buf_reset(b);
@@ -230,14 +241,19 @@ static int collect_functions(pdb_source *src, const pdb_mval *top, entry_list *o
         e.callers = val->u.seq.v[4];
         if (rc == PDB_OK && e.callers->type != PDB_MV_DICT)
             rc = bad(src, e.callers, "a dict of callers");
-        if (rc == PDB_OK)
+        if (rc == PDB_OK && !counts_ok(&e))
+            pdb_skip(src, calls_out_of_range);
+        else if (rc == PDB_OK)
             list_put(out, &e, &kb);
     }
     pdb_buf_free(&kb);
     return rc;
 }
 
-static int collect_callers(pdb_source *src, const pdb_mval *d, entry_list *out, pdb_buf *kb)
+/* count: count skipped entries (the storing pass; the checking pass reads
+ * the same dicts first and must not count them twice). */
+static int collect_callers(pdb_source *src, const pdb_mval *d, entry_list *out, pdb_buf *kb,
+                           bool count)
 {
     for (size_t i = 0; i + 1 < d->u.seq.n; i += 2) {
         const pdb_mval *val = d->u.seq.v[i + 1];
@@ -252,7 +268,12 @@ static int collect_callers(pdb_source *src, const pdb_mval *d, entry_list *out, 
             return bad(src, val, "an (nc, cc, tt, ct) tuple for a caller");
         if (get_counts(src, val, &e.nc, &e.cc, &e.tt, &e.ct) != PDB_OK)
             return PDB_ERR;
-        list_put(out, &e, kb);
+        if (!counts_ok(&e)) {
+            if (count)
+                pdb_skip(src, calls_out_of_range);
+        } else {
+            list_put(out, &e, kb);
+        }
     }
     return PDB_OK;
 }
@@ -274,13 +295,14 @@ static const char *const store_sql[] = {
     " std_name, cc, nc, tt, ct, top_level) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
     " ?11, ?12, 0)",
     "UPDATE pstats_functions SET cc = cc + ?2, nc = nc + ?3, tt = ?4 + tt, ct = ?5 + ct"
-    " WHERE func_id = ?1",
+    " WHERE func_id = ?1 RETURNING typeof(cc) = 'integer' AND typeof(nc) = 'integer'",
     "UPDATE pstats_functions SET in_stats = 1, ord = ?2 WHERE func_id = ?1",
     "SELECT 1 FROM pstats_edges WHERE run_id = ?1 AND callee_id = ?2 AND caller_id = ?3",
     "INSERT INTO pstats_edges (run_id, callee_id, caller_id, ord, nc, cc, tt, ct)"
     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     "UPDATE pstats_edges SET nc = ?4 + nc, cc = ?5 + cc, tt = ?6 + tt, ct = ?7 + ct"
-    " WHERE run_id = ?1 AND callee_id = ?2 AND caller_id = ?3",
+    " WHERE run_id = ?1 AND callee_id = ?2 AND caller_id = ?3"
+    " RETURNING typeof(cc) = 'integer' AND typeof(nc) = 'integer'",
 };
 
 /* pstats' func_std_string(): "{built-in ...}" for ('~', 0, '<...>'). */
@@ -315,6 +337,22 @@ static void bind_key(sqlite3_stmt *st, int first, const fkey *k)
 /* Finds or creates the row of a function; a stats key (as_stats) gets its
  * counts added, and a caller-only row becomes a stats entry at the end of
  * the dict order, as Stats.add() inserts a new key. */
+/* Runs a merging UPDATE (Stats.add) whose RETURNING says whether the sums
+ * are still integers: SQLite turns an overflowing integer sum into a float
+ * without a word, and a count of 9.2e18 calls would then print as one. */
+static int merge_done(store *s, sqlite3_stmt *st)
+{
+    int rc = sqlite3_step(st);
+    bool fits = rc != SQLITE_ROW || sqlite3_column_int(st, 0);
+    while (rc == SQLITE_ROW)
+        rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return pdb_db_fail(s->db, "database error");
+    return fits ? PDB_OK
+                : pdb_fail("%s: merged call counts add up beyond 64-bit integers", s->src->path);
+}
+
 static int put_function(store *s, const entry *e, bool as_stats, int64_t *id)
 {
     sqlite3_stmt *st = s->find;
@@ -359,7 +397,7 @@ static int put_function(store *s, const entry *e, bool as_stats, int64_t *id)
     sqlite3_bind_int64(st, 3, e->nc);
     sqlite3_bind_double(st, 4, e->tt);
     sqlite3_bind_double(st, 5, e->ct);
-    return pdb_db_step_done(s->db, st);
+    return merge_done(s, st);
 }
 
 static int put_edge(store *s, int64_t callee, int64_t caller, const entry *e)
@@ -384,7 +422,7 @@ static int put_edge(store *s, int64_t callee, int64_t caller, const entry *e)
     sqlite3_bind_int64(st, i++, e->cc);
     sqlite3_bind_double(st, i++, e->tt);
     sqlite3_bind_double(st, i, e->ct);
-    return pdb_db_step_done(s->db, st);
+    return found ? merge_done(s, st) : pdb_db_step_done(s->db, st);
 }
 
 static int mark_top_level(store *s, int64_t id)
@@ -512,7 +550,7 @@ static int check_all_callers(pdb_source *src, const entry_list *funcs)
     int rc = PDB_OK;
     for (size_t i = 0; i < funcs->n && rc == PDB_OK; i++) {
         entry_list callers = {.index = pdb_strmap_new()};
-        rc = collect_callers(src, funcs->v[i].callers, &callers, &kb);
+        rc = collect_callers(src, funcs->v[i].callers, &callers, &kb, false);
         list_free(&callers);
     }
     pdb_buf_free(&kb);
@@ -527,13 +565,14 @@ static int store_all(pdb_source *src, const entry_list *funcs, dump_totals *t)
     for (size_t i = 0; i < funcs->n && rc == PDB_OK; i++) {
         const entry *f = &funcs->v[i];
         entry_list callers = {.index = pdb_strmap_new()};
-        rc = collect_callers(src, f->callers, &callers, &kb);
+        rc = collect_callers(src, f->callers, &callers, &kb, true);
         if (rc == PDB_OK)
             rc = store_function(&s, f, &callers, &t->edges);
         list_free(&callers);
-        /* Stats.get_top_level_stats(): summed in dict order. */
-        t->total_calls += f->nc;
-        t->prim_calls += f->cc;
+        /* Stats.get_top_level_stats(): summed in dict order, checked. */
+        if (rc == PDB_OK && (__builtin_add_overflow(t->total_calls, f->nc, &t->total_calls) ||
+                             __builtin_add_overflow(t->prim_calls, f->cc, &t->prim_calls)))
+            rc = pdb_fail("%s: the call counts add up beyond 64-bit integers", src->path);
         t->total_tt += f->tt;
         src->records++;
         pdb_progress(src, src->records);
