@@ -78,8 +78,13 @@ class Checker:
             self.failed += 1
             print(f"FAIL {what} {detail}")
 
-    def close(self, tmp_obj=None):
+    def close(self):
+        """Prints the totals and exits: 1 on any failure, and 1 when no check
+        ran at all (a test that checked nothing proved nothing)."""
         print(f"{self.passed} passed, {self.failed} failed")
+        if self.passed + self.failed == 0:
+            print("FAIL: no check ran")
+            sys.exit(1)
         sys.exit(1 if self.failed else 0)
 
 
