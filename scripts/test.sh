@@ -58,8 +58,15 @@ ctest_in() { # build folder, cmake options...; runs the ctest tests matching $on
     shift
     cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPROFDB_WERROR=ON \
         -DPROFDB_REQUIRE_PREREQS=$require "$@" >/dev/null &&
-        cmake --build "$dir" -j2 &&
-        (cd "$dir" && ctest --output-on-failure -j2 --timeout 1800 ${only:+-R "$only"})
+        cmake --build "$dir" -j2 || return 1
+    (cd "$dir" && ctest --output-on-failure -j2 --timeout 1800 ${only:+-R "$only"})
+    rc=$?
+    # ctest shows no output of a skipped test: print why each was skipped or
+    # left a part out.
+    awk '/^[0-9]+\/[0-9]+ Testing: / { t = $3 }
+         /^SKIPPED: |^note: .*left out/ { print "  " t ": " $0 }' \
+        "$dir/Testing/Temporary/LastTest.log"
+    return $rc
 }
 
 run_stage() {
