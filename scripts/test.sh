@@ -6,11 +6,11 @@
 #   valgrind       unit, golden and fuzz-regression tests, every profdb
 #                  and unit executable under valgrind memcheck           build-valgrind/
 #   fuzz           fuzz smoke: the regression inputs through every
-#                  libFuzzer target, then each target FUZZ_SMOKE_SECONDS
+#                  libFuzzer target, then each target for FUZZ_SECONDS
 #                  (default 5), two at a time                            build-fuzz/
-# and, only when named (they take an hour or more; run them on purpose):
+# and, only when named (long: 12 to 30 minutes and about 50; run them on purpose):
 #   valgrind-full  every ctest test under valgrind memcheck              build-valgrind/
-#   fuzz-long      each libFuzzer target FUZZ_SECONDS (default 300)      build-fuzz/
+#   fuzz-long      the same, FUZZ_SECONDS defaulting to 300              build-fuzz/
 # usage: scripts/test.sh [STAGE...]  (default: suite asan valgrind fuzz, which is CI)
 # A failing stage does not stop the others; the summary lists each stage's
 # result and time, and the exit status is 1 if any failed.
@@ -77,8 +77,8 @@ run_stage() {
         asan) ctest_in build-asan -DPROFDB_SANITIZE=ON ;;
         valgrind) only=$MEMCHECK_TESTS; ctest_in build-valgrind -DPROFDB_VALGRIND=ON ;;
         valgrind-full) ctest_in build-valgrind -DPROFDB_VALGRIND=ON ;;
-        fuzz) FUZZ_BUILD=build-fuzz FUZZ_JOBS=2 bash fuzz/run.sh "${FUZZ_SMOKE_SECONDS:-5}" ;;
-        fuzz-long) FUZZ_BUILD=build-fuzz bash fuzz/run.sh "${FUZZ_SECONDS:-300}" ;;
+        fuzz) FUZZ_BUILD=build-fuzz FUZZ_JOBS=2 bash fuzz/run.sh "${FUZZ_SECONDS:-5}" ;;
+        fuzz-long) FUZZ_BUILD=build-fuzz FUZZ_JOBS=2 bash fuzz/run.sh "${FUZZ_SECONDS:-300}" ;;
     esac
 }
 
