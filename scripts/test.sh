@@ -1,44 +1,84 @@
 #!/bin/sh
-# Runs the whole test suite, as CI does. Installs what is missing, then runs
-# these stages, each in its own build folder:
-#   suite     warning-free build (-Werror) and ctest                  build/
-#   asan      the same suite under AddressSanitizer + UBSan           build-asan/
-#   valgrind  the same suite, every profdb under valgrind memcheck    build-valgrind/
-#   fuzz      every libFuzzer target for FUZZ_SECONDS (default 30)    build-fuzz/
-# usage: scripts/test.sh [STAGE...]     (default: all four, in this order)
+# Runs the test suite, as CI does. Installs what is missing, then runs these
+# stages, each in its own build folder:
+#   suite          warning-free build (-Werror) and every ctest test     build/
+#   asan           the same suite under AddressSanitizer + UBSan         build-asan/
+#   valgrind       unit, golden and fuzz-regression tests, every profdb
+#                  and unit executable under valgrind memcheck           build-valgrind/
+#   fuzz           fuzz smoke: the regression inputs through every
+#                  libFuzzer target, then each target for FUZZ_SECONDS
+#                  (default 5), two at a time                            build-fuzz/
+# and, only when named (long: 12 to 30 minutes and about 50; run them on purpose):
+#   valgrind-full  every ctest test under valgrind memcheck              build-valgrind/
+#   fuzz-long      the same, FUZZ_SECONDS defaulting to 300              build-fuzz/
+# usage: scripts/test.sh [STAGE...]  (default: suite asan valgrind fuzz, which is CI)
 # A failing stage does not stop the others; the summary lists each stage's
 # result and time, and the exit status is 1 if any failed.
-# Tests that need ../shared/corpus report Skipped, with the reason, without it.
+#
+# Prerequisites are required: the tests that compare against ../shared/corpus
+# (and use gnuplot) fail, not skip, when it is missing (PROFDB_REQUIRE_PREREQS,
+# tests/CMakeLists.txt). In a clone without ../shared, run
+#   PROFDB_REQUIRE_PREREQS=OFF sh scripts/test.sh
+# to have those tests reported as Skipped, with the reason, instead.
 set -u
 cd "$(dirname "$0")/.."
 stages=${*:-suite asan valgrind fuzz}
 for s in $stages; do
     case $s in
-        suite | asan | valgrind | fuzz) ;;
-        *) echo "scripts/test.sh: unknown stage '$s' (suite, asan, valgrind, fuzz)" >&2; exit 2 ;;
+        suite | asan | valgrind | fuzz | valgrind-full | fuzz-long) ;;
+        *) echo "scripts/test.sh: unknown stage '$s'" \
+                "(suite, asan, valgrind, fuzz, valgrind-full, fuzz-long)" >&2
+           exit 2 ;;
     esac
 done
-sh scripts/deps.sh test || exit 1
+require=${PROFDB_REQUIRE_PREREQS:-ON}
+case $require in
+    ON | 1) require=ON ;;
+    OFF | 0) require=OFF ;;
+    *) echo "scripts/test.sh: PROFDB_REQUIRE_PREREQS is ON or OFF, not '$require'" >&2; exit 2 ;;
+esac
 if [ ! -d ../shared/corpus ]; then
+    if [ $require = ON ]; then
+        echo "scripts/test.sh: ../shared/corpus is absent: the corpus tests (real traces and" \
+             "oracle answers) cannot run. CI has it. To run without it, with those tests" \
+             "reported as Skipped: PROFDB_REQUIRE_PREREQS=OFF sh scripts/test.sh" >&2
+        exit 2
+    fi
     echo "note: ../shared/corpus is absent, so the corpus tests report Skipped" \
          "(they compare against real traces and oracle answers; CI has the corpus)"
 fi
+sh scripts/deps.sh test || exit 1
 
-ctest_in() { # build folder, cmake options...
+# The unit executables, the golden cases and the fuzz regression inputs: the
+# tests valgrind checks in CI (each new unit test and golden case included).
+MEMCHECK_TESTS='^(unit|golden)\.|^corpus\.test_fuzz_regressions$'
+
+ctest_in() { # build folder, cmake options...; runs the ctest tests matching $only (all if empty)
     dir=$1
     shift
-    cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPROFDB_WERROR=ON "$@" >/dev/null &&
-        cmake --build "$dir" -j2 &&
-        (cd "$dir" && ctest --output-on-failure -j2 --timeout 1800)
+    cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPROFDB_WERROR=ON \
+        -DPROFDB_REQUIRE_PREREQS=$require "$@" >/dev/null &&
+        cmake --build "$dir" -j2 || return 1
+    (cd "$dir" && ctest --output-on-failure -j2 --timeout 1800 ${only:+-R "$only"})
+    rc=$?
+    # ctest shows no output of a skipped test: print why each was skipped or
+    # left a part out.
+    awk '/^[0-9]+\/[0-9]+ Testing: / { t = $3 }
+         /^SKIPPED: |^note: .*left out/ { print "  " t ": " $0 }' \
+        "$dir/Testing/Temporary/LastTest.log"
+    return $rc
 }
 
 run_stage() {
     echo "=== stage $1 ==="
+    only=
     case $1 in
         suite) ctest_in build -DPROFDB_SANITIZE=OFF -DPROFDB_VALGRIND=OFF ;;
         asan) ctest_in build-asan -DPROFDB_SANITIZE=ON ;;
-        valgrind) ctest_in build-valgrind -DPROFDB_VALGRIND=ON ;;
-        fuzz) FUZZ_BUILD=build-fuzz bash fuzz/run.sh "${FUZZ_SECONDS:-30}" ;;
+        valgrind) only=$MEMCHECK_TESTS; ctest_in build-valgrind -DPROFDB_VALGRIND=ON ;;
+        valgrind-full) ctest_in build-valgrind -DPROFDB_VALGRIND=ON ;;
+        fuzz) FUZZ_BUILD=build-fuzz FUZZ_JOBS=2 bash fuzz/run.sh "${FUZZ_SECONDS:-5}" ;;
+        fuzz-long) FUZZ_BUILD=build-fuzz FUZZ_JOBS=2 bash fuzz/run.sh "${FUZZ_SECONDS:-300}" ;;
     esac
 }
 

@@ -1,8 +1,10 @@
 """Shared helpers for the corpus tests (Python standard library only).
 
 Each test_*.py is one ctest test. It finds the profdb binary in $PROFDB and
-the corpus in $PROFDB_CORPUS; when the corpus is absent (a fresh clone) it
-prints why and exits 77, which ctest reports as Skipped."""
+the corpus in $PROFDB_CORPUS; when the corpus (or a tool such as gnuplot) is
+absent, as in a fresh clone, it prints why and exits 77, which ctest reports
+as Skipped. With PROFDB_REQUIRE_PREREQS=1 (scripts/test.sh, hence CI, sets it)
+a missing prerequisite is a failure instead: exit 1, with the same reason."""
 
 import json
 import os
@@ -15,6 +17,7 @@ CORPUS = os.environ.get("PROFDB_CORPUS", "")
 GENTRACE = os.environ.get("PROFDB_GENTRACE", "profdb-gentrace")
 SOURCE = os.environ.get("PROFDB_SOURCE", ".")
 SKIP = 77
+REQUIRED = os.environ.get("PROFDB_REQUIRE_PREREQS") == "1"
 # Sanitizer and valgrind builds (PROFDB_SANITIZED=1) run profdb 3 to 50 times
 # slower: tests that make large inputs scale them by CHECKED_SCALE and wait
 # TIMEOUT seconds for a child; they print what they scaled.
@@ -29,14 +32,43 @@ def scaled(n, checked_n):
     return checked_n if CHECKED else n
 
 
+def missing(what):
+    """A prerequisite is absent: exits 77 (Skipped) with the reason, or 1 when
+    PROFDB_REQUIRE_PREREQS=1 says it must be there."""
+    if REQUIRED:
+        print(f"FAIL: {what}, and PROFDB_REQUIRE_PREREQS=1 says it must be "
+              "(unset it to skip instead)")
+        sys.exit(1)
+    print(f"SKIPPED: {what}")
+    sys.exit(SKIP)
+
+
+def missing_part(what):
+    """A prerequisite of one part of a test is absent: that part is left out
+    with a note, or the test fails when PROFDB_REQUIRE_PREREQS=1."""
+    if REQUIRED:
+        print(f"FAIL: {what}, and PROFDB_REQUIRE_PREREQS=1 says it must be")
+        sys.exit(1)
+    print(f"note: {what}: that part is left out")
+
+
 def need_corpus(*parts):
-    """Returns the corpus path joined with parts, or exits 77 with a reason."""
+    """Returns the corpus path joined with parts, or calls missing()."""
     path = os.path.join(CORPUS, *parts)
     if not CORPUS or not os.path.exists(path):
-        print(f"SKIPPED: {path or '../shared/corpus'} is not present "
-              "(the shared corpus is only beside CI and developer checkouts)")
-        sys.exit(SKIP)
+        missing(f"{path or '../shared/corpus'} is not present "
+                "(the shared corpus is only beside CI and developer checkouts)")
     return path
+
+
+def have_corpus(*parts):
+    """The corpus path joined with parts if present, else None after
+    missing_part() (for tests whose other parts need no corpus)."""
+    path = os.path.join(CORPUS, *parts)
+    if CORPUS and os.path.exists(path):
+        return path
+    missing_part(f"{path or '../shared/corpus'} is not present")
+    return None
 
 
 def run(*args, check=True, db=None, stdin=None):
@@ -78,8 +110,13 @@ class Checker:
             self.failed += 1
             print(f"FAIL {what} {detail}")
 
-    def close(self, tmp_obj=None):
+    def close(self):
+        """Prints the totals and exits: 1 on any failure, and 1 when no check
+        ran at all (a test that checked nothing proved nothing)."""
         print(f"{self.passed} passed, {self.failed} failed")
+        if self.passed + self.failed == 0:
+            print("FAIL: no check ran")
+            sys.exit(1)
         sys.exit(1 if self.failed else 0)
 
 

@@ -12,16 +12,19 @@
     goes; Ctrl-C while it waits exits 130 with 'nothing was stored'.
 Generated inputs only: runs without ../shared/corpus."""
 
+# ctest-labels: slow (rounds of concurrent ingests and readers, lock waits)
+
 import collections
 import gzip
 import json
 import os
+import select
 import signal
 import sqlite3
 import subprocess
 import time
 
-from common import CHECKED, GENTRACE, PROFDB, TIMEOUT, Checker, run, run_json, scaled, tempdir
+from common import GENTRACE, PROFDB, TIMEOUT, Checker, run, run_json, scaled, tempdir
 
 COUNTED = ("records", "X", "s", "f", "M", "i", "gpu_events")
 
@@ -84,22 +87,44 @@ def readers_during_ingest(c, tmp, db, big):
     c.true("readers ran during the ingest", reads >= 4, f"only {reads}")
 
 
+def wait_for_stderr(p, text):
+    """Reads p's stderr until text appears (or p ends, or TIMEOUT passes);
+    returns what was read. Reads the raw pipe, so communicate() later gets
+    the rest."""
+    got = b""
+    fd = p.stderr.fileno()
+    deadline = time.monotonic() + TIMEOUT
+    while text.encode() not in got and time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.1)
+        if ready:
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                break
+            got += chunk
+    return got.decode(errors="replace")
+
+
+WAITING = "another process is writing; waiting"
+
+
 def locked_writer(c, db, path):
     """A write lock held here: profdb waits and says so, then lands."""
     con = sqlite3.connect(db, isolation_level=None)
     con.execute("BEGIN IMMEDIATE")
     p = ingest(db, path, "waited")
-    time.sleep(8.0 if CHECKED else 1.0)  # long enough for valgrind to start profdb
+    said = wait_for_stderr(p, WAITING)
+    c.true("waiting writer says so", WAITING in said, said)
     c.true("writer waits while the database is locked", p.poll() is None)
     con.execute("COMMIT")
     _, err = p.communicate(timeout=TIMEOUT)
-    c.eq(f"waiting writer exit ({err.strip()[:200]})", p.returncode, 0)
-    c.true("waiting writer says so", "another process is writing; waiting" in err, err)
+    c.eq(f"waiting writer exit ({(said + err).strip()[:200]})", p.returncode, 0)
     c.true("waited run present", "waited" in {r["run"] for r in run_json("runs", db=db)})
     # Ctrl-C while waiting for the lock: rolled back (nothing began), says so.
     con.execute("BEGIN IMMEDIATE")
     p = ingest(db, path, "never")
-    time.sleep(5.0 if CHECKED else 0.5)  # valgrind takes seconds to start profdb
+    said = wait_for_stderr(p, WAITING)
+    c.true("Ctrl-C while waiting: was waiting when signalled", WAITING in said and
+           p.poll() is None, said)
     p.send_signal(signal.SIGINT)
     _, err = p.communicate(timeout=TIMEOUT)
     con.execute("COMMIT")

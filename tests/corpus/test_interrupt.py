@@ -14,6 +14,8 @@ leave the whole run, exactly as an uninterrupted ingest does; at least four
 of the seven stops must fall before it.
 The seed is printed; PROFDB_TEST_SEED=N repeats a run. Generated inputs only."""
 
+# ctest-labels: slow (seven signalled ingests of a 300,000-event trace)
+
 import os
 import random
 import shutil

@@ -2,7 +2,8 @@
 file and the byte offset, and the database unchanged.
 
 Works from the repository's sample dump (samples/pstats/sample.prof), plus
-the corpus dumps when ../shared/corpus is present: truncations, crafted
+the corpus dumps when ../shared/corpus is present (required with
+PROFDB_REQUIRE_PREREQS=1): truncations, crafted
 corruptions (made with the standard library's marshal), wrong shapes, and
 a few hundred random byte flips that must never crash profdb."""
 
@@ -11,7 +12,7 @@ import os
 import random
 import re
 
-from common import CORPUS, SOURCE, Checker, run, scaled, tempdir
+from common import SOURCE, Checker, have_corpus, run, scaled, tempdir
 
 
 def state(db):
@@ -80,8 +81,8 @@ def main():
     c = Checker()
     sample = os.path.join(SOURCE, "samples", "pstats", "sample.prof")
     dumps = [sample]
-    if CORPUS and os.path.isdir(os.path.join(CORPUS, "pstats")):
-        d = os.path.join(CORPUS, "pstats")
+    d = have_corpus("pstats")
+    if d:
         dumps += sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(".prof"))
     with tempdir() as tmp:
         db = os.path.join(tmp, "t.db")

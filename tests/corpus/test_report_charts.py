@@ -4,9 +4,10 @@
     ../shared/corpus is present): index.md exists, every file it links to
     exists, every file is a plain child of DIR with a safe name, each CSV
     equals `profdb report NAME --format csv`, every chart has .gp and .dat;
-  - gnuplot (when installed) is run again on every .gp; each PNG must be a
-    valid, non-trivial image (signature, IHDR size, file size) and each SVG
-    an <svg> document;
+  - gnuplot (when installed; required with PROFDB_REQUIRE_PREREQS=1) is run
+    again on every .gp of the sample and adversarial folders; each PNG (those
+    profdb drew for the corpus folders) must be a valid, non-trivial image
+    (signature, IHDR size, file size) and each SVG an <svg> document;
   - an adversarial trace whose kernel and op names hold quotes, backslashes,
     backquotes, @macros, system("touch PWNED") and newlines, under a run
     name just as hostile: the charts render, no PWNED file appears, the CSV
@@ -14,6 +15,8 @@
   - without gnuplot (PROFDB_GNUPLOT=''), the folder is written and the
     message says how to render;
   - one-shot: `profdb report PATH [REPORT]` ingests into memory."""
+
+# ctest-labels: slow (~100 gnuplot runs over every corpus trace's charts)
 
 import csv
 import io
@@ -25,7 +28,7 @@ import struct
 import subprocess
 import sys
 
-from common import CORPUS, PROFDB, SOURCE, Checker, run, tempdir
+from common import PROFDB, SOURCE, Checker, have_corpus, missing_part, run, tempdir
 
 GNUPLOT = shutil.which("gnuplot")
 SAFE = re.compile(r"^[A-Za-z0-9_-]+\.(md|csv|gp|dat|png|svg)$")
@@ -67,15 +70,19 @@ def check_folder(c, d, what, db=None, run_name=None, rendered=True):
     return charts
 
 
-def check_gnuplot(c, d, charts, what):
-    """Runs gnuplot on every script afresh, then checks each image."""
+def check_gnuplot(c, d, charts, what, again=True):
+    """Checks each chart's images. With again (the default), first deletes
+    them and runs gnuplot on every script afresh, as the folder's index tells
+    a reader to; without, checks the images `profdb report --out` drew (it
+    ran the same `gnuplot NAME.gp` in the folder)."""
     for ch in charts:
-        for ext in ("png", "svg"):
-            p = os.path.join(d, f"{ch}.{ext}")
-            if os.path.exists(p):
-                os.remove(p)
-        p = subprocess.run([GNUPLOT, ch + ".gp"], cwd=d, capture_output=True, text=True)
-        c.true(f"{what}: gnuplot {ch}.gp", p.returncode == 0, p.stderr.strip()[:300])
+        if again:
+            for ext in ("png", "svg"):
+                p = os.path.join(d, f"{ch}.{ext}")
+                if os.path.exists(p):
+                    os.remove(p)
+            p = subprocess.run([GNUPLOT, ch + ".gp"], cwd=d, capture_output=True, text=True)
+            c.true(f"{what}: gnuplot {ch}.gp", p.returncode == 0, p.stderr.strip()[:300])
         png = os.path.join(d, ch + ".png")
         ok, detail = png_ok(png) if os.path.exists(png) else (False, "missing")
         c.true(f"{what}: {ch}.png valid", ok, detail)
@@ -222,7 +229,8 @@ def test_oneshot(c, tmp):
 def main():
     c = Checker()
     if not GNUPLOT:
-        print("note: gnuplot is not installed (scripts/deps.sh): charts are not rendered")
+        missing_part("gnuplot is not installed (scripts/deps.sh installs it): "
+                     "charts are not rendered")
     with tempdir() as tmp:
         db = os.path.join(tmp, "t.db")
         s = os.path.join(SOURCE, "samples")
@@ -275,8 +283,8 @@ def main():
         test_adversarial_pstats(c, tmp)
         test_no_gnuplot(c, tmp, db)
         test_oneshot(c, tmp)
-        if CORPUS and os.path.isdir(os.path.join(CORPUS, "traces")):
-            d = os.path.join(CORPUS, "traces")
+        d = have_corpus("traces")
+        if d:
             for f in sorted(os.listdir(d)):
                 if not f.endswith(".gz"):
                     continue
@@ -286,9 +294,7 @@ def main():
                 if rc == 0:
                     charts = check_folder(c, out, f, rendered=bool(GNUPLOT))
                     if GNUPLOT:
-                        check_gnuplot(c, out, charts, f)
-        else:
-            print("note: ../shared/corpus absent: samples only")
+                        check_gnuplot(c, out, charts, f, again=False)
     c.close()
 
 

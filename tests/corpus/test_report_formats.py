@@ -1,7 +1,9 @@
 """Every report that applies to a run, in every format, has a sound structure.
 
 For the samples (always) and every corpus trace, pstats dump and step log
-(when ../shared/corpus is present), each applicable report is rendered as
+(when ../shared/corpus is present; required with PROFDB_REQUIRE_PREREQS=1),
+each input must ingest (a refusal fails the test) and each applicable report
+is rendered as
 table, csv, tsv, json and md, and:
   - JSON parses to an array of objects with the same keys in every row;
   - CSV parses (RFC 4180) back to the same header, rows and numbers as JSON;
@@ -11,6 +13,8 @@ table, csv, tsv, json and md, and:
     with several tables give machine formats the first);
   - the text table has one line per JSON row after its two header lines."""
 
+# ctest-labels: slow (every report of ~40 runs in 5 formats: ~1,700 profdb processes)
+
 import concurrent.futures
 import csv
 import io
@@ -18,7 +22,7 @@ import json
 import os
 import sys
 
-from common import CHECKED, CORPUS, PROFDB, SOURCE, Checker, run, tempdir
+from common import CHECKED, SOURCE, Checker, have_corpus, run, tempdir
 
 FORMATS = ("table", "csv", "tsv", "json", "md")
 NOT_TABLES = {"pstats-dot", "pstats-chart"}  # DOT and gnuplot text
@@ -135,6 +139,12 @@ def check_report(db, run_name, report):
     return fails
 
 
+# The corpus inputs, by folder: only the files that are profiler output (the
+# folders also hold oracle answers, COUNTS.json and READMEs, which are not).
+CORPUS_INPUTS = (("traces", (".json.gz",)), ("torch_legacy", (".trace.json",)),
+                 ("pstats", (".prof",)), ("steplogs", (".log", ".json", ".csv")))
+
+
 def inputs():
     """(run name, path) for the samples and, when present, the corpus."""
     s = os.path.join(SOURCE, "samples")
@@ -145,14 +155,13 @@ def inputs():
     if CHECKED:
         print("checked build: samples only (every report in every format is checked on the "
               "corpus in the normal build)")
-    elif CORPUS and os.path.isdir(CORPUS):
-        for sub in ("traces", "pstats", "steplogs"):
-            d = os.path.join(CORPUS, sub)
-            for f in sorted(os.listdir(d)) if os.path.isdir(d) else []:
-                if f.endswith((".gz", ".prof", ".log", ".json", ".csv")):
-                    items.append(("c-" + f, os.path.join(d, f)))
-    else:
-        print("note: ../shared/corpus absent: samples only")
+        return items
+    root = have_corpus()
+    for sub, endings in CORPUS_INPUTS if root else ():
+        d = os.path.join(root, sub)
+        for f in sorted(os.listdir(d)):
+            if f.endswith(endings):
+                items.append(("c-" + f, os.path.join(d, f)))
     return items
 
 
@@ -162,11 +171,11 @@ def main():
         db = os.path.join(tmp, "t.db")
         runs = []
         for name, path in inputs():
+            # Every input is profiler output profdb reads: a refusal is a failure.
             rc, _, err = run("ingest", "--run", name, path, db=db, check=False)
+            c.eq(f"{name}: ingest exit ({err.strip()[-300:]})", rc, 0)
             if rc == 0:
                 runs.append(name)
-            else:
-                print(f"note: {name} not ingested: {err.strip()}")
         jobs = [(r, rep) for r in runs for rep in applicable(db, r)]
         with concurrent.futures.ThreadPoolExecutor(4) as pool:
             results = list(pool.map(lambda j: (j, check_report(db, *j)), jobs))

@@ -4,104 +4,42 @@ computations from the raw trace JSON (and HTA's idle oracle).
 - idle --compat hta equals HTA's per-stream idle breakdown;
 - idle (exact) per stream: host + kernel + other wait = span - union, by
   brute force over elementary segments;
-- steps: the categories add up to each step's duration, and on small traces
-  every category equals a brute-force priority assignment;
+- steps: each step's duration equals its ProfilerStep annotation's, and
+  every category equals a priority assignment over elementary segments
+  computed here (a sweep for every trace, and brute force on small ones);
 - launch: count, max delay and kernels shorter than their launch equal a
   join on correlation done here;
 - comm: count and bytes per collective kind from the NCCL args;
 - ranks: the straggler is the rank with the longest mean ProfilerStep."""
 
 import glob
-import gzip
 import json
 import os
-from decimal import Decimal
 
 from common import Checker, need_corpus, run, run_json, tempdir
-
-ORDER = ["kernel", "memcpy", "memset", "runtime", "dataloader", "cpu_exec"]
-CPU_CATS = {"cuda_runtime", "cuda_driver", "hip_runtime", "cpu_op", "user_annotation",
-            "python_function"}
+from trace_oracle import (ORDER, brute_steps, collectives, cpu_steps, events_of,
+                          idle_per_stream, launch_pairs, sweep_steps)
 
 
-def is_gpu(e):
-    return "stream" in e.get("args", {}) and e.get("cat") not in CPU_CATS
-
-
-def events_of(path):
-    with gzip.open(path, "rt") as f:
-        doc = json.load(f, parse_float=Decimal)
-    out = []
-    for e in doc["traceEvents"]:
-        if e.get("ph") == "X" and "dur" in e:
-            s = int(Decimal(e["ts"]) * 1000)
-            out.append(dict(e, s=s, e=s + int(Decimal(e["dur"]) * 1000)))
-    return out
-
-
-def category(e):
-    name, cat = e.get("name", ""), e.get("cat")
-    if is_gpu(e):
-        bare = name[3:] if name.startswith("hip") else name
-        if bare.startswith(("Memcpy", "Memset", "dma")):
-            return "memset" if "Memset" in name else "memcpy"
-        if name.startswith(("nccl", "hccl", "hip")) or "ncclKernel" in name:
-            return "kernel"
-        if "Sync" in name or name.startswith("Stream Wait"):
-            return None
-        return "kernel"
-    if cat in ("cuda_runtime", "cuda_driver", "hip_runtime"):
-        return "runtime"
-    if name.startswith("ProfilerStep#") or cat == "Trace" or (cat or "").startswith("gpu_"):
-        return None
-    if "DataLoader" in name:
-        return "dataloader"
-    return "cpu_exec"
-
-
-def brute_steps(evs):
-    result = {}
-    # CPU-side steps only: Kineto also writes GPU-side copies (gpu_user_annotation).
-    for st in [e for e in evs if e["name"].startswith("ProfilerStep#") and not is_gpu(e)
-               and not (e.get("cat") or "").startswith("gpu_")]:
-        inside = [(max(e["s"], st["s"]), min(e["e"], st["e"]), category(e)) for e in evs
-                  if category(e) and e["s"] < st["e"] and e["e"] > st["s"]]
-        inside = [i for i in inside if i[0] < i[1]]
-        cuts = sorted({st["s"], st["e"]} | {t for a, b, _ in inside for t in (a, b)})
-        got = dict.fromkeys(ORDER + ["other"], 0)
-        for a, b in zip(cuts, cuts[1:]):
-            active = {c for s, e, c in inside if s <= a and b <= e}
-            best = next((c for c in ORDER if c in active), "other")
-            got[best] += b - a
-        result[st["name"]] = got
-    return result
-
-
-def check_steps(c, db, name, evs, brute):
+def check_steps(c, db, name, evs, small):
+    """Each step's duration equals its annotation's, and every category
+    equals the sweep (and, on small traces, the brute force, which also
+    checks the sweep). profdb stores `other` as the duration minus what the
+    categories cover, so only checks of each category can fail."""
     rows = run_json("report", "--run", name, "steps", "--unit", "ns", db=db)
-    for r in rows:
-        parts = sum(r[f"{k}_ns"] for k in ORDER + ["other"])
-        c.eq(f"{name} {r['step']} categories add up", parts, r["dur_ns"])
-    if brute:
-        want = brute_steps(evs)
-        got = {r["step"]: {k: r[f"{k}_ns"] for k in ORDER + ["other"]} for r in rows}
-        c.eq(f"{name} steps by brute force", got, want)
+    durs = {st["name"]: st["e"] - st["s"] for st in cpu_steps(evs)}
+    c.eq(f"{name} step durations", {r["step"]: r["dur_ns"] for r in rows}, durs)
+    got = {r["step"]: {k: r[f"{k}_ns"] for k in ORDER + ["other"]} for r in rows}
+    want = sweep_steps(evs)
+    c.eq(f"{name} steps by sweep", got, want)
+    if small:
+        c.eq(f"{name} steps by brute force", got, brute_steps(evs))
 
 
 def check_idle_exact(c, db, name, evs):
-    streams = {}
-    for e in evs:
-        if is_gpu(e):
-            streams.setdefault(str(e["args"]["stream"]), []).append((e["s"], e["e"]))
     rows = run_json("report", "--run", name, "idle", "--unit", "ns", db=db)
     got = {str(r["stream"]): r["idle_ns"] for r in rows}
-    want = {}
-    for s, iv in streams.items():
-        cuts = sorted({t for a, b in iv for t in (a, b)})
-        covered = sum(b - a for a, b in zip(cuts, cuts[1:])
-                      if any(x <= a and b <= y for x, y in iv))
-        want[s] = cuts[-1] - cuts[0] - covered
-    c.eq(f"{name} idle per stream (exact)", got, want)
+    c.eq(f"{name} idle per stream (exact)", got, idle_per_stream(evs))
 
 
 def check_idle_hta(c, db, name, oracle):
@@ -115,13 +53,7 @@ def check_idle_hta(c, db, name, oracle):
 
 
 def check_launch(c, db, name, evs):
-    runtime = {}
-    for e in evs:
-        corr = e.get("args", {}).get("correlation")
-        if corr and not is_gpu(e):
-            runtime.setdefault(corr, e)
-    pairs = [(e, runtime[e["args"]["correlation"]]) for e in evs
-             if is_gpu(e) and e["args"].get("correlation") in runtime]
+    pairs = launch_pairs(evs)
     rows = run_json("report", "--run", name, "launch", "--unit", "ns", db=db)
     if not pairs:
         c.eq(f"{name} no launches", rows, [])
@@ -134,15 +66,7 @@ def check_launch(c, db, name, evs):
 
 
 def check_comm(c, db, name, evs):
-    size = {"Float": 4, "Half": 2, "BFloat16": 2, "Double": 8, "Long": 8, "Int": 4, "Byte": 1}
-    want = {}
-    for e in evs:
-        a = e.get("args", {})
-        if is_gpu(e) and (e["name"].startswith("nccl") or "ncclKernel" in e["name"]) \
-                and "Collective name" in a:
-            w = want.setdefault(a["Collective name"], [0, 0])
-            w[0] += 1
-            w[1] += a["In msg nelems"] * size[a["dtype"]]
+    want = collectives(evs)
     if not want:
         return
     rows = run_json("report", "--run", name, "comm", db=db)

@@ -6,6 +6,10 @@
 #              "stderr: ..." lines, and the last exit code as "exit: N")
 # The case passes when the output equals expected byte for byte.
 # Set PROFDB_GOLDEN_UPDATE=1 to write the output into expected instead.
+# A golden file changes only with a stated reason: the commit says
+# 'golden CASE: why' (scripts/golden-reasons.sh checks a branch), and numbers
+# with an independent oracle are also checked against the expected file by
+# tests/corpus/test_golden_oracles.py. See tests/golden/README.md.
 set -u
 CASE=$(cd "$1" && pwd)
 PROFDB=$2
@@ -20,7 +24,8 @@ echo "exit: $?" >>"$actual.out"
 sed 's/^/stderr: /' "$actual.err" >>"$actual.out"
 if [ "${PROFDB_GOLDEN_UPDATE:-}" = 1 ]; then
     cp "$actual.out" "$CASE/expected"
-    echo "updated $CASE/expected"
+    echo "updated $CASE/expected: read the diff; the commit needs a line" \
+         "'golden $(basename "$CASE"): why' (tests/golden/README.md)"
     exit 0
 fi
 if diff -u "$CASE/expected" "$actual.out"; then

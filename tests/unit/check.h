@@ -2,7 +2,8 @@
  *
  * CHECK(cond) records a failure with file:line and goes on; a test file's
  * main() ends with `return check_report();`, which prints
- * "N passed, N failed" and exits non-zero on any failure. */
+ * "N passed, N failed" and exits non-zero on any failure, and when no check
+ * ran at all (a test that checked nothing proved nothing). */
 #ifndef PDB_CHECK_H
 #define PDB_CHECK_H
 
@@ -49,6 +50,10 @@ static int check_passed, check_failed;
 static inline int check_report(void)
 {
     printf("%d passed, %d failed\n", check_passed, check_failed);
+    if (check_passed + check_failed == 0) {
+        printf("FAIL: no check ran\n");
+        return 1;
+    }
     return check_failed ? 1 : 0;
 }
 

@@ -4,7 +4,9 @@
  * TYPE_REF with the index taken when a flagged object starts, and the
  * refusals: truncation, bad sizes, bad references, depth, trailing bytes.
  * With a folder argument (tests/pstats/tests.cmake passes the corpus),
- * also checks the byte-level facts in each X.oracle.json "marshal" section. */
+ * also checks the byte-level facts in each X.oracle.json "marshal" section
+ * (exit 77, Skipped, when the folder is absent, unless
+ * PROFDB_REQUIRE_PREREQS=1 makes that a failure). */
 #include "check.h"
 #include "common/error.h"
 #include "ingest/marshal.h"
@@ -232,6 +234,13 @@ static int check_corpus(const char *dir)
 {
     DIR *d = opendir(dir);
     if (!d) {
+        /* Skipped in a fresh clone; a failure where the corpus is required. */
+        const char *req = getenv("PROFDB_REQUIRE_PREREQS");
+        if (req && strcmp(req, "1") == 0) {
+            printf("FAIL: %s is not present, and PROFDB_REQUIRE_PREREQS=1 says it must be\n",
+                   dir);
+            return 1;
+        }
         printf("SKIPPED: %s is not present\n", dir);
         return 77;
     }
