@@ -24,6 +24,7 @@ import sys
 sys.path.insert(0, os.path.dirname(__file__))
 from common import Checker, need_corpus, run, tempdir  # noqa: E402
 
+# ctest-labels: slow (six ingests of a 109,000-event trace and its derived copies)
 KERNEL = "Memcpy DtoH (Device -> Pageable)"
 
 
