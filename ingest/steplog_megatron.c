@@ -259,8 +259,11 @@ int pdb_steplog_megatron_line(pdb_steplog *w, const char *s, size_t len, int64_t
             pdb_steplog_malformed(w, lineno, "expected '|' after 'iteration N/ M'");
             return 1;
         }
-        /* The log interval is the distance to the previous iteration line. */
-        w->iter_window = w->has_iter && it > w->iter ? it - w->iter : it;
+        /* The log interval is the distance to the previous iteration line;
+         * the first line's is unknown (a run resumed at iteration 43 does
+         * not average over 43): left NULL here, set to the next interval by
+         * pdb_steplog_finish(). */
+        w->iter_window = w->has_iter && it > w->iter ? it - w->iter : 0;
         w->has_iter = true;
         w->iter = it;
         pdb_steplog_record(w, "iteration", lineno);
