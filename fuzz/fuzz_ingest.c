@@ -15,6 +15,7 @@
  *
  * Any crash, sanitizer report or leak is a bug; a refused input (exit 2 in
  * the CLI) is fine. */
+#include "analyze/analyze.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "ingest/ingest.h"

@@ -48,6 +48,15 @@ const char *pdb_steplog_after(const char *s, size_t len, const char *needle)
     return p ? p + strlen(needle) : NULL;
 }
 
+bool pdb_steplog_int_after(const char *s, size_t len, const char *needle, int64_t *out)
+{
+    const char *p = pdb_steplog_after(s, len, needle);
+    if (!p)
+        return false;
+    size_t i = (size_t)(p - s);
+    return pdb_steplog_read_int(s, len, &i, out);
+}
+
 bool pdb_steplog_next_field(const char *s, size_t len, char sep, size_t *pos, const char **f,
                             size_t *fl)
 {

@@ -147,6 +147,10 @@ const char *pdb_steplog_find(const char *s, size_t len, const char *needle);
 /* Just past the first needle in s, or NULL: find and skip in one, so that no
  * caller adds the needle's length by hand. */
 const char *pdb_steplog_after(const char *s, size_t len, const char *needle);
+/* The integer after the first needle in s[0..len) ("rank=3", "[Rank 3]");
+ * false when the needle or the integer is missing. The integer may run past
+ * len only as far as its digits go: callers pass the part before a field. */
+bool pdb_steplog_int_after(const char *s, size_t len, const char *needle, int64_t *out);
 size_t pdb_steplog_trim(const char **s, size_t len);
 /* The next non-empty field of s split on sep, trimmed: start with *pos = 0;
  * false when there are no more. */

@@ -9,6 +9,7 @@
 #include "ingest/steplog.h"
 #include "common/error.h"
 #include "common/strbuf.h"
+#include "common/strutil.h"
 #include "ingest/steplog_units.h"
 
 #include <math.h>
@@ -38,20 +39,18 @@ static void normalise_json(const char *s, size_t len, pdb_buf *out)
                 in_str = false;
             continue;
         }
-        if (c == '"')
+        if (c == '"') {
             in_str = true;
-        else if (c == 'N' && len - i >= 3 && memcmp(s + i, "NaN", 3) == 0) {
-            pdb_buf_adds(out, "null");
-            i += 2;
-            continue;
-        } else if (c == '-' && len - i >= 9 && memcmp(s + i, "-Infinity", 9) == 0) {
-            pdb_buf_adds(out, "null");
-            i += 8;
-            continue;
-        } else if (c == 'I' && len - i >= 8 && memcmp(s + i, "Infinity", 8) == 0) {
-            pdb_buf_adds(out, "null");
-            i += 7;
-            continue;
+        } else {
+            static const char *const bare[] = {"NaN", "-Infinity", "Infinity"};
+            const char *rest = NULL;
+            for (size_t k = 0; k < sizeof bare / sizeof bare[0] && !rest; k++)
+                pdb_skip_prefix_mem(s + i, len - i, bare[k], &rest, NULL);
+            if (rest) {
+                pdb_buf_adds(out, "null");
+                i = (size_t)(rest - s) - 1; /* the loop's i++ steps past the token */
+                continue;
+            }
         }
         pdb_buf_addc(out, c);
     }

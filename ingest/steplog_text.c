@@ -82,7 +82,7 @@ static int comma_fields(pdb_steplog *w, const char *s, size_t len, int64_t linen
             continue;
         }
         const char *agg = "point";
-        if (nl == 3 && memcmp(f, "mfu", 3) == 0) {
+        if (pdb_mem_is(f, nl, "mfu")) {
             agg = "moving_avg"; /* nanoGPT smooths MFU with an EMA */
             if (v == -100)
                 v = NAN; /* "not computed yet" */
