@@ -443,6 +443,8 @@ static bool add_value(scanner *sc, const char *v, size_t vl)
     return true;
 }
 
+static void scan_pairs(scanner *sc);
+
 /* A parenthesized group at b[i] == '('. Numbers right after values are their
  * running means ("Loss: 6.93 (6.95)", timm's "(2.337s, 54.76/s)"); words
  * after a pending name belong to it ("Speed (samples/sec)", "(ms)",
@@ -491,11 +493,24 @@ static void paren_group(scanner *sc)
             return;
         }
     }
-    bool words = false;
-    for (size_t k = 0; k < cl; k++)
+    bool words = false, digits = false;
+    for (size_t k = 0; k < cl; k++) {
         words |= isalpha((unsigned char)c[k]) != 0;
-    if (words && sc->nw > 0 && !sc->closed && sc->value_run == 0 && sc->nw < GEN_WORDS)
+        digits |= isdigit((unsigned char)c[k]) != 0;
+    }
+    if (words && !digits && sc->nw > 0 && !sc->closed && sc->value_run == 0 &&
+        sc->nw < GEN_WORDS) {
         add_word(sc, open, close + 1); /* joined as "(content)" */
+    } else if (words && digits && (sc->value_run > 0 || sc->nw == 0) && sc->bracket == 0) {
+        /* values of their own after a value: llm.c's "(331.56 ms | 1581211 tok/s)" */
+        scanner sub = *sc;
+        sub.i = open + 1;
+        sub.n = close;
+        sub.value_run = 0;
+        reset_name(&sub);
+        scan_pairs(&sub);
+        sc->value_run = 0;
+    }
 }
 
 /* Reads the pairs of the line in sc->b. */

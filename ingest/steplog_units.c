@@ -124,6 +124,7 @@ static const unit_def units[] = {
     {"MHz", "MHz", 1}, {"C", "C", 1},
     {"it/s", "1/s", 1}, {"samples/s", "samples/s", 1}, {"tokens/s", "tokens/s", 1},
     {"examples/s", "samples/s", 1}, {"samples/sec", "samples/s", 1}, {"/s", "/s", 1},
+    {"tok/s", "tokens/s", 1}, {"tokens/sec", "tokens/s", 1},
     {NULL, NULL, 0},
 };
 
@@ -281,7 +282,7 @@ static const name_unit name_units[] = {
     {"_us", "s", 1e-6, ALWAYS}, {"_ns", "s", 1e-9, ALWAYS}, {"_sec", "s", 1, ALWAYS},
     {"_secs", "s", 1, ALWAYS}, {"_seconds", "s", 1, ALWAYS}, {"(s)", "s", 1, ALWAYS},
     {"_s", "s", 1, IF_TIME}, {"_time", "s", 1, ALWAYS}, {"runtime", "s", 1, ALWAYS},
-    {"_wall", "s", 1, ALWAYS}, {"wall", "s", 1, IF_WHOLE},
+    {"_wall", "s", 1, ALWAYS}, {"wall", "s", 1, IF_WHOLE}, {"dt", "s", 1, IF_WHOLE},
     {"time", "s", 1, ALWAYS}, {"_pct", "%", 1, ALWAYS}, {"_percent", "%", 1, ALWAYS},
     {"_percentage", "%", 1, ALWAYS},
     {"_gb", "B", 1073741824.0, IF_SIZE}, {"_mb", "B", 1048576.0, IF_SIZE},
