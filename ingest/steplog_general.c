@@ -484,8 +484,9 @@ static void paren_group(scanner *sc)
                 gen_pair *p = &L->p[L->n++];
                 memset(p, 0, sizeof *p);
                 pdb_units_quantity(f, fl, &p->v, &p->unit);
-                snprintf(p->name, sizeof p->name, "%.*s (avg)", (int)(base->nl < 80 ? base->nl : 80),
-                         base->name);
+                size_t bl = base->nl < 80 ? base->nl : 80; /* both in L->p: copy, no snprintf */
+                memcpy(p->name, base->name, bl);
+                memcpy(p->name + bl, " (avg)", sizeof " (avg)");
                 p->nl = strlen(p->name);
                 p->avg = true;
                 p->in_bracket = base->in_bracket;
