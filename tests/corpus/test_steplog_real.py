@@ -11,6 +11,7 @@ import json
 import math
 import os
 import re
+import sqlite3
 import sys
 from datetime import datetime
 
@@ -31,8 +32,14 @@ def lines(name):
 
 
 def sql(db, query):
-    _, out, _ = run("sql", "--db", db, "--format", "json", query)
-    return json.loads(out)
+    """Reads the stored rows directly (one profdb run fewer per query: this test
+    also runs under valgrind)."""
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        con.row_factory = sqlite3.Row
+        return [dict(r) for r in con.execute(query)]
+    finally:
+        con.close()
 
 
 def ingest(db, name, fmt):
