@@ -36,4 +36,10 @@ size_t pdb_utf8_clean(pdb_buf *out, const char *s, size_t len, int flags);
 /* True when s[0..len) needs pdb_utf8_clean (fast path for clean text). */
 bool pdb_utf8_needs_clean(const char *s, size_t len, int flags);
 
+/* Bytes of s[0..len) that are not part of a UTF-8 sequence by their shape
+ * (a loose check for sniffing text from binary: a stray byte, a lead byte
+ * without its continuations). A sequence cut off by the end of s is not
+ * counted (s may be a prefix). */
+size_t pdb_utf8_invalid(const unsigned char *s, size_t len);
+
 #endif

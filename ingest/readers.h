@@ -6,6 +6,7 @@
 #ifndef PDB_READERS_H
 #define PDB_READERS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "ingest/ingest.h"
 
@@ -28,6 +29,11 @@ extern const pdb_reader pdb_readers[];
 const pdb_reader *pdb_reader_sniff(const unsigned char *data, size_t len, int *score);
 /* The reader named by --format (the part before ':'), or NULL. */
 const pdb_reader *pdb_reader_named(const char *format);
+
+/* Whether a prefix parses as JSON from its first byte (after blanks and a
+ * byte order mark), allowing it to be cut off or to hold several values
+ * (JSON Lines). NaN and Infinity tokens fail, as in strict JSON. */
+bool pdb_sniff_json(const unsigned char *data, size_t len);
 
 /* Readers. */
 int pdb_sniff_trace(const unsigned char *data, size_t len);

@@ -23,6 +23,8 @@ typedef enum {
     PDB_SL_NONE, PDB_SL_MEGATRON, PDB_SL_DEEPSPEED, PDB_SL_NANOGPT, PDB_SL_TORCHTITAN,
     PDB_SL_HF, PDB_SL_RECTFLOW, PDB_SL_MAE, PDB_SL_KV,
 } pdb_steplog_linekind;
+typedef struct pdb_steplog_general pdb_steplog_general;
+
 typedef struct pdb_steplog {
     pdb_source *src;
     const char *flavor;          /* the flavor being read */
@@ -30,8 +32,9 @@ typedef struct pdb_steplog {
     pdb_steplog_rule *rules;
     int nrules;
     pdb_strmap *rule_cache;      /* raw name -> index in names */
-    pdb_steplog_name *names;     /* resolved raw names (steplog.c) */
+    pdb_steplog_name *names;     /* resolved raw names (steplog_writer.c) */
     int nnames, names_cap;
+    int64_t first_rowid;         /* this source's rows are rowids >= first_rowid */
     /* the current record */
     int64_t record, line;
     const char *kind;
@@ -39,21 +42,26 @@ typedef struct pdb_steplog {
     int64_t rank, step;
     double epoch, wall;
     char loader[64];             /* "" when none; DeepSpeed-Chat engines: engine0, engine1 */
-    const char *split;           /* "train", "val" or NULL */
+    const char *split;           /* "train", "val", "summary" or NULL */
+    bool is_step;                /* the record is a step of the run (default); eval and
+                                  * summary records are not, and a file without a
+                                  * single step record is refused */
+    int64_t step_records;        /* step records that stored a value */
+    int64_t counted_record;      /* the last record counted in step_records */
     int64_t malformed;           /* record-like lines that did not parse */
     /* state of the text family, kept across lines */
     bool has_iter, has_ds_step, has_ppo, has_tt;
     int64_t iter, iter_window, ds_step, ppo_step, tt_step, timer_lines;
     double tt_wall;
-    bool has_cum;                /* last cumulative train_time (modded-nanogpt) */
-    int64_t cum_step;
-    double cum_time;
+    int64_t meg_first_record;    /* first iteration record, window unknown until the next */
     int64_t hf_max_steps, hf_logging_steps, hf_train_dicts; /* HF Trainer stdout */
     int64_t ds_engine, ds_record;  /* DeepSpeed-Chat: engine of the last step= line */
     bool meg_timer_block;        /* inside Megatron's "(min, max) time across ranks" */
+    bool seen_loss_record;       /* JSON Lines: a record with a loss or lr key was read */
     int64_t family_hits[16];     /* records per pdb_steplog_linekind */
     int blk_mode, blk_section;   /* summary block being read (steplog_blocks.c) */
     int64_t blk_record;
+    pdb_steplog_general *gen;    /* the general reader (steplog_general.c), or NULL */
 } pdb_steplog;
 
 /* Starts a new record at line `line`; context fields are reset. */
@@ -67,10 +75,10 @@ int pdb_steplog_value(pdb_steplog *w, const char *raw, size_t rawlen, double val
  * text is not a quantity (nothing stored), 1 when stored, -1 on error. */
 int pdb_steplog_text_value(pdb_steplog *w, const char *raw, size_t rawlen, const char *text,
                            size_t textlen, const char *agg, int64_t window);
-/* Adds a cumulative time counter (seconds since the start of training) of
- * the current record, which must have a step, and the exact per-step time
- * derived from the previous value ("delta NAME", agg "derived", window =
- * steps between the two records). */
+/* Adds a time counter since the start of training (seconds). It is stored
+ * as agg "cumulative"; after the file is read, pdb_steplog_finish() derives
+ * the exact per-step times from the differences between records of the same
+ * kind and split. */
 int pdb_steplog_cumulative_time(pdb_steplog *w, const char *raw, size_t rawlen, double secs);
 /* A line that looks like a record but does not parse: warns with its line
  * number and counts it (skip reason "malformed record"). */
@@ -84,11 +92,41 @@ int pdb_steplog_block(pdb_steplog *w, const char *title, size_t len, bool has_st
  * since 1970 (read as UTC); returns the characters consumed or 0. */
 size_t pdb_steplog_timestamp(const char *s, size_t len, double *out);
 
+/* Opens the writer (statements, metric rules) and, after the reader, runs
+ * the post-passes over the rows this source stored, inside the same
+ * transaction: time columns that turn out to be cumulative are marked so,
+ * per-step times are derived from cumulative columns and, when the log
+ * prints no step time, from timestamps. */
+int pdb_steplog_open(pdb_steplog *w);
+int pdb_steplog_finish(pdb_steplog *w);
+void pdb_steplog_close(pdb_steplog *w);
+
 /* Flavor readers (each reads src->in to the end). */
 int pdb_steplog_read_jsonl(pdb_steplog *w);
 int pdb_steplog_read_json_doc(pdb_steplog *w);   /* trainer_state.json, golden values */
 int pdb_steplog_read_csv(pdb_steplog *w);        /* CSV/TSV and nvidia-smi */
 int pdb_steplog_read_text(pdb_steplog *w);       /* every line-oriented text flavor */
+
+/* The general reader (steplog_general.c): records are lines, or a header line
+ * and its indented continuation lines, that carry a step counter; see
+ * docs/steplogs.md. Lines go in one at a time; pdb_steplog_general_end()
+ * flushes the last record. The profile pass reads the peeked prefix first so
+ * that the shape of the log (per-epoch progress, which records train) is
+ * known from its first line. */
+pdb_steplog_general *pdb_steplog_general_new(void);
+void pdb_steplog_general_free(pdb_steplog_general *g);
+void pdb_steplog_general_profile(pdb_steplog_general *g, const char *d, size_t len);
+int pdb_steplog_general_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno);
+int pdb_steplog_general_end(pdb_steplog *w);
+/* Names that say what a record is (steplog_general.c): a validation name
+ * ("val_loss", "eval/acc", "Test Acc"), a training loss or learning rate
+ * (what training records carry), an evaluation metric (accuracy, mAP, BLEU,
+ * F1, ...). */
+bool pdb_steplog_val_name(const char *name, size_t len);
+bool pdb_steplog_train_key(const char *name, size_t len);
+bool pdb_steplog_eval_metric(const char *name, size_t len);
+/* Whether a line is a step record of the general reader (for sniffing). */
+bool pdb_steplog_general_is_step_line(const char *s, size_t len);
 
 /* Classifies one line for the sniffer (PDB_SL_NONE when no flavor's). */
 pdb_steplog_linekind pdb_steplog_classify(const char *line, size_t len);
@@ -99,8 +137,20 @@ int pdb_steplog_megatron_line(pdb_steplog *w, const char *s, size_t len, int64_t
 int pdb_steplog_deepspeed_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno);
 int pdb_steplog_block_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno);
 
+/* Like pdb_steplog_timestamp, also "MM/DD/YYYY HH:MM:SS", "MM/DD HH:MM:SS"
+ * (a date without a year is read in 2000) and "HH:MM:SS" (a time of day, on
+ * 2000-01-01): what log prefixes print. Returns the characters consumed. */
+size_t pdb_steplog_timestamp_any(const char *s, size_t len, double *out);
+
 /* Small text helpers. */
 const char *pdb_steplog_find(const char *s, size_t len, const char *needle);
+/* Just past the first needle in s, or NULL: find and skip in one, so that no
+ * caller adds the needle's length by hand. */
+const char *pdb_steplog_after(const char *s, size_t len, const char *needle);
+/* The integer after the first needle in s[0..len) ("rank=3", "[Rank 3]");
+ * false when the needle or the integer is missing. The integer may run past
+ * len only as far as its digits go: callers pass the part before a field. */
+bool pdb_steplog_int_after(const char *s, size_t len, const char *needle, int64_t *out);
 size_t pdb_steplog_trim(const char **s, size_t len);
 /* The next non-empty field of s split on sep, trimmed: start with *pos = 0;
  * false when there are no more. */

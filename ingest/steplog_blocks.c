@@ -15,6 +15,7 @@
  * A block is one record; its lines are read while they match its shapes. */
 #include "ingest/steplog.h"
 #include "common/error.h"
+#include "common/strutil.h"
 #include "ingest/steplog_units.h"
 
 #include <ctype.h>
@@ -46,7 +47,8 @@ static bool int_after(const char *s, size_t len, const char *p, int64_t *out)
 static int header(pdb_steplog *w, const char *t, size_t tl, int64_t lineno)
 {
     bool rf = has(t, tl, "=== Profiling Report") || has(t, tl, "=== Final Profiling Summary");
-    bool mae = !rf && tl > 10 && memcmp(t, "=== Epoch ", 10) == 0 && has(t, tl, "Profiling Summary");
+    bool mae = !rf && pdb_skip_prefix_mem(t, tl, "=== Epoch ", NULL, NULL) &&
+               has(t, tl, "Profiling Summary");
     if (!rf && !mae)
         return 0;
     const char *title = t;
@@ -81,27 +83,32 @@ static int breakdown_line(pdb_steplog *w, const char *t, size_t tl, int64_t line
     if (!colon || !has(t, tl, "count=") || !has(t, tl, "total="))
         return 0;
     size_t nl = (size_t)(colon - t);
-    static const char *const keys[] = {"total=", "avg=", "min=", "max="};
-    static const char *const aggs[] = {"total", "mean", "min", "max"};
-    double vals[4];
-    const char *units[4];
+    /* each field: its key, the agg it is stored as, and what the line says */
+    struct {
+        const char *key, *agg;
+        double value;
+        const char *unit;
+    } f[] = {
+        {"total=", "total", 0, NULL}, {"avg=", "mean", 0, NULL},
+        {"min=", "min", 0, NULL}, {"max=", "max", 0, NULL},
+    };
     int64_t count;
-    if (!int_after(t, tl, pdb_steplog_find(t, tl, "count=") + 6, &count))
+    const char *c = pdb_steplog_after(t, tl, "count=");
+    if (!int_after(t, tl, c, &count))
         goto bad;
-    for (int k = 0; k < 4; k++) {
-        const char *p = pdb_steplog_find(colon, (size_t)(t + tl - colon), keys[k]);
+    for (size_t k = 0; k < sizeof f / sizeof f[0]; k++) {
+        const char *p = pdb_steplog_after(colon, (size_t)(t + tl - colon), f[k].key);
         if (!p)
             goto bad;
-        p += strlen(keys[k]);
         size_t n = strcspn(p, ",");
         if (p + n > t + tl)
             n = (size_t)(t + tl - p);
-        if (!pdb_units_quantity(p, n, &vals[k], &units[k]))
+        if (!pdb_units_quantity(p, n, &f[k].value, &f[k].unit))
             goto bad;
     }
-    for (int k = 0; k < 4; k++)
-        if (pdb_steplog_value(w, t, nl, vals[k], units[k][0] ? units[k] : PDB_UNIT_SECONDS,
-                              aggs[k], count) != PDB_OK)
+    for (size_t k = 0; k < sizeof f / sizeof f[0]; k++)
+        if (pdb_steplog_value(w, t, nl, f[k].value, f[k].unit[0] ? f[k].unit : PDB_UNIT_SECONDS,
+                              f[k].agg, count) != PDB_OK)
             return PDB_ERR;
     return 1;
 bad:
@@ -156,15 +163,17 @@ static int mae_value(pdb_steplog *w, const char *t, size_t tl)
     size_t vl = pdb_steplog_trim(&v, (size_t)(t + tl - v));
     double x;
     const char *u;
-    if (vl > 13 && memcmp(v + vl - 13, " batches/hour", 13) == 0) {
-        if (!pdb_units_quantity(v, vl - 13, &x, &u))
+    size_t numlen;
+    if (pdb_skip_suffix_mem(v, vl, " batches/hour", &numlen) && numlen > 0) {
+        if (!pdb_units_quantity(v, numlen, &x, &u))
             return 0;
-        return pdb_steplog_value(w, "batches_per_s", 13, x / 3600, "1/s", "mean", 0) == PDB_OK
+        return pdb_steplog_value(w, "batches_per_s", strlen("batches_per_s"), x / 3600, "1/s",
+                                 "mean", 0) == PDB_OK
                    ? 1 : PDB_ERR;
     }
     if (!pdb_units_quantity(v, vl, &x, &u))
         return 0;
-    const char *agg = nl >= 3 && memcmp(t, "Avg", 3) == 0 ? "mean" : "total";
+    const char *agg = pdb_skip_prefix_mem(t, nl, "Avg", NULL, NULL) ? "mean" : "total";
     return pdb_steplog_value(w, t, nl, x, u[0] ? u : NULL, agg, 0) == PDB_OK ? 1 : PDB_ERR;
 }
 
@@ -187,7 +196,7 @@ static int in_block(pdb_steplog *w, const char *t, size_t tl, int64_t lineno)
     else if (tl >= 3 && strspn(t, "=") == tl && w->blk_mode == BLK_MAE) {
         w->blk_mode = BLK_NONE;
         pdb_skip(w->src, "block end");
-    } else if (strcmp(t, "...") == 0 || (tl == 3 && memcmp(t, "...", 3) == 0))
+    } else if (pdb_mem_is(t, tl, "..."))
         pdb_skip(w->src, "elided lines");
     else if (w->blk_section == SEC_INSIGHTS && t[0] == '-') {
         const char *n = t + 1;

@@ -70,10 +70,15 @@ static bool split_cells(const char *s, size_t len, char sep, cells *c)
     }
 }
 
+/* One column of the header. */
 typedef struct {
-    char **name;         /* metric names without the "[unit]" part */
-    const char **unit;   /* canonical unit from "[unit]", or NULL */
-    double *factor;
+    char *name;          /* the metric name without the "[unit]" part */
+    const char *unit;    /* canonical unit from "[unit]", or NULL */
+    double factor;       /* to that unit */
+} column;
+
+typedef struct {
+    column *col;
     int n;
     int step_col, epoch_col, time_col, index_col;
 } header;
@@ -81,10 +86,8 @@ typedef struct {
 static void free_header(header *h)
 {
     for (int i = 0; i < h->n; i++)
-        free(h->name[i]);
-    free(h->name);
-    free(h->unit);
-    free(h->factor);
+        free(h->col[i].name);
+    free(h->col);
     memset(h, 0, sizeof *h);
 }
 
@@ -105,29 +108,28 @@ static void set_header(header *h, const cells *c)
     static const char *const index[] = {"index", "gpu_index", "gpu", NULL};
     free_header(h);
     h->n = c->n;
-    h->name = pdb_xcalloc((size_t)c->n, sizeof *h->name);
-    h->unit = pdb_xcalloc((size_t)c->n, sizeof *h->unit);
-    h->factor = pdb_xcalloc((size_t)c->n, sizeof *h->factor);
+    h->col = pdb_xcalloc((size_t)c->n, sizeof *h->col);
     h->step_col = h->epoch_col = h->time_col = h->index_col = -1;
     for (int i = 0; i < c->n; i++) {
+        column *col = &h->col[i];
         size_t l = c->len[i];
         const char *br = memchr(c->p[i], '[', l);
-        h->factor[i] = 1;
+        col->factor = 1;
         if (br && c->p[i][l - 1] == ']') {
-            h->unit[i] = pdb_units_canon(br + 1, (size_t)(c->p[i] + l - 1 - (br + 1)),
-                                         &h->factor[i]);
+            col->unit = pdb_units_canon(br + 1, (size_t)(c->p[i] + l - 1 - (br + 1)),
+                                        &col->factor);
             l = (size_t)(br - c->p[i]);
             while (l && c->p[i][l - 1] == ' ')
                 l--;
         }
-        h->name[i] = pdb_xstrndup(c->p[i], l);
-        if (h->step_col < 0 && name_is(h->name[i], steps))
+        col->name = pdb_xstrndup(c->p[i], l);
+        if (h->step_col < 0 && name_is(col->name, steps))
             h->step_col = i;
-        else if (h->epoch_col < 0 && name_is(h->name[i], epochs))
+        else if (h->epoch_col < 0 && name_is(col->name, epochs))
             h->epoch_col = i;
-        else if (h->time_col < 0 && name_is(h->name[i], times))
+        else if (h->time_col < 0 && name_is(col->name, times))
             h->time_col = i;
-        else if (h->index_col < 0 && name_is(h->name[i], index))
+        else if (h->index_col < 0 && name_is(col->name, index))
             h->index_col = i;
     }
 }
@@ -191,16 +193,16 @@ static int data_row(pdb_steplog *w, const header *h, const cells *c, int64_t lin
             pdb_skip(w->src, "value not available ([N/A])");
             continue;
         }
-        const char *name = h->name[i];
+        const char *name = h->col[i].name;
         const char *unit;
         double v;
         if (!pdb_units_quantity(c->p[i], c->len[i], &v, &unit)) {
             pdb_skip(w->src, "non-numeric cell");
             continue;
         }
-        if (unit[0] == '\0' && h->unit[i]) {
-            v *= h->factor[i];
-            unit = h->unit[i];
+        if (unit[0] == '\0' && h->col[i].unit) {
+            v *= h->col[i].factor;
+            unit = h->col[i].unit;
         } else if (unit[0] == '\0')
             unit = NULL; /* the column name may say it */
         if (pdb_steplog_value(w, name, strlen(name), v, unit, "point", 0) != PDB_OK)

@@ -9,6 +9,7 @@
 #include "ingest/steplog.h"
 #include "common/error.h"
 #include "common/strbuf.h"
+#include "common/strutil.h"
 #include "ingest/steplog_units.h"
 
 #include <math.h>
@@ -38,20 +39,18 @@ static void normalise_json(const char *s, size_t len, pdb_buf *out)
                 in_str = false;
             continue;
         }
-        if (c == '"')
+        if (c == '"') {
             in_str = true;
-        else if (c == 'N' && len - i >= 3 && memcmp(s + i, "NaN", 3) == 0) {
-            pdb_buf_adds(out, "null");
-            i += 2;
-            continue;
-        } else if (c == '-' && len - i >= 9 && memcmp(s + i, "-Infinity", 9) == 0) {
-            pdb_buf_adds(out, "null");
-            i += 8;
-            continue;
-        } else if (c == 'I' && len - i >= 8 && memcmp(s + i, "Infinity", 8) == 0) {
-            pdb_buf_adds(out, "null");
-            i += 7;
-            continue;
+        } else {
+            static const char *const bare[] = {"NaN", "-Infinity", "Infinity"};
+            const char *rest = NULL;
+            for (size_t k = 0; k < sizeof bare / sizeof bare[0] && !rest; k++)
+                pdb_skip_prefix_mem(s + i, len - i, bare[k], &rest, NULL);
+            if (rest) {
+                pdb_buf_adds(out, "null");
+                i = (size_t)(rest - s) - 1; /* the loop's i++ steps past the token */
+                continue;
+            }
         }
         pdb_buf_addc(out, c);
     }
@@ -172,9 +171,49 @@ static int object_values(pdb_steplog *w, yajl_val obj, const char *prefix, int d
     return PDB_OK;
 }
 
+/* A record whose keys are evaluation metrics where the training records
+ * have their loss and learning rate (MMEngine's scalars.json writes
+ * {"accuracy/top1": 83.7, "time": 0.1, "step": 5} with step = epoch), or
+ * whose keys all say validation, is split val and is not a step. */
+static void object_split(pdb_steplog *w, yajl_val obj, bool log_trains)
+{
+    bool train = false, val = false, eval = false, other = false;
+    for (size_t i = 0; i < obj->u.object.len; i++) {
+        const char *k = obj->u.object.keys[i];
+        size_t kl = strlen(k);
+        if (is_context_key(k))
+            continue;
+        bool t = pdb_steplog_train_key(k, kl), v = pdb_steplog_val_name(k, kl);
+        train |= t;
+        val |= v;
+        eval |= pdb_steplog_eval_metric(k, kl);
+        other |= !t && !v;
+    }
+    if (train)
+        w->seen_loss_record = true;
+    if ((val && !train && !other) || ((log_trains || w->seen_loss_record) && !train && eval)) {
+        w->split = "val";
+        w->is_step = false;
+    }
+}
+
+/* Whether the first bytes hold a training key ("loss", "lr"): the log has
+ * training records, even when it opens with an evaluation. */
+static bool log_has_train_keys(pdb_steplog *w)
+{
+    const unsigned char *d;
+    size_t len;
+    if (pdb_input_peek(w->src->in, &d, &len) != PDB_OK)
+        return false;
+    const char *t = (const char *)d;
+    return pdb_steplog_find(t, len, "loss\"") || pdb_steplog_find(t, len, "\"lr\"") ||
+           pdb_steplog_find(t, len, "\"learning_rate\"");
+}
+
 int pdb_steplog_read_jsonl(pdb_steplog *w)
 {
     pdb_input *in = w->src->in;
+    bool log_trains = log_has_train_keys(w);
     pdb_buf buf = PDB_BUF_INIT;
     const char *line;
     size_t len;
@@ -199,6 +238,7 @@ int pdb_steplog_read_jsonl(pdb_steplog *w)
         }
         pdb_steplog_record(w, w->flavor, pdb_input_lineno(in));
         object_context(w, obj);
+        object_split(w, obj, log_trains);
         rc = object_values(w, obj, "", 0);
         yajl_tree_free(obj);
     }
@@ -229,7 +269,7 @@ static int read_trainer_state(pdb_steplog *w, yajl_val root)
     const char *path[] = {"log_history", NULL};
     yajl_val hist = yajl_tree_get(root, path, yajl_t_array);
     if (!hist)
-        return pdb_fail_at(w->src->path, 0, "expected a \"log_history\" array");
+        return pdb_fail("%s: expected a \"log_history\" array (a trainer_state.json)", w->src->path);
     for (size_t i = 0; i < hist->u.array.len; i++) {
         yajl_val e = hist->u.array.values[i];
         if (!YAJL_IS_OBJECT(e)) {
@@ -245,10 +285,11 @@ static int read_trainer_state(pdb_steplog *w, yajl_val root)
         }
         pdb_steplog_record(w, kind, 0);
         object_context(w, e);
-        if (strcmp(kind, "eval") == 0)
-            w->split = "val";
-        else
-            w->split = "train";
+        /* evaluations and the end-of-training summary are not steps; the
+         * summary's train_loss is not a point of the loss curve */
+        w->split = strcmp(kind, "eval") == 0 ? "val" : strcmp(kind, "summary") == 0 ? "summary"
+                                                                                   : "train";
+        w->is_step = strcmp(kind, "train") == 0;
         if (object_values(w, e, "", 0) != PDB_OK)
             return PDB_ERR;
     }
@@ -326,7 +367,7 @@ int pdb_steplog_read_json_doc(pdb_steplog *w)
         if (nl)
             *nl = '\0';
         yajl_tree_free(root);
-        return pdb_fail_at(w->src->path, 0, "expected a JSON object (%s)",
+        return pdb_fail("%s: expected a JSON object (%s)", w->src->path,
                            root ? "not an object" : err);
     }
     rc = strcmp(w->flavor, "hf-trainer-state") == 0 ? read_trainer_state(w, root)

@@ -12,6 +12,7 @@
 #include "ingest/steplog.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "common/strutil.h"
 #include "ingest/steplog_units.h"
 
 #include <ctype.h>
@@ -29,9 +30,14 @@ static void set_wall(pdb_steplog *w, const char *s, size_t len)
         }
 }
 
-static bool starts_with_avg(const char *name, size_t nl)
+/* The length of the run of s[0..len) without any of the characters in set
+ * (strcspn for strings that are not NUL-terminated). */
+static size_t strcspn_mem(const char *s, size_t len, const char *set)
 {
-    return nl > 3 && memcmp(name, "Avg", 3) == 0;
+    size_t n = 0;
+    while (n < len && !strchr(set, s[n]))
+        n++;
+    return n;
 }
 
 /* Whether every field of a "name: value" bar has a name made of name
@@ -125,9 +131,7 @@ static int timer_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno)
     pdb_steplog_record(w, deepspeed ? "ds_timer" : "timer", lineno);
     set_wall(w, s, len);
     if (deepspeed) {
-        const char *rk = pdb_steplog_find(s, (size_t)(p - s), "rank=");
-        size_t i = rk ? (size_t)(rk - s) + 5 : 0;
-        w->has_rank = rk && pdb_steplog_read_int(s, len, &i, &w->rank);
+        w->has_rank = pdb_steplog_int_after(s, (size_t)(p - s), "rank=", &w->rank);
         w->timer_lines++;
         /* no step number: the last `step=N` line, else the line count */
         w->has_step = true;
@@ -137,7 +141,7 @@ static int timer_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno)
         w->step = w->iter;
         w->split = "train";
     }
-    const char *f = p + 11;
+    const char *f = pdb_steplog_after(p, (size_t)(s + len - p), "time (ms) |");
     /* Megatron timers are averaged over the log interval. */
     int r = bar_fields(w, f, (size_t)(s + len - f), '|', false, "interval_mean",
                        deepspeed ? 0 : w->iter_window, PDB_UNIT_SECONDS, 1e-3);
@@ -154,17 +158,9 @@ static int memory_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno
     if (!p)
         return 0;
     pdb_steplog_record(w, "memory", lineno);
-    const char *after = pdb_steplog_find(s, (size_t)(p - s), "(after ");
-    size_t i = after ? (size_t)(after - s) + 7 : 0;
-    int64_t it;
-    if (after && pdb_steplog_read_int(s, len, &i, &it)) {
-        w->has_step = true;
-        w->step = it;
-    }
-    const char *rk = pdb_steplog_find(s, (size_t)(p - s), "[Rank ");
-    size_t ri = rk ? (size_t)(rk - s) + 6 : 0;
-    w->has_rank = rk && pdb_steplog_read_int(s, len, &ri, &w->rank);
-    const char *f = p + 13;
+    w->has_step = pdb_steplog_int_after(s, (size_t)(p - s), "(after ", &w->step);
+    w->has_rank = pdb_steplog_int_after(s, (size_t)(p - s), "[Rank ", &w->rank);
+    const char *f = pdb_steplog_after(p, (size_t)(s + len - p), "memory (MB) |");
     int r = bar_fields(w, f, (size_t)(s + len - f), '|', false, "point", 0, PDB_UNIT_BYTES,
                        1048576.0);
     if (r == 0)
@@ -228,10 +224,9 @@ int pdb_steplog_megatron_line(pdb_steplog *w, const char *s, size_t len, int64_t
         return handled;
     const char *p = pdb_steplog_find(s, len, "validation loss at iteration");
     if (p) {
-        size_t i = (size_t)(p - s) + 28;
         int64_t it = 0;
         const char *bar = memchr(s, '|', len);
-        if (!pdb_steplog_read_int(s, len, &i, &it) || !bar) {
+        if (!pdb_steplog_int_after(s, len, "validation loss at iteration", &it) || !bar) {
             pdb_steplog_malformed(w, lineno, "expected 'validation loss at iteration N | ...'");
             return 1;
         }
@@ -247,7 +242,7 @@ int pdb_steplog_megatron_line(pdb_steplog *w, const char *s, size_t len, int64_t
     p = pdb_steplog_find(s, len, " iteration ");
     if (p && (pdb_steplog_find(s, len, "elapsed time per iteration") ||
               pdb_steplog_find(s, len, "consumed samples"))) {
-        size_t i = (size_t)(p - s) + 11;
+        size_t i = (size_t)(pdb_steplog_after(p, (size_t)(s + len - p), " iteration ") - s);
         int64_t it = 0, total = 0;
         if (!pdb_steplog_read_int(s, len, &i, &it) || i >= len || s[i] != '/' ||
             (i++, !pdb_steplog_read_int(s, len, &i, &total))) {
@@ -259,8 +254,11 @@ int pdb_steplog_megatron_line(pdb_steplog *w, const char *s, size_t len, int64_t
             pdb_steplog_malformed(w, lineno, "expected '|' after 'iteration N/ M'");
             return 1;
         }
-        /* The log interval is the distance to the previous iteration line. */
-        w->iter_window = w->has_iter && it > w->iter ? it - w->iter : it;
+        /* The log interval is the distance to the previous iteration line;
+         * the first line's is unknown (a run resumed at iteration 43 does
+         * not average over 43): left NULL here, set to the next interval by
+         * pdb_steplog_finish(). */
+        w->iter_window = w->has_iter && it > w->iter ? it - w->iter : 0;
         w->has_iter = true;
         w->iter = it;
         pdb_steplog_record(w, "iteration", lineno);
@@ -314,11 +312,11 @@ static int eq_fields(pdb_steplog *w, const char *s, size_t len, char sep)
             continue;
         }
         /* DeepSpeed prints memory as "GB" but divides by 1024**3 */
-        if (strcmp(unit, "B") == 0 && vvl > 2 && memcmp(v + vvl - 2, "GB", 2) == 0)
+        if (strcmp(unit, "B") == 0 && pdb_skip_suffix_mem(v, vvl, "GB", NULL))
             x = x / 1e9 * 1073741824.0;
-        bool running = pdb_steplog_find(name, nl, "RunningAvg") || starts_with_avg(name, nl);
+        bool running = pdb_steplog_find(name, nl, "RunningAvg") || pdb_skip_prefix_mem(name, nl, "Avg", NULL, NULL);
         bool latency = pdb_steplog_find(name, nl, "latency") || pdb_steplog_find(name, nl, "time") ||
-                       (nl == 6 && memcmp(name, "Others", 6) == 0);
+                       pdb_mem_is(name, nl, "Others");
         if (!unit[0] && latency)
             unit = PDB_UNIT_SECONDS; /* "Others=0.21" lacks the s its siblings have */
         if (pdb_steplog_value(w, name, nl, x, unit[0] ? unit : NULL,
@@ -347,9 +345,8 @@ int pdb_steplog_deepspeed_line(pdb_steplog *w, const char *s, size_t len, int64_
 {
     const char *p;
     if ((p = pdb_steplog_find(s, len, "] step=")) && pdb_steplog_find(s, len, "skipped=")) {
-        size_t i = (size_t)(p - s) + 7;
         int64_t step = 0;
-        if (!pdb_steplog_read_int(s, len, &i, &step)) {
+        if (!pdb_steplog_int_after(s, len, "] step=", &step)) {
             pdb_steplog_malformed(w, lineno, "expected 'step=N'");
             return 1;
         }
@@ -360,9 +357,7 @@ int pdb_steplog_deepspeed_line(pdb_steplog *w, const char *s, size_t len, int64_
             return PDB_ERR;
         pdb_steplog_record(w, "ds_step", lineno);
         set_wall(w, s, len);
-        const char *rk = pdb_steplog_find(s, (size_t)(p - s), "[Rank ");
-        size_t ri = rk ? (size_t)(rk - s) + 6 : 0;
-        w->has_rank = rk && pdb_steplog_read_int(s, len, &ri, &w->rank);
+        w->has_rank = pdb_steplog_int_after(s, (size_t)(p - s), "[Rank ", &w->rank);
         w->has_step = true;
         w->step = step;
         w->has_ds_step = true;
@@ -371,26 +366,25 @@ int pdb_steplog_deepspeed_line(pdb_steplog *w, const char *s, size_t len, int64_
         w->ds_record = w->record;
         if (engine > 0)
             snprintf(w->loader, sizeof w->loader, "engine%lld", (long long)engine);
-        const char *sk = pdb_steplog_find(s, len, "skipped=");
-        size_t skl = 0;
-        while (sk + 8 + skl < s + len && sk[8 + skl] != ',')
-            skl++;
-        if (pdb_steplog_text_value(w, "skipped", 7, sk + 8, skl, "cumulative", 0) < 0)
+        const char *sk = pdb_steplog_after(s, len, "skipped=");
+        size_t skl = strcspn_mem(sk, (size_t)(s + len - sk), ",");
+        if (pdb_steplog_text_value(w, "skipped", 7, sk, skl, "cumulative", 0) < 0)
             return PDB_ERR;
-        const char *lr = pdb_steplog_find(s, len, "lr=[");
+        const char *lr = pdb_steplog_after(s, len, "lr=[");
         if (lr) {
-            size_t n = 0;
-            while (lr + 4 + n < s + len && lr[4 + n] != ',' && lr[4 + n] != ']')
-                n++;
-            if (pdb_steplog_text_value(w, "lr", 2, lr + 4, n, "point", 0) < 0)
+            size_t n = strcspn_mem(lr, (size_t)(s + len - lr), ",]");
+            if (pdb_steplog_text_value(w, "lr", 2, lr, n, "point", 0) < 0)
                 return PDB_ERR;
         }
         return 1;
     }
     const char *t = s;
     size_t tl = pdb_steplog_trim(&t, len);
-    if (tl > 7 && memcmp(t, "epoch: ", 7) == 0 && (p = pdb_steplog_find(t, tl, "|step: "))) {
-        size_t i = (size_t)(p - t) + 7, ei = 7;
+    const char *rest;
+    size_t restlen;
+    if (pdb_skip_prefix_mem(t, tl, "epoch: ", &rest, &restlen) &&
+        (p = pdb_steplog_after(t, tl, "|step: "))) {
+        size_t i = (size_t)(p - t), ei = (size_t)(rest - t);
         int64_t step = 0, epoch = 0;
         if (!pdb_steplog_read_int(t, tl, &i, &step) || !pdb_steplog_read_int(t, tl, &ei, &epoch)) {
             pdb_steplog_malformed(w, lineno, "expected 'epoch: E|step: N|...'");
@@ -417,11 +411,11 @@ int pdb_steplog_deepspeed_line(pdb_steplog *w, const char *s, size_t len, int64_
         w->step = w->ppo_step;
         return eq_fields(w, t + 1, tl - 1, '|');
     }
-    if (tl > 21 && memcmp(t, "average reward score:", 21) == 0 && w->has_ppo) {
+    if (pdb_skip_prefix_mem(t, tl, "average reward score:", &rest, &restlen) && w->has_ppo) {
         pdb_steplog_record(w, "reward", lineno);
         w->has_step = true;
         w->step = w->ppo_step;
-        int r = pdb_steplog_text_value(w, "reward", 6, t + 21, tl - 21, "point", 0);
+        int r = pdb_steplog_text_value(w, "reward", 6, rest, restlen, "point", 0);
         if (r == 0)
             pdb_steplog_malformed(w, lineno, "expected a number after 'average reward score:'");
         return r < 0 ? PDB_ERR : 1;
@@ -435,18 +429,18 @@ int pdb_steplog_deepspeed_line(pdb_steplog *w, const char *s, size_t len, int64_
         int64_t step = 0, epoch = 0;
         size_t i;
         if (q) {
-            i = (size_t)(q - s) + 12;
+            i = (size_t)(pdb_steplog_after(q, (size_t)(s + len - q), "global_step=") - s);
             w->has_step = pdb_steplog_read_int(s, len, &i, &step);
-            const char *e = pdb_steplog_find(s, len, "epoch=");
-            size_t ei = e ? (size_t)(e - s) + 6 : 0;
-            if (e && pdb_steplog_read_int(s, len, &ei, &epoch)) {
+            if (pdb_steplog_int_after(s, len, "epoch=", &epoch)) {
                 w->has_epoch = true;
                 w->epoch = (double)epoch;
             }
         } else {
             const char *tp = pdb_steplog_find(s, len, "timer.py");
-            const char *after = tp ? pdb_steplog_find(tp, (size_t)(s + len - tp), "] ") : stop;
-            i = after ? (size_t)(after - s) + 2 : 0;
+            const char *after = tp ? pdb_steplog_after(tp, (size_t)(s + len - tp), "] ")
+                                   : stop ? pdb_steplog_after(stop, (size_t)(s + len - stop), "] ")
+                                          : NULL;
+            i = after ? (size_t)(after - s) : 0;
             if (after && pdb_steplog_read_int(s, len, &i, &epoch) && i < len && s[i] == '/') {
                 i++;
                 w->has_step = pdb_steplog_read_int(s, len, &i, &step);

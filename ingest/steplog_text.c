@@ -10,6 +10,7 @@
 #include "ingest/steplog.h"
 #include "common/error.h"
 #include "common/strbuf.h"
+#include "common/strutil.h"
 #include "ingest/steplog_units.h"
 
 #include <ctype.h>
@@ -35,12 +36,6 @@ static void strip_ansi(const char *s, size_t len, pdb_buf *out)
     }
 }
 
-static bool starts_with(const char *s, size_t len, const char *p)
-{
-    size_t n = strlen(p);
-    return len >= n && memcmp(s, p, n) == 0;
-}
-
 /* Finds a "YYYY-MM-DD HH:MM:SS" timestamp in the first part of a line. */
 static bool line_timestamp(const char *s, size_t len, double *out)
 {
@@ -55,10 +50,10 @@ static bool line_timestamp(const char *s, size_t len, double *out)
 /* "[rank3]:" prefixes (torchrun --tee / --local-ranks-filter). */
 static bool line_rank(const char *s, size_t len, int64_t *rank)
 {
-    const char *p = pdb_steplog_find(s, len < 40 ? len : 40, "[rank");
+    const char *p = pdb_steplog_after(s, len < 40 ? len : 40, "[rank");
     if (!p)
         return false;
-    size_t i = (size_t)(p - s) + 5;
+    size_t i = (size_t)(p - s);
     return pdb_steplog_read_int(s, len, &i, rank) && i < len && s[i] == ']';
 }
 
@@ -87,7 +82,7 @@ static int comma_fields(pdb_steplog *w, const char *s, size_t len, int64_t linen
             continue;
         }
         const char *agg = "point";
-        if (nl == 3 && memcmp(f, "mfu", 3) == 0) {
+        if (pdb_mem_is(f, nl, "mfu")) {
             agg = "moving_avg"; /* nanoGPT smooths MFU with an EMA */
             if (v == -100)
                 v = NAN; /* "not computed yet" */
@@ -98,43 +93,56 @@ static int comma_fields(pdb_steplog *w, const char *s, size_t len, int64_t linen
     return 1;
 }
 
+/* nanoGPT: "iter 5: loss 4.2, time 12.3ms, mfu 3.2%" per step, and the
+ * evaluation "step 250: train loss 4.1, val loss 4.2" (not a step record). */
 static int nanogpt_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno)
 {
-    const char *t = s;
-    size_t tl = pdb_steplog_trim(&t, len);
-    bool eval = starts_with(t, tl, "step ");
-    if (!starts_with(t, tl, "iter ") && !eval)
+    const char *t = s, *rest;
+    size_t tl = pdb_steplog_trim(&t, len), restlen;
+    bool eval = pdb_skip_prefix_mem(t, tl, "step ", &rest, &restlen);
+    if (!eval && !pdb_skip_prefix_mem(t, tl, "iter ", &rest, &restlen))
         return 0;
-    size_t i = 5;
+    size_t i = 0;
     int64_t step = 0;
-    if (!pdb_steplog_read_int(t, tl, &i, &step) || i >= tl || t[i] != ':' ||
+    if (!pdb_steplog_read_int(rest, restlen, &i, &step) || i >= restlen || rest[i] != ':' ||
         !pdb_steplog_find(t, tl, "loss"))
         return 0;
     pdb_steplog_record(w, eval ? "eval" : "iter", lineno);
     w->has_step = true;
     w->step = step;
-    return comma_fields(w, t + i + 1, tl - i - 1, lineno);
+    w->is_step = !eval;
+    return comma_fields(w, rest + i + 1, restlen - i - 1, lineno);
 }
 
 /* modded-nanogpt: "step:11/1750 train_time:36633ms step_avg:621.73ms". The
- * train_time is cumulative (so its differences are exact per-step times) and
- * step_avg is its running mean. */
+ * train_time is cumulative (its differences are exact per-step times, taken
+ * in steplog_writer.c between training lines only) and step_avg is its
+ * running mean. A line with val_loss is a validation (kind "val", split
+ * val): its train_time is read after a synchronisation the step lines skip,
+ * so differencing across it would give a step of a few milliseconds. */
 static int modded_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno)
 {
-    const char *t = s;
-    size_t tl = pdb_steplog_trim(&t, len);
-    if (!starts_with(t, tl, "step:"))
+    const char *t = s, *rest;
+    size_t tl = pdb_steplog_trim(&t, len), restlen;
+    if (!pdb_skip_prefix_mem(t, tl, "step:", &rest, &restlen))
         return 0;
-    size_t i = 5;
+    t = rest;
+    tl = restlen;
+    size_t i = 0;
     int64_t step = 0, total = 0;
     if (!pdb_steplog_read_int(t, tl, &i, &step) || i >= tl || t[i] != '/' || (i++, !pdb_steplog_read_int(t, tl, &i, &total)) ||
         !pdb_steplog_find(t, tl, ":"))
         return 0;
     if (!pdb_steplog_find(t + i, tl - i, "train_time:") && !pdb_steplog_find(t + i, tl - i, "loss:"))
         return 0;
-    pdb_steplog_record(w, "step", lineno);
+    bool val = pdb_steplog_find(t + i, tl - i, "val_loss:") != NULL;
+    pdb_steplog_record(w, val ? "val" : "step", lineno);
     w->has_step = true;
     w->step = step;
+    if (val) {
+        w->split = "val";
+        w->is_step = false;
+    }
     while (i < tl) {
         while (i < tl && t[i] == ' ')
             i++;
@@ -155,8 +163,8 @@ static int modded_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno
             pdb_skip(w->src, "field value that is not a number");
             continue;
         }
-        bool cum = nl == 10 && memcmp(t + ns, "train_time", 10) == 0;
-        bool avg = nl == 8 && memcmp(t + ns, "step_avg", 8) == 0;
+        bool cum = pdb_mem_is(t + ns, nl, "train_time");
+        bool avg = pdb_mem_is(t + ns, nl, "step_avg");
         int rc;
         if (cum)
             rc = pdb_steplog_cumulative_time(w, t + ns, nl, v * (unit[0] ? 1 : 1e-3));
@@ -301,10 +309,38 @@ static int split_dict(const char *t, size_t tl, kv_pair *p, int cap)
     }
 }
 
+/* Keys of the Trainer's log dicts: a printed dict without one is something
+ * else (a configuration). */
+static bool trainer_key(const char *k, size_t kl)
+{
+    static const char *const keys[] = {"loss", "learning_rate", "grad_norm", "train_runtime",
+                                       "train_loss", NULL};
+    for (int i = 0; keys[i]; i++)
+        if (pdb_mem_is(k, kl, keys[i]))
+            return true;
+    return pdb_skip_prefix_mem(k, kl, "eval_", NULL, NULL);
+}
+
+/* A Trainer log value: a number, possibly quoted ("'2.602'"), or nan/inf. */
+static bool trainer_value(const char *v, size_t vl)
+{
+    double x;
+    const char *u;
+    vl = pdb_steplog_trim(&v, vl);
+    if (vl >= 2 && (v[0] == '\'' || v[0] == '"') && v[vl - 1] == v[0]) {
+        v++;
+        vl -= 2;
+    }
+    return pdb_units_quantity(v, vl, &x, &u);
+}
+
 /* {'loss': 4.7047, 'grad_norm': 11.2, 'epoch': 0.0} (Python repr, values may
- * be quoted strings in recent transformers). The dicts carry no step; when
- * the log printed logging_steps, a training dict's step is its ordinal times
- * logging_steps. */
+ * be quoted strings in recent transformers). Training dicts carry no step
+ * unless the Trainer adds 'step'; when the log printed logging_steps, a
+ * training dict's step is its ordinal times logging_steps. An eval dict
+ * (eval_*) is split val, the end-of-training dict (train_runtime, ...) is a
+ * summary; neither is a step. A printed dict that is not a Trainer log (a
+ * configuration: strings, lists, no Trainer key) is not a record. */
 static int hf_dict_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno)
 {
     const char *t = s;
@@ -313,8 +349,17 @@ static int hf_dict_line(pdb_steplog *w, const char *s, size_t len, int64_t linen
         return 0;
     kv_pair p[64];
     int n = t[tl - 1] == '}' ? split_dict(t, tl, p, 64) : -1;
-    if (n < 0) {
+    bool keyed = false, numeric = n > 0;
+    for (int k = 0; k < n; k++) {
+        keyed |= trainer_key(p[k].k, p[k].kl);
+        numeric &= trainer_value(p[k].v, p[k].vl);
+    }
+    if (n < 0 && (pdb_steplog_find(t, tl, "'loss'") || pdb_steplog_find(t, tl, "'eval_loss'"))) {
         pdb_steplog_malformed(w, lineno, "expected a flat Trainer log dict {'name': value, ...}");
+        return 1;
+    }
+    if (n < 0 || !keyed || !numeric) {
+        pdb_skip(w->src, "printed dict that is not a Trainer log");
         return 1;
     }
     pdb_steplog_record(w, "hf-log", lineno);
@@ -322,25 +367,35 @@ static int hf_dict_line(pdb_steplog *w, const char *s, size_t len, int64_t linen
     for (int k = 0; k < n; k++) {
         double v;
         const char *u;
-        if (p[k].kl == 5 && memcmp(p[k].k, "epoch", 5) == 0 &&
-            pdb_units_quantity(p[k].v, p[k].vl, &v, &u)) {
+        if (pdb_mem_is(p[k].k, p[k].kl, "epoch") && pdb_units_quantity(p[k].v, p[k].vl, &v, &u)) {
             w->has_epoch = true;
             w->epoch = v;
-        } else if (p[k].kl >= 5 && memcmp(p[k].k, "eval_", 5) == 0)
+        } else if (pdb_mem_is(p[k].k, p[k].kl, "step") &&
+                   pdb_units_quantity(p[k].v, p[k].vl, &v, &u)) {
+            w->has_step = pdb_steplog_to_int(v, &w->step);
+        } else if (pdb_skip_prefix_mem(p[k].k, p[k].kl, "eval_", NULL, NULL)) {
             w->split = "val";
-        else if (p[k].kl == 4 && memcmp(p[k].k, "loss", 4) == 0)
+            w->is_step = false;
+        } else if (pdb_mem_is(p[k].k, p[k].kl, "train_runtime")) {
+            w->kind = "summary";
+            w->split = "summary";
+            w->is_step = false;
+        } else if (pdb_mem_is(p[k].k, p[k].kl, "loss")) {
             training = true;
+        }
     }
     if (training && !w->split) {
         w->split = "train";
         w->hf_train_dicts++;
-        if (w->hf_logging_steps > 0) {
+        if (!w->has_step && w->hf_logging_steps > 0) {
             w->has_step = true;
             w->step = w->hf_train_dicts * w->hf_logging_steps;
         }
+    } else if (!w->split) {
+        w->is_step = false; /* a dict of other numbers: kept, but not a step */
     }
     for (int k = 0; k < n; k++) {
-        if (p[k].kl == 5 && memcmp(p[k].k, "epoch", 5) == 0)
+        if (pdb_mem_is(p[k].k, p[k].kl, "epoch") || pdb_mem_is(p[k].k, p[k].kl, "step"))
             continue;
         int r = pdb_steplog_text_value(w, p[k].k, p[k].kl, p[k].v, p[k].vl, "point", 0);
         if (r < 0)
@@ -356,15 +411,15 @@ static int hf_dict_line(pdb_steplog *w, const char *s, size_t len, int64_t linen
  * They are not records. */
 static void hf_settings(pdb_steplog *w, const char *s, size_t len)
 {
-    const char *p = pdb_steplog_find(s, len, "Total optimization steps =");
+    const char *p = pdb_steplog_after(s, len, "Total optimization steps =");
     size_t i;
     if (p) {
-        i = (size_t)(p - s) + 26;
+        i = (size_t)(p - s);
         pdb_steplog_read_int(s, len, &i, &w->hf_max_steps);
     }
-    p = pdb_steplog_find(s, len, "logging_steps=");
+    p = pdb_steplog_after(s, len, "logging_steps=");
     if (p) {
-        i = (size_t)(p - s) + 14;
+        i = (size_t)(p - s);
         pdb_steplog_read_int(s, len, &i, &w->hf_logging_steps);
     }
 }
@@ -393,14 +448,15 @@ static int tqdm_segment(pdb_steplog *w, const char *s, size_t len, int64_t linen
                 pdb_steplog_read_int(s, len, &i, &n);
                 i = slash;
                 pdb_steplog_read_int(s, len, &i, &total);
-                const char *inner = s + b + 2;
-                size_t il = (size_t)(end - inner);
+                const char *inner;
+                size_t il;
+                pdb_skip_prefix_mem(br, (size_t)(end - br), " [", &inner, &il);
                 const char *comma = memchr(inner, ',', il);
                 const char *rate = comma ? comma + 1 : inner + il;
-                size_t rl = (size_t)(end - rate);
+                size_t rl = (size_t)(end - rate), numlen = 0;
                 rl = pdb_steplog_trim(&rate, rl);
-                bool s_it = rl > 4 && memcmp(rate + rl - 4, "s/it", 4) == 0;
-                bool it_s = rl > 4 && memcmp(rate + rl - 4, "it/s", 4) == 0;
+                bool s_it = pdb_skip_suffix_mem(rate, rl, "s/it", &numlen) && numlen > 0;
+                bool it_s = !s_it && pdb_skip_suffix_mem(rate, rl, "it/s", &numlen) && numlen > 0;
                 if (!s_it && !it_s) {
                     pdb_skip(w->src, "progress bar in other units");
                     return 1;
@@ -414,7 +470,7 @@ static int tqdm_segment(pdb_steplog *w, const char *s, size_t len, int64_t linen
                     PDB_OK)
                     return PDB_ERR;
                 double v;
-                if (pdb_units_number(rate, rl - 4, &v) == rl - 4 && v > 0) {
+                if (pdb_units_number(rate, numlen, &v) == numlen && v > 0) {
                     double secs = s_it ? v : 1.0 / v;
                     /* tqdm smooths its rate (EMA, smoothing=0.3) */
                     if (pdb_steplog_value(w, "tqdm", 4, secs, PDB_UNIT_SECONDS, "moving_avg", 0) !=
@@ -424,7 +480,8 @@ static int tqdm_segment(pdb_steplog *w, const char *s, size_t len, int64_t linen
                 return 1;
             }
         }
-        br = pdb_steplog_find(br + 2, len - b - 2, " [");
+        const char *next = pdb_steplog_after(br, len - b, " [");
+        br = pdb_steplog_find(next, (size_t)(s + len - next), " [");
     }
     return 0;
 }
@@ -462,8 +519,8 @@ static int kv_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno)
     if (!pdb_units_quantity(val, vl, &v, &u))
         return 0;
     /* step/epoch lines set the context of the lines after them */
-    if ((nl == 4 && memcmp(name, "step", 4) == 0) || (nl == 11 && memcmp(name, "global_step", 11) == 0) ||
-        (nl == 9 && memcmp(name, "iteration", 9) == 0)) {
+    if (pdb_mem_is(name, nl, "step") || pdb_mem_is(name, nl, "global_step") ||
+        pdb_mem_is(name, nl, "iteration")) {
         w->has_iter = pdb_steplog_to_int(v, &w->iter);
         pdb_skip(w->src, "step marker line");
         return 1;
@@ -507,7 +564,12 @@ static int handle_segment(pdb_steplog *w, const char *s, size_t len, int64_t lin
             return PDB_ERR;
         return handle_segment(w, dict, (size_t)(s + len - dict), lineno, kv);
     }
-    for (size_t h = 0; h < sizeof handlers / sizeof handlers[0]; h++) {
+    /* With the general reader on (flavor "text"), the flavors' handlers only
+     * see lines in their own shapes, or lines inside a block they opened:
+     * another trainer's "iter 5: val loss 1.7" is not a nanoGPT line. */
+    bool flavor_line = !w->gen || pdb_steplog_classify(s, len) != PDB_SL_NONE ||
+                       w->blk_mode || w->meg_timer_block || w->has_ppo;
+    for (size_t h = 0; flavor_line && h < sizeof handlers / sizeof handlers[0]; h++) {
         if (handlers[h].family == PDB_SL_KV && !kv)
             continue;
         int64_t before = w->record;
@@ -517,6 +579,8 @@ static int handle_segment(pdb_steplog *w, const char *s, size_t len, int64_t lin
             return r;
         }
     }
+    if (w->gen)
+        return pdb_steplog_general_line(w, s, len, lineno) == PDB_OK ? 1 : PDB_ERR;
     const char *t = s;
     pdb_skip(w->src, pdb_steplog_trim(&t, len) ? "not a step record" : "blank line");
     return 1;
@@ -545,5 +609,7 @@ int pdb_steplog_read_text(pdb_steplog *w)
         }
     }
     pdb_buf_free(&clean);
+    if (rc == PDB_OK && r >= 0 && w->gen)
+        rc = pdb_steplog_general_end(w);
     return rc != PDB_OK || r < 0 ? PDB_ERR : PDB_OK;
 }

@@ -112,6 +112,10 @@ static const unit_def units[] = {
     {"seconds", "s", 1}, {"min", "s", 60}, {"mins", "s", 60}, {"minutes", "s", 60},
     {"h", "s", 3600}, {"hr", "s", 3600}, {"hours", "s", 3600},
     {"s/it", "s", 1}, {"sec/it", "s", 1}, {"ms/it", "s", 1e-3},
+    /* time per step as Keras prints it ("8ms/step"), and its relatives */
+    {"s/step", "s", 1}, {"ms/step", "s", 1e-3}, {"us/step", "s", 1e-6},
+    {"\xc2\xb5s/step", "s", 1e-6}, {"s/iter", "s", 1}, {"ms/iter", "s", 1e-3},
+    {"s/batch", "s", 1}, {"ms/batch", "s", 1e-3},
     {"B", "B", 1}, {"bytes", "B", 1},
     {"KB", "B", 1e3}, {"kB", "B", 1e3}, {"MB", "B", 1e6}, {"GB", "B", 1e9}, {"TB", "B", 1e12},
     {"KiB", "B", 1024.0}, {"MiB", "B", 1048576.0}, {"GiB", "B", 1073741824.0},
@@ -119,7 +123,8 @@ static const unit_def units[] = {
     {"%", "%", 1}, {"W", "W", 1}, {"J", "J", 1}, {"Wh", "J", 3600}, {"kWh", "J", 3.6e6},
     {"MHz", "MHz", 1}, {"C", "C", 1},
     {"it/s", "1/s", 1}, {"samples/s", "samples/s", 1}, {"tokens/s", "tokens/s", 1},
-    {"examples/s", "samples/s", 1},
+    {"examples/s", "samples/s", 1}, {"samples/sec", "samples/s", 1}, {"/s", "/s", 1},
+    {"tok/s", "tokens/s", 1}, {"tokens/sec", "tokens/s", 1},
     {NULL, NULL, 0},
 };
 
@@ -255,19 +260,43 @@ bool pdb_units_quantity(const char *s, size_t len, double *value, const char **u
     return false;
 }
 
-/* Name suffixes that state a unit; checked case-insensitively at the end. */
-static const unit_def name_units[] = {
+/* Name suffixes that state a unit; checked case-insensitively at the end.
+ * Some suffixes are units only in a name that is about time or size:
+ * "_s" is seconds in "iter_time_s" but "small objects" in "coco/bbox_mAP_s",
+ * and "_mb" is megabytes in "mem_mb" but a mini-batch elsewhere. */
+enum { ALWAYS, IF_TIME, IF_SIZE, IF_WHOLE /* only as the whole name */ };
+
+typedef struct {
+    const char *suffix;
+    const char *canon;
+    double factor;
+    int when;
+} name_unit;
+
+static const name_unit name_units[] = {
     /* rates first: "tokens_per_sec" is not a time */
-    {"per_sec", "/s", 1}, {"per_second", "/s", 1}, {"persec", "/s", 1}, {"_per_s", "/s", 1},
-    {"/s", "/s", 1},
-    {"_ms", "s", 1e-3}, {"(ms)", "s", 1e-3}, {"_msec", "s", 1e-3}, {"_us", "s", 1e-6},
-    {"_ns", "s", 1e-9}, {"_sec", "s", 1}, {"_secs", "s", 1}, {"_seconds", "s", 1},
-    {"_s", "s", 1}, {"(s)", "s", 1}, {"_time", "s", 1}, {"runtime", "s", 1},
-    {"time", "s", 1}, {"_pct", "%", 1}, {"_percent", "%", 1}, {"_percentage", "%", 1},
-    {"_gb", "B", 1073741824.0}, {"_mb", "B", 1048576.0}, {"_bytes", "B", 1},
-    {"-bytes", "B", 1},
-    {NULL, NULL, 0},
+    {"per_sec", "/s", 1, ALWAYS}, {"per_second", "/s", 1, ALWAYS}, {"persec", "/s", 1, ALWAYS},
+    {"_per_s", "/s", 1, ALWAYS}, {"/s", "/s", 1, ALWAYS}, {"/sec)", "/s", 1, ALWAYS},
+    {"/s)", "/s", 1, ALWAYS},
+    {"_ms", "s", 1e-3, ALWAYS}, {"(ms)", "s", 1e-3, ALWAYS}, {"_msec", "s", 1e-3, ALWAYS},
+    {"_us", "s", 1e-6, ALWAYS}, {"_ns", "s", 1e-9, ALWAYS}, {"_sec", "s", 1, ALWAYS},
+    {"_secs", "s", 1, ALWAYS}, {"_seconds", "s", 1, ALWAYS}, {"(s)", "s", 1, ALWAYS},
+    {"_s", "s", 1, IF_TIME}, {"_time", "s", 1, ALWAYS}, {"runtime", "s", 1, ALWAYS},
+    {"_wall", "s", 1, ALWAYS}, {"wall", "s", 1, IF_WHOLE}, {"dt", "s", 1, IF_WHOLE},
+    {"time", "s", 1, ALWAYS}, {"_pct", "%", 1, ALWAYS}, {"_percent", "%", 1, ALWAYS},
+    {"_percentage", "%", 1, ALWAYS},
+    {"_gb", "B", 1073741824.0, IF_SIZE}, {"_mb", "B", 1048576.0, IF_SIZE},
+    {"(gb)", "B", 1e9, ALWAYS}, {"(mb)", "B", 1e6, ALWAYS}, {"(gib)", "B", 1073741824.0, ALWAYS},
+    {"(mib)", "B", 1048576.0, ALWAYS},
+    {"_bytes", "B", 1, ALWAYS}, {"-bytes", "B", 1, ALWAYS},
+    {NULL, NULL, 0, ALWAYS},
 };
+
+/* Words that make a name about time, or about memory size. */
+static const char *const time_words[] = {"time", "latency", "duration", "elapsed", "wall",
+                                         "dt", "eta", "wait", "delay", "clock", NULL};
+static const char *const size_words[] = {"mem", "ram", "alloc", "reserved", "cache", "byte",
+                                         "size", "vram", "cuda", "disk", NULL};
 
 /* Name parts that say "seconds" before a statistic suffix, as in the MAE
  * profiler's profiling/timing_forward_pass_avg and batch_time_std. */
@@ -283,14 +312,26 @@ static bool contains_nocase(const char *s, size_t len, const char *part)
     return false;
 }
 
+static bool contains_any(const char *s, size_t len, const char *const *words)
+{
+    for (int i = 0; words[i]; i++)
+        if (contains_nocase(s, len, words[i]))
+            return true;
+    return false;
+}
+
 const char *pdb_units_from_name(const char *name, size_t len, double *factor)
 {
-    for (const unit_def *u = name_units; u->name; u++) {
-        size_t n = strlen(u->name);
-        if (len >= n && strncasecmp(name + len - n, u->name, n) == 0) {
-            *factor = u->factor;
-            return u->canon;
-        }
+    for (const name_unit *u = name_units; u->suffix; u++) {
+        size_t n = strlen(u->suffix);
+        if (len < n || strncasecmp(name + len - n, u->suffix, n) != 0)
+            continue;
+        if ((u->when == IF_WHOLE && len != n) ||
+            (u->when == IF_TIME && !contains_any(name, len - n, time_words)) ||
+            (u->when == IF_SIZE && !contains_any(name, len - n, size_words)))
+            return NULL; /* a suffix, but not a unit in this name */
+        *factor = u->factor;
+        return u->canon;
     }
     if (contains_nocase(name, len, "_ms_") || contains_nocase(name, len, "percent"))
         return NULL; /* a unit we cannot place: better none than a wrong one */

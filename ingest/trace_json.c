@@ -690,14 +690,18 @@ int pdb_sniff_trace(const unsigned char *d, size_t len)
     const char *text = (const char *)d;
     bool has_events = memmem(text, len, "\"traceEvents\"", 13) != NULL;
     bool has_ph = memmem(text, len, "\"ph\"", 4) != NULL;
-    if (d[i] == '{' && i + 1 < len) {
-        unsigned char c = d[i + 1];
-        /* pstats (marshal) dumps also start with '{', followed by binary. */
-        if (c != '"' && c != '}' && c != ' ' && c != '\n' && c != '\r' && c != '\t')
-            return PDB_SNIFF_NO;
-        return has_events ? PDB_SNIFF_SURE : 1;
-    }
-    if (d[i] == '[')
-        return has_ph ? PDB_SNIFF_SURE : 1;
-    return PDB_SNIFF_NO;
+    /* JSON only when it parses as JSON from its first byte: a pstats dump
+     * (marshal) also starts with '{', a text log with "[08/30 12:00:00]".
+     * A prefix that does not parse but has the trace keys is a broken trace:
+     * the trace reader says where and why. */
+    if (d[i] != '{' && d[i] != '[')
+        return PDB_SNIFF_NO;
+    bool keys = d[i] == '{' ? has_events : has_ph;
+    if (pdb_sniff_json(d, len))
+        return keys ? PDB_SNIFF_SURE : 1;
+    size_t k = i + 1;
+    while (k < len && (d[k] == ' ' || d[k] == '\t' || d[k] == '\n' || d[k] == '\r'))
+        k++;
+    bool opens = k < len && d[k] == (d[i] == '{' ? '"' : '{');
+    return keys && opens ? PDB_SNIFF_SURE : PDB_SNIFF_NO;
 }

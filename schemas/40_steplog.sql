@@ -18,18 +18,24 @@ CREATE TABLE steplog_values (
     loader     TEXT,              -- dataloader name (profile/train/dl_NAME/...); for
                                   -- DeepSpeed-Chat's two engines (actor, critic) that
                                   -- both print step=N: 'engine0', 'engine1'; else NULL
-    split      TEXT,              -- 'train', 'val' or NULL when the log does not say
+    split      TEXT,              -- 'train', 'val', 'summary' (an end-of-epoch or end-of-run
+                                  -- aggregate, not a step) or NULL when the log does not say
     step       INTEGER,           -- step/iteration number as the log counts it
     epoch      REAL,              -- epoch, possibly fractional (HF rounds to 2 decimals)
     wall_time  REAL,              -- seconds since 1970 of the record's timestamp, read as UTC
     metric     TEXT NOT NULL,     -- canonical name (steplog_metric_rules), e.g. 'forward', 'loss'
     value      REAL,              -- in `unit`; NULL for nan/inf
     unit       TEXT NOT NULL,     -- 's', 'B', '%', '/s' (a rate), '1/s', 'W', 'J', or ''
-    agg        TEXT NOT NULL,     -- how the value aggregates steps: 'point', 'interval_mean',
-                                  -- 'cumulative', 'running_mean', 'moving_avg', 'window_median',
-                                  -- 'derived' (from timestamps or a counter), 'total', 'mean',
-                                  -- 'min', 'max', 'share' (of a summary block), 'epoch_total'
+    agg        TEXT NOT NULL,     -- how the value aggregates steps: 'point' (this step),
+                                  -- 'interval_mean' (mean over the `window` steps up to this
+                                  -- one), 'cumulative' (a counter since the start),
+                                  -- 'running_mean' (mean since the start or the epoch's start),
+                                  -- 'moving_avg' (EMA), 'window_median', 'derived' (exact mean
+                                  -- over `window` steps, from a cumulative clock or from
+                                  -- timestamps), 'total', 'mean', 'min', 'max', 'share' (of a
+                                  -- summary block), 'epoch_total'; see docs/steplogs.md
     window     INTEGER,           -- steps the aggregation covers (log interval, window), or NULL
+                                  -- when unknown (e.g. the first record of an interval log)
     raw_name   TEXT NOT NULL      -- the metric's name as printed
 );
 -- Reports read one run at a time; an integer key keeps the rebuild after
@@ -107,6 +113,13 @@ INSERT INTO steplog_metric_rules VALUES
  (80, '*/step_time*', 'step_time', 1),
  (80, 'tqdm', 'step_time', 1), (80, 'timestamp delta', 'step_time', 1),
  (80, 'delta *', 'step_time', 1), (80, 'step_avg', 'step_time', 1),
+ (80, 'last_time', 'step_time', 1), (80, 'iter time', 'step_time', 1),
+ (80, 'time per step', 'step_time', 1), (80, 'step time', 'step_time', 1),
+ (80, 'dt', 'step_time', 1),
+ (79, '*epoch time*', 'epoch_time', 0),
+ (70, 'ups', 'steps_per_s', 0), (70, '*batches_per_second', 'steps_per_s', 0),
+ (70, 'lm_loss', 'loss', 0), (70, 'train/crossentropyloss', 'loss', 0),
+ (70, 'loss train', 'loss', 0), (72, '*tokens_per_sec_per_gpu*', 'tokens_per_s_per_gpu', 0),
  (79, 'train_time', 'elapsed_time', 0), (79, 'elapsed_time', 'elapsed_time', 0),
  (79, '_runtime', 'elapsed_time', 0), (79, 'elapsed', 'elapsed_time', 0),
  (80, 'other/overhead', 'other', 1),

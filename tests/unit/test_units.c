@@ -100,10 +100,39 @@ static void names(void)
     CHECK(pdb_units_canon("parsecs", 7, &factor) == NULL);
 }
 
+/* A name suffix is a unit only when the name is about time or size. */
+static void suffix_units(void)
+{
+    double f = 0;
+#define NAME(s) s, strlen(s), &f
+    CHECK(pdb_units_from_name(NAME("coco/bbox_mAP_s")) == NULL); /* small objects */
+    CHECK(pdb_units_from_name(NAME("segm_mAP_s")) == NULL);
+    CHECK_STR(pdb_units_from_name(NAME("iter_time_s")), "s");
+    CHECK_STR(pdb_units_from_name(NAME("latency_s")), "s");
+    CHECK(pdb_units_from_name(NAME("minibatch_mb")) == NULL);
+    CHECK_STR(pdb_units_from_name(NAME("mem_mb")), "B");
+    CHECK(near(f, 1048576));
+    CHECK_STR(pdb_units_from_name(NAME("fetch_ms")), "s"); /* ms: unambiguous */
+    CHECK_STR(pdb_units_from_name(NAME("train_wall")), "s");
+    CHECK_STR(pdb_units_from_name(NAME("wall")), "s");
+    CHECK(pdb_units_from_name(NAME("firewall")) == NULL);
+    CHECK_STR(pdb_units_from_name(NAME("System/Peak GPU Memory (MB)")), "B");
+    CHECK(near(f, 1e6));
+    CHECK_STR(pdb_units_from_name(NAME("Speed (samples/sec)")), "/s");
+#undef NAME
+    /* Keras prints the time per step */
+    const char *u;
+    double v;
+    CHECK(pdb_units_quantity("8ms/step", 8, &v, &u) && near(v, 0.008) && strcmp(u, "s") == 0);
+    CHECK(pdb_units_quantity("2s/step", 7, &v, &u) && near(v, 2) && strcmp(u, "s") == 0);
+    CHECK(pdb_units_quantity("178.28/s", 8, &v, &u) && near(v, 178.28) && strcmp(u, "/s") == 0);
+}
+
 int main(void)
 {
     numbers();
     quantities();
     names();
+    suffix_units();
     return check_report();
 }

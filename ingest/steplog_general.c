@@ -1,0 +1,1079 @@
+/* steplog_general.c: the general text reader, for step logs no flavor claims.
+ *
+ * Users bring logs from whatever trainer they run; a handful of flavors will
+ * never cover them. This reader reads what those logs have in common:
+ *
+ *   - a record is a line that carries a step counter ("step 5", "iter: 5",
+ *     "[step=5/1000]", "iteration: 5 / 100", "Epoch 3 | Step 20",
+ *     "Epoch [1][50/930]", "Train: 0 [ 50/10009 (0%)]"), or such a line
+ *     followed by indented continuation lines (OLMo prints a header line and
+ *     one "name=value" line per metric), or a counter-only line followed by
+ *     the metrics line (Keras prints "Epoch 3/30" and then the epoch's bar);
+ *   - values are named numbers in the common shapes: "name: v", "name=v",
+ *     "name v", "| name v |", "name: v unit", "v (running mean)", with
+ *     thousands separators, SI suffixes and clock durations;
+ *   - timestamps at the start of a line ([MM/DD HH:MM:SS], ISO dates,
+ *     MM/DD/YYYY, HH:MM:SS) give the record's wall time, "[rank N]" its rank;
+ *   - an epoch counter and a step counter that restarts every epoch become
+ *     one ordered global step: epoch x steps per epoch + step when the log
+ *     prints the total ("[50/930]"), else the previous epoch's last step plus
+ *     one logging interval.
+ *
+ * Records are classified from their content: a record whose names say
+ * validation (val_, eval, test, valid, "Epoch(val)") or that lacks the loss
+ * and learning rate every training record has is split 'val'; an epoch or
+ * run summary ("avg epoch time", train_runtime, an epoch line in a log whose
+ * steps count within epochs) is split 'summary'; neither is a step. Lines
+ * without a counter are records only when their names say eval, summary or
+ * epoch time, and only after the first step record: log chatter, tables and
+ * argument dumps stay out.
+ *
+ * Memory is bounded: one line at a time, and a record holds at most
+ * GEN_PAIRS values however many continuation lines it has. */
+#include "ingest/steplog.h"
+#include "common/error.h"
+#include "common/strbuf.h"
+#include "common/strutil.h"
+#include "common/xalloc.h"
+#include "ingest/steplog_units.h"
+
+#include <assert.h>
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <stdlib.h>
+#include <strings.h>
+
+#define GEN_PAIRS 128  /* values kept per record */
+#define GEN_NAME 96    /* bytes of a name kept */
+#define GEN_WORDS 6    /* words of a name kept (the last ones) */
+
+enum { D_NONE, D_DETECTRON2, D_MMCV };
+
+/* One named number of a line. */
+typedef struct {
+    char name[GEN_NAME];
+    size_t nl;
+    double v;
+    const char *unit;     /* canonical unit, "" when printed bare */
+    bool per_step;        /* printed as time per step ("8ms/step") */
+    bool is_int;
+    bool progress;        /* N/M: v = N, total = M */
+    int64_t total;
+    bool in_bracket;      /* inside [...]: a counter or a tag, not a metric */
+    bool avg;             /* a running mean printed after a value: "6.9 (6.93)" */
+    bool counter;         /* used as the record's counter, not stored */
+} gen_pair;
+
+/* A parsed line, and the record being assembled from lines. */
+typedef struct {
+    gen_pair p[GEN_PAIRS];
+    int n;
+    int64_t line;
+    bool has_wall, has_rank;
+    double wall;
+    int64_t rank;
+    int indent;
+    char lead[16];        /* first word outside brackets, lower-cased */
+    int dialect;
+    int dropped;          /* values beyond GEN_PAIRS */
+} gen_line;
+
+/* Counters of a record, worked out from its pairs. */
+typedef struct {
+    bool has_step, has_epoch, has_local, epoch_from_bracket_int;
+    int64_t step, local, total;
+    double epoch;
+    bool val_hint;        /* "Epoch(val)", "Test:" */
+} gen_counters;
+
+struct pdb_steplog_general {
+    gen_line line, rec;   /* the line being parsed; the record being assembled */
+    bool pending;         /* rec holds a record not yet written */
+    bool block;           /* rec started as a counter-only header line */
+    bool block_open;      /* indented continuation lines still join it */
+    pdb_buf work;
+    /* the shape of the log (profile pass, updated while reading) */
+    bool epoch_progress;  /* steps count within epochs: epoch-only lines are summaries */
+    bool train_loss_keys; /* training records carry a loss or a learning rate */
+    /* the global step of epoch + per-epoch counters */
+    bool have_epoch0, have_prev;
+    double epoch0, prev_epoch;
+    int64_t prev_local, stride, base;
+    /* context of the last step record, for records without a counter */
+    bool seen_step, last_has_step, last_has_epoch;
+    int64_t last_step, prev_step;
+    bool have_prev_step;
+    double last_epoch;
+};
+
+/* ---- words and names ---------------------------------------------------- */
+
+static bool word_in(const char *w, size_t n, const char *const *set)
+{
+    for (int i = 0; set[i]; i++)
+        if (strlen(set[i]) == n && strncasecmp(w, set[i], n) == 0)
+            return true;
+    return false;
+}
+
+/* Step counters, most specific first: when a line has several (LitGPT's
+ * "iter 3050700 step 610140"), the optimizer step wins. Plurals are totals
+ * ("max_steps: 1000", "epochs: 90"), not counters. */
+static const char *const step_names[] = {"global_step", "step", "num_updates", "update",
+                                         "updates", "train_step", "iteration", "iter", "it",
+                                         "batch", NULL};
+static const char *const epoch_names[] = {"epoch", "ep", NULL};
+/* Words that may come before a counter name: "Train Epoch", "Global Step". */
+static const char *const counter_qualifiers[] = {"train", "training", "global", "current",
+                                                 "cur", "trainer", NULL};
+static const char *const val_words[] = {"val", "valid", "validation", "eval", "evaluation",
+                                        "test", "testing", NULL};
+
+/* The rank of name among the step counters (lower is preferred), or -1. The
+ * name may carry qualifiers ("Global Step") and end in ':' or '='. */
+static int counter_rank(const char *name, size_t nl, const char *const *set, bool *val)
+{
+    *val = false;
+    while (nl && (name[nl - 1] == ':' || name[nl - 1] == '=' || name[nl - 1] == ' '))
+        nl--;
+    /* a trailing "(val)" annotation: MMCV's "Epoch(val)" */
+    const char *paren = memchr(name, '(', nl);
+    if (paren && name[nl - 1] == ')') {
+        const char *a = paren + 1;
+        size_t al = (size_t)(name + nl - 1 - a);
+        *val = word_in(a, al, val_words);
+        nl = (size_t)(paren - name);
+        while (nl && name[nl - 1] == ' ')
+            nl--;
+    }
+    const char *last = name;
+    for (const char *c = name; c < name + nl; c++)
+        if (*c == ' ')
+            last = c + 1;
+    size_t ll = (size_t)(name + nl - last);
+    /* every word before the last must be a qualifier */
+    const char *w = name;
+    while (w < last) {
+        const char *e = memchr(w, ' ', (size_t)(last - w));
+        size_t wl = (size_t)(e - w);
+        if (!word_in(w, wl, counter_qualifiers) && !word_in(w, wl, val_words))
+            return -1;
+        if (word_in(w, wl, val_words))
+            *val = true;
+        w = e + 1;
+    }
+    for (int i = 0; set[i]; i++)
+        if (strlen(set[i]) == ll && strncasecmp(last, set[i], ll) == 0)
+            return i;
+    return -1;
+}
+
+static bool name_has_word(const char *name, size_t nl, const char *word)
+{
+    size_t n = strlen(word);
+    for (size_t i = 0; i + n <= nl; i++)
+        if (strncasecmp(name + i, word, n) == 0 &&
+            (i == 0 || !isalpha((unsigned char)name[i - 1])) &&
+            (i + n == nl || !isalpha((unsigned char)name[i + n])))
+            return true;
+    return false;
+}
+
+bool pdb_steplog_val_name(const char *name, size_t nl)
+{
+    static const char *const prefixes[] = {"val_", "val/", "val ", "valid_", "valid ",
+                                           "validation", "eval", "test_", "test/", "test ",
+                                           "best_val", NULL};
+    for (int i = 0; prefixes[i]; i++)
+        if (pdb_skip_prefix_icase(name, nl, prefixes[i], NULL, NULL))
+            return true;
+    return pdb_mem_is(name, nl, "val") || pdb_mem_is(name, nl, "test");
+}
+
+bool pdb_steplog_train_key(const char *name, size_t nl)
+{
+    if (pdb_steplog_val_name(name, nl))
+        return false;
+    return name_has_word(name, nl, "loss") || pdb_skip_prefix_icase(name, nl, "loss", NULL, NULL) ||
+           pdb_ends_with_icase(name, nl, "loss") || name_has_word(name, nl, "lr") ||
+           name_has_word(name, nl, "learning_rate") || name_has_word(name, nl, "learning rate") ||
+           pdb_ends_with_icase(name, nl, "crossentropyloss");
+}
+
+bool pdb_steplog_eval_metric(const char *name, size_t nl)
+{
+    static const char *const words[] = {"acc", "accuracy", "top1", "top5", "acc1", "acc5", "map",
+                                        "bleu", "wer", "cer", "f1", "precision", "recall", "auc",
+                                        "iou", "miou", "psnr", "ssim", "dice", "fid", "rouge",
+                                        "exact_match", NULL};
+    for (int i = 0; words[i]; i++)
+        if (name_has_word(name, nl, words[i]))
+            return true;
+    return false;
+}
+
+/* Names of end-of-run or averaged summaries: "Avg epoch time", "Total time",
+ * "train_runtime", "Final loss", "best_acc". */
+static bool summary_name(const char *name, size_t nl)
+{
+    static const char *const words[] = {"avg", "average", "total", "final", "best", "overall",
+                                        NULL};
+    const char *sp = memchr(name, ' ', nl);
+    const char *us = memchr(name, '_', nl);
+    size_t first = sp ? (size_t)(sp - name) : nl;
+    if (us && (size_t)(us - name) < first)
+        first = (size_t)(us - name);
+    return word_in(name, first, words) || pdb_ends_with_icase(name, nl, "runtime");
+}
+
+/* Per-epoch values printed on their own line: "Epoch Time(s): 8.7". */
+static bool epoch_time_name(const char *name, size_t nl)
+{
+    return name_has_word(name, nl, "epoch") && name_has_word(name, nl, "time");
+}
+
+/* ---- parsing a line ------------------------------------------------------ */
+
+typedef struct {
+    const char *b;        /* the line (a working copy) */
+    size_t n, i;
+    size_t ws[GEN_WORDS], we[GEN_WORDS]; /* spans of the name's words */
+    int nw;
+    bool closed;          /* a ':' or '=' ended the name */
+    int value_run;        /* values since the last word or separator */
+    int bracket;
+    gen_line *L;
+} scanner;
+
+static void reset_name(scanner *sc)
+{
+    sc->nw = 0;
+    sc->closed = false;
+}
+
+static void add_word(scanner *sc, size_t s, size_t e)
+{
+    if (sc->closed || sc->value_run) {
+        reset_name(sc);
+        sc->value_run = 0;
+    }
+    if (sc->nw == GEN_WORDS) { /* keep the last words: "...Peak GPU Memory" */
+        memmove(sc->ws, sc->ws + 1, sizeof sc->ws[0] * (GEN_WORDS - 1));
+        memmove(sc->we, sc->we + 1, sizeof sc->we[0] * (GEN_WORDS - 1));
+        sc->nw--;
+    }
+    sc->ws[sc->nw] = s;
+    sc->we[sc->nw++] = e;
+    gen_line *L = sc->L;
+    if (!L->lead[0] && !sc->bracket) {
+        size_t n = e - s < sizeof L->lead - 1 ? e - s : sizeof L->lead - 1;
+        for (size_t k = 0; k < n; k++)
+            L->lead[k] = (char)tolower((unsigned char)sc->b[s + k]);
+        while (n && (L->lead[n - 1] == ':' || L->lead[n - 1] == ','))
+            n--;
+        L->lead[n] = '\0';
+    }
+}
+
+/* Joins the name's words with single blanks into p->name. */
+static void take_name(scanner *sc, gen_pair *p)
+{
+    size_t o = 0;
+    for (int k = 0; k < sc->nw; k++) {
+        size_t wl = sc->we[k] - sc->ws[k];
+        if (o + wl + 1 >= sizeof p->name)
+            break;
+        if (o)
+            p->name[o++] = ' ';
+        memcpy(p->name + o, sc->b + sc->ws[k], wl);
+        o += wl;
+    }
+    while (o && (p->name[o - 1] == ':' || p->name[o - 1] == '='))
+        o--;
+    p->name[o] = '\0';
+    p->nl = o;
+}
+
+static gen_pair *new_pair(scanner *sc)
+{
+    gen_line *L = sc->L;
+    if (L->n == GEN_PAIRS) {
+        L->dropped++;
+        return NULL;
+    }
+    gen_pair *p = &L->p[L->n++];
+    memset(p, 0, sizeof *p);
+    p->in_bracket = sc->bracket > 0;
+    return p;
+}
+
+/* An integer (optionally grouped "1,000") spanning all of s. */
+static bool parse_int(const char *s, size_t len, int64_t *out)
+{
+    double v;
+    if (len == 0 || pdb_units_number(s, len, &v) != len || !pdb_steplog_to_int(v, out))
+        return false;
+    for (size_t k = 0; k < len; k++)
+        if (s[k] == '.' || s[k] == 'e' || s[k] == 'E')
+            return false;
+    return true;
+}
+
+/* Names a value printed without one: "4s" and "8ms/step" in a Keras bar, the
+ * samples/s after timm's "Time: 0.718s,". Returns false to drop it. */
+static bool name_nameless(scanner *sc, gen_pair *p)
+{
+    gen_line *L = sc->L;
+    bool rate = p->unit && (pdb_skip_prefix(p->unit, "/", NULL) || strstr(p->unit, "/s"));
+    if (p->per_step) {
+        snprintf(p->name, sizeof p->name, "time per step");
+    } else if (sc->value_run && L->n >= 2 && rate) {
+        const gen_pair *prev = &L->p[L->n - 2];
+        snprintf(p->name, sizeof p->name, "%.*s rate", (int)(prev->nl < 80 ? prev->nl : 80),
+                 prev->name);
+    } else if (sc->value_run) {
+        return false; /* "bbox_mAP_copypaste: 0.011 0.017 ...": only the first is named */
+    } else if (p->unit && strcmp(p->unit, PDB_UNIT_SECONDS) == 0) {
+        snprintf(p->name, sizeof p->name, "duration");
+    } else if (rate) {
+        snprintf(p->name, sizeof p->name, "rate");
+    } else {
+        return false;
+    }
+    p->nl = strlen(p->name);
+    return true;
+}
+
+/* Characters that end a token; a NUL byte (binary input) does too. */
+static bool structural(char c)
+{
+    return c == '\0' || memchr("|;[]()", c, 6) != NULL;
+}
+
+/* The end of a token at b[i]: up to a blank or a structural character (at
+ * least one character); a comma inside a number is a thousands separator
+ * ("5,970"). */
+static size_t token_end(const char *b, size_t n, size_t i)
+{
+    size_t j = i;
+    while (j < n && !isspace((unsigned char)b[j]) && !structural(b[j])) {
+        if (b[j] == ',') {
+            bool group = j > i && isdigit((unsigned char)b[j - 1]) && j + 3 < n + 1 &&
+                         j + 3 <= n && isdigit((unsigned char)b[j + 1]) &&
+                         isdigit((unsigned char)b[j + 2]) && isdigit((unsigned char)b[j + 3]) &&
+                         (j + 4 == n || !isdigit((unsigned char)b[j + 4]));
+            if (!group)
+                break;
+        }
+        j++;
+    }
+    return j;
+}
+
+/* Adds the value text v[0..vl) as a pair named by the pending words; reads a
+ * unit word after it ("296.2 MB", "112.20 ms") and a progress total
+ * ("991 / 1000"). Returns false when the text is not a number. */
+static bool add_value(scanner *sc, const char *v, size_t vl)
+{
+    while (vl && memchr(",;:", v[vl - 1], 3))
+        vl--;
+    if (vl == 0)
+        return false;
+    int64_t a, b;
+    const char *slash = memchr(v, '/', vl);
+    gen_pair tmp = {0};
+    if (slash && parse_int(v, (size_t)(slash - v), &a) &&
+        parse_int(slash + 1, (size_t)(v + vl - slash - 1), &b)) {
+        tmp.progress = true; /* "11/1750", "[50/930" */
+        tmp.v = (double)a;
+        tmp.total = b;
+        tmp.is_int = true;
+    } else {
+        double x;
+        const char *unit;
+        if (!pdb_units_quantity(v, vl, &x, &unit))
+            return false;
+        tmp.v = x;
+        tmp.unit = unit;
+        tmp.is_int = parse_int(v, vl, &a);
+        tmp.per_step = pdb_ends_with_icase(v, vl, "/step") || pdb_ends_with_icase(v, vl, "/it") ||
+                       pdb_ends_with_icase(v, vl, "/iter") || pdb_ends_with_icase(v, vl, "/batch");
+        size_t k = sc->i;
+        while (k < sc->n && sc->b[k] == ' ')
+            k++;
+        if (tmp.is_int && k < sc->n && sc->b[k] == '/') {
+            /* "iteration: 991 / 1000", fairseq's "1000 / 2737" */
+            size_t m = k + 1;
+            while (m < sc->n && sc->b[m] == ' ')
+                m++;
+            size_t e = token_end(sc->b, sc->n, m);
+            if (e > m && parse_int(sc->b + m, e - m, &b)) {
+                tmp.progress = true;
+                tmp.total = b;
+                tmp.unit = NULL;
+                sc->i = e;
+            }
+        } else if (unit[0] == '\0' && k < sc->n) {
+            size_t e = token_end(sc->b, sc->n, k);
+            double f;
+            const char *canon = e > k ? pdb_units_canon(sc->b + k, e - k, &f) : NULL;
+            if (canon && !isdigit((unsigned char)sc->b[k])) {
+                tmp.v = x * f;
+                tmp.unit = canon;
+                tmp.per_step = pdb_ends_with_icase(sc->b + k, e - k, "/step");
+                sc->i = e;
+            }
+        }
+    }
+    gen_pair *p = new_pair(sc);
+    if (!p)
+        return true;
+    bool bracket = p->in_bracket;
+    *p = tmp;
+    p->in_bracket = bracket;
+    take_name(sc, p);
+    if (p->nl == 0 && !p->progress && !p->in_bracket && !name_nameless(sc, p)) {
+        sc->L->n--;
+        sc->L->dropped++;
+    }
+    reset_name(sc);
+    sc->value_run++;
+    return true;
+}
+
+static void scan_pairs(scanner *sc);
+
+/* A parenthesized group at b[i] == '('. Numbers right after values are their
+ * running means ("Loss: 6.93 (6.95)", timm's "(2.337s, 54.76/s)"); words
+ * after a pending name belong to it ("Speed (samples/sec)", "(ms)",
+ * "Epoch(val)"); anything else is an annotation ("(step)", "(  0%)"). */
+static void paren_group(scanner *sc)
+{
+    const char *b = sc->b;
+    size_t open = sc->i, close = open + 1;
+    while (close < sc->n && b[close] != ')' && b[close] != '(')
+        close++;
+    if (close >= sc->n || b[close] != ')') {
+        sc->i = open + 1; /* unbalanced: read on */
+        return;
+    }
+    sc->i = close + 1;
+    const char *c = b + open + 1;
+    size_t cl = close - open - 1;
+    gen_line *L = sc->L;
+    if (sc->value_run > 0 && sc->bracket == 0) {
+        /* the last value_run pairs get the means, in order */
+        int first = L->n - sc->value_run, k = 0;
+        size_t pos = 0, fl;
+        const char *f;
+        double x;
+        const char *u;
+        bool all = true;
+        int count = 0;
+        while (pdb_steplog_next_field(c, cl, ',', &pos, &f, &fl))
+            all &= pdb_units_quantity(f, fl, &x, &u), count++;
+        if (all && count > 0 && first >= 0) {
+            pos = 0;
+            while (pdb_steplog_next_field(c, cl, ',', &pos, &f, &fl) && first + k < L->n &&
+                   L->n < GEN_PAIRS) {
+                const gen_pair *base = &L->p[first + k++];
+                if (base->progress || base->nl == 0)
+                    continue;
+                gen_pair *p = &L->p[L->n++];
+                memset(p, 0, sizeof *p);
+                pdb_units_quantity(f, fl, &p->v, &p->unit);
+                size_t bl = base->nl < 80 ? base->nl : 80; /* both in L->p: copy, no snprintf */
+                memcpy(p->name, base->name, bl);
+                memcpy(p->name + bl, " (avg)", sizeof " (avg)");
+                p->nl = strlen(p->name);
+                p->avg = true;
+                p->in_bracket = base->in_bracket;
+            }
+            return;
+        }
+    }
+    bool words = false, digits = false;
+    for (size_t k = 0; k < cl; k++) {
+        words |= isalpha((unsigned char)c[k]) != 0;
+        digits |= isdigit((unsigned char)c[k]) != 0;
+    }
+    if (words && !digits && sc->nw > 0 && !sc->closed && sc->value_run == 0 &&
+        sc->nw < GEN_WORDS) {
+        add_word(sc, open, close + 1); /* joined as "(content)" */
+    } else if (words && digits && (sc->value_run > 0 || sc->nw == 0) && sc->bracket == 0) {
+        /* values of their own after a value: llm.c's "(331.56 ms | 1581211 tok/s)" */
+        scanner sub = *sc;
+        sub.i = open + 1;
+        sub.n = close;
+        sub.value_run = 0;
+        reset_name(&sub);
+        scan_pairs(&sub);
+        sc->value_run = 0;
+    }
+}
+
+/* Reads the pairs of the line in sc->b. */
+static void scan_pairs(scanner *sc)
+{
+    const char *b = sc->b;
+    while (sc->i < sc->n) {
+        char ch = b[sc->i];
+        if (ch == ' ' || ch == '\t') {
+            sc->i++;
+            continue;
+        }
+        if (ch == '|' || ch == ';') {
+            reset_name(sc);
+            sc->value_run = 0;
+            sc->i++;
+            continue;
+        }
+        if (ch == ',') {
+            reset_name(sc); /* a value run goes on: "Time: 0.7s,  178/s" */
+            sc->i++;
+            continue;
+        }
+        if (ch == '-' && (sc->i + 1 == sc->n || b[sc->i + 1] == ' ') &&
+            (sc->i == 0 || b[sc->i - 1] == ' ')) {
+            reset_name(sc); /* Keras' " - loss: ..." */
+            sc->value_run = 0;
+            sc->i++;
+            continue;
+        }
+        if (ch == '[') {
+            sc->bracket++;
+            sc->i++;
+            continue;
+        }
+        if (ch == ']') {
+            if (sc->bracket)
+                sc->bracket--;
+            reset_name(sc);
+            sc->value_run = 0;
+            sc->i++;
+            continue;
+        }
+        if (ch == '(') {
+            paren_group(sc);
+            continue;
+        }
+        if (ch == ')') {
+            sc->i++;
+            continue;
+        }
+        if (ch == ':' || ch == '=') {
+            sc->closed = sc->nw > 0;
+            sc->i++;
+            continue;
+        }
+        size_t s = sc->i, e = token_end(b, sc->n, s);
+        if (e == s) {
+            sc->i++; /* a byte that starts no token (NUL) */
+            continue;
+        }
+        sc->i = e;
+        bool alnum = false;
+        for (size_t k = s; k < e; k++)
+            alnum |= isalnum((unsigned char)b[k]) != 0;
+        if (!alnum)
+            continue; /* "=====" of a progress bar, a lone "@" */
+        /* "name=value" and "name:value" in one token */
+        const char *eq = memchr(b + s, '=', e - s);
+        const char *co = eq ? NULL : memchr(b + s, ':', e - s);
+        if (co && !(co + 1 < b + e && (isdigit((unsigned char)co[1]) || co[1] == '-' ||
+                                        co[1] == '.' || co[1] == '+')))
+            co = NULL;
+        if (co) {
+            bool digits_before = true; /* "0:20:31" is a clock, not a name */
+            for (const char *c = b + s; c < co; c++)
+                digits_before &= isdigit((unsigned char)*c) != 0;
+            if (digits_before)
+                co = NULL;
+        }
+        const char *sep = eq ? eq : co;
+        if (sep) {
+            if (sep > b + s) {
+                add_word(sc, s, (size_t)(sep - b));
+                sc->closed = true;
+            }
+            const char *v = sep + 1;
+            size_t save = sc->i;
+            if (!add_value(sc, v, (size_t)(b + e - v))) {
+                sc->i = save;
+                reset_name(sc);
+            }
+            continue;
+        }
+        if (add_value(sc, b + s, e - s))
+            continue;
+        add_word(sc, s, e);
+        if (b[e - 1] == ':' || b[e - 1] == '=')
+            sc->closed = true;
+    }
+}
+
+/* Blanks the timestamp at the start of the line (within its first bytes,
+ * possibly in brackets) and the rank tag, setting wall time and rank. */
+static void line_prefix(char *b, size_t n, gen_line *L)
+{
+    size_t lim = n < 64 ? n : 64;
+    for (size_t i = 0; i < lim; i++) {
+        if (!isdigit((unsigned char)b[i]) || (i > 0 && isalnum((unsigned char)b[i - 1])))
+            continue;
+        /* a bare time of day only at the very start ("[12:00:01]", "12:00:01 ...") */
+        bool start = i == 0 || (i == 1 && b[0] == '[');
+        double t;
+        size_t k = pdb_steplog_timestamp_any(b + i, n - i, &t);
+        if (k == 0 || (k <= 12 && !start))
+            continue;
+        L->has_wall = true;
+        L->wall = t;
+        memset(b + i, ' ', k);
+        break;
+    }
+    /* "[rank3]:" (torchrun --tee), "[Rank 3]" */
+    for (size_t i = 0; i + 5 < n && i < 48; i++) {
+        if (b[i] != '[' || strncasecmp(b + i + 1, "rank", 4) != 0)
+            continue;
+        size_t k = i + 5;
+        while (k < n && b[k] == ' ')
+            k++;
+        int64_t r;
+        size_t d = k;
+        if (pdb_steplog_read_int(b, n, &d, &r) && d < n && b[d] == ']') {
+            L->has_rank = true;
+            L->rank = r;
+            memset(b + i, ' ', d + 1 - i);
+        }
+        break;
+    }
+}
+
+/* Lines that print a whole configuration: a Python dict or list, an
+ * argparse Namespace, a dataclass repr. Their numbers are settings. */
+static bool config_dump(const char *s, size_t len)
+{
+    const char *t = s;
+    size_t tl = pdb_steplog_trim(&t, len);
+    if (tl && (t[0] == '{' || t[0] == '('))
+        return true;
+    return pdb_steplog_find(s, len, "Namespace(") || pdb_steplog_find(s, len, "Arguments(") ||
+           pdb_steplog_find(s, len, "Config(");
+}
+
+static void parse_line(pdb_buf *work, const char *s, size_t len, gen_line *L)
+{
+    L->n = 0;
+    L->has_wall = L->has_rank = false;
+    L->lead[0] = '\0';
+    L->dropped = 0;
+    L->indent = 0;
+    while ((size_t)L->indent < len && (s[L->indent] == ' ' || s[L->indent] == '\t'))
+        L->indent++;
+    L->dialect = pdb_steplog_find(s, len, "d2.utils.events") ? D_DETECTRON2
+                 : (pdb_steplog_find(s, len, "Epoch [") || pdb_steplog_find(s, len, "Iter ["))
+                     ? D_MMCV : D_NONE;
+    if (config_dump(s, len))
+        return;
+    pdb_buf_reset(work);
+    pdb_buf_add(work, s, len);
+    line_prefix(work->p, len, L);
+    scanner sc = {.b = work->p, .n = len, .L = L};
+    scan_pairs(&sc);
+}
+
+/* ---- counters ------------------------------------------------------------- */
+
+/* Finds the record's counters among its pairs and marks them. */
+static void find_counters(gen_line *L, gen_counters *c)
+{
+    memset(c, 0, sizeof *c);
+    int best = -1, rank = 1 << 20;
+    for (int k = 0; k < L->n; k++) {
+        gen_pair *p = &L->p[k];
+        bool val;
+        if (p->avg || !p->is_int || p->nl == 0)
+            continue;
+        int r = counter_rank(p->name, p->nl, step_names, &val);
+        if (r >= 0 && r < rank) {
+            rank = r;
+            best = k;
+        }
+        if (!c->has_epoch && counter_rank(p->name, p->nl, epoch_names, &val) >= 0) {
+            c->has_epoch = true;
+            c->epoch = p->v;
+            c->val_hint |= val;
+            p->counter = true;
+            if (p->progress)
+                p->progress = false; /* "Epoch 3/30": the total is the run's length */
+        }
+    }
+    if (best >= 0) {
+        c->has_step = true;
+        c->step = (int64_t)L->p[best].v;
+        /* the other counters ("iter" beside "step") are context too */
+        for (int k = 0; k < L->n; k++) {
+            gen_pair *p = &L->p[k];
+            bool val;
+            if (!p->avg && p->is_int && p->nl &&
+                counter_rank(p->name, p->nl, step_names, &val) >= 0)
+                p->counter = true;
+        }
+    }
+    /* A progress without a name ("[50/930]", "422/422", "1000 / 2737") counts
+     * steps within an epoch; the integer just before it, when it is not a
+     * known counter, is the epoch ("Train: 0 [0/10009 (0%)]"). */
+    for (int k = 0; k < L->n; k++) {
+        gen_pair *p = &L->p[k];
+        if (!p->progress || p->nl != 0)
+            continue;
+        if (!c->has_epoch && k > 0 && L->p[k - 1].is_int && !L->p[k - 1].counter &&
+            !L->p[k - 1].progress) {
+            gen_pair *e = &L->p[k - 1];
+            c->has_epoch = true;
+            c->epoch = e->v;
+            c->val_hint |= word_in(e->name, e->nl, val_words);
+            e->counter = true;
+        }
+        p->counter = true;
+        if (!c->has_epoch)
+            break; /* an evaluation bar "764/764" counts no training step */
+        c->has_local = true;
+        c->local = (int64_t)p->v;
+        c->total = p->total;
+        break;
+    }
+    /* a named progress that is not a known counter is still not a metric */
+    for (int k = 0; k < L->n; k++)
+        if (L->p[k].progress && !L->p[k].counter)
+            L->p[k].counter = true;
+}
+
+/* Whether the line names a counter of its own (not a bare progress). */
+static bool has_named_counter(const gen_line *L)
+{
+    for (int k = 0; k < L->n; k++) {
+        const gen_pair *p = &L->p[k];
+        bool val;
+        if (!p->is_int || p->avg || p->nl == 0)
+            continue;
+        if (counter_rank(p->name, p->nl, step_names, &val) >= 0 ||
+            counter_rank(p->name, p->nl, epoch_names, &val) >= 0)
+            return true;
+        if (k + 1 < L->n && L->p[k + 1].progress && L->p[k + 1].nl == 0)
+            return true; /* "Train: 0 [0/10009" */
+    }
+    return false;
+}
+
+/* Values that are not counters, tags in brackets or progress. */
+static int metric_count(const gen_line *L)
+{
+    int n = 0;
+    for (int k = 0; k < L->n; k++) {
+        const gen_pair *p = &L->p[k];
+        bool val;
+        if (p->progress || p->in_bracket || p->nl == 0)
+            continue;
+        if (p->is_int && !p->avg &&
+            (counter_rank(p->name, p->nl, step_names, &val) >= 0 ||
+             counter_rank(p->name, p->nl, epoch_names, &val) >= 0))
+            continue;
+        n++;
+    }
+    return n;
+}
+
+/* The record's global step from its counters: the named step when there is
+ * one (a per-epoch step counter is lifted by the epochs before it), else
+ * epoch x steps per epoch + step within the epoch. */
+static bool global_step(pdb_steplog_general *g, const gen_counters *c, bool train, int64_t *out)
+{
+    if (!c->has_step && !(c->has_epoch && c->has_local))
+        return false;
+    if (!c->has_epoch) {
+        *out = c->step;
+        return true;
+    }
+    int64_t local = c->has_step ? c->step : c->local;
+    if (!train) {
+        *out = local;
+        return c->has_step;
+    }
+    if (!g->have_epoch0) {
+        g->have_epoch0 = true;
+        g->epoch0 = c->epoch == 1 ? 1 : 0; /* 1-based epochs count from 1 */
+    }
+    if (!c->has_step && c->total > 0) {
+        *out = (int64_t)((c->epoch - g->epoch0) * (double)c->total) + local;
+        return true;
+    }
+    if (g->have_prev) {
+        if (c->epoch != g->prev_epoch && local <= g->prev_local)
+            g->base += g->prev_local + (g->stride > 0 ? g->stride : 1); /* the counter restarted */
+        else if (c->epoch == g->prev_epoch && local > g->prev_local)
+            g->stride = local - g->prev_local;
+    }
+    g->have_prev = true;
+    g->prev_epoch = c->epoch;
+    g->prev_local = local;
+    *out = g->base + local;
+    return true;
+}
+
+/* ---- classifying and writing records ------------------------------------------ */
+
+enum { K_STEP, K_VAL, K_SUMMARY, K_EPOCH };
+static const char *const kind_names[] = {"step", "val", "summary", "epoch"};
+static const char *const kind_splits[] = {NULL, "val", "summary", NULL};
+
+/* What the record is: a step, a validation, a summary, a per-epoch value. */
+static int classify(const pdb_steplog_general *g, const gen_line *L, const gen_counters *c)
+{
+    bool val = c->val_hint || word_in(L->lead, strlen(L->lead), val_words);
+    bool named_val = false, train = false, summary = false, epoch_time = false, eval = false;
+    int metrics = 0;
+    for (int k = 0; k < L->n; k++) {
+        const gen_pair *p = &L->p[k];
+        if (p->counter || p->in_bracket || p->nl == 0)
+            continue;
+        metrics++;
+        named_val |= pdb_steplog_val_name(p->name, p->nl);
+        train |= pdb_steplog_train_key(p->name, p->nl);
+        summary |= metrics == 1 && summary_name(p->name, p->nl);
+        epoch_time |= epoch_time_name(p->name, p->nl);
+        eval |= pdb_steplog_eval_metric(p->name, p->nl);
+    }
+    if ((val || named_val) && !train)
+        return K_VAL;
+    if (summary)
+        return K_SUMMARY;
+    if (!c->has_step && !c->has_local && !c->has_epoch)
+        return epoch_time ? K_EPOCH : K_STEP;
+    /* an epoch line in a log whose steps count within epochs: its summary */
+    if (g->epoch_progress && c->has_epoch && !c->has_local)
+        return K_SUMMARY;
+    /* eval metrics where the training records' loss and learning rate
+     * should be: an evaluation (MMEngine writes them with step = epoch) */
+    if (g->train_loss_keys && !train && eval)
+        return K_VAL;
+    return K_STEP;
+}
+
+/* How a value aggregates steps, from its shape and the trainer's dialect. */
+static const char *value_agg(const pdb_steplog_general *g, const gen_line *L, const gen_pair *p,
+                             const gen_counters *c, int64_t step, bool has_step, int64_t *window)
+{
+    *window = 0;
+    if (p->avg) {
+        if (c->has_local)
+            *window = c->local + 1; /* AverageMeter: since the epoch began */
+        return "running_mean";
+    }
+    if (p->per_step) {
+        if (c->has_local && c->local > 0)
+            *window = c->local; /* Keras: the mean of the epoch's steps so far */
+        return "interval_mean";
+    }
+    bool t = pdb_mem_is(p->name, p->nl, "time"), dt = pdb_mem_is(p->name, p->nl, "data_time");
+    if (L->dialect == D_DETECTRON2 && (t || dt)) {
+        if (dt) {
+            *window = 20; /* detectron2's printer: median of the last 20 */
+            return "window_median";
+        }
+        if (has_step)
+            *window = step + 1; /* the global average since the start */
+        return "running_mean";
+    }
+    if (L->dialect == D_MMCV && (t || dt)) {
+        /* mmcv's TextLoggerHook: the mean over the logging interval */
+        if (has_step && g->have_prev_step && step > g->prev_step)
+            *window = step - g->prev_step;
+        return "interval_mean";
+    }
+    return "point";
+}
+
+static int write_record(pdb_steplog *w, pdb_steplog_general *g, gen_line *L)
+{
+    gen_counters c;
+    find_counters(L, &c);
+    int kind = classify(g, L, &c);
+    bool counted = c.has_step || c.has_epoch || c.has_local;
+    if (!counted && (kind == K_STEP || !g->seen_step)) {
+        pdb_skip(w->src, "not a step record");
+        return PDB_OK;
+    }
+    int64_t step = 0;
+    bool has_step = counted ? global_step(g, &c, kind == K_STEP, &step) : false;
+    pdb_steplog_record(w, kind_names[kind], L->line);
+    w->split = kind_splits[kind];
+    w->is_step = kind == K_STEP;
+    w->has_wall = L->has_wall;
+    w->wall = L->wall;
+    w->has_rank = L->has_rank;
+    w->rank = L->rank;
+    if (counted) {
+        w->has_step = has_step;
+        w->step = step;
+        w->has_epoch = c.has_epoch;
+        w->epoch = c.epoch;
+    } else { /* a line of its own after a step: it belongs to that step */
+        w->has_step = g->last_has_step;
+        w->step = g->last_step;
+        w->has_epoch = g->last_has_epoch;
+        w->epoch = g->last_epoch;
+    }
+    for (int k = 0; k < L->n; k++) {
+        const gen_pair *p = &L->p[k];
+        if (p->counter || p->in_bracket || p->nl == 0)
+            continue;
+        int64_t window;
+        const char *agg = value_agg(g, L, p, &c, step, has_step, &window);
+        const char *unit = p->unit && p->unit[0] ? p->unit : NULL;
+        if (pdb_steplog_value(w, p->name, p->nl, p->v, unit, agg, window) != PDB_OK)
+            return PDB_ERR;
+    }
+    for (int k = 0; k < L->dropped; k++)
+        pdb_skip(w->src, "value without a name or beyond the record's limit");
+    if (kind == K_STEP && counted) {
+        g->seen_step = true;
+        g->last_has_step = has_step;
+        g->last_step = step;
+        g->last_has_epoch = c.has_epoch;
+        g->last_epoch = c.epoch;
+        if (has_step) {
+            g->have_prev_step = true;
+            g->prev_step = step;
+        }
+    }
+    return PDB_OK;
+}
+
+/* ---- the record machine ------------------------------------------------------ */
+
+pdb_steplog_general *pdb_steplog_general_new(void)
+{
+    return pdb_xcalloc(1, sizeof(pdb_steplog_general));
+}
+
+void pdb_steplog_general_free(pdb_steplog_general *g)
+{
+    if (!g)
+        return;
+    pdb_buf_free(&g->work);
+    free(g);
+}
+
+static int flush(pdb_steplog *w, pdb_steplog_general *g)
+{
+    if (!g->pending)
+        return PDB_OK;
+    g->pending = false;
+    if (metric_count(&g->rec) == 0) {
+        pdb_skip(w->src, "counter without values");
+        return PDB_OK;
+    }
+    return write_record(w, g, &g->rec);
+}
+
+/* Appends the values of a continuation line to the pending record. */
+static void merge(pdb_steplog_general *g, const gen_line *L)
+{
+    for (int k = 0; k < L->n; k++) {
+        if (g->rec.n == GEN_PAIRS) {
+            g->rec.dropped += L->n - k;
+            break;
+        }
+        g->rec.p[g->rec.n++] = L->p[k];
+    }
+    g->rec.dropped += L->dropped;
+    if (!g->rec.has_wall && L->has_wall) {
+        g->rec.has_wall = true;
+        g->rec.wall = L->wall;
+    }
+}
+
+int pdb_steplog_general_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno)
+{
+    pdb_steplog_general *g = w->gen;
+    assert(g);
+    gen_line *L = &g->line;
+    parse_line(&g->work, s, len, L);
+    L->line = lineno;
+    const char *t = s;
+    if (pdb_steplog_trim(&t, len) == 0) {
+        pdb_skip(w->src, "blank line");
+        return PDB_OK; /* a blank line does not end a record */
+    }
+    bool counter = has_named_counter(L);
+    int metrics = metric_count(L);
+    if (!counter && metrics > 0 && g->pending && g->block &&
+        (L->indent > 0 ? g->block_open : metric_count(&g->rec) == 0)) {
+        merge(g, L); /* OLMo's indented values; Keras' bar after "Epoch 3/30" */
+        g->block_open = L->indent > 0;
+        return PDB_OK;
+    }
+    if (counter) {
+        if (flush(w, g) != PDB_OK)
+            return PDB_ERR;
+        g->rec = *L;
+        g->pending = true;
+        g->block = g->block_open = metrics == 0;
+        return PDB_OK;
+    }
+    if (g->pending && metric_count(&g->rec) > 0) {
+        if (flush(w, g) != PDB_OK)
+            return PDB_ERR;
+    } else if (g->pending) {
+        g->block_open = false; /* a header waiting for its values: keep it */
+    }
+    if (metrics == 0) {
+        pdb_skip(w->src, "not a step record");
+        return PDB_OK;
+    }
+    return write_record(w, g, L);
+}
+
+int pdb_steplog_general_end(pdb_steplog *w)
+{
+    return flush(w, w->gen);
+}
+
+/* ---- the shape of the log, from its first bytes ----------------------------------- */
+
+void pdb_steplog_general_profile(pdb_steplog_general *g, const char *d, size_t len)
+{
+    size_t pos = 0;
+    int lines = 0;
+    while (pos < len && lines++ < 2000) {
+        const char *nl = memchr(d + pos, '\n', len - pos);
+        if (!nl)
+            break; /* a cut-off last line */
+        size_t l = (size_t)(nl - (d + pos));
+        gen_line *L = &g->line;
+        parse_line(&g->work, d + pos, l, L);
+        pos += l + 1;
+        if (!has_named_counter(L))
+            continue;
+        gen_counters c;
+        find_counters(L, &c);
+        g->epoch_progress |= c.has_epoch && c.has_local;
+        for (int k = 0; k < L->n; k++)
+            if (!L->p[k].counter && !L->p[k].in_bracket && pdb_steplog_train_key(L->p[k].name, L->p[k].nl))
+                g->train_loss_keys = true;
+    }
+}
+
+bool pdb_steplog_general_is_step_line(const char *s, size_t len)
+{
+    static pdb_steplog_general g; /* parsing only: the line and a work buffer */
+    gen_line *L = &g.line;
+    if (memchr(s, '`', len))
+        return false; /* Markdown quoting a format, not a log */
+    parse_line(&g.work, s, len, L);
+    return has_named_counter(L);
+}
+
