@@ -30,11 +30,13 @@ static const pdb_cmd_help help = {
     "PCT and a one-sided Mann-Whitney test of TEST against BASE moved by PCT gives\n"
     "p < alpha (exact for small samples); when the step counts are too small for\n"
     "that (3 against 3), when every TEST step is worse than every BASE step by more\n"
-    "than PCT. Otherwise pass, or inconclusive (exit 0, or 1 with\n"
-    "--fail-inconclusive). Prints a one-line verdict; details go to stderr.",
+    "than PCT; a pass there needs the median within PCT and no TEST step worse than\n"
+    "BASE's worst by more than PCT. Otherwise pass, or inconclusive (exit 0, or 1\n"
+    "with --fail-inconclusive). Prints a one-line verdict; details go to stderr.",
     "metrics (one sample per step):\n"
-    "  step_time          step time (step log: per-step values, else interval or\n"
-    "                     running means; traces: ProfilerStep durations)\n"
+    "  step_time          step time (step log: per-step values, else interval means,\n"
+    "                     window medians, running or smoothed means, epoch times;\n"
+    "                     traces: ProfilerStep durations)\n"
     "  throughput         the log's tokens/s, samples/s or steps/s, else 1/step_time\n"
     "  phase:NAME         a step-log phase (phase:forward) or a trace step category\n"
     "                     (kernel, memcpy, memset, runtime, dataloader, cpu_exec, other)\n"

@@ -12,8 +12,11 @@
  *                 steps against 3: the smallest p is 1/20), every test
  *                 sample is worse than every moved base sample (at least 2
  *                 on each side): a change both large and consistent;
+ *   pass          with too few samples to reach alpha: when the median is
+ *                 within the limit and no test sample is worse than the
+ *                 base's worst sample moved by the limit;
  *   inconclusive  fewer than --min-samples on a side, or too few to reach
- *                 alpha and not consistent enough to decide;
+ *                 alpha and neither of the rules above decides;
  *   pass          otherwise.
  *
  * Medians and ranks make a few very slow steps harmless: they are counted as
@@ -115,6 +118,23 @@ static bool all_worse(const pdb_samples *t, const double *moved, size_t nb, bool
     return nb > 0 && t->n > 0;
 }
 
+/* Whether no test sample is worse than the base's worst sample moved by
+ * the limit. */
+static bool none_worse_than_worst(const pdb_samples *b, const pdb_samples *t,
+                                  bool higher_is_worse, double limit_pct)
+{
+    if (!b->n || !t->n)
+        return false;
+    double worst = b->v[0];
+    for (size_t i = 1; i < b->n; i++)
+        worst = higher_is_worse ? fmax(worst, b->v[i]) : fmin(worst, b->v[i]);
+    double bound = worst * (higher_is_worse ? 1 + limit_pct / 100 : 1 - limit_pct / 100);
+    for (size_t i = 0; i < t->n; i++)
+        if (higher_is_worse ? t->v[i] > bound : t->v[i] < bound)
+            return false;
+    return true;
+}
+
 void pdb_check_gate_stats(const pdb_samples *b, const pdb_samples *t, bool higher_is_worse,
                           double limit_pct, pdb_gate_stats *g)
 {
@@ -137,6 +157,7 @@ void pdb_check_gate_stats(const pdb_samples *b, const pdb_samples *t, bool highe
     g->exact = exact;
     g->min_p = pdb_mwu_min_p(t->n, b->n);
     g->separated = all_worse(t, moved, b->n, higher_is_worse);
+    g->contained = none_worse_than_worst(b, t, higher_is_worse, limit_pct);
     free(moved);
 }
 
@@ -165,6 +186,12 @@ void pdb_check_decide(const pdb_check_run *run, pdb_check_result *r)
                  "regression: median %+.2f%% > limit %g%%; every test sample is worse than every "
                  "base sample by more than the limit (%s: too few for p < %g, consistent "
                  "enough to decide)", c->change_pct, r->limit_pct, n, run->alpha);
+    } else if (!reachable && !beyond && g->contained) {
+        r->status = PDB_CHECK_PASS;
+        snprintf(r->reason, sizeof r->reason,
+                 "median %+.2f%% (limit %g%%); too few samples for a test (%s), but the median "
+                 "is within the limit and no test sample is worse than the base's worst by "
+                 "more than the limit", c->change_pct, r->limit_pct, n);
     } else if (!reachable) {
         r->status = PDB_CHECK_INCONCLUSIVE;
         snprintf(r->reason, sizeof r->reason,

@@ -18,6 +18,7 @@ typedef struct pdb_gate_stats {
     bool exact;        /* exact permutation distribution (else normal approximation) */
     double min_p;      /* the smallest p these sample sizes can give */
     bool separated;    /* every TEST sample worse than every moved BASE sample */
+    bool contained;    /* no TEST sample worse than BASE's worst moved by the limit */
 } pdb_gate_stats;
 
 typedef struct pdb_check_result {

@@ -159,10 +159,15 @@ static int collect(const pdb_metric_run *r, const char *query, const char *name,
 /* ---- step logs ---------------------------------------------------------- */
 
 /* How a step log aggregates a metric, in the order the gate prefers them:
- * a value per step, then exact means over a window (from a clock), then
- * the log's interval means, then running means turned back into interval
- * means. One kind is used per run, never a mix. */
-static const char *const agg_order[] = {"point", "derived", "interval_mean", "running_mean"};
+ * a value per step, then exact means over a window (from a clock), the
+ * log's interval means, window medians (detectron2), running means turned
+ * back into interval means, and last smoothed values (tqdm's EMA), of which
+ * one in EMA_THIN is kept so that neighbouring samples are nearly
+ * independent (tqdm's default smoothing forgets a value within a few
+ * updates). One kind is used per run, never a mix. */
+static const char *const agg_order[] = {"point", "derived", "interval_mean", "window_median",
+                                        "running_mean", "moving_avg"};
+#define EMA_THIN 10
 enum { N_AGGS = sizeof agg_order / sizeof agg_order[0] };
 
 static int agg_rank(const char *agg)
@@ -260,27 +265,33 @@ static int steplog_series(const pdb_metric_run *r, const char *metric, pdb_sampl
     if (prepare(r, "metrics.steplog_values", metric, &st) != PDB_OK)
         return PDB_ERR;
     running run = {0};
-    size_t cap = 0;
+    size_t cap = 0, seen = 0;
     int step;
+    bool unrunning = strcmp(agg_order[k.agg], "running_mean") == 0;
+    bool thinning = strcmp(agg_order[k.agg], "moving_avg") == 0;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         if (agg_rank((const char *)sqlite3_column_text(st, 4)) != k.agg)
             continue;
         double v = sqlite3_column_double(st, 3);
-        if (strcmp(agg_order[k.agg], "running_mean") != 0 || unrun(&run, st, &v))
+        if (thinning && seen++ % EMA_THIN != 0)
+            continue;
+        if (!unrunning || unrun(&run, st, &v))
             push(out, &cap, v);
     }
     sqlite3_finalize(st);
     if (step != SQLITE_DONE)
         return pdb_db_fail(r->db, "database error");
-    static const char *const what[] = {"per-step values", "means over %lld steps (derived)",
-                                       "interval means (window %lld)",
-                                       "interval means recovered from running means"};
-    snprintf(out->what, sizeof out->what, what[k.agg], (long long)k.window);
-    if (k.agg == 1 || k.agg == 2) {
-        if (!k.window)
-            snprintf(out->what, sizeof out->what, "%s", k.agg == 1 ? "derived means"
-                                                                    : "interval means");
-    }
+    static const char *const what[] = {
+        "per-step values", "means over %lld steps (derived)", "interval means (window %lld)",
+        "window medians (window %lld)", "interval means recovered from running means",
+        "smoothed values (EMA), one in 10"};
+    static const char *const what_nowindow[] = {
+        "per-step values", "derived means", "interval means", "window medians",
+        "interval means recovered from running means", "smoothed values (EMA), one in 10"};
+    if (k.window)
+        snprintf(out->what, sizeof out->what, what[k.agg], (long long)k.window);
+    else
+        snprintf(out->what, sizeof out->what, "%s", what_nowindow[k.agg]);
     out->source = "step log";
     static const char *const units[] = {"s", "B", "%", "/s", "1/s", "W", "J", ""};
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
@@ -300,6 +311,16 @@ static int step_samples(const pdb_metric_run *r, const char *steplog_metric,
         return PDB_ERR;
     if (out->n || !trace_column)
         return PDB_OK;
+    /* A log that times only its epochs (Lightning's CSV, DGL's examples):
+     * the epoch times are the step times it has, and the check says so. */
+    if (strcmp(steplog_metric, "step_time") == 0) {
+        if (steplog_series(r, "epoch_time", out) != PDB_OK)
+            return PDB_ERR;
+        if (out->n) {
+            snprintf(out->what, sizeof out->what, "per-epoch times (no per-step time in the log)");
+            return PDB_OK;
+        }
+    }
     out->source = "trace steps";
     snprintf(out->what, sizeof out->what, "ProfilerSteps");
     return collect(r, "metrics.trace_steps", NULL, trace_column, 1e-9, out);
@@ -421,10 +442,14 @@ int pdb_metric_available(const pdb_metric_run *r, char *buf, size_t cap)
     sqlite3_finalize(st);
     if (step != SQLITE_DONE)
         return pdb_db_fail(r->db, "database error");
-    if (steps[0])
+    if (steps[0] && summary[0])
+        snprintf(buf, cap, "it has per-step samples of: %s; and only run summaries or "
+                           "validation records of: %s (not gateable: one value per run)",
+                 steps, summary);
+    else if (steps[0])
         snprintf(buf, cap, "it has per-step samples of: %s", steps);
     else if (summary[0])
-        snprintf(buf, cap, "it holds no per-step values, only summaries or validation "
+        snprintf(buf, cap, "it holds no per-step values, only run summaries or validation "
                            "records (%s); gate on per-step logs or traces", summary);
     else
         snprintf(buf, cap, "it holds no step log values and no ProfilerSteps");

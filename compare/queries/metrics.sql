@@ -12,7 +12,8 @@
 SELECT source_id, step, epoch, value, agg, window, unit FROM {schema}.steplog_values
  WHERE run_id = ?1 AND metric = ?2 AND value IS NOT NULL
  AND coalesce(split, 'train') NOT IN ('val', 'summary')
- AND agg IN ('point', 'derived', 'interval_mean', 'running_mean')
+ AND agg IN ('point', 'derived', 'interval_mean', 'window_median', 'running_mean',
+  'moving_avg')
  ORDER BY source_id, record
 
 -- name: trace_steps
@@ -69,14 +70,15 @@ SELECT coalesce(sum(o.dur), 0) AS time_ns, count(o.dur) AS calls
 
 -- name: available
 -- What a run can be gated on, for the message when a metric has no samples:
--- step-log metrics with per-step values, interval or running means (kind
--- 'steps'), those only in summaries (kind 'summary'), and 'step_time' when
--- the run's traces have ProfilerSteps.
+-- step-log metrics with values per step or per window (class 'steps'),
+-- those only in summaries or validation records (class 'summary'), and
+-- 'step_time' when the run's traces have ProfilerSteps. (Not "kind": that
+-- is a column of steplog_values.)
 SELECT metric, CASE WHEN coalesce(split, 'train') IN ('val', 'summary')
-   OR agg NOT IN ('point', 'derived', 'interval_mean', 'running_mean') THEN 'summary'
-   ELSE 'steps' END AS kind, count(*) AS n
+   OR agg NOT IN ('point', 'derived', 'interval_mean', 'window_median', 'running_mean',
+   'moving_avg') THEN 'summary' ELSE 'steps' END AS class, count(*) AS n
  FROM {schema}.steplog_values WHERE run_id = ?1 AND value IS NOT NULL
- GROUP BY metric, kind
+ GROUP BY metric, class
  UNION ALL SELECT 'step_time', 'steps', count(*) FROM {schema}.analysis_steps
   WHERE run_id = ?1 HAVING count(*) > 0
- ORDER BY kind, n DESC, metric
+ ORDER BY class, n DESC, metric
