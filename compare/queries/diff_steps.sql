@@ -6,10 +6,14 @@
 -- first).
 
 -- name: metrics
--- ?1 = run_id: step-log metrics with point values that are times, and the
+-- ?1 = run_id: step-log metrics with per-step (or per-window) values that
+-- are times (the kinds metrics.c reads, training records only), and the
 -- trace step columns (metrics.trace_steps) when the run has
 -- ProfilerSteps.
-SELECT DISTINCT metric FROM {schema}.steplog_values v WHERE run_id = ?1 AND agg = 'point'
+SELECT DISTINCT metric FROM {schema}.steplog_values v WHERE run_id = ?1
+ AND agg IN ('point', 'derived', 'interval_mean', 'window_median', 'running_mean', 'moving_avg')
+ AND coalesce(split, 'train') NOT IN ('val', 'summary')
+ AND metric NOT GLOB 'eta*' -- time left, not time spent
  AND (unit = 's' OR EXISTS (SELECT 1 FROM {schema}.steplog_metric_rules r
   WHERE r.metric = v.metric AND r.is_phase))
  UNION SELECT column1 FROM (VALUES ('step_time'), ('kernel'), ('memcpy'), ('memset'),
