@@ -18,6 +18,8 @@ typedef struct {
     size_t n, cap;
     int64_t window; /* the window when all values share one, else 0 */
     bool mixed_window;
+    double wtotal;  /* sum of value x steps it stands for */
+    double wsteps;  /* steps the values stand for */
 } group;
 
 typedef struct {
@@ -91,12 +93,21 @@ static double percentile(const double *v, size_t n, double p)
     return v[rank - 1];
 }
 
+/* Time the values stand for: a mean over a 10-step window is ten steps'
+ * time, not one's. */
 static double total_of(const group *g)
 {
-    double t = 0;
-    for (size_t i = 0; i < g->n; i++)
-        t += g->v[i];
-    return t;
+    return g->wtotal;
+}
+
+/* The steps a value stands for: its window for interval means, derived
+ * means and window medians (1 when the log does not say), else 1. */
+static double weight_of(const char *agg, sqlite3_stmt *st)
+{
+    bool windowed = strcmp(agg, "interval_mean") == 0 || strcmp(agg, "derived") == 0 ||
+                    strcmp(agg, "window_median") == 0;
+    int64_t w = sqlite3_column_int64(st, 4);
+    return windowed && w > 0 ? (double)w : 1.0;
 }
 
 static const group *step_group(const groups *gs, const group *g)
@@ -126,7 +137,7 @@ static double phases_total(const groups *gs, const group *g)
 static int insert_group(sqlite3 *db, sqlite3_stmt *ins, const groups *gs, group *g)
 {
     qsort(g->v, g->n, sizeof *g->v, cmp_double);
-    double total = total_of(g), mean = total / (double)g->n, ss = 0;
+    double total = total_of(g), mean = total / g->wsteps, ss = 0;
     for (size_t i = 0; i < g->n; i++)
         ss += (g->v[i] - mean) * (g->v[i] - mean);
     const group *step = step_group(gs, g);
@@ -139,7 +150,7 @@ static int insert_group(sqlite3 *db, sqlite3_stmt *ins, const groups *gs, group 
         sqlite3_bind_null(ins, 5);
     else
         sqlite3_bind_int64(ins, 5, g->window);
-    sqlite3_bind_int64(ins, 6, (int64_t)g->n);
+    sqlite3_bind_int64(ins, 6, (int64_t)llround(g->wsteps));
     double vals[] = {total, mean, sqrt(ss / (double)g->n), g->v[0], percentile(g->v, g->n, 50),
                      percentile(g->v, g->n, 90), percentile(g->v, g->n, 99), g->v[g->n - 1]};
     for (int i = 0; i < 8; i++)
@@ -162,9 +173,9 @@ static int insert_other(sqlite3 *db, sqlite3_stmt *ins, const groups *gs, const 
     sqlite3_bind_text(ins, 3, "other/overhead", -1, SQLITE_STATIC);
     sqlite3_bind_text(ins, 4, step->agg, -1, SQLITE_STATIC);
     sqlite3_bind_null(ins, 5);
-    sqlite3_bind_int64(ins, 6, (int64_t)step->n);
+    sqlite3_bind_int64(ins, 6, (int64_t)llround(step->wsteps));
     sqlite3_bind_double(ins, 7, st - ph);
-    sqlite3_bind_double(ins, 8, (st - ph) / (double)step->n);
+    sqlite3_bind_double(ins, 8, (st - ph) / step->wsteps);
     for (int i = 9; i <= 14; i++)
         sqlite3_bind_null(ins, i);
     sqlite3_bind_double(ins, 15, 100.0 * (st - ph) / st);
@@ -185,7 +196,10 @@ static int collect(sqlite3 *db, int64_t run_id, long skip_first, groups *gs)
             g->cap = g->cap ? g->cap * 2 : 64;
             g->v = pdb_xrealloc(g->v, g->cap * sizeof *g->v);
         }
-        g->v[g->n++] = sqlite3_column_double(st, 5);
+        double v = sqlite3_column_double(st, 5), w = weight_of(g->agg, st);
+        g->v[g->n++] = v;
+        g->wtotal += v * w;
+        g->wsteps += w;
         if (sqlite3_column_int64(st, 4) != g->window)
             g->mixed_window = true;
     }
