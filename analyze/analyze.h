@@ -23,6 +23,9 @@ typedef enum { PDB_KT_COMPUTATION = 0, PDB_KT_COMMUNICATION = 1, PDB_KT_MEMORY =
 
 /* Classifies a GPU event by name, as HTA does (see schemas/50_analysis.sql). */
 pdb_kernel_type pdb_kernel_type_of(const char *name);
+/* HTA's classification, for --compat hta (differs on hip* copies, MTIA
+ * containers and launch-like names; see kernel_type.c). */
+pdb_kernel_type pdb_kernel_type_hta(const char *name);
 const char *pdb_kernel_type_name(pdb_kernel_type t);
 /* "COMPUTATION overlapping COMMUNICATION" for a set of types (bit i = type i). */
 void pdb_kernel_mask_name(unsigned mask, char *buf, size_t cap);

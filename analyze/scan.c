@@ -56,6 +56,7 @@ static void *classify_name(char *text)
     pdb_name_info *n = pdb_xcalloc(1, sizeof *n);
     n->text = text;
     n->kt = pdb_kernel_type_of(text);
+    n->kt_hta = pdb_kernel_type_hta(text);
     n->profiler_step = starts(text, "ProfilerStep#");
     n->dataloader = strstr(text, "DataLoader") != NULL;
     n->memset = strstr(text, "Memset") != NULL;
@@ -132,7 +133,7 @@ typedef struct {
 /* HTA's view of a GPU event: kept, rounded, launched before the cut. */
 static void feed_hta(accs *a, const pdb_row *r)
 {
-    if (!r->ph_x || !r->cat || r->cat->trace || sqlite3_value_type(r->stream) != SQLITE_INTEGER)
+    if (!r->ph_x || !r->cat || r->cat->trace || !pdb_hta_gpu_stream(r->stream))
         return;
     int64_t start = r->ts, end = r->ts + r->dur, launch = r->launch, ignore;
     if (a->hta.round) {
@@ -208,7 +209,7 @@ int pdb_analyze_trace(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank)
 {
     id_cache names = {.index = pdb_strmap_new()};
     id_cache cats = {.index = pdb_strmap_new()};
-    accs a = {{pdb_gpu_acc_new(), pdb_gpu_acc_new()},
+    accs a = {{pdb_gpu_acc_new(false), pdb_gpu_acc_new(true)},
               {pdb_idle_acc_new(false), pdb_idle_acc_new(true)}, pdb_ops_acc_new(), NULL, {0}};
     int rc = pdb_db_prepare(db, "SELECT value FROM strings WHERE id = ?", &names.text_of);
     if (rc == PDB_OK)

@@ -16,6 +16,7 @@
 typedef struct {
     char *text;
     pdb_kernel_type kt;     /* as a GPU event name */
+    pdb_kernel_type kt_hta; /* the same by HTA's rule */
     bool profiler_step;     /* "ProfilerStep#N" */
     bool dataloader;        /* mentions DataLoader */
     bool memset;            /* a Memset (vs Memcpy) */
@@ -45,7 +46,7 @@ typedef struct pdb_row {
 
 /* GPU time: sweep by kernel type and per-kernel statistics. */
 typedef struct pdb_gpu_acc pdb_gpu_acc;
-pdb_gpu_acc *pdb_gpu_acc_new(void);
+pdb_gpu_acc *pdb_gpu_acc_new(bool hta);
 void pdb_gpu_acc_add(pdb_gpu_acc *a, const pdb_row *r, int64_t start, int64_t end);
 int pdb_gpu_acc_write(pdb_gpu_acc *a, sqlite3 *db, int64_t run_id, int rank, const char *mode);
 void pdb_gpu_acc_free(pdb_gpu_acc *a);

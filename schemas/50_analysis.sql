@@ -4,13 +4,39 @@
 --
 -- mode: 'exact' analyses the trace as written (nanoseconds, every event with
 -- a stream arg is a GPU event). 'hta' applies Holistic Trace Analysis's
--- conventions so its users get the numbers they know: only X events with a
--- category (not 'Trace'), timestamps rounded inward to whole microseconds when
--- the trace writes fractional ones, the last ProfilerStep dropped when there
--- are two or more, and only integer stream args count as GPU streams.
--- Kernel types: MEMORY (names starting Memcpy, Memset, dma, optionally after
--- 'hip'), COMMUNICATION (starting nccl, hccl or hip, or containing
--- ncclKernel), COMPUTATION (every other GPU event).
+-- (0.6) conventions so its users get the numbers they know:
+--  * only X events with a category (not 'Trace');
+--  * a GPU event is one whose stream arg, read as pandas' to_numeric does
+--    (numbers and decimal text; anything else is -1), is not -1: the
+--    device-wide 'Event Sync' and 'Context Sync' events (stream -1) and
+--    AMD's "0x0" runtime calls are not GPU events;
+--  * when the trace writes fractional (or missing) timestamps, each event is
+--    rounded inward to whole microseconds in float64 as pandas does it:
+--    start = ceil(float(ts)), end = floor(float(ts) + float(dur)); at
+--    today's clock (1.7e15 us) float64 steps by 0.25 us, so this is not
+--    exact decimal rounding, and a sub-microsecond event can end 1 us
+--    before it starts (its duration is then -1 us, as in HTA);
+--  * the last ProfilerStep is dropped when there are two or more (CPU
+--    events from its start on, GPU events launched from then on);
+--  * HTA's kernel types (below) and its interval arithmetic: each type's
+--    intervals are merged (a new group where ts exceeds every earlier end),
+--    times are sum(end) - sum(start) over the groups, and the kernel-type
+--    split is a running sum over group boundaries (+1/+2/+4 at a group's
+--    start, minus at its end). On well-formed intervals that is the union
+--    arithmetic of exact mode; a -1 us group subtracts a microsecond and can
+--    name a combination that is not there (MTIA traces show 1 us of
+--    "COMPUTATION overlapping COMMUNICATION" without any communication).
+-- Kernel types, exact mode: MEMORY (names starting Memcpy, Memset, dma,
+-- optionally after 'hip'), COMMUNICATION (starting nccl, hccl or hip, or
+-- containing ncclKernel), OTHER (containing Sync, or starting 'Stream
+-- Wait'), COMPUTATION (every other GPU event). hta mode, as HTA's
+-- get_kernel_type: COMMUNICATION first (so hipMemcpy is communication),
+-- then MEMORY (starting Memcpy, Memset, dma), then OTHER for names HTA's
+-- compute pattern excludes (containing Memcpy, Memset, dma or Sync;
+-- starting 'Stream Wait Event', runFunction, job_exe, packet, pe_exe,
+-- cpum_exe_subgraph, collective_subgraph_execution, or cuda...LaunchKernel),
+-- COMPUTATION for the rest. OTHER is busy time but neither computation nor
+-- part of the kernel-type breakdown.
 
 -- GPU temporal breakdown per rank.
 CREATE TABLE analysis_gpu (
