@@ -6,10 +6,10 @@
  * per-name accumulator; the scan decides which events count and how they
  * are rounded in each mode. */
 #include "analyze/hta.h"
+#include "analyze/idmap.h"
 #include "analyze/scan.h"
 #include "common/db.h"
 #include "common/error.h"
-#include "common/strmap.h"
 #include "common/xalloc.h"
 
 #include <math.h>
@@ -28,7 +28,7 @@ struct pdb_gpu_acc {
     pdb_sweep w;
     pdb_hta_time ht;
     int64_t events;
-    pdb_strmap *index; /* name id -> kernel_stat */
+    pdb_idmap index; /* name id -> kernel_stat */
     kernel_stat *v;
     int64_t n, cap;
 };
@@ -38,21 +38,20 @@ pdb_gpu_acc *pdb_gpu_acc_new(bool hta)
     pdb_gpu_acc *a = pdb_xcalloc(1, sizeof *a);
     a->hta = hta;
     pdb_sweep_init(&a->w, PDB_KT_COUNT);
-    a->index = pdb_strmap_new();
     return a;
 }
 
 static kernel_stat *stat_for(pdb_gpu_acc *a, const pdb_row *r, int64_t dur)
 {
     int64_t i;
-    if (!pdb_strmap_get(a->index, (const char *)&r->name_id, sizeof r->name_id, &i)) {
+    if (!pdb_idmap_get(&a->index, r->name_id, &i)) {
         if (a->n == a->cap) {
             a->cap = a->cap ? a->cap * 2 : 64;
             a->v = pdb_xrealloc(a->v, (size_t)a->cap * sizeof *a->v);
         }
         i = a->n++;
         a->v[i] = (kernel_stat){r->name, 0, 0, dur, dur, 0, 0};
-        pdb_strmap_put(a->index, (const char *)&r->name_id, sizeof r->name_id, i);
+        pdb_idmap_put(&a->index, r->name_id, i);
     }
     return &a->v[i];
 }
@@ -191,6 +190,6 @@ void pdb_gpu_acc_free(pdb_gpu_acc *a)
         return;
     free(a->v);
     pdb_hta_time_free(&a->ht);
-    pdb_strmap_free(a->index);
+    pdb_idmap_free(&a->index);
     free(a);
 }

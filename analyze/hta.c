@@ -71,12 +71,12 @@ void pdb_hta_round(int64_t ts, int64_t dur, int64_t *start, int64_t *end)
     *end = us_to_ns(floor(t + d));
 }
 
-bool pdb_hta_gpu_stream(sqlite3_value *stream)
+int64_t pdb_hta_stream(sqlite3_value *stream)
 {
     double v;
     switch (sqlite3_value_type(stream)) {
     case SQLITE_INTEGER:
-        return sqlite3_value_int64(stream) != -1;
+        return sqlite3_value_int64(stream);
     case SQLITE_FLOAT:
         v = sqlite3_value_double(stream);
         break;
@@ -86,14 +86,14 @@ bool pdb_hta_gpu_stream(sqlite3_value *stream)
         const char *text = (const char *)sqlite3_value_text(stream);
         char *end;
         if (!*text || text[strspn(text, "0123456789+-.eE")])
-            return false;
+            return -1;
         v = strtod(text, &end);
         if (end == text || *end)
-            return false;
+            return -1;
         break;
     }
     default:
-        return false;
+        return -1;
     }
-    return isfinite(v) && trunc(v) != -1.0;
+    return isfinite(v) && fabs(v) < 9e18 ? (int64_t)trunc(v) : -1;
 }

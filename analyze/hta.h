@@ -35,7 +35,7 @@ int64_t pdb_hta_ceil(int64_t ts);
 
 /* A stream arg as HTA reads it: pd.to_numeric(errors="coerce"), NaN -> -1,
  * truncated to an integer. HTA's GPU events are those whose value is not -1. */
-bool pdb_hta_gpu_stream(sqlite3_value *stream);
+int64_t pdb_hta_stream(sqlite3_value *stream);
 
 /* HTA's GPU time arithmetic (hta_time.c). */
 typedef struct {

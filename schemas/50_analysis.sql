@@ -83,6 +83,16 @@ CREATE TABLE analysis_kernels (
 
 -- CPU operators (slices without a stream arg) per rank, name and input shape.
 -- self = duration minus the durations of direct children on the same thread.
+-- GPU time (see analysis_gpu_attribution for how a GPU event finds the ops
+-- around its launch) is kept for ops (cpu_op; events without a category in
+-- legacy traces), annotations (user_annotation) and modules (python_function
+-- "nn.Module: ..."): gpu_self_ns is the GPU time of events whose innermost
+-- enclosing op (annotation, module: of the same kind) is this one;
+-- gpu_total_ns the GPU time of events with this one anywhere around their
+-- launch, counted once under recursion. Other rows (runtime calls, plain
+-- python frames, ProfilerStep) have 0. Over the ops of a rank, the
+-- gpu_self_ns add up to the attributed GPU time; gpu_total_ns do not add up
+-- (a parent's includes its children's).
 CREATE TABLE analysis_ops (
     run_id      INTEGER NOT NULL REFERENCES runs,
     rank        INTEGER NOT NULL,
@@ -92,7 +102,109 @@ CREATE TABLE analysis_ops (
     count       INTEGER NOT NULL,
     self_ns     INTEGER NOT NULL,
     total_ns    INTEGER NOT NULL,
+    gpu_self_ns  INTEGER NOT NULL,
+    gpu_total_ns INTEGER NOT NULL,
     PRIMARY KEY (run_id, rank, name, input_dims)
+);
+
+-- CPU operators per rank, ProfilerStep and name (all shapes): the step is
+-- the one whose window holds the op's start (NULL: outside every step).
+-- calls, total_ns and self_ns as in analysis_ops; summed over steps they
+-- equal analysis_ops summed over shapes. One row per (rank, step, name, cat),
+-- unless ProfilerStep windows overlap (then sum the rows).
+CREATE TABLE analysis_op_steps (
+    run_id     INTEGER NOT NULL REFERENCES runs,
+    rank       INTEGER NOT NULL,
+    step       INTEGER,               -- N of ProfilerStep#N, NULL outside steps
+    name       TEXT NOT NULL,
+    cat        TEXT,
+    calls      INTEGER NOT NULL,
+    total_ns   INTEGER NOT NULL,
+    self_ns    INTEGER NOT NULL
+);
+
+-- One row per GPU event (exact mode: every slice with a stream arg outside
+-- the CPU-side categories), saying where it came from. Names are string ids
+-- (strings.id); the gpu_attribution view shows them as text.
+--   launch: the runtime call (cudaLaunchKernel, cudaMemcpyAsync, ...) with
+--     the same correlation; the earliest CPU-side one when there are several.
+--     NULL when no CPU-side event has the correlation (launched before the
+--     trace began, or a trace without CPU events).
+--   op / op_id / top_op: the innermost op (cpu_op; events without a category
+--     in legacy traces) enclosing the launch on its thread, that op's slice,
+--     and the outermost op on that stack. NULL when the launch is in no op.
+--   annotation: the innermost user_annotation (record_function) enclosing
+--     the launch, ProfilerStep#N excepted (that is step).
+--   module: the nn.Module path ("Model_0/Linear_1") of the python_function
+--     "nn.Module: ..." events enclosing the launch (traces recorded with
+--     with_modules or with_stack); NULL otherwise.
+--   step: N of the ProfilerStep#N whose window holds the launch's start.
+--   gpu_annotation: the gpu_user_annotation range on the event's pid and tid
+--     whose [ts, end) overlaps the event's, the shortest one when several do
+--     (HTA's get_gpu_kernels_with_user_annotations); the later one on a tie.
+-- Over a rank, sum(dur_ns) is the GPU events' total time; rows with op NULL
+-- are the time no op accounts for.
+CREATE TABLE analysis_gpu_attribution (
+    slice_id        INTEGER PRIMARY KEY, -- the GPU event (slices.id)
+    run_id          INTEGER NOT NULL REFERENCES runs,
+    rank            INTEGER NOT NULL,
+    name            INTEGER NOT NULL,  -- kernel name (strings.id)
+    ts              INTEGER NOT NULL,  -- start, trace clock, ns
+    dur_ns          INTEGER NOT NULL,
+    step            INTEGER,           -- ProfilerStep number of the launch
+    launch_id       INTEGER,           -- the launching runtime call (slices.id)
+    op_id           INTEGER,           -- the innermost op around it (slices.id)
+    op              INTEGER,           -- its name (strings.id)
+    top_op          INTEGER,           -- the outermost op around the launch (strings.id)
+    annotation      INTEGER,           -- innermost user_annotation (strings.id)
+    gpu_annotation  INTEGER,           -- gpu_user_annotation range (strings.id)
+    module          INTEGER            -- nn.Module path (strings.id)
+);
+
+-- analysis_gpu_attribution with names as text, and the kernel type of
+-- analysis_kernels (exact mode).
+CREATE VIEW gpu_attribution AS
+SELECT a.run_id, a.rank, a.slice_id, k.value AS kernel,
+       (SELECT kernel_type FROM analysis_kernels x WHERE x.run_id = a.run_id
+        AND x.mode = 'exact' AND x.rank = a.rank AND x.name = k.value) AS kernel_type,
+       a.ts, a.dur_ns,
+       a.step, a.launch_id, (SELECT n.value FROM slices l JOIN strings n ON n.id = l.name
+                             WHERE l.id = a.launch_id) AS launch,
+       a.op_id, o.value AS op, t.value AS top_op, u.value AS annotation,
+       g.value AS gpu_annotation, m.value AS module
+FROM analysis_gpu_attribution a
+JOIN strings k ON k.id = a.name
+LEFT JOIN strings o ON o.id = a.op
+LEFT JOIN strings t ON t.id = a.top_op
+LEFT JOIN strings u ON u.id = a.annotation
+LEFT JOIN strings g ON g.id = a.gpu_annotation
+LEFT JOIN strings m ON m.id = a.module;
+
+-- record_function ranges per rank and name: kind 'cpu' = user_annotation
+-- events (ProfilerStep#N included, as HTA counts them), 'gpu' =
+-- gpu_user_annotation events (the same ranges as the GPU ran them). Per mode
+-- ('hta': HTA's kept, rounded events, for get_gpu_user_annotation_breakdown).
+-- std_ns is the sample standard deviation, 0 for a single range (as HTA).
+-- kernel_ns: for 'cpu' (exact mode), the GPU time launched inside the range
+-- (analysis_ops.gpu_total_ns) and kernel_self_ns where it is the innermost
+-- annotation; for 'gpu', the GPU time and count (kernels) of the events the
+-- range claims by the overlap rule of analysis_gpu_attribution.gpu_annotation.
+CREATE TABLE analysis_annotations (
+    run_id          INTEGER NOT NULL REFERENCES runs,
+    mode            TEXT NOT NULL,
+    rank            INTEGER NOT NULL,
+    kind            TEXT NOT NULL,     -- 'cpu' or 'gpu'
+    name            TEXT NOT NULL,
+    count           INTEGER NOT NULL,
+    total_ns        INTEGER NOT NULL,
+    min_ns          INTEGER NOT NULL,
+    max_ns          INTEGER NOT NULL,
+    mean_ns         REAL NOT NULL,
+    std_ns          REAL NOT NULL,
+    kernel_ns       INTEGER,
+    kernel_self_ns  INTEGER,
+    kernels         INTEGER,
+    PRIMARY KEY (run_id, mode, rank, kind, name)
 );
 
 -- Per rank and ProfilerStep: the step's wall time split into TensorBoard
