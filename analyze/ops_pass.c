@@ -59,11 +59,13 @@ typedef struct {
     int64_t stat, slice_id, step;
     int32_t op_frame;           /* innermost op frame at or below this one, -1 */
     int32_t node;               /* context node of the path up to here, -2 unknown */
+    bool family_outer;          /* the outermost open call of its op family */
 } frame;
 
 typedef struct {
     frame *v;
     int depth, cap;
+    int open[PDB_FAMILY_COUNT]; /* open frames per op family */
 } thread_stack;
 
 typedef struct {
@@ -92,6 +94,7 @@ typedef struct {
 
 struct pdb_ops_acc {
     sqlite3 *db;
+    pdb_steps_acc *steps;
     int64_t run_id;
     int rank;
     sqlite3_stmt *step_insert;
@@ -116,10 +119,11 @@ struct pdb_ops_acc {
     pdb_buf key;
 };
 
-pdb_ops_acc *pdb_ops_acc_new(sqlite3 *db, int64_t run_id, int rank)
+pdb_ops_acc *pdb_ops_acc_new(sqlite3 *db, int64_t run_id, int rank, pdb_steps_acc *steps)
 {
     pdb_ops_acc *a = pdb_xcalloc(1, sizeof *a);
     a->db = db;
+    a->steps = steps;
     a->run_id = run_id;
     a->rank = rank;
     a->index = pdb_strmap_new();
@@ -288,6 +292,12 @@ static void pop(pdb_ops_acc *a, thread_stack *t)
     step_bucket *b = bucket_for(a, f->step);
     bucket_add(b, s, f->dur, self);
     b->open--;
+    int family = s->name->family;
+    if (family != PDB_FAMILY_NONE) {
+        t->open[family]--;
+        if (f->family_outer && f->step != NO_STEP)
+            pdb_steps_acc_family(a->steps, f->step, family, f->dur);
+    }
 }
 
 int pdb_ops_acc_add(pdb_ops_acc *a, const pdb_row *r)
@@ -316,8 +326,12 @@ int pdb_ops_acc_add(pdb_ops_acc *a, const pdb_row *r)
         t->v = pdb_xrealloc(t->v, (size_t)t->cap * sizeof *t->v);
     }
     int32_t below = t->depth > 0 ? t->v[t->depth - 1].op_frame : -1;
+    int family = r->name->family;
     t->v[t->depth] = (frame){end, r->dur, 0, stat, r->id, step,
-                             s->kind == K_OP ? t->depth : below, -2};
+                             s->kind == K_OP ? t->depth : below, -2,
+                             family != PDB_FAMILY_NONE && t->open[family] == 0};
+    if (family != PDB_FAMILY_NONE)
+        t->open[family]++;
     t->depth++;
     bucket_for(a, step)->open++;
     return PDB_OK;

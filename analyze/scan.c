@@ -77,6 +77,17 @@ static void *classify_name(char *text)
     n->dataloader = strstr(text, "DataLoader") != NULL;
     n->memset = strstr(text, "Memset") != NULL;
     n->module = starts(text, "nn.Module: ");
+    static const char *const copy[] = {"aten::to", "aten::_to_copy", "aten::copy_"};
+    static const char *const sync[] = {
+        "aten::item", "aten::_local_scalar_dense", "cudaStreamSynchronize",
+        "cudaDeviceSynchronize", "cudaEventSynchronize", "cudaMemcpy", "hipStreamSynchronize",
+        "hipDeviceSynchronize", "hipEventSynchronize", "hipMemcpy"};
+    for (size_t i = 0; i < sizeof copy / sizeof *copy; i++)
+        if (strcmp(text, copy[i]) == 0)
+            n->family = PDB_FAMILY_COPY;
+    for (size_t i = 0; i < sizeof sync / sizeof *sync; i++)
+        if (strcmp(text, sync[i]) == 0)
+            n->family = PDB_FAMILY_SYNC;
     n->device_sync = strcmp(text, "Event Sync") == 0 || strcmp(text, "Context Sync") == 0;
     return n;
 }
@@ -275,12 +286,14 @@ int pdb_analyze_trace(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank)
     id_cache names = {0}, cats = {0};
     accs a = {{pdb_gpu_acc_new(false), pdb_gpu_acc_new(true)},
               {pdb_idle_acc_new(false), pdb_idle_acc_new(true)},
-              pdb_ops_acc_new(db, run_id, rank), NULL, NULL, {0}};
+              NULL, NULL, NULL, {0}};
     int rc = pdb_db_prepare(db, "SELECT value FROM strings WHERE id = ?", &names.text_of);
     if (rc == PDB_OK)
         rc = pdb_db_prepare(db, "SELECT value FROM strings WHERE id = ?", &cats.text_of);
     if (rc == PDB_OK)
         rc = pdb_steps_acc_new(db, trace_id, &a.steps);
+    if (rc == PDB_OK)
+        a.ops = pdb_ops_acc_new(db, run_id, rank, a.steps);
     if (rc == PDB_OK)
         rc = pdb_attr_acc_new(db, run_id, trace_id, rank, a.ops, &a.attr);
     if (rc == PDB_OK)

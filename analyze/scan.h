@@ -13,6 +13,13 @@
 
 #include "analyze/analyze.h"
 
+/* Op families measured by their outermost calls (a call inside another
+ * call of its family is not counted again): copies (aten::to ->
+ * aten::_to_copy -> aten::copy_) and device-to-host syncs (aten::item ->
+ * aten::_local_scalar_dense -> cudaMemcpyAsync + cudaStreamSynchronize;
+ * explicit synchronize calls). */
+enum { PDB_FAMILY_NONE, PDB_FAMILY_COPY, PDB_FAMILY_SYNC, PDB_FAMILY_COUNT };
+
 typedef struct {
     char *text;
     pdb_kernel_type kt;     /* as a GPU event name */
@@ -21,6 +28,7 @@ typedef struct {
     bool dataloader;        /* mentions DataLoader */
     bool memset;            /* a Memset (vs Memcpy) */
     bool module;            /* "nn.Module: ..." (python_function of with_modules) */
+    int family;             /* PDB_FAMILY_*: ops whose nesting findings must not add */
     bool device_sync;       /* "Event Sync" or "Context Sync" (stream -1, still GPU work) */
 } pdb_name_info;
 
@@ -63,6 +71,8 @@ typedef struct {
     int64_t op, top_op, annotation, module;
 } pdb_ctx_names;
 
+typedef struct pdb_steps_acc pdb_steps_acc;
+
 /* GPU time: sweep by kernel type and per-kernel statistics. */
 typedef struct pdb_gpu_acc pdb_gpu_acc;
 pdb_gpu_acc *pdb_gpu_acc_new(bool hta);
@@ -81,7 +91,7 @@ void pdb_idle_acc_free(pdb_idle_acc *a);
 /* CPU operators with self time, per-step op totals (written as steps end),
  * and the contexts GPU time is attributed to. */
 typedef struct pdb_ops_acc pdb_ops_acc;
-pdb_ops_acc *pdb_ops_acc_new(sqlite3 *db, int64_t run_id, int rank);
+pdb_ops_acc *pdb_ops_acc_new(sqlite3 *db, int64_t run_id, int rank, pdb_steps_acc *steps);
 int pdb_ops_acc_add(pdb_ops_acc *a, const pdb_row *r);
 /* The context node of the frames enclosing the row just added (-1: none)
  * and the slices.id of the innermost op among them (-1: none). */
@@ -116,13 +126,14 @@ int pdb_attr_acc_write(pdb_attr_acc *a);
 void pdb_attr_acc_free(pdb_attr_acc *a);
 
 /* Step windows split by category. */
-typedef struct pdb_steps_acc pdb_steps_acc;
 int pdb_steps_acc_new(sqlite3 *db, int64_t trace_id, pdb_steps_acc **out);
 void pdb_steps_acc_add(pdb_steps_acc *a, const pdb_row *r);
 int pdb_steps_acc_write(pdb_steps_acc *a, sqlite3 *db, int64_t run_id, int rank);
 /* The number of the ProfilerStep whose window holds ts (ts nondecreasing
  * from call to call); false outside every step. */
 bool pdb_steps_acc_step_at(pdb_steps_acc *a, int64_t ts, int64_t *step);
+/* Adds an outermost call of an op family (PDB_FAMILY_*) to a step. */
+void pdb_steps_acc_family(pdb_steps_acc *a, int64_t step, int family, int64_t dur);
 void pdb_steps_acc_free(pdb_steps_acc *a);
 
 /* Values of pid, tid or stream as hashable bytes (type tag + value). */

@@ -211,7 +211,13 @@ CREATE TABLE analysis_annotations (
 -- profiler's overview categories. Everything active inside the step window
 -- (clipped to it) counts; where categories overlap, the time goes to the
 -- first in this order: kernel, memcpy, memset, runtime, dataloader, cpu_exec;
--- other = the rest of the step. The columns add up to dur_ns.
+-- other = the rest of the step. The columns kernel_ns ... other_ns add up to
+-- dur_ns. copy_ns and sync_ns (not part of that split) measure two op
+-- families by their outermost calls starting in the step, so a call inside
+-- another of its family is not counted twice: copies (aten::to,
+-- aten::_to_copy, aten::copy_) and device-to-host syncs (aten::item,
+-- aten::_local_scalar_dense, cuda/hip Stream/Device/Event Synchronize,
+-- cudaMemcpy, hipMemcpy). Summed over threads.
 CREATE TABLE analysis_steps (
     run_id         INTEGER NOT NULL REFERENCES runs,
     rank           INTEGER NOT NULL,
@@ -226,6 +232,8 @@ CREATE TABLE analysis_steps (
     dataloader_ns  INTEGER NOT NULL,    -- slices whose name mentions DataLoader
     cpu_exec_ns    INTEGER NOT NULL,    -- other CPU slices
     other_ns       INTEGER NOT NULL,
+    copy_ns        INTEGER NOT NULL,    -- outermost copy calls
+    sync_ns        INTEGER NOT NULL,    -- outermost device-to-host sync calls
     PRIMARY KEY (run_id, rank, step)
 );
 

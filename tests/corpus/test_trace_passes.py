@@ -9,7 +9,8 @@ computations from the raw trace JSON (and HTA's idle oracle).
 - launch: count, max delay and kernels shorter than their launch equal a
   join on correlation done here;
 - comm: count and bytes per collective kind from the NCCL args;
-- ranks: the straggler is the rank with the longest mean ProfilerStep."""
+- ranks: the mean ProfilerStep per rank; two steps per rank are too few to
+  call a straggler."""
 
 import glob
 import gzip
@@ -175,7 +176,9 @@ def main():
                 check_idle_exact(c, db, name, evs)
             check_launch(c, db, name, evs)
             check_comm(c, db, name, evs)
-        # Two ranks of one job: the straggler is the slower one.
+        # Two ranks of one job, two steps each: mean steps as written, and no
+        # straggler, since two steps against two cannot pass the test
+        # (test_trace_findings checks the rule where it can decide).
         r0 = need_corpus("traces", "trace_filter_sampled_rank-0.json.gz")
         r1 = need_corpus("traces", "trace_filter_sampled_rank-1.json.gz")
         run("ingest", "--quiet", "--run", "two", r0, r1, db=db)
@@ -185,8 +188,7 @@ def main():
             means[rank] = sum(durs) / len(durs)
         rows = run_json("report", "--run", "two", "ranks", "--unit", "ns", db=db)
         c.eq("mean step per rank", {r["rank"]: r["mean_step_ns"] for r in rows}, means)
-        slow = max(means, key=means.get)
-        c.eq("straggler", [r["rank"] for r in rows if r["note"] == "straggler"], [slow])
+        c.eq("notes", [r["note"] for r in rows], ["too few steps to test"] * 2)
     c.close()
 
 
