@@ -44,7 +44,8 @@ CREATE TABLE analysis_gpu (
     mode            TEXT NOT NULL,     -- 'exact' or 'hta'
     rank            INTEGER NOT NULL,
     gpu_events      INTEGER NOT NULL,  -- GPU events analysed
-    kernel_time_ns  INTEGER NOT NULL,  -- last GPU event end - first GPU event start
+    kernel_time_ns  INTEGER NOT NULL,  -- the span: last GPU event end - first GPU event
+                                       -- start (HTA's name; the gpu report says span_ns)
     busy_ns         INTEGER NOT NULL,  -- length of the union of all GPU events
     idle_ns         INTEGER NOT NULL,  -- kernel_time_ns - busy_ns
     compute_ns      INTEGER NOT NULL,  -- union of COMPUTATION events
