@@ -3,14 +3,14 @@
 No corpus trace was recorded with modules, so this test adds what such a
 recording adds to a real one: PyTorch writes each module call as a
 python_function event named "nn.Module: NAME_ID" (with a "Python module id"
-arg) on the thread of the ops it runs, around them. Here every top-level op
-outermost event of the alexnet benchmark's main thread becomes the call of
-a module "Block_K_0" (K counts the event's name), all inside one "Model_0",
-a nanosecond wider on each side. GPU time by module must then equal a recomputation from
-the modified file: the path "Model_0/Block_K_0" of the op around each
-launch, and '(none)' for launches outside every module; and the modules'
-rows in analysis_ops must hold that time (gpu_self = innermost module,
-gpu_total = anywhere on the path)."""
+arg) on the thread of the ops it runs, around them. Here every outermost
+event of the alexnet benchmark's main thread becomes the call of a module
+"Block_K_0" (K counts the event's name), all inside one "Model_0", a
+nanosecond wider on each side. GPU time by module must then equal a
+recomputation from the modified file: the path "Model_0/Block_K_0" of the
+event around each launch, and '(none)' for launches outside every module;
+and the modules' rows in analysis_ops must hold that time (gpu_self =
+innermost module, gpu_total = anywhere on the path)."""
 
 import gzip
 import json
