@@ -73,16 +73,17 @@ a AS (SELECT rank, CASE ?5 WHEN 'op' THEN op WHEN 'top-op' THEN top_op
      WHEN 'annotation' THEN annotation WHEN 'gpu-annotation' THEN gpu_annotation
      WHEN 'module' THEN module WHEN 'step' THEN step END AS key, name, dur_ns
    FROM analysis_gpu_attribution WHERE run_id = ?1),
- g AS (SELECT rank, key, count(*) AS events, sum(dur_ns) AS total_ns, count(DISTINCT name)
-   AS distinct_kernels FROM a GROUP BY rank, key),
- top AS (SELECT rank, key, name, row_number() OVER (PARTITION BY rank, key
-   ORDER BY sum(dur_ns) DESC, name) AS i FROM a GROUP BY rank, key, name),
- r AS (SELECT g.*, 100.0 * total_ns / sum(total_ns) OVER (PARTITION BY g.rank) AS share_pct,
-   row_number() OVER (PARTITION BY g.rank ORDER BY g.key IS NULL, total_ns DESC, g.key) AS n,
-   CASE WHEN ?5 = 'step' THEN CAST(g.key AS TEXT)
-   ELSE (SELECT value FROM strings WHERE id = g.key) END AS label,
-   (SELECT value FROM strings WHERE id = top.name) AS top_kernel
-   FROM g JOIN top ON top.rank = g.rank AND top.key IS g.key AND top.i = 1),
+ k AS (SELECT rank, key, name, count(*) AS events, sum(dur_ns) AS total_ns FROM a
+   GROUP BY rank, key, name),
+ -- one row per key; top_kernel is the name of the row with max(total_ns) (SQLite's bare
+ -- column of a max() aggregate)
+ g AS (SELECT rank, key, sum(events) AS events, sum(total_ns) AS total_ns,
+   count(*) AS distinct_kernels, name AS top_name, max(total_ns) FROM k GROUP BY rank, key),
+ r AS (SELECT g.*, 100.0 * total_ns / sum(total_ns) OVER (PARTITION BY rank) AS share_pct,
+   row_number() OVER (PARTITION BY rank ORDER BY key IS NULL, total_ns DESC, key) AS n,
+   CASE WHEN ?5 = 'step' THEN CAST(key AS TEXT)
+   ELSE (SELECT value FROM strings WHERE id = key) END AS label,
+   (SELECT value FROM strings WHERE id = top_name) AS top_kernel FROM g),
  shown AS (SELECT rank, CASE WHEN label IS NULL THEN '(none)' WHEN ?4 AND ?5 <> 'step'
    THEN short_name(label) ELSE label END AS key, events, distinct_kernels, total_ns,
    1.0 * total_ns / events AS mean_ns, share_pct,

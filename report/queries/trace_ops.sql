@@ -70,20 +70,22 @@ SELECT count(*) FROM analysis_annotations WHERE run_id = ?1 AND mode = ?2
 -- inside them (kernel_self: where they are the innermost range), and the
 -- same ranges as the GPU ran them (gpu_user_annotation) with the GPU time
 -- they hold. Ranges nest, so the shares do not add up.
-WITH c AS (SELECT * FROM analysis_annotations WHERE run_id = ?1 AND mode = 'exact' AND kind = 'cpu'),
- g AS (SELECT * FROM analysis_annotations WHERE run_id = ?1 AND mode = 'exact' AND kind = 'gpu'),
- steps AS (SELECT rank, sum(dur_ns) AS step_ns FROM analysis_steps WHERE run_id = ?1 GROUP BY rank),
+WITH steps AS (SELECT rank, sum(dur_ns) AS step_ns FROM analysis_steps WHERE run_id = ?1 GROUP BY rank),
  gpu AS (SELECT rank, sum(total_ns) AS gpu_ns FROM analysis_kernels WHERE run_id = ?1
    AND mode = 'exact' GROUP BY rank),
- names AS (SELECT rank, name FROM c UNION SELECT rank, name FROM g),
+ names AS (SELECT DISTINCT rank, name FROM analysis_annotations WHERE run_id = ?1
+   AND mode = 'exact'),
  r AS (SELECT n.rank, n.name, c.count, c.total_ns AS cpu_total_ns, c.mean_ns AS cpu_mean_ns,
    100.0 * c.total_ns / s.step_ns AS step_pct, c.kernel_ns, c.kernel_self_ns,
    100.0 * c.kernel_ns / u.gpu_ns AS kernel_pct, g.count AS gpu_ranges,
    g.total_ns AS gpu_range_ns, g.kernel_ns AS gpu_range_kernel_ns,
    row_number() OVER (PARTITION BY n.rank ORDER BY coalesce(c.total_ns, 0) DESC,
      coalesce(g.total_ns, 0) DESC, n.name) AS i
-   FROM names n LEFT JOIN c ON c.rank = n.rank AND c.name = n.name
-   LEFT JOIN g ON g.rank = n.rank AND g.name = n.name
+   FROM names n
+   LEFT JOIN analysis_annotations c ON c.run_id = ?1 AND c.mode = 'exact' AND c.rank = n.rank
+     AND c.kind = 'cpu' AND c.name = n.name
+   LEFT JOIN analysis_annotations g ON g.run_id = ?1 AND g.mode = 'exact' AND g.rank = n.rank
+     AND g.kind = 'gpu' AND g.name = n.name
    LEFT JOIN steps s ON s.rank = n.rank LEFT JOIN gpu u ON u.rank = n.rank)
  SELECT rank, name, count, cpu_total_ns, cpu_mean_ns, step_pct, kernel_ns, kernel_self_ns,
    kernel_pct, gpu_ranges, gpu_range_ns, gpu_range_kernel_ns
