@@ -11,7 +11,8 @@
  * launches in flight (the GPU queue), not the trace. Two cases leave the
  * map, both rare and both exact:
  *   - more than MAP_MAX launches in flight: further launchers go to a
- *     temporary table, where their GPU events look them up;
+ *     temporary table, where their GPU events look them up (tests lower
+ *     the limit with PROFDB_ATTR_MAP_MAX to take this path on small traces);
  *   - a GPU event scanned before its launcher (clock skew, or equal start
  *     times): its row is written without context and noted; at the end,
  *     the launchers still waiting are matched to those rows in one join.
@@ -248,9 +249,11 @@ struct pdb_attr_acc {
     int rank;
     pdb_ops_acc *ops;
     launch_map map;
+    size_t map_max;
     bool spilled, deferred;
     sqlite3_stmt *insert, *probe, *spill_put, *spill_get, *defer_put, *set_gpu_range;
     mode_state mode[2];          /* exact, hta */
+    bool ranges;                 /* gpu_user_annotation is a known category: lanes are kept */
     /* What pdb_attr_resolve found for the row it was last given. */
     int64_t cur_id;
     bool cur_ctx;                /* the launcher's context is known */
@@ -267,19 +270,29 @@ int pdb_attr_acc_new(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank, pd
 {
     pdb_attr_acc *a = pdb_xcalloc(1, sizeof *a);
     *a = (pdb_attr_acc){.db = db, .run_id = run_id, .trace_id = trace_id, .rank = rank,
-                        .ops = ops, .cur_id = -1};
+                        .ops = ops, .cur_id = -1, .map_max = MAP_MAX};
+    const char *limit = getenv("PROFDB_ATTR_MAP_MAX");
+    if (limit && atol(limit) > 0)
+        a->map_max = (size_t)atol(limit);
     for (int m = 0; m < 2; m++)
         a->mode[m].ranges.index = pdb_strmap_new();
     *out = a;
     if (pdb_db_prepare(db,
                        "INSERT INTO analysis_gpu_attribution (run_id, rank, slice_id, name,"
-                       " ts, dur_ns, step, launch_id, op_id, op, top_op,"
+                       " dur_ns, step, launch_id, op_id, op, top_op,"
                        " annotation, gpu_annotation, module)"
-                       " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                       " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                        &a->insert) != PDB_OK ||
         pdb_db_prepare(db, probe_sql, &a->probe) != PDB_OK || temp_tables(a) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(a->probe, 1, trace_id);
+    /* Without the category in the string table no trace has such ranges,
+     * and the lanes (a lookup per GPU event) are not needed. */
+    int64_t n;
+    if (pdb_db_query_int(db, "SELECT count(*) FROM strings WHERE value = 'gpu_user_annotation'",
+                         0, &n) != PDB_OK)
+        return PDB_ERR;
+    a->ranges = n > 0;
     return PDB_OK;
 }
 
@@ -342,7 +355,7 @@ int pdb_attr_launcher(pdb_attr_acc *a, const pdb_row *r)
     launch e = {true, r->corr, r->id, r->ts, -1, r->in_step ? r->step : NO_STEP, -1,
                 (int32_t)(r->launches < INT32_MAX ? r->launches : INT32_MAX)};
     e.node = pdb_ops_acc_context(a->ops, &e.op_id);
-    if (a->map.count >= MAP_MAX)
+    if (a->map.count >= a->map_max)
         return spill(a, &e);
     map_put(&a->map, &e);
     return PDB_OK;
@@ -489,13 +502,14 @@ int pdb_attr_range(pdb_attr_acc *a, const pdb_row *r, bool hta, int64_t start, i
 
 void pdb_attr_hta_kernel(pdb_attr_acc *a, const pdb_row *r, int64_t start, int64_t end)
 {
-    lane_kernel_add(&a->mode[1], r, start, end, r->ts);
+    if (a->ranges)
+        lane_kernel_add(&a->mode[1], r, start, end, r->ts);
 }
 
 int pdb_attr_gpu(pdb_attr_acc *a, const pdb_row *r)
 {
     bool ctx = r->has_corr && a->cur_id == r->id && a->cur_ctx;
-    int64_t range = lane_kernel_add(&a->mode[0], r, r->ts, r->ts + r->dur, r->ts);
+    int64_t range = a->ranges ? lane_kernel_add(&a->mode[0], r, r->ts, r->ts + r->dur, r->ts) : -1;
     pdb_ctx_names names = {-1, -1, -1, -1};
     if (ctx) {
         pdb_ops_acc_gpu(a->ops, a->cur_node, r->dur);
@@ -515,16 +529,15 @@ int pdb_attr_gpu(pdb_attr_acc *a, const pdb_row *r)
     sqlite3_bind_int(st, 2, a->rank);
     sqlite3_bind_int64(st, 3, r->id);
     sqlite3_bind_int64(st, 4, r->name_id);
-    sqlite3_bind_int64(st, 5, r->ts);
-    sqlite3_bind_int64(st, 6, r->dur);
-    bind_step(st, 7, ctx ? a->cur_step : NO_STEP);
-    bind_id(st, 8, r->has_launch ? r->launch_id : -1);
-    bind_id(st, 9, ctx ? a->cur_op_id : -1);
-    bind_id(st, 10, names.op);
-    bind_id(st, 11, names.top_op);
-    bind_id(st, 12, names.annotation);
-    bind_id(st, 13, range >= 0 ? a->mode[0].ranges.v[range].name_id : -1);
-    bind_id(st, 14, names.module);
+    sqlite3_bind_int64(st, 5, r->dur);
+    bind_step(st, 6, ctx ? a->cur_step : NO_STEP);
+    bind_id(st, 7, r->has_launch ? r->launch_id : -1);
+    bind_id(st, 8, ctx ? a->cur_op_id : -1);
+    bind_id(st, 9, names.op);
+    bind_id(st, 10, names.top_op);
+    bind_id(st, 11, names.annotation);
+    bind_id(st, 12, range >= 0 ? a->mode[0].ranges.v[range].name_id : -1);
+    bind_id(st, 13, names.module);
     return pdb_db_step_done(a->db, st);
 }
 

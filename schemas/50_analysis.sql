@@ -150,8 +150,7 @@ CREATE TABLE analysis_gpu_attribution (
     run_id          INTEGER NOT NULL REFERENCES runs,
     rank            INTEGER NOT NULL,
     name            INTEGER NOT NULL,  -- kernel name (strings.id)
-    ts              INTEGER NOT NULL,  -- start, trace clock, ns
-    dur_ns          INTEGER NOT NULL,
+    dur_ns          INTEGER NOT NULL,  -- (its start is slices.ts)
     step            INTEGER,           -- ProfilerStep number of the launch
     launch_id       INTEGER,           -- the launching runtime call (slices.id)
     op_id           INTEGER,           -- the innermost op around it (slices.id)
@@ -162,13 +161,13 @@ CREATE TABLE analysis_gpu_attribution (
     module          INTEGER            -- nn.Module path (strings.id)
 );
 
--- analysis_gpu_attribution with names as text, and the kernel type of
--- analysis_kernels (exact mode).
+-- analysis_gpu_attribution with names as text, the event's start, and the
+-- kernel type of analysis_kernels (exact mode).
 CREATE VIEW gpu_attribution AS
 SELECT a.run_id, a.rank, a.slice_id, k.value AS kernel,
        (SELECT kernel_type FROM analysis_kernels x WHERE x.run_id = a.run_id
         AND x.mode = 'exact' AND x.rank = a.rank AND x.name = k.value) AS kernel_type,
-       a.ts, a.dur_ns,
+       (SELECT ts FROM slices WHERE id = a.slice_id) AS ts, a.dur_ns,
        a.step, a.launch_id, (SELECT n.value FROM slices l JOIN strings n ON n.id = l.name
                              WHERE l.id = a.launch_id) AS launch,
        a.op_id, o.value AS op, t.value AS top_op, u.value AS annotation,
