@@ -69,27 +69,40 @@ SELECT count(*) FROM analysis_annotations WHERE run_id = ?1 AND mode = ?2
 -- what share of the ProfilerStep time they cover, the GPU time launched
 -- inside them (kernel_self: where they are the innermost range), and the
 -- same ranges as the GPU ran them (gpu_user_annotation) with the GPU time
--- they hold. Ranges nest, so the shares do not add up.
+-- they hold. The ProfilerStep#N ranges make one row, 'ProfilerStep#*',
+-- whose GPU time is what was launched inside steps (self: in no other
+-- range). Ranges nest, so the shares do not add up.
 WITH steps AS (SELECT rank, sum(dur_ns) AS step_ns FROM analysis_steps WHERE run_id = ?1 GROUP BY rank),
  gpu AS (SELECT rank, sum(total_ns) AS gpu_ns FROM analysis_kernels WHERE run_id = ?1
    AND mode = 'exact' GROUP BY rank),
- names AS (SELECT DISTINCT rank, name FROM analysis_annotations WHERE run_id = ?1
-   AND mode = 'exact'),
- r AS (SELECT n.rank, n.name, c.count, c.total_ns AS cpu_total_ns, c.mean_ns AS cpu_mean_ns,
-   100.0 * c.total_ns / s.step_ns AS step_pct, c.kernel_ns, c.kernel_self_ns,
-   100.0 * c.kernel_ns / u.gpu_ns AS kernel_pct, g.count AS gpu_ranges,
-   g.total_ns AS gpu_range_ns, g.kernel_ns AS gpu_range_kernel_ns,
-   row_number() OVER (PARTITION BY n.rank ORDER BY coalesce(c.total_ns, 0) DESC,
-     coalesce(g.total_ns, 0) DESC, n.name) AS i
-   FROM names n
-   LEFT JOIN analysis_annotations c ON c.run_id = ?1 AND c.mode = 'exact' AND c.rank = n.rank
-     AND c.kind = 'cpu' AND c.name = n.name
-   LEFT JOIN analysis_annotations g ON g.run_id = ?1 AND g.mode = 'exact' AND g.rank = n.rank
-     AND g.kind = 'gpu' AND g.name = n.name
-   LEFT JOIN steps s ON s.rank = n.rank LEFT JOIN gpu u ON u.rank = n.rank)
+ a AS (SELECT rank, kind, CASE WHEN name GLOB 'ProfilerStep#*' THEN 'ProfilerStep#*' ELSE name END
+   AS name, count, total_ns, kernel_ns, kernel_self_ns FROM analysis_annotations
+   WHERE run_id = ?1 AND mode = 'exact'),
+ st AS (SELECT rank, sum(dur_ns) AS kernel_ns, sum(CASE WHEN annotation IS NULL THEN dur_ns END)
+   AS kernel_self_ns FROM analysis_gpu_attribution WHERE run_id = ?1 AND step IS NOT NULL
+   GROUP BY rank),
+ c AS (SELECT rank, name, sum(count) AS count, sum(total_ns) AS total_ns,
+   sum(kernel_ns) AS kernel_ns, sum(kernel_self_ns) AS kernel_self_ns FROM a WHERE kind = 'cpu'
+   GROUP BY rank, name),
+ g AS (SELECT rank, name, sum(count) AS count, sum(total_ns) AS total_ns,
+   sum(kernel_ns) AS kernel_ns FROM a WHERE kind = 'gpu' GROUP BY rank, name),
+ names AS (SELECT rank, name FROM c UNION SELECT rank, name FROM g),
+ r AS (SELECT n.rank, n.name, c.count, c.total_ns AS cpu_total_ns,
+   1.0 * c.total_ns / c.count AS cpu_mean_ns, 100.0 * c.total_ns / s.step_ns AS step_pct,
+   CASE WHEN n.name = 'ProfilerStep#*' THEN coalesce(st.kernel_ns, 0) ELSE c.kernel_ns END
+     AS kernel_ns,
+   CASE WHEN n.name = 'ProfilerStep#*' THEN coalesce(st.kernel_self_ns, 0) ELSE c.kernel_self_ns
+     END AS kernel_self_ns,
+   g.count AS gpu_ranges, g.total_ns AS gpu_range_ns, g.kernel_ns AS gpu_range_kernel_ns
+   FROM names n LEFT JOIN c ON c.rank = n.rank AND c.name = n.name
+   LEFT JOIN g ON g.rank = n.rank AND g.name = n.name
+   LEFT JOIN steps s ON s.rank = n.rank LEFT JOIN st ON st.rank = n.rank),
+ o AS (SELECT r.*, 100.0 * kernel_ns / u.gpu_ns AS kernel_pct,
+   row_number() OVER (PARTITION BY r.rank ORDER BY coalesce(cpu_total_ns, 0) DESC,
+     coalesce(gpu_range_ns, 0) DESC, name) AS i FROM r LEFT JOIN gpu u ON u.rank = r.rank)
  SELECT rank, name, count, cpu_total_ns, cpu_mean_ns, step_pct, kernel_ns, kernel_self_ns,
    kernel_pct, gpu_ranges, gpu_range_ns, gpu_range_kernel_ns
- FROM r WHERE ?3 < 0 OR i <= ?3 ORDER BY rank, i
+ FROM o WHERE ?3 < 0 OR i <= ?3 ORDER BY rank, i
 
 -- name: annotations_hta
 -- --compat hta: HTA's get_gpu_user_annotation_breakdown, CPU ranges
