@@ -14,7 +14,13 @@ Oracle: HTA's temporal breakdown recomputed here in Python floats (which are
 float64, as in pandas), following HTA's loader and get_temporal_breakdown.
 The recomputation is first checked against HTA's own answer on the
 unshifted trace; on the shifted one profdb --compat hta must equal it, and
-exact decimal rounding must not (else the test would prove nothing)."""
+exact decimal rounding must not (else the test would prove nothing).
+
+HTA itself (the anchor copy, Debian's pandas 1.5) was run once on the
+shifted trace (2026-11-26): temporal breakdown idle 338199, compute 75607,
+non-compute 21780, kernel time 435586 us, overlap 14.4%, COMPUTATION 72111
+and COMMUNICATION 20594 us - what this recomputation and profdb give; exact
+decimal rounding gives idle 338781 and compute 75169."""
 
 import gzip
 import json
