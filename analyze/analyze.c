@@ -9,7 +9,9 @@ static int clear_run(sqlite3 *db, int64_t run_id)
 {
     static const char *const tables[] = {"analysis_gpu", "analysis_kernel_types",
                                          "analysis_kernels", "analysis_ops",
-                                         "analysis_steps", "analysis_idle"};
+                                         "analysis_steps", "analysis_idle",
+                                         "analysis_op_steps", "analysis_gpu_attribution",
+                                         "analysis_annotations"};
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
         char sql[128];
         snprintf(sql, sizeof sql, "DELETE FROM %s WHERE run_id = %lld", tables[i],

@@ -1,9 +1,11 @@
 /* analyze.h: analysis passes that turn trace tables into analysis_* tables.
  *
  * `profdb ingest` runs them for every run it touched (unless --no-analyze),
- * `profdb analyze` re-runs them. Each pass reads slices in a streaming query
- * (sorted by SQLite, memory bounded by the number of distinct kernel or op
- * names) and writes its rows for one run, replacing older ones. */
+ * `profdb analyze` re-runs them. All passes share one streaming query per
+ * trace (scan.c; start order from SQLite's index) and write their rows for
+ * one run, replacing older ones. Memory is bounded by stack depths, distinct
+ * kernel, op and range names, distinct launching paths, and the launches in
+ * flight (capped; attr_pass.c) - not by the number of events. */
 #ifndef PDB_ANALYZE_H
 #define PDB_ANALYZE_H
 
@@ -23,6 +25,9 @@ typedef enum { PDB_KT_COMPUTATION = 0, PDB_KT_COMMUNICATION = 1, PDB_KT_MEMORY =
 
 /* Classifies a GPU event by name, as HTA does (see schemas/50_analysis.sql). */
 pdb_kernel_type pdb_kernel_type_of(const char *name);
+/* HTA's classification, for --compat hta (differs on hip* copies, MTIA
+ * containers and launch-like names; see kernel_type.c). */
+pdb_kernel_type pdb_kernel_type_hta(const char *name);
 const char *pdb_kernel_type_name(pdb_kernel_type t);
 /* "COMPUTATION overlapping COMMUNICATION" for a set of types (bit i = type i). */
 void pdb_kernel_mask_name(unsigned mask, char *buf, size_t cap);

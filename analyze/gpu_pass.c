@@ -2,12 +2,14 @@
  * overlaps, per-kernel statistics.
  *
  * Fed by the scan (scan.c) with GPU events in start order: each goes into
- * the sweep (sweep.c) and a per-name accumulator; the scan decides which
- * events count and how they are rounded in each mode. */
+ * the sweep (sweep.c; in hta mode HTA's own arithmetic, hta_time.c) and a
+ * per-name accumulator; the scan decides which events count and how they
+ * are rounded in each mode. */
+#include "analyze/hta.h"
+#include "analyze/idmap.h"
 #include "analyze/scan.h"
 #include "common/db.h"
 #include "common/error.h"
-#include "common/strmap.h"
 #include "common/xalloc.h"
 
 #include <math.h>
@@ -22,32 +24,34 @@ typedef struct {
 } kernel_stat;
 
 struct pdb_gpu_acc {
+    bool hta;
     pdb_sweep w;
+    pdb_hta_time ht;
     int64_t events;
-    pdb_strmap *index; /* name id -> kernel_stat */
+    pdb_idmap index; /* name id -> kernel_stat */
     kernel_stat *v;
     int64_t n, cap;
 };
 
-pdb_gpu_acc *pdb_gpu_acc_new(void)
+pdb_gpu_acc *pdb_gpu_acc_new(bool hta)
 {
     pdb_gpu_acc *a = pdb_xcalloc(1, sizeof *a);
+    a->hta = hta;
     pdb_sweep_init(&a->w, PDB_KT_COUNT);
-    a->index = pdb_strmap_new();
     return a;
 }
 
 static kernel_stat *stat_for(pdb_gpu_acc *a, const pdb_row *r, int64_t dur)
 {
     int64_t i;
-    if (!pdb_strmap_get(a->index, (const char *)&r->name_id, sizeof r->name_id, &i)) {
+    if (!pdb_idmap_get(&a->index, r->name_id, &i)) {
         if (a->n == a->cap) {
             a->cap = a->cap ? a->cap * 2 : 64;
             a->v = pdb_xrealloc(a->v, (size_t)a->cap * sizeof *a->v);
         }
         i = a->n++;
         a->v[i] = (kernel_stat){r->name, 0, 0, dur, dur, 0, 0};
-        pdb_strmap_put(a->index, (const char *)&r->name_id, sizeof r->name_id, i);
+        pdb_idmap_put(&a->index, r->name_id, i);
     }
     return &a->v[i];
 }
@@ -55,7 +59,10 @@ static kernel_stat *stat_for(pdb_gpu_acc *a, const pdb_row *r, int64_t dur)
 void pdb_gpu_acc_add(pdb_gpu_acc *a, const pdb_row *r, int64_t start, int64_t end)
 {
     int64_t dur = end - start;
-    pdb_sweep_add(&a->w, (int)r->name->kt, start, end);
+    if (a->hta)
+        pdb_hta_time_add(&a->ht, r->name->kt_hta, start, end);
+    else
+        pdb_sweep_add(&a->w, (int)r->name->kt, start, end);
     a->events++;
     kernel_stat *k = stat_for(a, r, dur);
     k->count++;
@@ -75,11 +82,20 @@ static int write_gpu(pdb_gpu_acc *a, sqlite3 *db, int64_t run_id, int rank, cons
     sqlite3_stmt *st;
     if (pdb_db_prepare(db, "INSERT INTO analysis_gpu VALUES (?,?,?,?,?,?,?,?,?,?,?)", &st) != PDB_OK)
         return PDB_ERR;
-    int64_t kernel_time = w->last_end - w->first_start;
-    int64_t busy = pdb_sweep_union(w, PDB_KT_ALL), compute = pdb_sweep_union(w, 1u << PDB_KT_COMPUTATION);
-    int64_t vals[] = {a->events, kernel_time, busy, kernel_time - busy, compute, busy - compute,
-                      pdb_sweep_union(w, 1u << PDB_KT_COMMUNICATION),
-                      pdb_sweep_together(w, (1u << PDB_KT_COMMUNICATION) | (1u << PDB_KT_COMPUTATION))};
+    pdb_hta_gpu_time h;
+    if (a->hta) {
+        pdb_hta_time_results(&a->ht, &h);
+    } else {
+        h = (pdb_hta_gpu_time){
+            .kernel_time = w->last_end - w->first_start,
+            .busy = pdb_sweep_union(w, PDB_KT_ALL),
+            .compute = pdb_sweep_union(w, 1u << PDB_KT_COMPUTATION),
+            .comm = pdb_sweep_union(w, 1u << PDB_KT_COMMUNICATION),
+            .overlap = pdb_sweep_together(w, (1u << PDB_KT_COMMUNICATION) |
+                                                 (1u << PDB_KT_COMPUTATION))};
+    }
+    int64_t vals[] = {a->events, h.kernel_time, h.busy, h.kernel_time - h.busy, h.compute,
+                      h.busy - h.compute, h.comm, h.overlap};
     sqlite3_bind_int64(st, 1, run_id);
     sqlite3_bind_text(st, 2, mode, -1, SQLITE_STATIC);
     sqlite3_bind_int(st, 3, rank);
@@ -98,8 +114,15 @@ static int write_kernel_types(pdb_gpu_acc *a, sqlite3 *db, int64_t run_id, int r
         return PDB_ERR;
     /* OTHER (sync) time is left out of the breakdown, as HTA does. */
     int64_t by_type[PDB_KT_BREAKDOWN + 1] = {0};
-    for (unsigned m = 1; m <= PDB_KT_ALL; m++)
-        by_type[m & PDB_KT_BREAKDOWN] += a->w.mask_time[m];
+    if (a->hta) {
+        pdb_hta_gpu_time h;
+        pdb_hta_time_results(&a->ht, &h);
+        for (unsigned m = 1; m <= PDB_KT_BREAKDOWN; m++)
+            by_type[m] = h.type_time[m];
+    } else {
+        for (unsigned m = 1; m <= PDB_KT_ALL; m++)
+            by_type[m & PDB_KT_BREAKDOWN] += a->w.mask_time[m];
+    }
     int rc = PDB_OK;
     for (unsigned m = 1; m <= PDB_KT_BREAKDOWN && rc == PDB_OK; m++) {
         if (!by_type[m])
@@ -129,7 +152,8 @@ static int write_kernels(pdb_gpu_acc *a, sqlite3 *db, int64_t run_id, int rank, 
         sqlite3_bind_text(st, 2, mode, -1, SQLITE_STATIC);
         sqlite3_bind_int(st, 3, rank);
         sqlite3_bind_text(st, 4, k->name->text, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 5, pdb_kernel_type_name(k->name->kt), -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 5, pdb_kernel_type_name(a->hta ? k->name->kt_hta : k->name->kt), -1,
+                          SQLITE_STATIC);
         sqlite3_bind_int64(st, 6, k->count);
         sqlite3_bind_int64(st, 7, k->total);
         sqlite3_bind_int64(st, 8, k->min);
@@ -147,7 +171,10 @@ static int write_kernels(pdb_gpu_acc *a, sqlite3 *db, int64_t run_id, int rank, 
 
 int pdb_gpu_acc_write(pdb_gpu_acc *a, sqlite3 *db, int64_t run_id, int rank, const char *mode)
 {
-    pdb_sweep_finish(&a->w);
+    if (a->hta)
+        pdb_hta_time_finish(&a->ht);
+    else
+        pdb_sweep_finish(&a->w);
     /* A rank without GPU events has no GPU breakdown (HTA fails there too). */
     if (a->events == 0)
         return PDB_OK;
@@ -162,6 +189,7 @@ void pdb_gpu_acc_free(pdb_gpu_acc *a)
     if (!a)
         return;
     free(a->v);
-    pdb_strmap_free(a->index);
+    pdb_hta_time_free(&a->ht);
+    pdb_idmap_free(&a->index);
     free(a);
 }

@@ -1,12 +1,15 @@
 /* scan.c: the analysis of one trace in a single pass (see scan.h).
  *
  * One query returns the trace's slices in start order (longest first on
- * ties), each GPU event with the start of the runtime call that launched it
- * (same correlation, looked up through the correlation index). Every row goes
- * to the accumulators of both modes: exact (the trace as written) and hta
- * (HTA's event set, rounding and dropped last step, see hta.h). */
+ * ties). A CPU-side row that is the first of its correlation comes with the
+ * number of GPU events it launched (one lookup in the correlation index);
+ * the attribution pass (attr_pass.c) remembers it until they come by, and
+ * gives them the start of their launch. Every row goes to the accumulators
+ * of both modes: exact (the trace as written) and hta (HTA's event set,
+ * rounding and dropped last step, see hta.h). */
 #include "analyze/scan.h"
 #include "analyze/hta.h"
+#include "analyze/idmap.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/strmap.h"
@@ -15,25 +18,38 @@
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
-/* The launching call is on the CPU side by both modes' rules. "+ 0" keeps
- * SQLite from answering min() by walking the (trace, ts) index. */
+/* A launcher is on the CPU side by both modes' rules (no integer stream;
+ * no stream, or a CPU category); a GPU event is exact mode's (analyze.h).
+ * A CPU-side row with a correlation that no earlier CPU-side row of that
+ * correlation precedes (by ts, then id) comes with the number of GPU events
+ * of its correlation. Both lookups stay inside the covering correlation
+ * index: the first stops at the first earlier launcher, and the count runs
+ * once per correlation, so a correlation shared by many rows (Kineto writes
+ * 0 on some runtime calls) costs its size once, not its size squared. */
+#define CPU_IDS "(SELECT id FROM strings WHERE value IN " PDB_CPU_CATEGORIES ")"
+#define CPU_SIDE(a) "(typeof(" a ".stream) <> 'integer' AND (" a ".stream IS NULL OR " a \
+                    ".cat IN " CPU_IDS "))"
 static const char *const scan_sql =
     "SELECT s.ts, s.dur, s.name, s.cat, s.stream, s.ph = 'X', s.pid, s.tid,"
-    " coalesce(s.input_dims, ''),"
-    " CASE WHEN s.stream IS NOT NULL AND s.correlation IS NOT NULL THEN"
-    "  (SELECT min(r.ts + 0) FROM slices r WHERE r.trace_id = s.trace_id"
-    "   AND r.correlation = s.correlation AND typeof(r.stream) <> 'integer'"
-    "   AND (r.stream IS NULL OR r.cat IN (SELECT id FROM strings WHERE value IN "
-    PDB_CPU_CATEGORIES "))) END"
+    " coalesce(s.input_dims, ''), s.id, s.correlation,"
+    " CASE WHEN s.correlation IS NOT NULL AND " CPU_SIDE("s") " AND NOT EXISTS"
+    "  (SELECT 1 FROM slices r WHERE r.trace_id = s.trace_id AND r.correlation = s.correlation"
+    "   AND r.ts <= s.ts AND (r.ts < s.ts OR r.id < s.id) AND " CPU_SIDE("r") ")"
+    " THEN (SELECT count(*) FROM slices g WHERE g.trace_id = s.trace_id"
+    "  AND g.correlation = s.correlation AND g.stream IS NOT NULL"
+    "  AND coalesce(g.cat, 0) NOT IN " CPU_IDS ") ELSE 0 END"
     " FROM slices s WHERE s.trace_id = ?1 ORDER BY s.ts, s.dur DESC, s.id";
 
 /* Names and categories by string id, classified once. */
 typedef struct {
     sqlite3_stmt *text_of;
-    pdb_strmap *index;
+    pdb_idmap index;
     void **v; /* pdb_name_info* or pdb_cat_info* */
     int64_t n;
+    int64_t last_id;  /* consecutive rows often repeat a name or category */
+    void *last;
 } id_cache;
 
 static char *lookup_text(id_cache *c, int64_t id)
@@ -56,9 +72,23 @@ static void *classify_name(char *text)
     pdb_name_info *n = pdb_xcalloc(1, sizeof *n);
     n->text = text;
     n->kt = pdb_kernel_type_of(text);
+    n->kt_hta = pdb_kernel_type_hta(text);
     n->profiler_step = starts(text, "ProfilerStep#");
     n->dataloader = strstr(text, "DataLoader") != NULL;
     n->memset = strstr(text, "Memset") != NULL;
+    n->module = starts(text, "nn.Module: ");
+    static const char *const copy[] = {"aten::to", "aten::_to_copy", "aten::copy_"};
+    static const char *const sync[] = {
+        "aten::item", "aten::_local_scalar_dense", "cudaStreamSynchronize",
+        "cudaDeviceSynchronize", "cudaEventSynchronize", "cudaMemcpy", "hipStreamSynchronize",
+        "hipDeviceSynchronize", "hipEventSynchronize", "hipMemcpy"};
+    for (size_t i = 0; i < sizeof copy / sizeof *copy; i++)
+        if (strcmp(text, copy[i]) == 0)
+            n->family = PDB_FAMILY_COPY;
+    for (size_t i = 0; i < sizeof sync / sizeof *sync; i++)
+        if (strcmp(text, sync[i]) == 0)
+            n->family = PDB_FAMILY_SYNC;
+    n->device_sync = strcmp(text, "Event Sync") == 0 || strcmp(text, "Context Sync") == 0;
     return n;
 }
 
@@ -77,18 +107,26 @@ static void *classify_cat(char *text)
                  strcmp(text, "hip_runtime") == 0;
     c->trace = strcmp(text, "Trace") == 0;
     c->gpu_annotation = starts(text, "gpu_");
+    c->op = strcmp(text, "cpu_op") == 0 || strcasecmp(text, "operator") == 0;
+    c->annotation = strcmp(text, "user_annotation") == 0;
+    c->gpu_range = strcmp(text, "gpu_user_annotation") == 0;
+    c->python = strcmp(text, "python_function") == 0;
     return c;
 }
 
 static void *cached(id_cache *c, int64_t id, void *(*classify)(char *))
 {
     int64_t i;
-    if (pdb_strmap_get(c->index, (const char *)&id, sizeof id, &i))
-        return c->v[i];
-    c->v = pdb_xrealloc(c->v, (size_t)(c->n + 1) * sizeof *c->v);
-    c->v[c->n] = classify(lookup_text(c, id));
-    pdb_strmap_put(c->index, (const char *)&id, sizeof id, c->n);
-    return c->v[c->n++];
+    if (c->last && id == c->last_id)
+        return c->last;
+    if (!pdb_idmap_get(&c->index, id, &i)) {
+        c->v = pdb_xrealloc(c->v, (size_t)(c->n + 1) * sizeof *c->v);
+        c->v[c->n] = classify(lookup_text(c, id));
+        pdb_idmap_put(&c->index, id, c->n);
+        i = c->n++;
+    }
+    c->last_id = id;
+    return c->last = c->v[i];
 }
 
 static void free_cache(id_cache *c)
@@ -98,7 +136,7 @@ static void free_cache(id_cache *c)
         free(c->v[i]);
     }
     free(c->v);
-    pdb_strmap_free(c->index);
+    pdb_idmap_free(&c->index);
     sqlite3_finalize(c->text_of);
 }
 
@@ -126,37 +164,68 @@ typedef struct {
     pdb_idle_acc *idle[2];
     pdb_ops_acc *ops;
     pdb_steps_acc *steps;
+    pdb_attr_acc *attr;
     pdb_hta_mode hta;
 } accs;
 
-/* HTA's view of a GPU event: kept, rounded, launched before the cut. */
-static void feed_hta(accs *a, const pdb_row *r)
+/* HTA's view of a row: X events with a category other than Trace, rounded;
+ * with the last step dropped, HTA's kernels (GPUKernelFilter: a stream and
+ * a correlation >= 0, or a device-wide sync) stay when launched before the
+ * cut and every other event when it starts before it. Events on a stream
+ * other than -1 make the temporal breakdown; kernels and annotation ranges
+ * make the hta rows of analysis_annotations. */
+static int feed_hta(accs *a, const pdb_row *r)
 {
-    if (!r->ph_x || !r->cat || r->cat->trace || sqlite3_value_type(r->stream) != SQLITE_INTEGER)
-        return;
-    int64_t start = r->ts, end = r->ts + r->dur, launch = r->launch, ignore;
+    if (!r->ph_x || !r->cat || r->cat->trace)
+        return PDB_OK;
+    int64_t stream = pdb_hta_stream(r->stream);
+    bool kernel = (stream >= 0 && r->has_corr && r->corr >= 0) || r->name->device_sync;
+    bool range = r->cat->annotation || r->cat->gpu_range;
+    if (stream == -1 && !kernel && !range)
+        return PDB_OK;
+    int64_t start = r->ts, end = r->ts + r->dur, launch = r->launch;
     if (a->hta.round) {
         pdb_hta_round(r->ts, r->dur, &start, &end);
         if (r->has_launch)
-            pdb_hta_round(r->launch, 0, &launch, &ignore);
+            launch = pdb_hta_ceil(r->launch);
     }
-    if (a->hta.drop_last && !(r->has_launch && launch < a->hta.cutoff))
-        return;
-    pdb_gpu_acc_add(a->gpu[1], r, start, end);
-    if (r->cat->hta_idle)
-        pdb_idle_acc_add(a->idle[1], r->stream, start, end, r->has_launch, launch);
+    if (a->hta.drop_last &&
+        !(kernel ? r->has_launch && launch < a->hta.cutoff : start < a->hta.cutoff))
+        return PDB_OK;
+    if (stream != -1) {
+        pdb_gpu_acc_add(a->gpu[1], r, start, end);
+        if (r->cat->hta_idle)
+            pdb_idle_acc_add(a->idle[1], r->stream, start, end, r->has_launch, launch);
+    }
+    if (kernel)
+        pdb_attr_hta_kernel(a->attr, r, start, end);
+    return range ? pdb_attr_range(a->attr, r, true, start, end) : PDB_OK;
 }
 
-static void feed(accs *a, const pdb_row *r)
+static int feed(accs *a, pdb_row *r)
 {
+    r->in_step = pdb_steps_acc_step_at(a->steps, r->ts, &r->step);
+    bool op = !r->gpu && !(r->cat && (r->cat->trace || r->cat->gpu_annotation));
+    if (op) { /* the profiler's span and GPU annotations are not ops */
+        if (pdb_ops_acc_add(a->ops, r) != PDB_OK)
+            return PDB_ERR;
+        if (r->launches > 0 && pdb_attr_launcher(a->attr, r) != PDB_OK)
+            return PDB_ERR;
+    }
+    if (r->has_corr && sqlite3_value_type(r->stream) != SQLITE_NULL &&
+        pdb_attr_resolve(a->attr, r) != PDB_OK)
+        return PDB_ERR;
     if (r->gpu) {
         pdb_gpu_acc_add(a->gpu[0], r, r->ts, r->ts + r->dur);
         pdb_idle_acc_add(a->idle[0], r->stream, r->ts, r->ts + r->dur, r->has_launch, r->launch);
-    } else if (!(r->cat && (r->cat->trace || r->cat->gpu_annotation))) {
-        pdb_ops_acc_add(a->ops, r); /* the profiler's span and GPU annotations are not ops */
+        if (pdb_attr_gpu(a->attr, r) != PDB_OK)
+            return PDB_ERR;
     }
+    if (r->cat && (r->cat->annotation || r->cat->gpu_range) &&
+        pdb_attr_range(a->attr, r, false, r->ts, r->ts + r->dur) != PDB_OK)
+        return PDB_ERR;
     pdb_steps_acc_add(a->steps, r);
-    feed_hta(a, r);
+    return feed_hta(a, r);
 }
 
 static void row_from(sqlite3_stmt *st, id_cache *names, id_cache *cats, pdb_row *r)
@@ -166,8 +235,10 @@ static void row_from(sqlite3_stmt *st, id_cache *names, id_cache *cats, pdb_row 
                    .stream = sqlite3_column_value(st, 4), .ph_x = sqlite3_column_int(st, 5),
                    .pid = sqlite3_column_value(st, 6), .tid = sqlite3_column_value(st, 7),
                    .dims = (const char *)sqlite3_column_text(st, 8),
-                   .has_launch = sqlite3_column_type(st, 9) != SQLITE_NULL,
-                   .launch = sqlite3_column_int64(st, 9)};
+                   .id = sqlite3_column_int64(st, 9),
+                   .has_corr = sqlite3_column_type(st, 10) != SQLITE_NULL,
+                   .corr = sqlite3_column_int64(st, 10),
+                   .launches = sqlite3_column_int64(st, 11)};
     r->name = cached(names, r->name_id, classify_name);
     r->cat = sqlite3_column_type(st, 3) == SQLITE_NULL ? NULL : cached(cats, r->cat_id, classify_cat);
     r->gpu = sqlite3_value_type(r->stream) != SQLITE_NULL && !(r->cat && r->cat->cpu_side);
@@ -186,35 +257,45 @@ static int read_rows(sqlite3 *db, int64_t trace_id, id_cache *names, id_cache *c
         row_from(st, names, cats, &r);
         assert(r.ts >= prev_ts); /* every accumulator relies on start order */
         prev_ts = r.ts;
-        feed(a, &r);
+        if (feed(a, &r) != PDB_OK) {
+            sqlite3_finalize(st);
+            return PDB_ERR;
+        }
     }
     sqlite3_finalize(st);
     return step == SQLITE_DONE ? PDB_OK : pdb_db_fail(db, "analysis query failed");
 }
 
+/* Deferred attributions first (their GPU time goes to the ops), then
+ * analysis_ops, which the annotation rows take their GPU time from. */
 static int write_all(sqlite3 *db, int64_t run_id, int rank, accs *a)
 {
     static const char *const modes[] = {"exact", "hta"};
+    if (pdb_attr_acc_finish(a->attr) != PDB_OK || pdb_ops_acc_write(a->ops) != PDB_OK ||
+        pdb_attr_acc_write(a->attr) != PDB_OK)
+        return PDB_ERR;
     for (int m = 0; m < 2; m++)
         if (pdb_gpu_acc_write(a->gpu[m], db, run_id, rank, modes[m]) != PDB_OK ||
             pdb_idle_acc_write(a->idle[m], db, run_id, rank) != PDB_OK)
             return PDB_ERR;
-    if (pdb_ops_acc_write(a->ops, db, run_id, rank) != PDB_OK)
-        return PDB_ERR;
     return pdb_steps_acc_write(a->steps, db, run_id, rank);
 }
 
 int pdb_analyze_trace(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank)
 {
-    id_cache names = {.index = pdb_strmap_new()};
-    id_cache cats = {.index = pdb_strmap_new()};
-    accs a = {{pdb_gpu_acc_new(), pdb_gpu_acc_new()},
-              {pdb_idle_acc_new(false), pdb_idle_acc_new(true)}, pdb_ops_acc_new(), NULL, {0}};
+    id_cache names = {0}, cats = {0};
+    accs a = {{pdb_gpu_acc_new(false), pdb_gpu_acc_new(true)},
+              {pdb_idle_acc_new(false), pdb_idle_acc_new(true)},
+              NULL, NULL, NULL, {0}};
     int rc = pdb_db_prepare(db, "SELECT value FROM strings WHERE id = ?", &names.text_of);
     if (rc == PDB_OK)
         rc = pdb_db_prepare(db, "SELECT value FROM strings WHERE id = ?", &cats.text_of);
     if (rc == PDB_OK)
         rc = pdb_steps_acc_new(db, trace_id, &a.steps);
+    if (rc == PDB_OK)
+        a.ops = pdb_ops_acc_new(db, run_id, rank, a.steps);
+    if (rc == PDB_OK)
+        rc = pdb_attr_acc_new(db, run_id, trace_id, rank, a.ops, &a.attr);
     if (rc == PDB_OK)
         rc = pdb_hta_settings(db, trace_id, &a.hta);
     if (rc == PDB_OK)
@@ -225,6 +306,7 @@ int pdb_analyze_trace(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank)
         pdb_gpu_acc_free(a.gpu[m]);
         pdb_idle_acc_free(a.idle[m]);
     }
+    pdb_attr_acc_free(a.attr);
     pdb_ops_acc_free(a.ops);
     pdb_steps_acc_free(a.steps);
     free_cache(&names);

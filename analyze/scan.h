@@ -13,12 +13,23 @@
 
 #include "analyze/analyze.h"
 
+/* Op families measured by their outermost calls (a call inside another
+ * call of its family is not counted again): copies (aten::to ->
+ * aten::_to_copy -> aten::copy_) and device-to-host syncs (aten::item ->
+ * aten::_local_scalar_dense -> cudaMemcpyAsync + cudaStreamSynchronize;
+ * explicit synchronize calls). */
+enum { PDB_FAMILY_NONE, PDB_FAMILY_COPY, PDB_FAMILY_SYNC, PDB_FAMILY_COUNT };
+
 typedef struct {
     char *text;
     pdb_kernel_type kt;     /* as a GPU event name */
+    pdb_kernel_type kt_hta; /* the same by HTA's rule */
     bool profiler_step;     /* "ProfilerStep#N" */
     bool dataloader;        /* mentions DataLoader */
     bool memset;            /* a Memset (vs Memcpy) */
+    bool module;            /* "nn.Module: ..." (python_function of with_modules) */
+    int family;             /* PDB_FAMILY_*: ops whose nesting findings must not add */
+    bool device_sync;       /* "Event Sync" or "Context Sync" (stream -1, still GPU work) */
 } pdb_name_info;
 
 typedef struct {
@@ -28,9 +39,14 @@ typedef struct {
     bool trace;             /* the profiler's own 'Trace' span */
     bool gpu_annotation;    /* 'gpu_*' categories other than copies/sets */
     bool hta_idle;          /* kernel, gpu_memcpy, gpu_memset, mtia_ccp_events */
+    bool op;                /* cpu_op, or Operator as older profilers wrote it */
+    bool annotation;        /* user_annotation (record_function ranges) */
+    bool gpu_range;         /* gpu_user_annotation (those ranges on the GPU timeline) */
+    bool python;            /* python_function */
 } pdb_cat_info;
 
 typedef struct pdb_row {
+    int64_t id;                     /* slices.id */
     int64_t ts, dur;
     int64_t name_id, cat_id;        /* cat_id 0: no category */
     const pdb_name_info *name;
@@ -39,13 +55,27 @@ typedef struct pdb_row {
     const char *dims;               /* Input Dims JSON or "" */
     bool ph_x;
     bool gpu;                       /* a GPU event in exact mode */
+    bool has_corr;
+    int64_t corr;                   /* args.correlation */
+    int64_t launches;               /* a CPU-side row that is the first of its correlation:
+                                       how many GPU events it launched, else 0 */
+    bool in_step;
+    int64_t step;                   /* the ProfilerStep number whose window holds ts */
     bool has_launch;
     int64_t launch;                 /* start of the launching runtime call */
+    int64_t launch_id;              /* its slices.id */
 } pdb_row;
+
+/* String ids (-1: none) of what encloses a launch (attr_pass.c). */
+typedef struct {
+    int64_t op, top_op, annotation, module;
+} pdb_ctx_names;
+
+typedef struct pdb_steps_acc pdb_steps_acc;
 
 /* GPU time: sweep by kernel type and per-kernel statistics. */
 typedef struct pdb_gpu_acc pdb_gpu_acc;
-pdb_gpu_acc *pdb_gpu_acc_new(void);
+pdb_gpu_acc *pdb_gpu_acc_new(bool hta);
 void pdb_gpu_acc_add(pdb_gpu_acc *a, const pdb_row *r, int64_t start, int64_t end);
 int pdb_gpu_acc_write(pdb_gpu_acc *a, sqlite3 *db, int64_t run_id, int rank, const char *mode);
 void pdb_gpu_acc_free(pdb_gpu_acc *a);
@@ -58,18 +88,52 @@ void pdb_idle_acc_add(pdb_idle_acc *a, sqlite3_value *stream, int64_t start, int
 int pdb_idle_acc_write(pdb_idle_acc *a, sqlite3 *db, int64_t run_id, int rank);
 void pdb_idle_acc_free(pdb_idle_acc *a);
 
-/* CPU operators with self time. */
+/* CPU operators with self time, per-step op totals (written as steps end),
+ * and the contexts GPU time is attributed to. */
 typedef struct pdb_ops_acc pdb_ops_acc;
-pdb_ops_acc *pdb_ops_acc_new(void);
-void pdb_ops_acc_add(pdb_ops_acc *a, const pdb_row *r);
-int pdb_ops_acc_write(pdb_ops_acc *a, sqlite3 *db, int64_t run_id, int rank);
+pdb_ops_acc *pdb_ops_acc_new(sqlite3 *db, int64_t run_id, int rank, pdb_steps_acc *steps);
+int pdb_ops_acc_add(pdb_ops_acc *a, const pdb_row *r);
+/* The context node of the frames enclosing the row just added (-1: none)
+ * and the slices.id of the innermost op among them (-1: none). */
+int32_t pdb_ops_acc_context(pdb_ops_acc *a, int64_t *op_slice);
+/* Adds GPU time launched from a context. */
+void pdb_ops_acc_gpu(pdb_ops_acc *a, int32_t node, int64_t dur);
+/* The names of a context (module paths are interned in strings). */
+int pdb_ops_acc_names(pdb_ops_acc *a, int32_t node, pdb_ctx_names *out);
+int pdb_ops_acc_write(pdb_ops_acc *a);
 void pdb_ops_acc_free(pdb_ops_acc *a);
 
+/* Attribution of GPU events to what launched them (attr_pass.c). */
+typedef struct pdb_attr_acc pdb_attr_acc;
+int pdb_attr_acc_new(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank, pdb_ops_acc *ops,
+                     pdb_attr_acc **out);
+/* A CPU-side row with launches > 0, right after pdb_ops_acc_add. */
+int pdb_attr_launcher(pdb_attr_acc *a, const pdb_row *r);
+/* Fills has_launch, launch and launch_id of a row with a correlation. */
+int pdb_attr_resolve(pdb_attr_acc *a, pdb_row *r);
+/* An exact-mode GPU event: its attribution row. */
+int pdb_attr_gpu(pdb_attr_acc *a, const pdb_row *r);
+/* A kernel or a gpu_user_annotation range on HTA's terms (hta_kernel: HTA's
+ * GPUKernelFilter; times rounded), for the hta rows of analysis_annotations. */
+void pdb_attr_hta_kernel(pdb_attr_acc *a, const pdb_row *r, int64_t start, int64_t end);
+/* Annotation ranges (user_annotation, gpu_user_annotation) in either mode. */
+int pdb_attr_range(pdb_attr_acc *a, const pdb_row *r, bool hta, int64_t start, int64_t end);
+/* After the scan: GPU events that came before their launcher get its
+ * context (and their time reaches the ops: call before pdb_ops_acc_write). */
+int pdb_attr_acc_finish(pdb_attr_acc *a);
+/* analysis_annotations (after pdb_ops_acc_write, whose rows it reads). */
+int pdb_attr_acc_write(pdb_attr_acc *a);
+void pdb_attr_acc_free(pdb_attr_acc *a);
+
 /* Step windows split by category. */
-typedef struct pdb_steps_acc pdb_steps_acc;
 int pdb_steps_acc_new(sqlite3 *db, int64_t trace_id, pdb_steps_acc **out);
 void pdb_steps_acc_add(pdb_steps_acc *a, const pdb_row *r);
 int pdb_steps_acc_write(pdb_steps_acc *a, sqlite3 *db, int64_t run_id, int rank);
+/* The number of the ProfilerStep whose window holds ts (ts nondecreasing
+ * from call to call); false outside every step. */
+bool pdb_steps_acc_step_at(pdb_steps_acc *a, int64_t ts, int64_t *step);
+/* Adds an outermost call of an op family (PDB_FAMILY_*) to a step. */
+void pdb_steps_acc_family(pdb_steps_acc *a, int64_t step, int family, int64_t dur);
 void pdb_steps_acc_free(pdb_steps_acc *a);
 
 /* Values of pid, tid or stream as hashable bytes (type tag + value). */

@@ -18,13 +18,16 @@ enum { C_KERNEL, C_MEMCPY, C_MEMSET, C_RUNTIME, C_DATALOADER, C_CPU_EXEC, C_COUN
 
 typedef struct {
     char *name;
+    int64_t num;        /* N of ProfilerStep#N */
     int64_t ts, end;
     pdb_sweep w;
+    int64_t family[PDB_FAMILY_COUNT]; /* outermost copy and sync calls starting here */
 } step;
 
 struct pdb_steps_acc {
     step *v;
     int n, first;
+    int at;         /* pdb_steps_acc_step_at's cursor: the last window started so far */
 };
 
 /* CPU-side ProfilerStep#N annotations (not the GPU-side copies Kineto adds). */
@@ -47,7 +50,9 @@ int pdb_steps_acc_new(sqlite3 *db, int64_t trace_id, pdb_steps_acc **out)
             a->v = pdb_xrealloc(a->v, (size_t)cap * sizeof *a->v);
         }
         step *s = &a->v[a->n++];
+        *s = (step){0};
         s->name = pdb_xstrdup((const char *)sqlite3_column_text(st, 0));
+        s->num = atoll(s->name + strlen("ProfilerStep#"));
         s->ts = sqlite3_column_int64(st, 1);
         s->end = s->ts + sqlite3_column_int64(st, 2);
         pdb_sweep_init(&s->w, C_COUNT);
@@ -89,13 +94,34 @@ void pdb_steps_acc_add(pdb_steps_acc *a, const pdb_row *r)
     }
 }
 
+bool pdb_steps_acc_step_at(pdb_steps_acc *a, int64_t ts, int64_t *num)
+{
+    while (a->at + 1 < a->n && a->v[a->at + 1].ts <= ts)
+        a->at++;
+    if (a->n == 0 || a->v[a->at].ts > ts || ts >= a->v[a->at].end)
+        return false;
+    *num = a->v[a->at].num;
+    return true;
+}
+
+void pdb_steps_acc_family(pdb_steps_acc *a, int64_t num, int family, int64_t dur)
+{
+    /* The op started in the window pdb_steps_acc_step_at found last or an
+     * earlier one: a few steps back at most. */
+    for (int i = a->at; i >= 0 && i < a->n; i--)
+        if (a->v[i].num == num) {
+            a->v[i].family[family] += dur;
+            return;
+        }
+}
+
 int pdb_steps_acc_write(pdb_steps_acc *a, sqlite3 *db, int64_t run_id, int rank)
 {
     if (a->n == 0)
         return PDB_OK;
     sqlite3_stmt *st;
     if (pdb_db_prepare(db, "INSERT OR REPLACE INTO analysis_steps VALUES"
-                           " (?,?,?,?,?,?,?,?,?,?,?,?,?)", &st) != PDB_OK)
+                           " (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &st) != PDB_OK)
         return PDB_ERR;
     int rc = PDB_OK;
     for (int i = 0; i < a->n && rc == PDB_OK; i++) {
@@ -107,12 +133,14 @@ int pdb_steps_acc_write(pdb_steps_acc *a, sqlite3 *db, int64_t run_id, int rank)
         sqlite3_bind_int64(st, 1, run_id);
         sqlite3_bind_int(st, 2, rank);
         sqlite3_bind_text(st, 3, s->name, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 4, atoll(s->name + 13));
+        sqlite3_bind_int64(st, 4, s->num);
         sqlite3_bind_int64(st, 5, s->ts);
         sqlite3_bind_int64(st, 6, dur);
         for (int c = 0; c < C_COUNT; c++)
             sqlite3_bind_int64(st, 7 + c, by[c]);
         sqlite3_bind_int64(st, 7 + C_COUNT, dur - covered);
+        sqlite3_bind_int64(st, 8 + C_COUNT, s->family[PDB_FAMILY_COPY]);
+        sqlite3_bind_int64(st, 9 + C_COUNT, s->family[PDB_FAMILY_SYNC]);
         rc = pdb_db_step_done(db, st);
     }
     sqlite3_finalize(st);

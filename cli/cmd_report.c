@@ -118,6 +118,8 @@ int cmd_report(int argc, char **argv, pdb_cli *cli)
         {PDB_OPT_INT, "skip-first", 0, &ctx.skip_first, "N", "phases: drop the first N steps"},
         {PDB_OPT_FLAG, "by-shape", 0, &ctx.by_shape, NULL, "ops: one row per input shape"},
         {PDB_OPT_STRING, "compat", 0, &ctx.compat, "TOOL", "trace passes: 'hta' for HTA's conventions"},
+        {PDB_OPT_STRING, "by", 0, &ctx.by, "KEY", "kernels: GPU time by op, top-op, annotation, gpu-annotation, module or step"},
+        {PDB_OPT_STRING, "names", 0, &ctx.names, "full|short", "trace reports: kernel and op names (default: short in tables, full in CSV/JSON)"},
         {PDB_OPT_STRING, "out", 'o', &outdir, "DIR", "write a report folder (index.md, CSVs, charts)"},
         {0},
     };

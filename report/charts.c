@@ -7,13 +7,16 @@
 #include "common/xalloc.h"
 #include "render/chart.h"
 #include "report/queries.h"
+#include "report/thresholds.h"
+#include "report/trace_sql.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
 typedef struct {
     pdb_chart_spec spec;
-    const char *query; /* in report/queries/charts.sql: ?1 run_id, ?2 top */
+    const char *query; /* in report/queries/charts.sql: ?1 run_id, ?2 top, ?3 and ?4 the
+                          straggler test's level and minimum effect */
 } chart_def;
 
 static const chart_def charts[] = {
@@ -28,7 +31,8 @@ static const chart_def charts[] = {
      "charts.top_kernels"},
     {{"top-ops", "Top CPU ops by self time (all ranks)", "milliseconds", PDB_CHART_HBAR, false, 1},
      "charts.top_ops"},
-    {{"rank-steps", "Mean step time per rank (straggler in red)", "milliseconds", PDB_CHART_RANKS,
+    {{"rank-steps", "Mean step time per rank (a straggler, by the ranks report's test, in red)",
+      "milliseconds", PDB_CHART_RANKS,
       false, 2},
      "charts.rank_steps"},
     {{"step-hist", "Distribution of step times", "step time (ms)", PDB_CHART_HIST, false, 3},
@@ -55,11 +59,15 @@ static int write_one(sqlite3 *db, const chart_def *d, int64_t run_id, const char
                      const char *dir, long top, bool *written)
 {
     sqlite3_stmt *st;
-    if (pdb_report_prepare(db, d->query, &st) != PDB_OK)
+    if (pdb_trace_sql_functions(db) != PDB_OK || pdb_report_prepare(db, d->query, &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, run_id);
     if (sqlite3_bind_parameter_count(st) >= 2)
         sqlite3_bind_int64(st, 2, top);
+    if (sqlite3_bind_parameter_count(st) >= 4) {
+        sqlite3_bind_double(st, 3, PDB_STRAGGLER_ALPHA);
+        sqlite3_bind_double(st, 4, PDB_STRAGGLER_MIN_PCT);
+    }
     int rc = pdb_chart_write(st, &d->spec, subtitle, dir, written);
     sqlite3_finalize(st);
     return rc;

@@ -35,6 +35,8 @@ typedef struct pdb_report_ctx {
     long skip_first;          /* --skip-first N warm-up steps (phases) */
     bool by_shape;            /* --by-shape (ops) */
     const char *compat;       /* --compat hta (trace passes) */
+    const char *by;           /* --by KEY (kernels: op, top-op, annotation, ...) */
+    const char *names;        /* --names full|short (trace reports) */
 } pdb_report_ctx;
 
 typedef struct pdb_report {
@@ -69,6 +71,7 @@ int pdb_report_gpu(pdb_report_ctx *ctx);
 int pdb_report_kernel_types(pdb_report_ctx *ctx);
 int pdb_report_kernels(pdb_report_ctx *ctx);
 int pdb_report_ops(pdb_report_ctx *ctx);
+int pdb_report_annotations(pdb_report_ctx *ctx);
 int pdb_report_steps(pdb_report_ctx *ctx);
 int pdb_report_idle(pdb_report_ctx *ctx);
 int pdb_report_launch(pdb_report_ctx *ctx);

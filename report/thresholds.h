@@ -19,6 +19,14 @@
 /* Trace insights: GPU idle above this share of its kernel time. */
 #define PDB_GPU_IDLE_PCT 50.0
 
+/* Trace ranks: a rank is a straggler when the one-sided Mann-Whitney test
+ * says its step times are longer than the other ranks' at this level
+ * (Bonferroni-corrected over the ranks) and its mean step is at least
+ * PDB_STRAGGLER_MIN_PCT above theirs: a difference of a few percent can be
+ * real and still not worth a user's time. */
+#define PDB_STRAGGLER_ALPHA 0.01
+#define PDB_STRAGGLER_MIN_PCT 5.0
+
 /* Step-log insights (the profilers' own guides): data generation of batch
  * time, host-to-device transfer of step time, peak RAM, peak GPU memory. */
 #define PDB_DATA_GENERATION_PCT 30.0

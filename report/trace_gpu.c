@@ -1,11 +1,16 @@
 /* trace_gpu.c: the GPU reports over the trace analysis tables: gpu,
- * kernel-types and kernels (report/queries/trace_gpu.sql). --compat hta
- * selects HTA's conventions. */
+ * kernel-types, kernels, and kernels --by KEY (GPU time by what launched
+ * it); report/queries/trace_gpu.sql. --compat hta selects HTA's
+ * conventions, and for gpu HTA's column names. */
 #include "report/reports.h"
 #include "common/error.h"
+#include "report/trace_sql.h"
+
+#include <string.h>
 
 /* A GPU report: says so and prints nothing when the run has no GPU events. */
-static int gpu_report(pdb_report_ctx *ctx, const char *name, const char *query)
+static int gpu_report(pdb_report_ctx *ctx, const char *name, const char *query,
+                      const char *hta_query)
 {
     const char *mode;
     bool ok;
@@ -17,20 +22,59 @@ static int gpu_report(pdb_report_ctx *ctx, const char *name, const char *query)
                            "reports do not apply; 'ops' covers the CPU side",
                            &ok) != PDB_OK)
         return PDB_ERR;
-    return ok ? pdb_report_query_mode(ctx, query, mode) : PDB_OK;
+    if (!ok)
+        return PDB_OK;
+    return pdb_trace_query(ctx, strcmp(mode, "hta") == 0 ? hta_query : query, mode, NULL);
 }
 
 int pdb_report_gpu(pdb_report_ctx *ctx)
 {
-    return gpu_report(ctx, "gpu", "trace_gpu.gpu");
+    return gpu_report(ctx, "gpu", "trace_gpu.gpu", "trace_gpu.gpu_hta");
 }
 
 int pdb_report_kernel_types(pdb_report_ctx *ctx)
 {
-    return gpu_report(ctx, "kernel-types", "trace_gpu.kernel_types");
+    return gpu_report(ctx, "kernel-types", "trace_gpu.kernel_types", "trace_gpu.kernel_types");
+}
+
+/* kernels --by KEY: the attribution keys and their queries. */
+static const struct {
+    const char *key, *query;
+} by_keys[] = {
+    {"op", "trace_gpu.by_op"},
+    {"top-op", "trace_gpu.by_top_op"},
+    {"annotation", "trace_gpu.by_annotation"},
+    {"gpu-annotation", "trace_gpu.by_gpu_annotation"},
+    {"module", "trace_gpu.by_module"},
+    {"step", "trace_gpu.by_step"},
+};
+
+static int kernels_by(pdb_report_ctx *ctx)
+{
+    const char *query = NULL, *mode;
+    for (size_t i = 0; i < sizeof by_keys / sizeof *by_keys; i++)
+        if (strcmp(ctx->by, by_keys[i].key) == 0)
+            query = by_keys[i].query;
+    if (!query)
+        return pdb_fail("unknown --by '%s' (expected op, top-op, annotation, gpu-annotation, "
+                        "module or step)",
+                        ctx->by);
+    if (pdb_report_mode(ctx, &mode) != PDB_OK)
+        return PDB_ERR;
+    if (strcmp(mode, "exact") != 0)
+        return pdb_fail("kernels --by is profdb's own attribution and has no --compat hta form "
+                        "(HTA's per-range sums are in 'annotations --compat hta')");
+    bool ok;
+    pdb_report_title(ctx, "kernels");
+    if (pdb_report_require(ctx, "kernels", "trace_gpu.by_require", mode,
+                           "no GPU events in this run: kernels --by does not apply", &ok) != PDB_OK)
+        return PDB_ERR;
+    return ok ? pdb_trace_query(ctx, query, mode, ctx->by) : PDB_OK;
 }
 
 int pdb_report_kernels(pdb_report_ctx *ctx)
 {
-    return gpu_report(ctx, "kernels", "trace_gpu.kernels");
+    if (ctx->by)
+        return kernels_by(ctx);
+    return gpu_report(ctx, "kernels", "trace_gpu.kernels", "trace_gpu.kernels");
 }

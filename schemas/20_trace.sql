@@ -149,9 +149,12 @@ FROM metadata_events WHERE name = 'thread_name';
 -- Indexes named bulk_* are dropped at the start of an ingest whose inputs
 -- are large next to what the database holds, and rebuilt at its end (inside
 -- the same transaction): bulk loads stay fast and queries still find them.
-CREATE INDEX bulk_slices_trace_ts ON slices (trace_id, ts);
--- Runtime call <-> GPU event lookups (launch delays, idle time, HTA's filter).
-CREATE INDEX bulk_slices_correlation ON slices (trace_id, correlation)
+-- Start order, longest first on ties: the order the analysis scan reads.
+CREATE INDEX bulk_slices_trace_ts ON slices (trace_id, ts, dur DESC);
+-- Runtime call <-> GPU event lookups (launch delays, idle time, HTA's filter,
+-- attribution). Covering: a correlation's rows are told apart (CPU side or
+-- GPU event, earliest first) without reading the table.
+CREATE INDEX bulk_slices_correlation ON slices (trace_id, correlation, ts, cat, stream)
     WHERE correlation IS NOT NULL;
 CREATE INDEX bulk_flows_trace ON flows (trace_id, id);
 CREATE INDEX bulk_counters_trace ON counters (trace_id, ts);

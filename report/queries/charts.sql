@@ -37,10 +37,22 @@ SELECT name AS op, sum(self_ns) / 1e6 AS "self time" FROM analysis_ops
  ORDER BY 2 DESC, name LIMIT ?2
 
 -- name: rank_steps
-WITH r AS (SELECT rank, avg(dur_ns) / 1e6 AS ms FROM analysis_steps WHERE run_id = ?1
- GROUP BY rank)
- SELECT 'rank ' || rank, ms AS "mean step", ms = max(ms) OVER () AS straggler
- FROM r ORDER BY rank
+-- Mean step per rank; red only for a straggler by the ranks report's rule
+-- (trace_steps.ranks: one-sided Mann-Whitney p * ranks below ?3 and a mean
+-- step ?4 percent above the other ranks'). Keep the two alike.
+WITH s AS (SELECT rank, dur_ns FROM analysis_steps WHERE run_id = ?1),
+ pooled AS (SELECT rank, dur_ns, rank() OVER (ORDER BY dur_ns)
+   + (count(*) OVER (PARTITION BY dur_ns) - 1) / 2.0 AS r FROM s),
+ tot AS (SELECT count(*) AS n, sum(dur_ns) AS sum_ns, count(DISTINCT rank) AS ranks,
+   (SELECT coalesce(sum(t * t * t - t), 0) FROM (SELECT count(*) AS t FROM s GROUP BY dur_ns))
+   AS ties FROM s),
+ per AS (SELECT rank, count(*) AS n1, sum(r) - count(*) * (count(*) + 1) / 2.0 AS u,
+   sum(dur_ns) AS sum_ns, avg(dur_ns) AS mean_ns FROM pooled GROUP BY rank)
+ SELECT 'rank ' || per.rank, mean_ns / 1e6 AS "mean step",
+ coalesce(tot.ranks > 1 AND mann_whitney_p(u, n1, tot.n - n1, tot.ties) * tot.ranks < ?3
+   AND 100.0 * (mean_ns - 1.0 * (tot.sum_ns - per.sum_ns) / (tot.n - n1))
+     / (1.0 * (tot.sum_ns - per.sum_ns) / (tot.n - n1)) >= ?4, 0) AS straggler
+ FROM per, tot ORDER BY per.rank
 
 -- name: step_hist
 SELECT step, dur_ns / 1e6 AS "step time" FROM analysis_steps WHERE run_id = ?1

@@ -1,14 +1,35 @@
 -- trace_gpu.sql: the GPU reports over the trace analysis tables: gpu,
--- kernel-types and kernels (report/trace_gpu.c).
+-- kernel-types, kernels and kernels --by KEY (report/trace_gpu.c).
 -- A query starts at "-- name: NAME" and is known to C as trace_gpu.NAME
--- (common/query.h). ?1 is the run_id, ?2 the analysis mode ('exact', or
--- 'hta' with --compat hta), ?3 --top N (-1: every row).
+-- (common/query.h); a fragment is SQL that queries below pull in with
+-- "-- include: NAME". ?1 is the run_id, ?2 the analysis mode ('exact', or
+-- 'hta' with --compat hta), ?3 --top N (-1: every row), ?4 1 for short names
+-- (short_name() and name_tag(), report/trace_sql.h), ?5 the --by key.
 
 -- name: require
 -- Whether the run has GPU events at all (the GPU reports need them).
 SELECT count(*) FROM analysis_gpu WHERE run_id = ?1 AND mode = ?2
 
 -- name: gpu
+-- Default mode: every column says what it holds. span: first GPU event
+-- start to last end (HTA calls it kernel time); busy: time any GPU event
+-- runs; idle = span - busy; compute: time a COMPUTATION event runs;
+-- non_compute = busy - compute; percentages are of the span; event_sum:
+-- the GPU events' durations added up (overlaps count twice).
+SELECT g.rank, kernel_time_ns AS span_ns, busy_ns, idle_ns, compute_ns, non_compute_ns,
+ 100.0 * idle_ns / kernel_time_ns AS idle_pct,
+ 100.0 * compute_ns / kernel_time_ns AS compute_pct,
+ 100.0 * non_compute_ns / kernel_time_ns AS non_compute_pct,
+ CASE WHEN comm_ns > 0 THEN 100.0 * comm_comp_overlap_ns / comm_ns END
+   AS comm_comp_overlap_pct,
+ gpu_events,
+ (SELECT sum(total_ns) FROM analysis_kernels k WHERE k.run_id = ?1 AND k.mode = ?2
+   AND k.rank = g.rank) AS event_sum_ns
+ FROM analysis_gpu g WHERE run_id = ?1 AND mode = ?2 ORDER BY rank
+
+-- name: gpu_hta
+-- --compat hta: HTA's get_temporal_breakdown columns, by HTA's names
+-- (kernel_time is the span from the first GPU event to the last).
 SELECT rank, kernel_time_ns, idle_ns, compute_ns, non_compute_ns,
  100.0 * idle_ns / kernel_time_ns AS idle_pct,
  100.0 * compute_ns / kernel_time_ns AS compute_pct,
@@ -26,15 +47,97 @@ SELECT rank, kernel_type, time_ns,
 
 -- name: kernels
 -- The top ?3 kernels of each rank, then one 'others' row for the rest.
+-- Short names get a tag of their full name where two share one.
 WITH k AS (SELECT rank, name, kernel_type, count, total_ns, mean_ns, min_ns, max_ns,
    std_ns, 100.0 * total_ns / sum(total_ns) OVER (PARTITION BY rank) AS share_pct,
-   row_number() OVER (PARTITION BY rank ORDER BY total_ns DESC, name) AS n
-   FROM analysis_kernels WHERE run_id = ?1 AND mode = ?2)
- SELECT rank, name, kernel_type, count, total_ns, mean_ns, min_ns, max_ns, std_ns,
+   row_number() OVER (PARTITION BY rank ORDER BY total_ns DESC, name) AS n,
+   CASE WHEN ?4 THEN short_name(name) END AS sname
+   FROM analysis_kernels WHERE run_id = ?1 AND mode = ?2),
+ t AS (SELECT *, CASE WHEN ?4 THEN sname || CASE WHEN count(*) OVER (PARTITION BY rank, sname) > 1
+   THEN ' [' || name_tag(name) || ']' ELSE '' END ELSE name END AS shown FROM k)
+ SELECT rank, shown AS name, kernel_type, count, total_ns, mean_ns, min_ns, max_ns, std_ns,
    share_pct FROM (
-   SELECT *, 0 AS others FROM k WHERE ?3 < 0 OR n <= ?3
+   SELECT *, 0 AS others FROM t WHERE ?3 < 0 OR n <= ?3
    UNION ALL
    SELECT rank, 'others', NULL, sum(count), sum(total_ns),
      1.0 * sum(total_ns) / sum(count), min(min_ns), max(max_ns), NULL, sum(share_pct),
-     NULL, 1 FROM k WHERE ?3 >= 0 AND n > ?3 GROUP BY rank)
+     NULL, NULL, 'others', 1 FROM t WHERE ?3 >= 0 AND n > ?3 GROUP BY rank)
  ORDER BY rank, others, total_ns DESC, name
+
+-- fragment: by_key
+-- GPU time per rank and attribution key (?5: op, top-op, annotation,
+-- gpu-annotation, module, step), from analysis_gpu_attribution. The groups
+-- do not overlap: with the row for events the key does not apply to (no
+-- op around the launch, ...) they add up to the rank's GPU event time.
+a AS (SELECT rank, CASE ?5 WHEN 'op' THEN op WHEN 'top-op' THEN top_op
+     WHEN 'annotation' THEN annotation WHEN 'gpu-annotation' THEN gpu_annotation
+     WHEN 'module' THEN module WHEN 'step' THEN step END AS key, name, dur_ns
+   FROM analysis_gpu_attribution WHERE run_id = ?1),
+ k AS (SELECT rank, key, name, count(*) AS events, sum(dur_ns) AS total_ns FROM a
+   GROUP BY rank, key, name),
+ -- one row per key; top_kernel is the name of the row with max(total_ns) (SQLite's bare
+ -- column of a max() aggregate)
+ g AS (SELECT rank, key, sum(events) AS events, sum(total_ns) AS total_ns,
+   count(*) AS distinct_kernels, name AS top_name, max(total_ns) FROM k GROUP BY rank, key),
+ r AS (SELECT g.*, 100.0 * total_ns / sum(total_ns) OVER (PARTITION BY rank) AS share_pct,
+   row_number() OVER (PARTITION BY rank ORDER BY key IS NULL, total_ns DESC, key) AS n,
+   CASE WHEN ?5 = 'step' THEN CAST(key AS TEXT)
+   ELSE (SELECT value FROM strings WHERE id = key) END AS label,
+   (SELECT value FROM strings WHERE id = top_name) AS top_kernel FROM g),
+ shown AS (SELECT rank, CASE WHEN label IS NULL THEN '(none)' WHEN ?4 AND ?5 <> 'step'
+   THEN short_name(label) ELSE label END AS key, events, distinct_kernels, total_ns,
+   1.0 * total_ns / events AS mean_ns, share_pct,
+   CASE WHEN ?4 THEN short_name(top_kernel) ELSE top_kernel END AS top_kernel,
+   0 AS others, n FROM r WHERE ?3 < 0 OR n <= ?3 OR label IS NULL
+   UNION ALL
+   SELECT rank, 'others', sum(events), NULL, sum(total_ns), 1.0 * sum(total_ns) / sum(events),
+   sum(share_pct), NULL, 1, NULL FROM r WHERE ?3 >= 0 AND n > ?3 AND label IS NOT NULL
+   GROUP BY rank)
+
+-- name: by_op
+-- kernels --by op: the innermost op around each launch; (none): no op.
+WITH
+-- include: by_key
+ SELECT rank, key AS op, events, distinct_kernels, total_ns, mean_ns, share_pct, top_kernel FROM shown
+ ORDER BY rank, others, key = '(none)', total_ns DESC, key
+
+-- name: by_top_op
+-- kernels --by top-op: the outermost op around each launch.
+WITH
+-- include: by_key
+ SELECT rank, key AS top_op, events, distinct_kernels, total_ns, mean_ns, share_pct, top_kernel FROM shown
+ ORDER BY rank, others, key = '(none)', total_ns DESC, key
+
+-- name: by_annotation
+-- kernels --by annotation: the innermost record_function range (not
+-- ProfilerStep) around each launch.
+WITH
+-- include: by_key
+ SELECT rank, key AS annotation, events, distinct_kernels, total_ns, mean_ns, share_pct, top_kernel
+ FROM shown ORDER BY rank, others, key = '(none)', total_ns DESC, key
+
+-- name: by_gpu_annotation
+-- kernels --by gpu-annotation: the gpu_user_annotation range each event
+-- falls in (HTA's rule).
+WITH
+-- include: by_key
+ SELECT rank, key AS gpu_annotation, events, distinct_kernels, total_ns, mean_ns, share_pct, top_kernel
+ FROM shown ORDER BY rank, others, key = '(none)', total_ns DESC, key
+
+-- name: by_module
+-- kernels --by module: the nn.Module path around each launch.
+WITH
+-- include: by_key
+ SELECT rank, key AS module, events, distinct_kernels, total_ns, mean_ns, share_pct, top_kernel FROM shown
+ ORDER BY rank, others, key = '(none)', total_ns DESC, key
+
+-- name: by_step
+-- kernels --by step: the ProfilerStep the launch lies in.
+WITH
+-- include: by_key
+ SELECT rank, key AS step, events, distinct_kernels, total_ns, mean_ns, share_pct, top_kernel FROM shown
+ ORDER BY rank, others, key = '(none)', CAST(key AS INTEGER), key
+
+-- name: by_require
+-- Whether the run has attributed GPU events (exact mode only).
+SELECT count(*) FROM analysis_gpu_attribution WHERE run_id = ?1

@@ -25,8 +25,8 @@ def main():
             name = re.sub(r"^ProfilerStep#\d+$", "ProfilerStep*", r["name"])
             g = got.setdefault(name, [0, 0.0, 0.0])
             g[0] += r["count"]
-            g[1] += r["self_us"]
-            g[2] += r["total_us"]
+            g[1] += r["cpu_self_us"]
+            g[2] += r["cpu_total_us"]
         want = {k["name"]: [k["count"], k["self_cpu_time_total"], k["cpu_time_total"]]
                 for k in oracle["key_averages"]}
         c.eq("op names", sorted(got), sorted(want))

@@ -76,7 +76,8 @@ def main():
             first, last, mt = brute_force(gpu_intervals(path))
             gpu = run_json("report", "--run", name, "gpu", "--unit", "ns", db=db)[0]
             busy = union(mt, 15)
-            c.eq(f"{name} kernel_time_ns", gpu["kernel_time_ns"], last - first)
+            c.eq(f"{name} span_ns", gpu["span_ns"], last - first)
+            c.eq(f"{name} busy_ns", gpu["busy_ns"], busy)
             c.eq(f"{name} idle_ns", gpu["idle_ns"], last - first - busy)
             c.eq(f"{name} compute_ns", gpu["compute_ns"], union(mt, 1))
             c.eq(f"{name} non_compute_ns", gpu["non_compute_ns"], busy - union(mt, 1))

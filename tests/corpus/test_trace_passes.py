@@ -10,7 +10,8 @@ computations from the raw trace JSON (and HTA's idle oracle).
 - launch: count, max delay and kernels shorter than their launch equal a
   join on correlation done here;
 - comm: count and bytes per collective kind from the NCCL args;
-- ranks: the straggler is the rank with the longest mean ProfilerStep."""
+- ranks: the mean ProfilerStep per rank; two steps per rank are too few to
+  call a straggler."""
 
 import glob
 import json
@@ -73,6 +74,13 @@ def check_comm(c, db, name, evs):
     c.eq(f"{name} collectives", {r["kind"]: [r["count"], r["bytes"]] for r in rows}, want)
 
 
+def oracle_files(oracles):
+    """HTA's answers: traces/oracles/ and traces/oracles_new/ (the seven traces
+    added last; the corpus is read-only here, so they are read where they are)."""
+    return sorted(glob.glob(os.path.join(oracles, "*.json")) +
+                  glob.glob(os.path.join(oracles + "_new", "*.json")))
+
+
 def main():
     c = Checker()
     oracles = need_corpus("traces", "oracles")
@@ -80,7 +88,7 @@ def main():
              "critical_path_alexnet_benchmark_result_2869224_1695835535_trace"}
     with tempdir() as tmp:
         db = os.path.join(tmp, "t.db")
-        for path in sorted(glob.glob(os.path.join(oracles, "*.json"))):
+        for path in oracle_files(oracles):
             oracle = json.load(open(path))
             name = os.path.basename(path)[:-5]
             trace = need_corpus("traces", oracle["trace_file"])
@@ -92,7 +100,9 @@ def main():
                 check_idle_exact(c, db, name, evs)
             check_launch(c, db, name, evs)
             check_comm(c, db, name, evs)
-        # Two ranks of one job: the straggler is the slower one.
+        # Two ranks of one job, two steps each: mean steps as written, and no
+        # straggler, since two steps against two cannot pass the test
+        # (test_trace_findings checks the rule where it can decide).
         r0 = need_corpus("traces", "trace_filter_sampled_rank-0.json.gz")
         r1 = need_corpus("traces", "trace_filter_sampled_rank-1.json.gz")
         run("ingest", "--quiet", "--run", "two", r0, r1, db=db)
@@ -102,8 +112,7 @@ def main():
             means[rank] = sum(durs) / len(durs)
         rows = run_json("report", "--run", "two", "ranks", "--unit", "ns", db=db)
         c.eq("mean step per rank", {r["rank"]: r["mean_step_ns"] for r in rows}, means)
-        slow = max(means, key=means.get)
-        c.eq("straggler", [r["rank"] for r in rows if r["note"] == "straggler"], [slow])
+        c.eq("notes", [r["note"] for r in rows], ["too few steps to test"] * 2)
     c.close()
 
 

@@ -19,6 +19,7 @@
 #include "compare/diff.h"
 #include "compare/queries.h"
 #include "report/queries.h"
+#include "report/trace_sql.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -162,6 +163,7 @@ int main(void)
     sqlite3 *db;
     CHECK_INT(pdb_db_open(":memory:", PDB_DB_CREATE, &db), PDB_OK);
     CHECK_INT(pdb_diff_sql_functions(db), PDB_OK);
+    CHECK_INT(pdb_trace_sql_functions(db), PDB_OK);
     char dir[] = "/tmp/profdb-test-queries-XXXXXX", path[64];
     attach_test_db(db, dir, path, sizeof path);
     run_creates(db, pdb_report_queries);

@@ -1,0 +1,685 @@
+/* attr_pass.c: which launch, op, annotation, module and step each GPU event
+ * belongs to (analysis_gpu_attribution), and the annotation ranges with the
+ * GPU time inside them (analysis_annotations).
+ *
+ * Launches. The scan tells each CPU-side row that is the first of its
+ * correlation how many GPU events share that correlation (one lookup in the
+ * correlation index). Such a launcher's context (ops_pass.c: the ops,
+ * annotation and module around it, as a node of interned paths), its step
+ * and its slice id wait in a hash map keyed by correlation until its GPU
+ * events have come by; then the entry is dropped. So the map holds the
+ * launches in flight (the GPU queue), not the trace. Two cases leave the
+ * map, both rare and both exact:
+ *   - more than MAP_MAX launches in flight: further launchers go to a
+ *     temporary table, where their GPU events look them up (tests lower
+ *     the limit with PROFDB_ATTR_MAP_MAX to take this path on small traces);
+ *   - a GPU event scanned before its launcher (clock skew, or equal start
+ *     times): its row is written without context and noted; at the end,
+ *     the launchers still waiting are matched to those rows in one join.
+ * A GPU event whose correlation matches no CPU-side event has no launch.
+ *
+ * GPU annotation ranges. HTA's rule (get_gpu_kernels_with_user_annotations):
+ * a kernel belongs to the shortest gpu_user_annotation on its pid and tid
+ * whose [ts, end) overlaps its own [ts, end); on equal lengths the later
+ * one wins here (HTA's order there is unspecified). Per (pid, tid) lane the
+ * pass keeps the ranges and kernels that can still overlap something to
+ * come: a range starting later than a kernel can still claim it, and then
+ * the kernel's row is updated. It runs twice: in exact mode for every GPU
+ * event, and on HTA's rounded, filtered events for --compat hta. */
+#include "analyze/hta.h"
+#include "analyze/scan.h"
+#include "common/db.h"
+#include "common/error.h"
+#include "common/strmap.h"
+#include "common/xalloc.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAP_MAX (1 << 17)
+#define NO_STEP INT64_MIN
+
+/* Launches in flight --------------------------------------------------- */
+
+typedef struct {
+    bool used;
+    int64_t corr, launch_id, launch_ts, op_id, step;
+    int32_t node, remaining;
+} launch;
+
+typedef struct {
+    launch *v;
+    size_t cap, count;          /* cap a power of two, count < cap */
+} launch_map;
+
+static size_t slot_of(const launch_map *m, int64_t corr)
+{
+    uint64_t h = (uint64_t)corr * 0x9E3779B97F4A7C15ULL;
+    return (size_t)(h >> 17) & (m->cap - 1);
+}
+
+static launch *map_find(launch_map *m, int64_t corr)
+{
+    if (!m->count)
+        return NULL;
+    for (size_t i = slot_of(m, corr);; i = (i + 1) & (m->cap - 1)) {
+        if (!m->v[i].used)
+            return NULL;
+        if (m->v[i].corr == corr)
+            return &m->v[i];
+    }
+}
+
+static void map_put(launch_map *m, const launch *e)
+{
+    if ((m->count + 1) * 4 > m->cap * 3) {
+        launch_map g = {pdb_xcalloc(m->cap ? m->cap * 2 : 256, sizeof(launch)),
+                        m->cap ? m->cap * 2 : 256, 0};
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->v[i].used)
+                map_put(&g, &m->v[i]);
+        free(m->v);
+        *m = g;
+    }
+    size_t i = slot_of(m, e->corr);
+    while (m->v[i].used)
+        i = (i + 1) & (m->cap - 1);
+    m->v[i] = *e;
+    m->v[i].used = true;
+    m->count++;
+}
+
+/* Linear-probing deletion: shifts later members of the cluster back. */
+static void map_delete(launch_map *m, launch *e)
+{
+    size_t i = (size_t)(e - m->v), j = i;
+    m->v[i].used = false;
+    for (;;) {
+        j = (j + 1) & (m->cap - 1);
+        if (!m->v[j].used)
+            break;
+        size_t home = slot_of(m, m->v[j].corr);
+        /* Move j into the hole i unless its home lies cyclically in (i, j]. */
+        bool stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
+        if (!stays) {
+            m->v[i] = m->v[j];
+            m->v[j].used = false;
+            i = j;
+        }
+    }
+    m->count--;
+}
+
+/* Annotation ranges ---------------------------------------------------- */
+
+enum { RANGE_CPU, RANGE_GPU };
+
+typedef struct {
+    const pdb_name_info *name;
+    int64_t name_id;
+    int kind;
+    int64_t count, total, min, max;
+    double mean, m2;
+    int64_t kernel_ns, kernels;  /* GPU ranges: the GPU events they claim */
+} range_stat;
+
+typedef struct {
+    pdb_strmap *index;           /* (kind, name id) -> range_stat */
+    range_stat *v;
+    int64_t n, cap;
+} range_set;
+
+static int64_t range_stat_for(range_set *s, const pdb_row *r, int kind)
+{
+    int64_t key[2] = {kind, r->name_id}, i;
+    if (pdb_strmap_get(s->index, (const char *)key, sizeof key, &i))
+        return i;
+    if (s->n == s->cap) {
+        s->cap = s->cap ? s->cap * 2 : 32;
+        s->v = pdb_xrealloc(s->v, (size_t)s->cap * sizeof *s->v);
+    }
+    i = s->n++;
+    s->v[i] = (range_stat){r->name, r->name_id, kind, 0, 0, INT64_MAX, INT64_MIN, 0, 0, 0, 0};
+    pdb_strmap_put(s->index, (const char *)key, sizeof key, i);
+    return i;
+}
+
+static void range_stat_add(range_stat *st, int64_t dur)
+{
+    st->count++;
+    st->total += dur;
+    if (dur < st->min)
+        st->min = dur;
+    if (dur > st->max)
+        st->max = dur;
+    double delta = (double)dur - st->mean;
+    st->mean += delta / (double)st->count;
+    st->m2 += delta * ((double)dur - st->mean);
+}
+
+/* Lanes: GPU ranges and kernels per (pid, tid) that may still overlap. */
+typedef struct {
+    int64_t start, end, dur, stat;
+} lane_range;
+
+typedef struct {
+    int64_t slice_id, start, end, dur, stat, stat_dur;
+} lane_kernel;
+
+typedef struct {
+    char key[136];
+    size_t klen;
+    lane_range *r;
+    int nr, rcap;
+    lane_kernel *k;
+    int nk, kcap;
+} lane;
+
+typedef struct {
+    lane *v;
+    int n, cap;
+    range_set ranges;
+} mode_state;
+
+static lane *lane_for(mode_state *m, const pdb_row *r)
+{
+    char key[136];
+    size_t n1, n2;
+    pdb_value_key(r->pid, key, 64, &n1);
+    key[n1] = '\x1f';
+    pdb_value_key(r->tid, key + n1 + 1, 64, &n2);
+    size_t klen = n1 + 1 + n2;
+    for (int i = 0; i < m->n; i++)
+        if (m->v[i].klen == klen && memcmp(m->v[i].key, key, klen) == 0)
+            return &m->v[i];
+    if (m->n == m->cap) {
+        m->cap = m->cap ? m->cap * 2 : 8;
+        m->v = pdb_xrealloc(m->v, (size_t)m->cap * sizeof *m->v);
+    }
+    lane *l = &m->v[m->n++];
+    *l = (lane){.klen = klen};
+    memcpy(l->key, key, klen);
+    return l;
+}
+
+/* Drops what can overlap nothing to come: everything later starts at or
+ * after now, in either mode (HTA's rounded start is ceil of the raw one). */
+static void lane_prune(lane *l, int64_t now)
+{
+    int j = 0;
+    for (int i = 0; i < l->nr; i++)
+        if (l->r[i].end > now)
+            l->r[j++] = l->r[i];
+    l->nr = j;
+    j = 0;
+    for (int i = 0; i < l->nk; i++)
+        if (l->k[i].end > now)
+            l->k[j++] = l->k[i];
+    l->nk = j;
+}
+
+static bool overlaps(int64_t s1, int64_t e1, int64_t s2, int64_t e2)
+{
+    return s1 < e2 && s2 < e1; /* [s, e) intervals, as pandas' closed='left' */
+}
+
+/* The whole pass ------------------------------------------------------- */
+
+/* The launcher of a correlation, from the covering correlation index ("+ 0"
+ * keeps SQLite from walking the (trace, ts) index for the order). */
+static const char *const probe_sql =
+    "SELECT r.id, r.ts FROM slices r WHERE r.trace_id = ?1 AND r.correlation = ?2"
+    " AND typeof(r.stream) <> 'integer' AND (r.stream IS NULL OR r.cat IN"
+    " (SELECT id FROM strings WHERE value IN " PDB_CPU_CATEGORIES "))"
+    " ORDER BY r.ts + 0, r.id LIMIT 1";
+
+/* Recent probe answers, so GPU events sharing a correlation that has no
+ * launcher in the map look it up once, not once each. */
+#define PROBE_CACHE 64
+typedef struct {
+    bool used, found;
+    int64_t corr, id, ts;
+} probe_answer;
+
+struct pdb_attr_acc {
+    sqlite3 *db;
+    int64_t run_id, trace_id;
+    int rank;
+    pdb_ops_acc *ops;
+    launch_map map;
+    size_t map_max;
+    bool spilled, deferred;
+    sqlite3_stmt *insert, *probe, *spill_put, *spill_get, *defer_put, *set_gpu_range;
+    mode_state mode[2];          /* exact, hta */
+    bool ranges;                 /* gpu_user_annotation is a known category: lanes are kept */
+    /* What pdb_attr_resolve found for the row it was last given. */
+    int64_t cur_id;
+    bool cur_ctx;                /* the launcher's context is known */
+    int32_t cur_node;
+    int64_t cur_step, cur_op_id;
+    probe_answer cache[PROBE_CACHE];
+};
+
+
+static int temp_tables(pdb_attr_acc *a);
+
+int pdb_attr_acc_new(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank, pdb_ops_acc *ops,
+                     pdb_attr_acc **out)
+{
+    pdb_attr_acc *a = pdb_xcalloc(1, sizeof *a);
+    *a = (pdb_attr_acc){.db = db, .run_id = run_id, .trace_id = trace_id, .rank = rank,
+                        .ops = ops, .cur_id = -1, .map_max = MAP_MAX};
+    const char *limit = getenv("PROFDB_ATTR_MAP_MAX");
+    if (limit && atol(limit) > 0)
+        a->map_max = (size_t)atol(limit);
+    for (int m = 0; m < 2; m++)
+        a->mode[m].ranges.index = pdb_strmap_new();
+    *out = a;
+    if (pdb_db_prepare(db,
+                       "INSERT INTO analysis_gpu_attribution (run_id, rank, slice_id, name,"
+                       " dur_ns, step, launch_id, op_id, op, top_op,"
+                       " annotation, gpu_annotation, module)"
+                       " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                       &a->insert) != PDB_OK ||
+        pdb_db_prepare(db, probe_sql, &a->probe) != PDB_OK || temp_tables(a) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(a->probe, 1, trace_id);
+    /* Without the category in the string table no trace has such ranges,
+     * and the lanes (a lookup per GPU event) are not needed. */
+    int64_t n;
+    if (pdb_db_query_int(db, "SELECT count(*) FROM strings WHERE value = 'gpu_user_annotation'",
+                         0, &n) != PDB_OK)
+        return PDB_ERR;
+    a->ranges = n > 0;
+    return PDB_OK;
+}
+
+static void bind_step(sqlite3_stmt *st, int i, int64_t step)
+{
+    if (step == NO_STEP)
+        sqlite3_bind_null(st, i);
+    else
+        sqlite3_bind_int64(st, i, step);
+}
+
+static void bind_id(sqlite3_stmt *st, int i, int64_t id)
+{
+    if (id < 0)
+        sqlite3_bind_null(st, i);
+    else
+        sqlite3_bind_int64(st, i, id);
+}
+
+/* Temporary tables for the rare cases (see the file comment), made before
+ * the scan starts: a schema change would abort its running query. */
+static int temp_tables(pdb_attr_acc *a)
+{
+    if (pdb_db_exec(a->db,
+                    "CREATE TEMP TABLE IF NOT EXISTS attr_spill (corr INTEGER PRIMARY KEY,"
+                    " launch_id, launch_ts, step, op_id, node);"
+                    "CREATE TEMP TABLE IF NOT EXISTS attr_deferred (slice_id, corr, dur);"
+                    "DELETE FROM temp.attr_spill; DELETE FROM temp.attr_deferred;") != PDB_OK)
+        return PDB_ERR;
+    if (pdb_db_prepare(a->db, "INSERT OR IGNORE INTO temp.attr_spill VALUES (?,?,?,?,?,?)",
+                       &a->spill_put) != PDB_OK ||
+        pdb_db_prepare(a->db,
+                       "SELECT launch_id, launch_ts, step, op_id, node FROM temp.attr_spill"
+                       " WHERE corr = ?",
+                       &a->spill_get) != PDB_OK ||
+        pdb_db_prepare(a->db, "INSERT INTO temp.attr_deferred VALUES (?,?,?)", &a->defer_put) !=
+            PDB_OK)
+        return PDB_ERR;
+    return PDB_OK;
+}
+
+static int spill(pdb_attr_acc *a, const launch *e)
+{
+    sqlite3_stmt *st = a->spill_put;
+    sqlite3_bind_int64(st, 1, e->corr);
+    sqlite3_bind_int64(st, 2, e->launch_id);
+    sqlite3_bind_int64(st, 3, e->launch_ts);
+    bind_step(st, 4, e->step);
+    bind_id(st, 5, e->op_id);
+    sqlite3_bind_int(st, 6, e->node);
+    a->spilled = true;
+    return pdb_db_step_done(a->db, st);
+}
+
+int pdb_attr_launcher(pdb_attr_acc *a, const pdb_row *r)
+{
+    assert(r->has_corr && r->launches > 0);
+    if (map_find(&a->map, r->corr))
+        return PDB_OK; /* two CPU events of one correlation at the same start: the first wins */
+    launch e = {true, r->corr, r->id, r->ts, -1, r->in_step ? r->step : NO_STEP, -1,
+                (int32_t)(r->launches < INT32_MAX ? r->launches : INT32_MAX)};
+    e.node = pdb_ops_acc_context(a->ops, &e.op_id);
+    if (a->map.count >= a->map_max)
+        return spill(a, &e);
+    map_put(&a->map, &e);
+    return PDB_OK;
+}
+
+static bool spill_lookup(pdb_attr_acc *a, pdb_row *r)
+{
+    if (!a->spilled)
+        return false;
+    sqlite3_stmt *st = a->spill_get;
+    sqlite3_bind_int64(st, 1, r->corr);
+    bool found = sqlite3_step(st) == SQLITE_ROW;
+    if (found) {
+        r->has_launch = true;
+        r->launch_id = sqlite3_column_int64(st, 0);
+        r->launch = sqlite3_column_int64(st, 1);
+        a->cur_ctx = true;
+        a->cur_step = sqlite3_column_type(st, 2) == SQLITE_NULL ? NO_STEP
+                                                                : sqlite3_column_int64(st, 2);
+        a->cur_op_id = sqlite3_column_type(st, 3) == SQLITE_NULL ? -1
+                                                                 : sqlite3_column_int64(st, 3);
+        a->cur_node = sqlite3_column_int(st, 4);
+    }
+    sqlite3_reset(st);
+    return found;
+}
+
+int pdb_attr_resolve(pdb_attr_acc *a, pdb_row *r)
+{
+    assert(r->has_corr);
+    a->cur_id = r->id;
+    a->cur_ctx = false;
+    launch *e = map_find(&a->map, r->corr);
+    if (e) {
+        r->has_launch = true;
+        r->launch = e->launch_ts;
+        r->launch_id = e->launch_id;
+        a->cur_ctx = true;
+        a->cur_node = e->node;
+        a->cur_step = e->step;
+        a->cur_op_id = e->op_id;
+        if (r->gpu && --e->remaining <= 0)
+            map_delete(&a->map, e);
+        return PDB_OK;
+    }
+    if (spill_lookup(a, r))
+        return PDB_OK;
+    /* Not launched yet in scan order, or launched by nothing in the trace. */
+    probe_answer *c = &a->cache[(uint64_t)r->corr % PROBE_CACHE];
+    if (!c->used || c->corr != r->corr) {
+        sqlite3_bind_int64(a->probe, 2, r->corr);
+        int rc = sqlite3_step(a->probe);
+        *c = (probe_answer){true, rc == SQLITE_ROW, r->corr, sqlite3_column_int64(a->probe, 0),
+                            sqlite3_column_int64(a->probe, 1)};
+        sqlite3_reset(a->probe);
+        if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+            return pdb_db_fail(a->db, "looking up a launch");
+    }
+    r->has_launch = c->found;
+    r->launch_id = c->id;
+    r->launch = c->ts;
+    return PDB_OK;
+}
+
+/* The GPU range a kernel falls in, by the rule in the file comment; adds the
+ * kernel to that range's sums. Returns the range's stat index or -1. */
+static int64_t lane_kernel_add(mode_state *m, const pdb_row *r, int64_t start, int64_t end,
+                               int64_t now)
+{
+    lane *l = lane_for(m, r);
+    lane_prune(l, now);
+    int64_t best = -1, best_dur = 0;
+    for (int i = 0; i < l->nr; i++) {
+        const lane_range *g = &l->r[i];
+        if (overlaps(start, end, g->start, g->end) && (best < 0 || g->dur <= best_dur)) {
+            best = g->stat;
+            best_dur = g->dur;
+        }
+    }
+    if (best >= 0) {
+        m->ranges.v[best].kernel_ns += end - start;
+        m->ranges.v[best].kernels++;
+    }
+    if (l->nk == l->kcap) {
+        l->kcap = l->kcap ? l->kcap * 2 : 8;
+        l->k = pdb_xrealloc(l->k, (size_t)l->kcap * sizeof *l->k);
+    }
+    l->k[l->nk++] = (lane_kernel){r->id, start, end, end - start, best, best_dur};
+    return best;
+}
+
+/* A GPU range: claims the kernels already seen that it overlaps, where it
+ * is shorter than their range. exact: their rows are updated. */
+static int lane_range_add(pdb_attr_acc *a, int mode, const pdb_row *r, int64_t start,
+                          int64_t end, int64_t stat)
+{
+    mode_state *m = &a->mode[mode];
+    lane *l = lane_for(m, r);
+    lane_prune(l, r->ts);
+    int64_t dur = end - start;
+    for (int i = 0; i < l->nk; i++) {
+        lane_kernel *k = &l->k[i];
+        if (!overlaps(k->start, k->end, start, end) || (k->stat >= 0 && dur > k->stat_dur))
+            continue;
+        if (k->stat >= 0) {
+            m->ranges.v[k->stat].kernel_ns -= k->dur;
+            m->ranges.v[k->stat].kernels--;
+        }
+        k->stat = stat;
+        k->stat_dur = dur;
+        m->ranges.v[stat].kernel_ns += k->dur;
+        m->ranges.v[stat].kernels++;
+        if (mode == 0) {
+            if (!a->set_gpu_range &&
+                pdb_db_prepare(a->db,
+                               "UPDATE analysis_gpu_attribution SET gpu_annotation = ?"
+                               " WHERE slice_id = ? AND run_id = ? AND rank = ?",
+                               &a->set_gpu_range) != PDB_OK)
+                return PDB_ERR;
+            sqlite3_bind_int64(a->set_gpu_range, 1, m->ranges.v[stat].name_id);
+            sqlite3_bind_int64(a->set_gpu_range, 2, k->slice_id);
+            sqlite3_bind_int64(a->set_gpu_range, 3, a->run_id);
+            sqlite3_bind_int(a->set_gpu_range, 4, a->rank);
+            if (pdb_db_step_done(a->db, a->set_gpu_range) != PDB_OK)
+                return PDB_ERR;
+        }
+    }
+    if (l->nr == l->rcap) {
+        l->rcap = l->rcap ? l->rcap * 2 : 8;
+        l->r = pdb_xrealloc(l->r, (size_t)l->rcap * sizeof *l->r);
+    }
+    l->r[l->nr++] = (lane_range){start, end, dur, stat};
+    return PDB_OK;
+}
+
+int pdb_attr_range(pdb_attr_acc *a, const pdb_row *r, bool hta, int64_t start, int64_t end)
+{
+    int kind = r->cat->gpu_range ? RANGE_GPU : RANGE_CPU;
+    mode_state *m = &a->mode[hta];
+    int64_t stat = range_stat_for(&m->ranges, r, kind);
+    range_stat_add(&m->ranges.v[stat], end - start);
+    return kind == RANGE_GPU ? lane_range_add(a, hta, r, start, end, stat) : PDB_OK;
+}
+
+void pdb_attr_hta_kernel(pdb_attr_acc *a, const pdb_row *r, int64_t start, int64_t end)
+{
+    if (a->ranges)
+        lane_kernel_add(&a->mode[1], r, start, end, r->ts);
+}
+
+int pdb_attr_gpu(pdb_attr_acc *a, const pdb_row *r)
+{
+    bool ctx = r->has_corr && a->cur_id == r->id && a->cur_ctx;
+    int64_t range = a->ranges ? lane_kernel_add(&a->mode[0], r, r->ts, r->ts + r->dur, r->ts) : -1;
+    pdb_ctx_names names = {-1, -1, -1, -1};
+    if (ctx) {
+        pdb_ops_acc_gpu(a->ops, a->cur_node, r->dur);
+        if (pdb_ops_acc_names(a->ops, a->cur_node, &names) != PDB_OK)
+            return PDB_ERR;
+    } else if (r->has_launch) {
+        /* The launcher comes later in the scan: resolved at the end. */
+        sqlite3_bind_int64(a->defer_put, 1, r->id);
+        sqlite3_bind_int64(a->defer_put, 2, r->corr);
+        sqlite3_bind_int64(a->defer_put, 3, r->dur);
+        if (pdb_db_step_done(a->db, a->defer_put) != PDB_OK)
+            return PDB_ERR;
+        a->deferred = true;
+    }
+    sqlite3_stmt *st = a->insert;
+    sqlite3_bind_int64(st, 1, a->run_id);
+    sqlite3_bind_int(st, 2, a->rank);
+    sqlite3_bind_int64(st, 3, r->id);
+    sqlite3_bind_int64(st, 4, r->name_id);
+    sqlite3_bind_int64(st, 5, r->dur);
+    bind_step(st, 6, ctx ? a->cur_step : NO_STEP);
+    bind_id(st, 7, r->has_launch ? r->launch_id : -1);
+    bind_id(st, 8, ctx ? a->cur_op_id : -1);
+    bind_id(st, 9, names.op);
+    bind_id(st, 10, names.top_op);
+    bind_id(st, 11, names.annotation);
+    bind_id(st, 12, range >= 0 ? a->mode[0].ranges.v[range].name_id : -1);
+    bind_id(st, 13, names.module);
+    return pdb_db_step_done(a->db, st);
+}
+
+/* GPU events scanned before their launcher get its context now: the
+ * launchers still in the map go to the spill table, and one join finds
+ * them for the deferred rows. */
+static int resolve_deferred(pdb_attr_acc *a)
+{
+    if (!a->deferred)
+        return PDB_OK;
+    for (size_t i = 0; i < a->map.cap; i++)
+        if (a->map.v[i].used && spill(a, &a->map.v[i]) != PDB_OK)
+            return PDB_ERR;
+    sqlite3_stmt *q, *up;
+    if (pdb_db_prepare(a->db,
+                       "SELECT d.slice_id, d.dur, s.step, s.op_id, s.node FROM temp.attr_deferred d"
+                       " JOIN temp.attr_spill s ON s.corr = d.corr",
+                       &q) != PDB_OK)
+        return PDB_ERR;
+    if (pdb_db_prepare(a->db,
+                       "UPDATE analysis_gpu_attribution SET step = ?, op_id = ?, op = ?,"
+                       " top_op = ?, annotation = ?, module = ?"
+                       " WHERE run_id = ? AND rank = ? AND slice_id = ?",
+                       &up) != PDB_OK) {
+        sqlite3_finalize(q);
+        return PDB_ERR;
+    }
+    int rc = PDB_OK, step;
+    while (rc == PDB_OK && (step = sqlite3_step(q)) == SQLITE_ROW) {
+        int32_t node = sqlite3_column_int(q, 4);
+        pdb_ctx_names names;
+        pdb_ops_acc_gpu(a->ops, node, sqlite3_column_int64(q, 1));
+        rc = pdb_ops_acc_names(a->ops, node, &names);
+        sqlite3_bind_value(up, 1, sqlite3_column_value(q, 2));
+        sqlite3_bind_value(up, 2, sqlite3_column_value(q, 3));
+        bind_id(up, 3, names.op);
+        bind_id(up, 4, names.top_op);
+        bind_id(up, 5, names.annotation);
+        bind_id(up, 6, names.module);
+        sqlite3_bind_int64(up, 7, a->run_id);
+        sqlite3_bind_int(up, 8, a->rank);
+        sqlite3_bind_int64(up, 9, sqlite3_column_int64(q, 0));
+        if (rc == PDB_OK)
+            rc = pdb_db_step_done(a->db, up);
+    }
+    sqlite3_finalize(q);
+    sqlite3_finalize(up);
+    return rc;
+}
+
+static int write_ranges(pdb_attr_acc *a)
+{
+    static const char *const modes[] = {"exact", "hta"};
+    sqlite3_stmt *st;
+    if (pdb_db_prepare(a->db,
+                       "INSERT INTO analysis_annotations VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                       &st) != PDB_OK)
+        return PDB_ERR;
+    int rc = PDB_OK;
+    for (int m = 0; m < 2 && rc == PDB_OK; m++) {
+        const range_set *s = &a->mode[m].ranges;
+        for (int64_t i = 0; i < s->n && rc == PDB_OK; i++) {
+            const range_stat *g = &s->v[i];
+            sqlite3_bind_int64(st, 1, a->run_id);
+            sqlite3_bind_text(st, 2, modes[m], -1, SQLITE_STATIC);
+            sqlite3_bind_int(st, 3, a->rank);
+            sqlite3_bind_text(st, 4, g->kind == RANGE_GPU ? "gpu" : "cpu", -1, SQLITE_STATIC);
+            sqlite3_bind_text(st, 5, g->name->text, -1, SQLITE_STATIC);
+            sqlite3_bind_int64(st, 6, g->count);
+            sqlite3_bind_int64(st, 7, g->total);
+            sqlite3_bind_int64(st, 8, g->min);
+            sqlite3_bind_int64(st, 9, g->max);
+            sqlite3_bind_double(st, 10, (double)g->total / (double)g->count);
+            if (g->count > 1)
+                sqlite3_bind_double(st, 11, sqrt(g->m2 / (double)(g->count - 1)));
+            else
+                sqlite3_bind_double(st, 11, 0.0); /* HTA's fillna(0) for one range */
+            /* CPU ranges get their launched GPU time from analysis_ops below. */
+            if (g->kind == RANGE_GPU) {
+                sqlite3_bind_int64(st, 12, g->kernel_ns);
+                sqlite3_bind_null(st, 13);
+                sqlite3_bind_int64(st, 14, g->kernels);
+            } else {
+                sqlite3_bind_null(st, 12);
+                sqlite3_bind_null(st, 13);
+                sqlite3_bind_null(st, 14);
+            }
+            rc = pdb_db_step_done(a->db, st);
+        }
+    }
+    sqlite3_finalize(st);
+    if (rc != PDB_OK)
+        return rc;
+    /* GPU time launched inside each CPU range (exact mode): the
+     * user_annotation rows of analysis_ops, written before this. */
+    if (pdb_db_prepare(a->db,
+                       "UPDATE analysis_annotations SET"
+                       " kernel_ns = (SELECT sum(o.gpu_total_ns) FROM analysis_ops o"
+                       "  WHERE o.run_id = ?1 AND o.rank = ?2 AND o.name ="
+                       "  analysis_annotations.name AND o.cat = 'user_annotation'),"
+                       " kernel_self_ns = (SELECT sum(o.gpu_self_ns) FROM analysis_ops o"
+                       "  WHERE o.run_id = ?1 AND o.rank = ?2 AND o.name ="
+                       "  analysis_annotations.name AND o.cat = 'user_annotation')"
+                       " WHERE run_id = ?1 AND rank = ?2 AND mode = 'exact' AND kind = 'cpu'",
+                       &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, a->run_id);
+    sqlite3_bind_int(st, 2, a->rank);
+    rc = pdb_db_step_done(a->db, st);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int pdb_attr_acc_finish(pdb_attr_acc *a)
+{
+    return resolve_deferred(a);
+}
+
+int pdb_attr_acc_write(pdb_attr_acc *a)
+{
+    return write_ranges(a);
+}
+
+void pdb_attr_acc_free(pdb_attr_acc *a)
+{
+    if (!a)
+        return;
+    free(a->map.v);
+    for (int m = 0; m < 2; m++) {
+        for (int i = 0; i < a->mode[m].n; i++) {
+            free(a->mode[m].v[i].r);
+            free(a->mode[m].v[i].k);
+        }
+        free(a->mode[m].v);
+        free(a->mode[m].ranges.v);
+        pdb_strmap_free(a->mode[m].ranges.index);
+    }
+    sqlite3_finalize(a->insert);
+    sqlite3_finalize(a->probe);
+    sqlite3_finalize(a->spill_put);
+    sqlite3_finalize(a->spill_get);
+    sqlite3_finalize(a->defer_put);
+    sqlite3_finalize(a->set_gpu_range);
+    free(a);
+}

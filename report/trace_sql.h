@@ -1,0 +1,57 @@
+/* trace_sql.h: SQL functions the trace reports use, and their query
+ * helper: readable short forms of kernel and op names, and the one-sided
+ * Mann-Whitney test that decides a straggler.
+ *
+ * Names. Kineto writes GPU kernels by their demangled C++ signature ("void
+ * at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<
+ * c10::Half>, ...>(int, ...)"), hundreds of characters that a table can
+ * only cut, and a cut in the middle makes different kernels look alike. The
+ * short form keeps what tells kernels apart and drops what does not: the
+ * return type, the argument list, namespaces, and template arguments below
+ * the first level (written <…>); a lambda keeps the function it is in.
+ * Names that are not C++ signatures ("Memcpy DtoH (Device -> Pageable)",
+ * "aten::mm", "ncclKernel_AllReduce_RING_LL_Sum_float") are kept, apart
+ * from a trailing argument list.
+ *
+ * Reports use it through two SQL functions: short_name(name), and
+ * name_tag(name), four hex digits of a hash of the full name, which a query
+ * appends when two full names of one table share a short form.
+ *
+ * Stragglers. mann_whitney_p(u, n1, n2, ties) is the one-sided p-value of
+ * the Mann-Whitney U test that sample 1 (n1 values, U statistic u = its
+ * rank sum - n1 (n1 + 1) / 2) tends to be larger than sample 2 (n2
+ * values); ties is the sum of t^3 - t over the groups of t equal values in
+ * the pooled sample. Exact (the U distribution counted) when n1 + n2 <= 40
+ * and nothing ties; otherwise the normal approximation with tie and
+ * continuity corrections, as scipy.stats.mannwhitneyu(alternative=
+ * 'greater') computes them. mann_whitney_min_p(n1, n2) is the smallest
+ * p-value samples of those sizes can give: when it is not below the test's
+ * level, the test cannot decide. */
+#ifndef PDB_TRACE_SQL_H
+#define PDB_TRACE_SQL_H
+
+#include <sqlite3.h>
+
+#include "common/strbuf.h"
+#include "report/reports.h"
+
+/* Appends the short form of name to out. */
+void pdb_short_name(const char *name, pdb_buf *out);
+
+/* The one-sided Mann-Whitney p-value (see above). */
+double pdb_mann_whitney_p(double u, long n1, long n2, double ties);
+
+/* Registers short_name(), name_tag(), mann_whitney_p() and
+ * mann_whitney_min_p() on db (idempotent). */
+int pdb_trace_sql_functions(sqlite3 *db);
+
+/* Whether a report shows short names: --names short|full, else short for
+ * tables and Markdown, full for CSV, TSV and JSON. */
+int pdb_report_short_names(const pdb_report_ctx *ctx, int *on);
+
+/* Runs a trace report query with these functions registered and
+ * ?1 = run, ?2 = mode, ?3 = --top (or -1), ?4 = 1 for short names,
+ * ?5 = key (--by, or what the caller passes), and renders it. */
+int pdb_trace_query(pdb_report_ctx *ctx, const char *query, const char *mode, const char *key);
+
+#endif

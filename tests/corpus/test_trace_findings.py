@@ -1,0 +1,199 @@
+"""Findings that add up, and stragglers only when they are.
+
+- Copies and device-to-host syncs nest (aten::to -> aten::_to_copy ->
+  aten::copy_; aten::item -> aten::_local_scalar_dense -> cudaStreamSynchronize):
+  on the corpus traces where they do, the insights' copy and sync times
+  equal the outermost calls starting in ProfilerSteps, recomputed here from
+  the raw JSON with a stack per thread, and are below the naive sum of the
+  family's totals (which counts a parent and its child).
+- ops --top N: the 'others' row sums self times (they add up: with the top
+  rows they give every row's self time) and leaves total times empty.
+- ranks: a straggler needs a one-sided Mann-Whitney p below 0.01 (times the
+  ranks) and a mean step 5% above the others'. Two generated ranks of 12
+  steps: as generated, nobody; one rank's clock stretched by 25%, that
+  rank, with the p-value the exact U distribution gives (computed here from
+  the q-binomial generating function, not profdb's recurrence); stretched
+  by 2%, nobody, whatever the p-value."""
+
+import gzip
+import json
+import os
+import subprocess
+from decimal import Decimal
+from fractions import Fraction
+
+from common import GENTRACE, Checker, need_corpus, run, run_json, tempdir
+
+CPU_CATS = {"cuda_runtime", "cuda_driver", "hip_runtime", "cpu_op", "user_annotation",
+            "python_function"}
+FAMILIES = {
+    "copy": {"aten::to", "aten::_to_copy", "aten::copy_"},
+    "sync": {"aten::item", "aten::_local_scalar_dense", "cudaStreamSynchronize",
+             "cudaDeviceSynchronize", "cudaEventSynchronize", "cudaMemcpy",
+             "hipStreamSynchronize", "hipDeviceSynchronize", "hipEventSynchronize", "hipMemcpy"},
+}
+NESTED = ["rank_non_gpu_rank_non_gpu.json.gz", "negative_queue_length_values_check_rank0.json.gz"]
+
+
+def ns(v):
+    return int(Decimal(str(v)) * 1000)
+
+
+def cpu_events(path):
+    doc = json.load(gzip.open(path, "rt"), parse_float=Decimal)
+    out = []
+    for i, e in enumerate(doc["traceEvents"]):
+        if e.get("ph") != "X" or "dur" not in e:
+            continue
+        cat = e.get("cat")
+        if "stream" in e.get("args", {}) and cat not in CPU_CATS:
+            continue  # a GPU event
+        if cat == "Trace" or (cat or "").startswith("gpu_"):
+            continue
+        s = ns(e["ts"])
+        out.append((s, s + ns(e["dur"]), i, e))
+    return out
+
+
+def outermost(events, steps):
+    """Per family: durations of calls with no same-family call around them
+    on their thread, starting in a step; and the naive sum of totals."""
+    got = {f: 0 for f in FAMILIES}
+    naive = {f: 0 for f in FAMILIES}
+    in_step = lambda t: any(a <= t < b for a, b in steps)
+    threads = {}
+    for ev in events:
+        threads.setdefault((str(ev[3].get("pid")), str(ev[3].get("tid"))), []).append(ev)
+    for evs in threads.values():
+        evs.sort(key=lambda x: (x[0], -(x[1] - x[0]), x[2]))
+        stack = []
+        for s, e, _, ev in evs:
+            while stack and stack[-1][0] < e:
+                stack.pop()
+            fam = next((f for f, names in FAMILIES.items() if ev["name"] in names), None)
+            if fam and in_step(s):
+                naive[fam] += e - s
+                if not any(f == fam for _, f in stack):
+                    got[fam] += e - s
+            stack.append((e, fam))
+    return got, naive
+
+
+def check_nested(c, db, path):
+    name = os.path.basename(path)[:-8]
+    run("ingest", "--quiet", "--run", name, path, db=db)
+    evs = cpu_events(path)
+    steps = [(s, e) for s, e, _, ev in evs if ev["name"].startswith("ProfilerStep#")]
+    want, naive = outermost(evs, steps)
+    rows = run_json("sql", "SELECT sum(copy_ns) AS copy, sum(sync_ns) AS sync FROM "
+                    "analysis_steps JOIN runs USING (run_id) WHERE runs.name = '%s'" % name, db=db)
+    c.eq(f"{name}: outermost copy and sync time in steps", rows[0], want)
+    c.true(f"{name}: copies nest here (naive sum {naive['copy']} > {want['copy']})",
+           naive["copy"] > want["copy"])
+    found = {r["finding"]: r for r in run_json("report", "--run", name, "insights", "--unit",
+                                                "ns", db=db)}
+    step_ns = sum(e - s for s, e in steps)
+    for finding, fam, limit in (("copy-heavy steps", "copy", 5.0),
+                                ("device-to-host sync", "sync", 0.0)):
+        share = 100.0 * want[fam] / step_ns
+        if share > limit and want[fam] > 0:
+            r = found.get(finding)
+            c.true(f"{name}: {finding} reported", r is not None)
+            if r:
+                c.eq(f"{name}: {finding} time", r["time_ns"], want[fam])
+                c.true(f"{name}: {finding} share", abs(r["share_pct"] - share) <= 0.005)
+        else:
+            c.true(f"{name}: no {finding}", finding not in found)
+
+
+def check_others(c, db, name):
+    full = run_json("report", "--run", name, "ops", "--unit", "ns", db=db)
+    top = run_json("report", "--run", name, "ops", "--unit", "ns", "--top", "3", db=db)
+    others = [r for r in top if r["name"] == "others"]
+    c.eq(f"{name}: one others row", len(others), 1)
+    if others:
+        o = others[0]
+        c.eq(f"{name}: others leaves totals empty", (o["cpu_total_ns"], o["gpu_total_ns"]),
+             (None, None))
+        c.eq(f"{name}: self times add up",
+             sum(r["cpu_self_ns"] for r in top), sum(r["cpu_self_ns"] for r in full))
+        c.eq(f"{name}: calls add up", sum(r["count"] for r in top),
+             sum(r["count"] for r in full))
+
+
+def exact_p(u, n1, n2):
+    """P(U >= u): coefficients of the q-binomial [n1 + n2 choose n1]."""
+    poly = [1]
+    for i in range(1, n1 + 1):  # times (1 - q^(n2 + i)) / (1 - q^i)
+        num = poly + [0] * (n2 + i)
+        for k in range(len(poly)):
+            num[k + n2 + i] -= poly[k]
+        quo = [0] * (len(num) - i)
+        rem = list(num)
+        for k in range(len(quo)):
+            quo[k] = rem[k]
+            rem[k + i] += rem[k]
+        poly = quo
+    total = sum(poly)
+    return float(Fraction(sum(poly[int(u):]), total))
+
+
+def stretched(src, dst, factor):
+    doc = json.load(open(src), parse_float=Decimal)
+    for e in doc["traceEvents"]:
+        for k in ("ts", "dur"):
+            if k in e:
+                e[k] = Decimal(e[k]) * Decimal(factor)
+    with open(dst, "w") as f:
+        json.dump(doc, f, default=lambda d: float(d) if d % 1 else int(d))
+
+
+def step_times(db, run_name):
+    rows = run_json("sql", "SELECT rank, dur_ns FROM analysis_steps JOIN runs USING (run_id) "
+                    "WHERE runs.name = '%s'" % run_name, db=db)
+    out = {}
+    for r in rows:
+        out.setdefault(r["rank"], []).append(r["dur_ns"])
+    return out
+
+
+def check_stragglers(c, tmp, db):
+    r0, r1 = os.path.join(tmp, "r0.json"), os.path.join(tmp, "r1.json")
+    for rank, path in ((0, r0), (1, r1)):
+        subprocess.run([GENTRACE, "--steps", "12", "--rank", str(rank), "--world", "2",
+                        "--seed", "7", path], check=True, capture_output=True)
+    for label, factor, want in (("as generated", "1", []), ("stretched 25%", "1.25", [1]),
+                                ("stretched 2%", "1.02", [])):
+        s1 = os.path.join(tmp, f"r1_{factor}.json")
+        stretched(r1, s1, factor)
+        name = f"straggle_{factor}"
+        run("ingest", "--quiet", "--run", name, r0, s1, db=db)
+        rows = run_json("report", "--run", name, "ranks", "--unit", "ns", db=db)
+        c.eq(f"ranks {label}: stragglers", [r["rank"] for r in rows if r["note"] == "straggler"],
+             want)
+        times = step_times(db, name)
+        pooled = sorted(t for ts in times.values() for t in ts)
+        assert len(set(pooled)) == len(pooled)  # no ties: the exact test applies
+        for r in rows:
+            mine = times[r["rank"]]
+            u = sum(1 for x in mine for ys in (v for k, v in times.items() if k != r["rank"])
+                    for y in ys if x > y)
+            p = exact_p(u, len(mine), len(pooled) - len(mine))
+            c.true(f"ranks {label}: rank {r['rank']} p {r['p_value']} vs {p}",
+                   abs(r["p_value"] - p) < 1e-12)
+
+
+def main():
+    c = Checker()
+    paths = [need_corpus("traces", n) for n in NESTED]
+    with tempdir() as tmp:
+        db = os.path.join(tmp, "t.db")
+        for p in paths:
+            check_nested(c, db, p)
+            check_others(c, db, os.path.basename(p)[:-8])
+        check_stragglers(c, tmp, db)
+    c.close()
+
+
+if __name__ == "__main__":
+    main()
