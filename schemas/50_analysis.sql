@@ -254,3 +254,9 @@ CREATE TABLE analysis_idle (
     other_ns        INTEGER NOT NULL,
     PRIMARY KEY (run_id, mode, rank, stream)
 );
+
+-- The gate and trends read one kernel's (or op's) time per step of one run;
+-- re-analysis deletes one run's rows. Both need the run first.
+CREATE INDEX analysis_gpu_attribution_run_name
+    ON analysis_gpu_attribution (run_id, name, rank, step);
+CREATE INDEX analysis_op_steps_run_name ON analysis_op_steps (run_id, name, rank, step);

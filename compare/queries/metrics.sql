@@ -23,50 +23,45 @@ SELECT dur_ns, kernel_ns, memcpy_ns, memset_ns, runtime_ns, dataloader_ns, cpu_e
  other_ns FROM {schema}.analysis_steps WHERE run_id = ?1 ORDER BY rank, ts
 
 -- fragment: steps
--- The ProfilerStep windows of the run's traces (those analysis_steps holds).
-st AS (SELECT t.trace_id, s.ts, s.ts + s.dur_ns AS te FROM {schema}.analysis_steps s
-  JOIN {schema}.traces t ON t.run_id = s.run_id AND t.rank = s.rank WHERE s.run_id = ?1)
+-- The ProfilerSteps of the run, each of which gives one sample (0 when the
+-- kernel or op did not run in it).
+st AS (SELECT rank, step_num, ts FROM {schema}.analysis_steps WHERE run_id = ?1)
 
 -- name: kernel_steps
--- Per ProfilerStep: the time and launches of GPU kernel ?2 whose launching
--- runtime call (same correlation, on the CPU side) started in the step.
--- Steps that launched none give 0.
+-- Per ProfilerStep: the time and launches of GPU kernel ?2 launched in the
+-- step (analysis_gpu_attribution.step: the step holding the launching
+-- runtime call).
 WITH
 -- include: steps
-, k AS (SELECT g.trace_id, g.dur, (SELECT min(r.ts + 0) FROM {schema}.slices r
-    WHERE r.trace_id = g.trace_id AND r.correlation = g.correlation
-    AND typeof(r.stream) <> 'integer' AND r.id <> g.id) AS launched
-  FROM {schema}.gpu_events g WHERE g.run_id = ?1 AND g.name = ?2 AND g.correlation IS NOT NULL)
-SELECT coalesce(sum(k.dur), 0) AS time_ns, count(k.dur) AS calls
- FROM st LEFT JOIN k ON k.trace_id = st.trace_id AND k.launched >= st.ts AND k.launched < st.te
- GROUP BY st.trace_id, st.ts ORDER BY st.trace_id, st.ts
+, k AS (SELECT a.rank, a.step, sum(a.dur_ns) AS t, count(*) AS c
+  FROM {schema}.analysis_gpu_attribution a WHERE a.run_id = ?1
+  AND a.name = (SELECT id FROM {schema}.strings WHERE value = ?2) GROUP BY a.rank, a.step)
+SELECT coalesce(k.t, 0) AS time_ns, coalesce(k.c, 0) AS calls
+ FROM st LEFT JOIN k ON k.rank = st.rank AND k.step = st.step_num ORDER BY st.rank, st.ts
 
 -- name: kernel_type_steps
 -- Per ProfilerStep: GPU time of the kernels of type ?2 (analysis_kernels'
--- kernel_type of each name) launched in the step, as kernel_steps.
+-- kernel_type of each name, exact mode) launched in the step.
 WITH
 -- include: steps
-, names AS (SELECT DISTINCT name FROM {schema}.analysis_kernels WHERE run_id = ?1
-    AND mode = 'exact' AND kernel_type = upper(?2))
-, k AS (SELECT g.trace_id, g.dur, (SELECT min(r.ts + 0) FROM {schema}.slices r
-    WHERE r.trace_id = g.trace_id AND r.correlation = g.correlation
-    AND typeof(r.stream) <> 'integer' AND r.id <> g.id) AS launched
-  FROM {schema}.gpu_events g WHERE g.run_id = ?1 AND g.name IN (SELECT name FROM names)
-  AND g.correlation IS NOT NULL)
-SELECT coalesce(sum(k.dur), 0) AS time_ns, count(k.dur) AS calls
- FROM st LEFT JOIN k ON k.trace_id = st.trace_id AND k.launched >= st.ts AND k.launched < st.te
- GROUP BY st.trace_id, st.ts ORDER BY st.trace_id, st.ts
+, names AS (SELECT DISTINCT s.id FROM {schema}.analysis_kernels x
+    JOIN {schema}.strings s ON s.value = x.name
+    WHERE x.run_id = ?1 AND x.mode = 'exact' AND x.kernel_type = upper(?2))
+, k AS (SELECT a.rank, a.step, sum(a.dur_ns) AS t, count(*) AS c
+  FROM {schema}.analysis_gpu_attribution a WHERE a.run_id = ?1
+  AND a.name IN (SELECT id FROM names) GROUP BY a.rank, a.step)
+SELECT coalesce(k.t, 0) AS time_ns, coalesce(k.c, 0) AS calls
+ FROM st LEFT JOIN k ON k.rank = st.rank AND k.step = st.step_num ORDER BY st.rank, st.ts
 
 -- name: op_steps
--- Per ProfilerStep: the calls of CPU op ?2 that started in the step and
--- their total (inclusive) time.
+-- Per ProfilerStep: the calls of CPU op ?2 in the step and their total
+-- (inclusive) time (analysis_op_steps, written by the analysis pass).
 WITH
 -- include: steps
-, o AS (SELECT trace_id, ts, dur FROM {schema}.slice_view WHERE run_id = ?1 AND name = ?2
-  AND stream IS NULL)
-SELECT coalesce(sum(o.dur), 0) AS time_ns, count(o.dur) AS calls
- FROM st LEFT JOIN o ON o.trace_id = st.trace_id AND o.ts >= st.ts AND o.ts < st.te
- GROUP BY st.trace_id, st.ts ORDER BY st.trace_id, st.ts
+, o AS (SELECT rank, step, sum(total_ns) AS t, sum(calls) AS c
+  FROM {schema}.analysis_op_steps WHERE run_id = ?1 AND name = ?2 GROUP BY rank, step)
+SELECT coalesce(o.t, 0) AS time_ns, coalesce(o.c, 0) AS calls
+ FROM st LEFT JOIN o ON o.rank = st.rank AND o.step = st.step_num ORDER BY st.rank, st.ts
 
 -- name: available
 -- What a run can be gated on, for the message when a metric has no samples:
