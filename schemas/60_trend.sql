@@ -1,0 +1,27 @@
+-- profdb schema, part 6 (schema version 2): per-run summaries that
+-- `profdb trend` reads, so a history of a thousand runs is one indexed
+-- query instead of a thousand sample reads.
+--
+-- A row summarises one run's samples of one metric, read exactly as
+-- `profdb check` reads them (docs/compare.md: one sample per step). Ingest
+-- and `profdb analyze` write step_time and throughput for every run they
+-- touch; `profdb trend` computes any other metric (kernel:NAME, loss, ...)
+-- the first time it is asked for and keeps the row. Rows are replaced when
+-- the run is analysed again and deleted with the run.
+
+CREATE TABLE run_summaries (
+    run_id    INTEGER NOT NULL REFERENCES runs,
+    metric    TEXT NOT NULL,     -- as `profdb check` names it: step_time, throughput, kernel:NAME, loss
+    method    INTEGER NOT NULL,  -- how the row was computed; profdb recomputes rows of another method
+    samples   INTEGER NOT NULL,  -- samples (steps) summarised; 0: the run has none of this metric
+    median    REAL,              -- in the metric's unit: seconds for times, per second for rates
+    q1        REAL,              -- first quartile (linear interpolation, as numpy and R's default)
+    q3        REAL,              -- third quartile
+    mean      REAL,
+    min       REAL,
+    max       REAL,
+    unit      TEXT,              -- 's', '/s', 'calls', or the step log's unit ('B', '%', '' for none)
+    source    TEXT,              -- where the samples came from: 'step log', 'trace steps'
+    what      TEXT,              -- which values: 'per-step values', 'interval means (window 10)', ...
+    PRIMARY KEY (run_id, metric)
+) WITHOUT ROWID;
