@@ -8,10 +8,10 @@
 static const pdb_cmd_help help = {
     "profdb analyze [--db FILE] [RUN...]",
     "Recomputes the analysis_* tables (GPU breakdown, kernel types, kernels, CPU ops)\n"
-    "for the named runs, or for every run. 'profdb ingest' already does this unless\n"
-    "it was given --no-analyze. Both modes are computed: exact (the trace as written,\n"
-    "in nanoseconds) and hta (Holistic Trace Analysis's conventions); reports choose\n"
-    "with --compat hta.",
+    "and the summaries 'profdb trend' reads (run_summaries) for the named runs, or for\n"
+    "every run. 'profdb ingest' already does this unless it was given --no-analyze.\n"
+    "Both modes are computed: exact (the trace as written, in nanoseconds) and hta\n"
+    "(Holistic Trace Analysis's conventions); reports choose with --compat hta.",
     NULL,
 };
 
@@ -24,7 +24,7 @@ static int analyze_named(sqlite3 *db, char **names, int n)
             return PDB_ERR;
         if (!found)
             return pdb_fail("no run named '%s' (see 'profdb runs')", names[i]);
-        if (pdb_analyze_run(db, run_id) != PDB_OK)
+        if (pdb_cli_after_load(db, run_id) != PDB_OK)
             return PDB_ERR;
     }
     return PDB_OK;
@@ -37,7 +37,7 @@ static int analyze_all(sqlite3 *db)
         return PDB_ERR;
     int rc = PDB_OK;
     while (rc == PDB_OK && sqlite3_step(st) == SQLITE_ROW)
-        rc = pdb_analyze_run(db, sqlite3_column_int64(st, 0));
+        rc = pdb_cli_after_load(db, sqlite3_column_int64(st, 0));
     sqlite3_finalize(st);
     return rc;
 }
