@@ -30,7 +30,7 @@ int pdb_cli_after_load(sqlite3 *db, int64_t run_id)
 {
     if (pdb_analyze_run(db, run_id) != PDB_OK)
         return PDB_ERR;
-    return pdb_trend_summarize_run(db, run_id);
+    return pdb_trend_forget_run(db, run_id);
 }
 
 int pdb_cli_open_db(const pdb_cli *cli, int flags, sqlite3 **db)

@@ -36,8 +36,9 @@ int pdb_cli_fail(void);
 int pdb_cli_parse(int argc, char **argv, const pdb_opt *opts, const pdb_cmd_help *help,
                   int *npos);
 /* What ingest does to each run it loaded, inside its transaction, and
- * `profdb analyze` to each run: the analysis passes, then the run's trend
- * summaries (pdb_trend_summarize_run). */
+ * `profdb analyze` to each run: the analysis passes; then the run's trend
+ * summaries, derived from what the passes wrote, are dropped
+ * (pdb_trend_forget_run; trend computes them again). */
 int pdb_cli_after_load(sqlite3 *db, int64_t run_id);
 /* Opens cli->db_path with PDB_DB_* flags. */
 int pdb_cli_open_db(const pdb_cli *cli, int flags, sqlite3 **db);

@@ -8,10 +8,11 @@
 static const pdb_cmd_help help = {
     "profdb analyze [--db FILE] [RUN...]",
     "Recomputes the analysis_* tables (GPU breakdown, kernel types, kernels, CPU ops)\n"
-    "and the summaries 'profdb trend' reads (run_summaries) for the named runs, or for\n"
-    "every run. 'profdb ingest' already does this unless it was given --no-analyze.\n"
-    "Both modes are computed: exact (the trace as written, in nanoseconds) and hta\n"
-    "(Holistic Trace Analysis's conventions); reports choose with --compat hta.",
+    "for the named runs, or for every run, and drops their summaries for 'profdb\n"
+    "trend' (it computes them again). 'profdb ingest' already does this unless it was\n"
+    "given --no-analyze. Both modes are computed: exact (the trace as written, in\n"
+    "nanoseconds) and hta (Holistic Trace Analysis's conventions); reports choose\n"
+    "with --compat hta.",
     NULL,
 };
 

@@ -47,8 +47,9 @@ static const pdb_cmd_help help = {
     "  current level, worse by more than PCT is a regression (exit 1). PCT as in\n"
     "  check: 5%, +5% or 5. Without METRIC= it applies to every METRIC.\n"
     "metrics: those of 'profdb check' (step_time, throughput, phase:NAME, kernel:NAME,\n"
-    "  op:NAME, kernel-type:TYPE, any step-log metric). Ingest stores the summaries of\n"
-    "  step_time and throughput; others are computed once and kept.",
+    "  op:NAME, kernel-type:TYPE, any step-log metric). A run's summary of a metric\n"
+    "  is computed the first time and kept in the database (run_summaries), unless it\n"
+    "  is read-only.",
 };
 
 typedef struct {

@@ -3,10 +3,10 @@
  *
  * A run's point is its median (and quartiles) of the metric's samples, read
  * exactly as `profdb check` reads them (metrics.h). Those summaries are kept
- * in run_summaries (schemas/60_trend.sql): ingest and analyze write
- * step_time and throughput for every run, trend computes any other metric
- * the first time and keeps it, so a history of a thousand runs is one
- * indexed query and never holds more than one run's samples. Change points
+ * in run_summaries (schemas/60_trend.sql): trend computes a run's summary of
+ * a metric the first time it needs it and keeps it, so a history of a
+ * thousand runs is one indexed query and never holds more than one run's
+ * samples. Change points
  * come from changepoint.h; docs/compare.md describes the whole method. */
 #ifndef PDB_TREND_H
 #define PDB_TREND_H
@@ -78,10 +78,9 @@ typedef struct pdb_trend {
 int pdb_trend_load(sqlite3 *db, const char *spec, const pdb_trend_opts *o, pdb_trend *t);
 void pdb_trend_free(pdb_trend *t);
 
-/* Replaces run_id's summaries with fresh ones of step_time and throughput
- * (the ingest hook and `profdb analyze` call it after the analysis passes,
- * inside their transaction; other metrics are computed again when asked). */
-int pdb_trend_summarize_run(sqlite3 *db, int64_t run_id);
+/* Drops run_id's summaries: `profdb analyze` calls it after the analysis
+ * passes, which may change the samples (trend computes them again). */
+int pdb_trend_forget_run(sqlite3 *db, int64_t run_id);
 
 /* `trend --check`: does the newest run bring a regression beyond limit_pct
  * to light? The change points found with the newest run are compared with

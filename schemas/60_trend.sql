@@ -3,11 +3,10 @@
 -- query instead of a thousand sample reads.
 --
 -- A row summarises one run's samples of one metric, read exactly as
--- `profdb check` reads them (docs/compare.md: one sample per step). Ingest
--- and `profdb analyze` write step_time and throughput for every run they
--- touch; `profdb trend` computes any other metric (kernel:NAME, loss, ...)
--- the first time it is asked for and keeps the row. Rows are replaced when
--- the run is analysed again and deleted with the run.
+-- `profdb check` reads them (docs/compare.md: one sample per step).
+-- `profdb trend` computes a run's row the first time it needs it and keeps
+-- it; `profdb analyze` drops the rows of the runs it analyses again, and
+-- they are deleted with the run.
 
 CREATE TABLE run_summaries (
     run_id    INTEGER NOT NULL REFERENCES runs,
