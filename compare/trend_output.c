@@ -46,13 +46,16 @@ static void bind_real(sqlite3_stmt *st, int i, double v)
         sqlite3_bind_null(st, i);
 }
 
-/* "+10.3%", or the direction alone when the level before was 0. */
+/* "up 10.3% (worse)"; "up from 0" when the level before was 0. Words,
+ * not a sign: a CSV cell starting with + or - is guarded as a formula. */
 static void change_text(const pdb_trend_change *c, char *buf, size_t cap)
 {
+    const char *dir = c->after > c->before ? "up" : "down";
     if (isnan(c->change_pct))
-        snprintf(buf, cap, "%s", c->after > c->before ? "up from 0" : "down from 0");
+        snprintf(buf, cap, "%s from 0 (%s)", dir, c->worse ? "worse" : "better");
     else
-        snprintf(buf, cap, "%+.1f%%", c->change_pct);
+        snprintf(buf, cap, "%s %.1f%% (%s)", dir, fabs(c->change_pct),
+                 c->worse ? "worse" : "better");
 }
 
 /* ---- the temp tables ------------------------------------------------------ */
@@ -353,9 +356,8 @@ static void md_metric(FILE *md, const pdb_trend *t, const pdb_trend_opts *o,
             change_text(c, ch, sizeof ch);
             fputs("| ", md);
             md_text(md, t->pt[c->at].run);
-            fprintf(md, " | %s | %s | %s %s | %zu / %zu | %.3g | %s |\n", before, after, ch,
-                    c->worse ? "worse" : "better", c->at - c->from, c->to - c->at, c->p,
-                    c->tail ? "newest runs" : "split");
+            fprintf(md, " | %s | %s | %s | %zu / %zu | %.3g | %s |\n", before, after, ch,
+                    c->at - c->from, c->to - c->at, c->p, c->tail ? "newest runs" : "split");
         }
         if (first)
             fprintf(md, "\n(the last %d of %zu)\n", MD_CHANGES, t->nch);
