@@ -103,7 +103,9 @@ static int add_checks(metric_list *l, const pdb_strlist *checks, char **pos, int
         const char *arg = checks->v[i], *eq = strrchr(arg, '=');
         double pct;
         if (pdb_check_parse_pct(eq ? eq + 1 : arg, &pct) != PDB_OK)
-            return pdb_fail("--check '%s': %s", arg, pdb_errmsg());
+            return pdb_fail("--check '%s': expected PCT or METRIC=PCT, PCT a percentage such "
+                            "as 5%% or 5 (a bare number below 1 is ambiguous: 0.5%% or 50%%)",
+                            arg);
         if (!eq) {
             for (int k = 0; k < given; k++)
                 l->limit[k] = pct;

@@ -179,17 +179,34 @@ static size_t segment(const double *x, size_t n, const pdb_cp_opts *o, pdb_chang
     return nout;
 }
 
-/* Test 2: the newest run, or the newest two, against the earlier runs of
- * the last segment; the smaller p-value of the two, times two (Bonferroni). */
+/* The longest tail the newest-runs test covers in a last segment of len
+ * runs: the tails whose split the ordering test can hardly resolve, those
+ * of a runs with fewer than PDB_CP_TAIL_ORDERINGS / alpha distinct orderings
+ * (even a perfect split then has p >= alpha / 10). In 30 runs that is the
+ * newest two; in 12, every tail up to half. */
+static size_t tail_reach(size_t len, double alpha)
+{
+    size_t reach = 1;
+    double ways = (double)len; /* C(len, 1) */
+    for (size_t a = 2; a <= len / 2; a++) {
+        ways = ways * (double)(len - a + 1) / (double)a;
+        if (ways >= PDB_CP_TAIL_ORDERINGS / alpha)
+            break;
+        reach = a;
+    }
+    return reach;
+}
+
+/* Test 2: each tail of the last segment the ordering test cannot resolve
+ * (the newest j runs, j up to tail_reach) against the segment's earlier
+ * runs; the smallest p-value times the number of tails tested (Bonferroni). */
 static bool tail_test(const double *x, size_t n, size_t start, double alpha,
                       pdb_change_point *cp)
 {
     double best = 1;
-    size_t best_j = 0;
+    size_t best_j = 0, reach = tail_reach(n - start, alpha);
     int tests = 0;
-    for (size_t j = 1; j <= PDB_CP_MIN_SEGMENT && j < n; j++) {
-        if (n - j < start + PDB_CP_MIN_HISTORY)
-            break;
+    for (size_t j = 1; j <= reach && n - j >= start + PDB_CP_MIN_HISTORY; j++) {
         tests++;
         double p = pdb_cp_tail_p(x + start, n - j - start, x + n - j, j);
         if (p < best) {
@@ -214,7 +231,7 @@ size_t pdb_change_points(const double *x, size_t n, const pdb_cp_opts *o,
     half.alpha = o->alpha / 2;
     size_t nout = segment(x, n, &half, out);
     size_t start = nout ? out[nout - 1].at : 0;
-    if (tail_test(x, n, start, half.alpha, &out[nout]))
+    if (n && tail_test(x, n, start, half.alpha, &out[nout]))
         nout++;
     return nout;
 }

@@ -16,15 +16,19 @@
  *      to be exchangeable), a change point is reported with probability at
  *      most alpha: the first test must reject for any to be reported.
  *
- *   2. The newest run. A shift that only the newest run shows cannot be told
- *      from one odd run by any ordering test (its p-value is at least
- *      2 / runs), so the newest run is tested on its own: its value against
- *      the runs of its segment (since the last change point), a Student t
- *      prediction test (the new value minus the segment's mean, over the
- *      segment's standard deviation times sqrt(1 + 1/m), with m - 1
- *      degrees of freedom; at least PDB_CP_MIN_HISTORY runs). Its
- *      false-alarm rate is alpha when run-to-run noise is normal; heavier
- *      tails raise it.
+ *   2. The newest runs. A shift that only the newest run shows cannot be
+ *      told from one odd run by any ordering test (its p-value is at least
+ *      2 / runs), nor can one in the newest a runs when there are few
+ *      orderings of them (2 / C(runs, a)). So the newest j runs, for each
+ *      j the ordering test cannot resolve (fewer than PDB_CP_TAIL_ORDERINGS
+ *      / alpha orderings; j = 1, 2 in 30 runs, up to half of 12), are
+ *      tested against the earlier runs of their segment (since the last
+ *      change point): a Student t test of their mean against the earlier
+ *      runs' mean, on the earlier runs' standard deviation (times
+ *      sqrt(1/j + 1/m), m - 1 degrees of freedom; at least
+ *      PDB_CP_MIN_HISTORY earlier runs); the smallest p-value times the
+ *      number of tails tested. Its false-alarm rate is alpha when
+ *      run-to-run noise is normal; heavier tails raise it.
  *
  * The permutations come from a xorshift generator seeded by the seed and
  * the segment's bounds, so the same series always gives the same answer,
@@ -45,8 +49,12 @@
 /* Random orderings per test: p-values in steps of 1/1000. */
 #define PDB_CP_PERMUTATIONS 999
 #define PDB_CP_SEED 20240601u
-/* Runs of its segment the newest run is tested against, at least. */
+/* Runs of its segment the newest runs are tested against, at least. */
 #define PDB_CP_MIN_HISTORY 3
+/* Tails with fewer than this many / alpha orderings go to the newest-runs
+ * test, alpha being the test's own (half the trend's): a perfect split of
+ * such a tail has p >= alpha / 10, too close to alpha to find shifts. */
+#define PDB_CP_TAIL_ORDERINGS 40.0
 
 typedef struct pdb_cp_opts {
     double alpha;       /* significance of each test (check's PDB_ALPHA by default) */

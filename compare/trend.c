@@ -424,14 +424,52 @@ void pdb_trend_free(pdb_trend *t)
 
 /* ---- --check ------------------------------------------------------------------ */
 
-/* Whether c was already found without the newest run: a change point in the
- * same direction at most one run away. */
-static bool seen_before(const pdb_trend_change *c, const pdb_trend_change *prev, size_t nprev)
+/* Earlier histories --check looks back at, at most: a change point none of
+ * the last PDB_TREND_LOOKBACK histories found counts as new. */
+#define PDB_TREND_LOOKBACK 60
+
+static bool matches(const pdb_trend_change *c, const pdb_trend_change *prev, size_t nprev)
 {
     for (size_t i = 0; i < nprev; i++)
         if (prev[i].worse == c->worse && prev[i].at + 1 >= c->at && prev[i].at <= c->at + 1)
             return true;
     return false;
+}
+
+/* The first change point not found before the newest run, or -1. A change
+ * point was found before when the history that ended at some earlier run
+ * since it (yesterday's first) had one in the same direction at most one
+ * run away. Looking further back than yesterday matters for short
+ * histories: in twelve runs, three after a shift cannot reach significance
+ * (C(12, 3) orderings), so a shift the newest-runs test flagged the night
+ * it came can vanish for a few nights and be found again, which is not a
+ * new one. */
+static int first_new(const pdb_trend *t, double alpha)
+{
+    bool *seen = pdb_xcalloc(t->nch ? t->nch : 1, sizeof *seen);
+    pdb_trend_change *prev = pdb_xmalloc((t->n / PDB_CP_MIN_SEGMENT + 2) * sizeof *prev);
+    double *level = pdb_xmalloc(t->n * sizeof *level);
+    for (size_t m = t->n - 1; m >= 1 && t->n - 1 - m < PDB_TREND_LOOKBACK; m--) {
+        /* The history of the first m runs holds change point i when at < m. */
+        size_t need = t->n;
+        for (size_t i = 0; i < t->nch; i++)
+            if (!seen[i] && t->ch[i].at + 1 < need)
+                need = t->ch[i].at + 1;
+        if (m < need)
+            break; /* every change point seen, or none left that m runs hold */
+        size_t nprev = detect(t, m, alpha, prev, level);
+        for (size_t i = 0; i < t->nch; i++)
+            if (!seen[i] && t->ch[i].at < m && matches(&t->ch[i], prev, nprev))
+                seen[i] = true;
+    }
+    int first = -1;
+    for (size_t i = 0; i < t->nch && first < 0; i++)
+        if (!seen[i])
+            first = (int)i;
+    free(seen);
+    free(prev);
+    free(level);
+    return first;
 }
 
 void pdb_trend_check(const pdb_trend *t, const pdb_trend_opts *o, double limit_pct,
@@ -447,14 +485,7 @@ void pdb_trend_check(const pdb_trend *t, const pdb_trend_opts *o, double limit_p
                  "(at least %d)", t->n, PDB_CP_MIN_HISTORY + 1);
         return;
     }
-    pdb_trend_change *prev = pdb_xmalloc((t->n / PDB_CP_MIN_SEGMENT + 2) * sizeof *prev);
-    double *level = pdb_xmalloc(t->n * sizeof *level);
-    size_t nprev = detect(t, t->n - 1, o->alpha, prev, level);
-    for (size_t i = 0; i < t->nch && v->first_new < 0; i++)
-        if (!seen_before(&t->ch[i], prev, nprev))
-            v->first_new = (int)i;
-    free(prev);
-    free(level);
+    v->first_new = first_new(t, o->alpha);
     if (v->first_new < 0) {
         snprintf(v->reason, sizeof v->reason, "no change point is new with the newest run "
                  "(%zu found in %zu runs)", t->nch, t->n);

@@ -84,9 +84,10 @@ int pdb_trend_forget_run(sqlite3 *db, int64_t run_id);
 
 /* `trend --check`: does the newest run bring a regression beyond limit_pct
  * to light? The change points found with the newest run are compared with
- * those found without it; the first one that is new (none within one run in
- * the same direction before) opens the comparison: from the level before
- * it to the current level, a regression when worse by more than the limit. */
+ * those the earlier histories found (yesterday's, and back to the change
+ * point, at most 60); the first one that is new (none in the same direction
+ * within one run before) opens the comparison: from the level before it to
+ * the current level, a regression when worse by more than the limit. */
 typedef struct pdb_trend_verdict {
     bool regression;
     double limit_pct;      /* NAN: the metric is not checked */

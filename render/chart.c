@@ -281,10 +281,16 @@ static void plot_lines(FILE *f, const pdb_chart_spec *d, const grid *g)
 static void plot_trend(FILE *f, const pdb_chart_spec *d, const grid *g)
 {
     int every = g->nx > 40 ? (g->nx + 39) / 40 : 1; /* at most ~40 tick labels */
+    size_t widest = 0;
+    for (int x = 0; x < g->nx; x++)
+        if (strlen(g->labels[x]) > widest)
+            widest = strlen(g->labels[x]);
+    /* Slanted when the labels side by side would not fit (~110 characters). */
+    bool slant = g->nx > 8 || (size_t)g->nx * widest > 110;
     fprintf(f, "set datafile missing '?'\nset key autotitle columnheader\nset key below\n"
                "set grid ytics\nset xtics scale 0%s\n"
                "set offsets 0.5, 0.5, graph 0.05, graph 0.05\n",
-            g->nx > 8 ? " rotate by 45 right" : "");
+            slant ? " rotate by 45 right" : "");
     fputs("set ylabel ", f);
     pdb_gp_quote_file(f, d->axis);
     fprintf(f, "\nplot '%s.dat' using 0:3:4 with filledcurves lc rgb '#4e79a7'"
