@@ -21,7 +21,9 @@ Checked:
   - --by orders runs by a label: ingested in shuffled order, the change
     point is still found at the right night;
   - --check: exit 1 when the newest run is 12% slower (limit 5%), exit 0 the
-    night before, and exit 0 for a 2% shift under a 5% limit;
+    night before, and exit 0 for a 2% shift under a 5% limit; run night by
+    night over 30 nights, it alarms once, the night a 10% shift comes, and
+    never without one;
   - summaries are stored (run_summaries) and a second trend gives the same
     answer from them;
   - --out writes index.md naming the change point, and the CSV.
@@ -244,6 +246,22 @@ def check_cases(c, tmp):
     c.eq("--check, newest run 2% slower, limit 5%: exit", rc, 0)
 
 
+def nightly_case(c, tmp):
+    """CI as it runs: ingest one night, trend --check 5%. A 10% shift from
+    night 20 on alarms once, that night; a history without one never."""
+    for shift_at in (20, None):
+        h = History(tmp, f"nightly-{shift_at}", "nanogpt", 0.01, shift_at, 12)
+        alarms = []
+        for r, path in enumerate(h.paths):
+            run("ingest", "--db", h.db, "--quiet", path)
+            rc, out, _ = run("trend", "--db", h.db, "--check", "5%", check=False)
+            c.true(f"nightly {shift_at}: night {r} exit 0 or 1", rc in (0, 1), out)
+            if rc == 1:
+                alarms.append(r)
+        c.eq(f"nightly, shift at {shift_at}: the nights that alarm", alarms,
+             [shift_at] if shift_at is not None else [])
+
+
 def storage_case(c, tmp):
     """Summaries are kept; the second trend reads them and agrees; --out."""
     h = History(tmp, "store", "nanogpt", 0.01, 15, 9)
@@ -279,6 +297,7 @@ def main():
         shift_cases(c, tmp)
         label_case(c, tmp)
         check_cases(c, tmp)
+        nightly_case(c, tmp)
         storage_case(c, tmp)
     c.close()
 
