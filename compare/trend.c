@@ -367,8 +367,10 @@ static size_t count_mixed(const pdb_trend *t)
     return k;
 }
 
-static int no_samples(sqlite3 *db, const pdb_trend *t)
+static int no_samples(sqlite3 *db, const pdb_trend *t, const pdb_trend_opts *o)
 {
+    if (!t->without && o->runs)
+        return pdb_fail("no run matches --runs '%s' (see 'profdb runs')", o->runs);
     int64_t newest;
     if (pdb_db_query_int(db, "SELECT run_id FROM runs ORDER BY run_id DESC LIMIT 1", -1,
                          &newest) != PDB_OK)
@@ -403,7 +405,7 @@ int pdb_trend_load(sqlite3 *db, const char *spec, const pdb_trend_opts *o, pdb_t
         if (t->unlabelled && !t->without)
             return pdb_fail("no run has the label '%s' (labels are given at ingest: "
                             "--label %s=VALUE)", o->by, o->by);
-        return no_samples(db, t);
+        return no_samples(db, t, o);
     }
     qsort(t->pt, t->n, sizeof *t->pt, compare_points);
     keep_last(t, o->last);
