@@ -32,6 +32,7 @@
 
 typedef struct {
     size_t samples;
+    bool absent;           /* a kernel or op the run never ran */
     double median, q1, q3, mean, min, max;
     const char *unit;      /* the samples' own unit when the metric has none */
     const char *source;
@@ -49,6 +50,7 @@ static int summarize(sqlite3 *db, int64_t run_id, const pdb_metric *m, summary *
     }
     memset(out, 0, sizeof *out);
     out->samples = s.n;
+    out->absent = s.absent;
     out->unit = s.unit;
     out->source = s.source;
     snprintf(out->what, sizeof out->what, "%s", s.what);
@@ -97,6 +99,7 @@ static int store(sqlite3 *db, sqlite3_stmt *st, int64_t run_id, const char *metr
     bind_text(st, 11, s->unit);
     bind_text(st, 12, s->samples ? s->source : NULL);
     bind_text(st, 13, s->samples ? s->what : NULL);
+    sqlite3_bind_int(st, 14, s->absent);
     return pdb_db_step_done(db, st);
 }
 
@@ -159,11 +162,12 @@ static const char *col_text(sqlite3_stmt *st, int c)
     return s ? s : "";
 }
 
-/* The summary stored in the row of trend.runs (columns 4..13). */
+/* The summary stored in the row of trend.runs (columns 4..14). */
 static void stored_summary(sqlite3_stmt *st, summary *s)
 {
     memset(s, 0, sizeof *s);
     s->samples = (size_t)sqlite3_column_int64(st, 4);
+    s->absent = sqlite3_column_int(st, 14) != 0;
     s->median = sqlite3_column_double(st, 5);
     s->q1 = sqlite3_column_double(st, 6);
     s->q3 = sqlite3_column_double(st, 7);
@@ -248,6 +252,7 @@ static int read_runs(sqlite3 *db, const pdb_trend_opts *o, pdb_trend *t, pending
         }
         note_unit(t, unit);
         add_point(t, &cap, st, &s, source, what);
+        t->absent += s.absent;
     }
     sqlite3_finalize(st);
     if (rc == PDB_OK && step != SQLITE_DONE)
@@ -407,6 +412,10 @@ int pdb_trend_load(sqlite3 *db, const char *spec, const pdb_trend_opts *o, pdb_t
                             "--label %s=VALUE)", o->by, o->by);
         return no_samples(db, t, o);
     }
+    if (t->absent == t->n)
+        return pdb_fail("metric '%s': none of the %zu runs has a call of '%s' in its "
+                        "ProfilerSteps (names must match exactly; see 'profdb report kernels' "
+                        "or 'ops')", t->spec, t->n, t->metric.name);
     qsort(t->pt, t->n, sizeof *t->pt, compare_points);
     keep_last(t, o->last);
     t->mixed = count_mixed(t);

@@ -68,6 +68,7 @@ typedef struct pdb_trend {
     size_t unlabelled;     /* runs left out: no --by label */
     size_t older;          /* runs left out by --last */
     size_t mixed;          /* runs whose samples are other values than the newest run's */
+    size_t absent;         /* runs that never ran the kernel or op (their steps count 0) */
 } pdb_trend;
 
 /* Reads the history of metric spec (computing and storing missing

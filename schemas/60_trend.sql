@@ -13,6 +13,7 @@ CREATE TABLE run_summaries (
     metric    TEXT NOT NULL,     -- as `profdb check` names it: step_time, throughput, kernel:NAME, loss
     method    INTEGER NOT NULL,  -- how the row was computed; profdb recomputes rows of another method
     samples   INTEGER NOT NULL,  -- samples (steps) summarised; 0: the run has none of this metric
+    absent    INTEGER NOT NULL,  -- 1: a kernel or op the run never ran (each step counts 0)
     median    REAL,              -- in the metric's unit: seconds for times, per second for rates
     q1        REAL,              -- first quartile (linear interpolation, as numpy and R's default)
     q3        REAL,              -- third quartile

@@ -10,7 +10,7 @@
 -- (NULL when there is none yet). ?4 = a GLOB on run names (NULL: all).
 -- Each join is a primary-key lookup; trend.c orders the rows.
 SELECT r.run_id, r.name, r.created_at, l.value AS label, s.samples, s.median, s.q1, s.q3,
- s.mean, s.min, s.max, s.unit, s.source, s.what
+ s.mean, s.min, s.max, s.unit, s.source, s.what, s.absent
  FROM runs r
  LEFT JOIN run_labels l ON l.run_id = r.run_id AND l.key = ?1
  LEFT JOIN run_summaries s ON s.run_id = r.run_id AND s.metric = ?2 AND s.method = ?3
@@ -20,7 +20,8 @@ SELECT r.run_id, r.name, r.created_at, l.value AS label, s.samples, s.median, s.
 -- One run's summary of one metric (a row with samples = 0 records that the
 -- run has none, so it is not read again).
 INSERT OR REPLACE INTO run_summaries (run_id, metric, method, samples, median, q1, q3, mean,
- min, max, unit, source, what) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+ min, max, unit, source, what, absent)
+ VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
 
 -- name: forget_run
 -- Summaries are derived from the run's tables: analysing it again drops them.
