@@ -90,12 +90,9 @@ static int store(sqlite3 *db, sqlite3_stmt *st, int64_t run_id, const char *metr
     sqlite3_bind_text(st, 2, metric, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int(st, 3, PDB_TREND_METHOD);
     sqlite3_bind_int64(st, 4, (int64_t)s->samples);
-    double v[] = {s->median, s->q1, s->q3, s->mean, s->min, s->max};
-    for (int i = 0; i < 6; i++)
-        if (s->samples)
-            bind_real(st, 5 + i, v[i]);
-        else
-            sqlite3_bind_null(st, 5 + i);
+    const double v[] = {s->median, s->q1, s->q3, s->mean, s->min, s->max}; /* ?5 .. ?10 */
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+        bind_real(st, 5 + (int)i, s->samples ? v[i] : NAN);
     bind_text(st, 11, s->unit);
     bind_text(st, 12, s->samples ? s->source : NULL);
     bind_text(st, 13, s->samples ? s->what : NULL);
@@ -132,26 +129,26 @@ static void pending_add(pending *p, int64_t run_id, const summary *s)
     p->s[p->n++] = *s;
 }
 
-/* Keeps the summaries computed for this trend. A cache: when the database
- * is read-only or another process holds the write lock, trend goes on
- * without storing rather than wait (the next trend computes them again). */
-static void pending_store(sqlite3 *db, const char *metric, pending *p)
+/* Ends the read transaction of a history, keeping the summaries computed
+ * in it. A cache: when the database is read-only, or another process holds
+ * the write lock or wrote since the read began (SQLite then refuses to turn
+ * the read into a write: the summaries may be stale), nothing is stored and
+ * trend goes on without waiting; the next trend computes them again. */
+static void end_read(sqlite3 *db, const char *metric, const pending *p)
 {
-    if (!p->n || sqlite3_db_readonly(db, "main") != 0)
-        return;
-    sqlite3_busy_timeout(db, 0);
-    if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK) {
-        sqlite3_stmt *st;
-        int rc = pdb_compare_prepare(db, "trend.store", NULL, &st);
+    int rc = PDB_OK;
+    if (p->n && sqlite3_db_readonly(db, "main") == 0) {
+        sqlite3_busy_timeout(db, 0);
+        sqlite3_stmt *st = NULL;
+        rc = pdb_compare_prepare(db, "trend.store", NULL, &st);
         for (size_t i = 0; rc == PDB_OK && i < p->n; i++)
             rc = store(db, st, p->run_id[i], metric, &p->s[i]);
-        if (rc == PDB_OK)
-            pdb_db_release(st);
-        if (rc != PDB_OK || sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-            sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-        pdb_clear_error();
+        sqlite3_finalize(st);
+        sqlite3_busy_timeout(db, PDB_DB_BUSY_MS);
     }
-    sqlite3_busy_timeout(db, PDB_DB_BUSY_MS);
+    if (rc != PDB_OK || sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    pdb_clear_error();
 }
 
 /* ---- the history ----------------------------------------------------------- */
@@ -397,9 +394,15 @@ int pdb_trend_load(sqlite3 *db, const char *spec, const pdb_trend_opts *o, pdb_t
         return PDB_ERR;
     t->unit = t->metric.unit;
     pending p = {0};
-    int rc = read_runs(db, o, t, &p);
-    if (rc == PDB_OK)
-        pending_store(db, t->spec, &p);
+    /* One read transaction: the summaries stored are those of what was read. */
+    int rc = pdb_db_exec(db, "BEGIN");
+    if (rc == PDB_OK) {
+        rc = read_runs(db, o, t, &p);
+        if (rc == PDB_OK)
+            end_read(db, t->spec, &p);
+        else
+            sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    }
     free(p.run_id);
     free(p.s);
     if (rc != PDB_OK)
