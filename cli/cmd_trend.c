@@ -60,8 +60,8 @@ typedef struct {
     pdb_trend_opts t;
 } trend_opts;
 
-/* The metrics to show: the positional ones, else the default, plus any
- * named only in --check METRIC=PCT. */
+/* The metrics to show: the positional ones and any named in --check
+ * METRIC=PCT; the default when neither names one. */
 typedef struct {
     const char **spec;
     double *limit;       /* NAN: not checked */
@@ -94,9 +94,12 @@ static int add_metric(metric_list *l, const char *spec)
  * names may hold one). */
 static int add_checks(metric_list *l, const pdb_strlist *checks, char **pos, int npos)
 {
+    bool named = npos > 0;
+    for (int i = 0; i < checks->n; i++)
+        named |= strchr(checks->v[i], '=') != NULL;
     for (int i = 0; i < npos; i++)
         add_metric(l, pos[i]);
-    if (!npos)
+    if (!named)
         add_metric(l, DEFAULT_METRIC);
     int given = l->n;
     for (int i = 0; i < checks->n; i++) {
@@ -115,7 +118,8 @@ static int add_checks(metric_list *l, const pdb_strlist *checks, char **pos, int
             return pdb_fail("--check '%s': expected METRIC=PCT or PCT", arg);
         l->owned = pdb_xrealloc(l->owned, (size_t)(l->nowned + 1) * sizeof *l->owned);
         char *spec = l->owned[l->nowned++] = pdb_xstrndup(arg, (size_t)(eq - arg));
-        l->limit[add_metric(l, spec)] = pct;
+        int k = add_metric(l, spec); /* before indexing: it may move l->limit */
+        l->limit[k] = pct;
     }
     return PDB_OK;
 }
