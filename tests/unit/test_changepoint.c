@@ -10,15 +10,26 @@
 
 #define CHECK_NEAR(a, b, tol) CHECK(fabs((a) - (b)) <= (tol))
 
+/* Student t with 3 degrees of freedom, closed form:
+ * P(T > t) = 1/2 - (atan(a) + a / (1 + a^2)) / pi, a = t / sqrt(3). */
+static double t3_sf(double t)
+{
+    double a = t / sqrt(3.0);
+    return 0.5 - (atan(a) + a / (1 + a * a)) / M_PI;
+}
+
 /* Student t upper tail: df = 1 is the Cauchy distribution (sf(1) = 1/4);
- * df = 2 has the closed form (1 - t / sqrt(t^2 + 2)) / 2; the others are
- * the two-sided 95% and 99% points of printed t tables. */
+ * df = 2 has the closed form (1 - t / sqrt(t^2 + 2)) / 2, df = 3 the one
+ * above; the others are the two-sided 95% and 99% points of printed t
+ * tables. */
 static void test_student(void)
 {
     CHECK_NEAR(pdb_student_sf(1.0, 1), 0.25, 1e-12);
     CHECK_NEAR(pdb_student_sf(0.0, 7), 0.5, 1e-12);
     for (double t = -3; t <= 6; t += 0.75)
         CHECK_NEAR(pdb_student_sf(t, 2), 0.5 * (1 - t / sqrt(t * t + 2)), 1e-12);
+    for (double t = -2; t <= 40; t += 1.5)
+        CHECK_NEAR(pdb_student_sf(t, 3), t3_sf(t), 1e-12);
     CHECK_NEAR(pdb_student_sf(2.228139, 10), 0.025, 1e-6);
     CHECK_NEAR(pdb_student_sf(4.032143, 5), 0.005, 1e-6);
     CHECK_NEAR(pdb_student_sf(2.045230, 29), 0.025, 1e-6);
@@ -156,6 +167,28 @@ static void test_power(void)
     CHECK(newest_two >= sims * 90 / 100);
 }
 
+/* A short history: 4 runs at 1.00 and 4 at 1.20. No ordering of 8 runs can
+ * reach alpha/2 (a perfect 4:4 split has p = 2/70), so the newest-runs test
+ * finds it: the newest 4 against the first 4, t = 0.2 / (s sqrt(1/4 + 1/4))
+ * with s the first four's standard deviation, 3 degrees of freedom, times
+ * the 4 tails tested (1 to 4 runs). By hand: mean 1.0,
+ * s = sqrt((1e-4 + 1e-4) / 3) = 0.008165, t = 34.64, one-sided tail
+ * 2.645e-5, p = 4 * 2 * 2.645e-5 = 2.1e-4. */
+static void test_short_history(void)
+{
+    pdb_cp_opts o = PDB_CP_OPTS_DEFAULT(0.01);
+    pdb_change_point cp[8];
+    double x[] = {1.00, 1.01, 0.99, 1.00, 1.20, 1.21, 1.19, 1.20};
+    size_t at;
+    CHECK(pdb_cp_split_test(x, 8, 999, 1, 1, &at) >= 2 / 70.0);
+    CHECK_INT(pdb_change_points(x, 8, &o, cp), 1);
+    CHECK_INT(cp[0].at, 4);
+    CHECK(cp[0].tail);
+    double s = sqrt(2e-4 / 3), t = 0.2 / (s * sqrt(0.5));
+    CHECK_NEAR(cp[0].p, 4 * 2 * t3_sf(t), 1e-12);
+    CHECK_NEAR(cp[0].p, 2.1158e-4, 1e-7);
+}
+
 /* Edge cases: nothing to find in short or flat series; a constant history
  * and a different newest value; the same series gives the same answer. */
 static void test_edges(void)
@@ -187,6 +220,7 @@ int main(void)
     test_split_exact();
     test_false_alarms();
     test_power();
+    test_short_history();
     test_edges();
     return check_report();
 }
