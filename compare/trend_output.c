@@ -151,8 +151,8 @@ static void clean(pdb_buf *b, const char *s)
     pdb_utf8_clean(b, s, strlen(s), PDB_UTF8_CONTROLS);
 }
 
-/* "30 runs by label 'date' (2 without it left out), per-step values from
- * the step log; 1 change point (alpha 0.01)" */
+/* "30 runs ordered by label 'date'; per-step values from the step log; 1
+ * change point (false-alarm rate 0.01 per history)" */
 static void describe(const pdb_trend *t, const pdb_trend_opts *o, pdb_buf *b)
 {
     const pdb_trend_point *last = &t->pt[t->n - 1];
