@@ -3,6 +3,7 @@
 #include "analyze/analyze.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "compare/trend.h"
 #include "ingest/ingest.h"
 
 #include <stdio.h>
@@ -23,6 +24,13 @@ int pdb_cli_parse(int argc, char **argv, const pdb_opt *opts, const pdb_cmd_help
     if (rc != PDB_OK)
         return pdb_cli_fail();
     return -1;
+}
+
+int pdb_cli_after_load(sqlite3 *db, int64_t run_id)
+{
+    if (pdb_analyze_run(db, run_id) != PDB_OK)
+        return PDB_ERR;
+    return pdb_trend_forget_run(db, run_id);
 }
 
 int pdb_cli_open_db(const pdb_cli *cli, int flags, sqlite3 **db)

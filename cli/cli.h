@@ -4,6 +4,7 @@
 #define PDB_CLI_H
 
 #include <sqlite3.h>
+#include <stdint.h>
 #include "common/opts.h"
 #include "render/render.h"
 
@@ -26,6 +27,7 @@ int cmd_sql(int argc, char **argv, pdb_cli *cli);
 int cmd_report(int argc, char **argv, pdb_cli *cli);
 int cmd_diff(int argc, char **argv, pdb_cli *cli);
 int cmd_check(int argc, char **argv, pdb_cli *cli);
+int cmd_trend(int argc, char **argv, pdb_cli *cli);
 int cmd_schema(int argc, char **argv, pdb_cli *cli);
 
 /* Prints "profdb: MESSAGE" and returns PDB_EXIT_ERROR. */
@@ -33,6 +35,11 @@ int pdb_cli_fail(void);
 /* Maps pdb_parse_options' result to a command's early exit, or -1 to go on. */
 int pdb_cli_parse(int argc, char **argv, const pdb_opt *opts, const pdb_cmd_help *help,
                   int *npos);
+/* What ingest does to each run it loaded, inside its transaction, and
+ * `profdb analyze` to each run: the analysis passes; then the run's trend
+ * summaries, derived from what the passes wrote, are dropped
+ * (pdb_trend_forget_run; trend computes them again). */
+int pdb_cli_after_load(sqlite3 *db, int64_t run_id);
 /* Opens cli->db_path with PDB_DB_* flags. */
 int pdb_cli_open_db(const pdb_cli *cli, int flags, sqlite3 **db);
 /* Ingests inputs (files or directories) into a new in-memory database as one

@@ -8,9 +8,10 @@
 static const pdb_cmd_help help = {
     "profdb analyze [--db FILE] [RUN...]",
     "Recomputes the analysis_* tables (GPU breakdown, kernel types, kernels, CPU ops)\n"
-    "for the named runs, or for every run. 'profdb ingest' already does this unless\n"
-    "it was given --no-analyze. Both modes are computed: exact (the trace as written,\n"
-    "in nanoseconds) and hta (Holistic Trace Analysis's conventions); reports choose\n"
+    "for the named runs, or for every run, and drops their summaries for 'profdb\n"
+    "trend' (it computes them again). 'profdb ingest' already does this unless it was\n"
+    "given --no-analyze. Both modes are computed: exact (the trace as written, in\n"
+    "nanoseconds) and hta (Holistic Trace Analysis's conventions); reports choose\n"
     "with --compat hta.",
     NULL,
 };
@@ -24,7 +25,7 @@ static int analyze_named(sqlite3 *db, char **names, int n)
             return PDB_ERR;
         if (!found)
             return pdb_fail("no run named '%s' (see 'profdb runs')", names[i]);
-        if (pdb_analyze_run(db, run_id) != PDB_OK)
+        if (pdb_cli_after_load(db, run_id) != PDB_OK)
             return PDB_ERR;
     }
     return PDB_OK;
@@ -37,7 +38,7 @@ static int analyze_all(sqlite3 *db)
         return PDB_ERR;
     int rc = PDB_OK;
     while (rc == PDB_OK && sqlite3_step(st) == SQLITE_ROW)
-        rc = pdb_analyze_run(db, sqlite3_column_int64(st, 0));
+        rc = pdb_cli_after_load(db, sqlite3_column_int64(st, 0));
     sqlite3_finalize(st);
     return rc;
 }

@@ -55,7 +55,7 @@ int cmd_ingest(int argc, char **argv, pdb_cli *cli)
     o.labels = labels.v;
     o.nlabels = labels.n;
     o.quiet = quiet;
-    o.after_load = no_analyze ? NULL : pdb_analyze_run;
+    o.after_load = no_analyze ? NULL : pdb_cli_after_load;
     sqlite3 *db;
     pdb_ingest_catch_signals();
     int rc;

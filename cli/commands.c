@@ -10,6 +10,7 @@ const pdb_command pdb_commands[] = {
     {"report", cmd_report, "print reports for a run (tables, CSV, JSON, Markdown)"},
     {"diff", cmd_diff, "compare two runs: steps, phases, ops, kernels, GPU time, pstats"},
     {"check", cmd_check, "CI gate: exit 1 when a run is significantly slower than a baseline"},
+    {"trend", cmd_trend, "a metric over many runs: medians, change points, a CI check"},
     {"sql", cmd_sql, "run an SQL query against the database"},
     {"schema", cmd_schema, "print the database schema (tables users can query)"},
     {NULL, NULL, NULL},

@@ -148,6 +148,69 @@ static int apply_schema(sqlite3 *db, bool *created)
     return PDB_OK;
 }
 
+/* Upgrades of older databases. Each takes version `from` to from + 1 by
+ * applying one schema file that only adds tables, so a database written by
+ * an older profdb keeps everything it holds and gains what is new. A schema
+ * change that alters existing tables needs a new database instead (no row
+ * here: check_schema says so). */
+static const struct {
+    int64_t from;
+    const char *file;
+} upgrades[] = {
+    {1, "60_trend.sql"}, /* run_summaries for `profdb trend` */
+};
+
+static const char *upgrade_file(int64_t from)
+{
+    for (size_t i = 0; i < sizeof upgrades / sizeof upgrades[0]; i++)
+        if (upgrades[i].from == from)
+            return upgrades[i].file;
+    return NULL;
+}
+
+static bool upgradable(int64_t version)
+{
+    for (int64_t v = version; v < PDB_SCHEMA_VERSION; v++)
+        if (v < 1 || !upgrade_file(v))
+            return false;
+    return true;
+}
+
+static const char *schema_text(const char *file)
+{
+    for (size_t i = 0; i < pdb_schema_count; i++)
+        if (strcmp(pdb_schema_names[i], file) == 0)
+            return pdb_schema_texts[i];
+    assert(!"an upgrade names a schema file that is not embedded");
+    return NULL;
+}
+
+/* Applies the upgrades from the database's version to the current one in one
+ * write transaction; another profdb may be upgrading the same file, so the
+ * version is read again under the write lock. */
+static int upgrade(sqlite3 *db, const char *path)
+{
+    int64_t version;
+    if (pdb_db_exec(db, "BEGIN IMMEDIATE") != PDB_OK)
+        return pdb_fail("%s: cannot upgrade the schema: %s", path, pdb_errmsg());
+    int rc = pdb_db_query_int(db, "PRAGMA user_version", 0, &version);
+    for (; rc == PDB_OK && version < PDB_SCHEMA_VERSION; version++) {
+        rc = pdb_db_exec(db, schema_text(upgrade_file(version)));
+        if (rc != PDB_OK)
+            pdb_fail("%s: upgrading the schema from version %lld: %s", path,
+                     (long long)version, pdb_errmsg());
+    }
+    char pragma[64];
+    snprintf(pragma, sizeof pragma, "PRAGMA user_version=%d", PDB_SCHEMA_VERSION);
+    if (rc == PDB_OK)
+        rc = pdb_db_exec(db, pragma);
+    if (rc == PDB_OK)
+        rc = pdb_db_exec(db, "COMMIT");
+    if (rc != PDB_OK)
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
+}
+
 /* Version, application id and table count, read in one statement so they
  * come from one snapshot while another process may be creating the schema. */
 static int read_header(sqlite3 *db, int64_t *version, int64_t *app, int64_t *tables)
@@ -194,10 +257,14 @@ again:
         return pdb_fail("%s: schema version %lld is newer than this profdb supports (%d); "
                         "upgrade profdb",
                         path, (long long)version, PDB_SCHEMA_VERSION);
-    if (version < PDB_SCHEMA_VERSION)
+    if (version < PDB_SCHEMA_VERSION && !upgradable(version))
         return pdb_fail("%s: schema version %lld is older than %d and cannot be migrated; "
                         "re-ingest into a new database",
                         path, (long long)version, PDB_SCHEMA_VERSION);
+    /* Read-only commands read an older database as it is: upgrades only add
+     * tables, which only writing commands use. */
+    if (version < PDB_SCHEMA_VERSION && !(flags & PDB_DB_READONLY))
+        return upgrade(db, path);
     return PDB_OK;
 }
 

@@ -2,7 +2,9 @@
  *
  * The schema lives in the schemas/ folder (one .sql file per part), embedded at build time and applied in
  * file-name order to a new database. PRAGMA user_version holds the schema
- * version and PRAGMA application_id marks the file as profdb's. */
+ * version and PRAGMA application_id marks the file as profdb's. An older
+ * database is read as it is and upgraded when opened for writing, where an
+ * upgrade (a schema file that only adds tables) exists. */
 #ifndef PDB_DB_H
 #define PDB_DB_H
 
@@ -11,7 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PDB_SCHEMA_VERSION 1
+/* 2: run_summaries (schemas/60_trend.sql); version 1 databases are upgraded
+ * in place by the first command that writes (db.c). */
+#define PDB_SCHEMA_VERSION 2
 #define PDB_APPLICATION_ID 0x50444231 /* "PDB1" */
 /* How long a connection waits for another process's write transaction. */
 #define PDB_DB_BUSY_MS 30000

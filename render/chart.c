@@ -275,6 +275,33 @@ static void plot_lines(FILE *f, const pdb_chart_spec *d, const grid *g)
                " title columnheader(i)\n", g->ns + 1, d->name);
 }
 
+/* A metric over runs, x = the run's position: the band between the
+ * quartiles, the level of each segment (a step at each change point), the
+ * median per run with the x labels, and a mark on each change point. */
+static void plot_trend(FILE *f, const pdb_chart_spec *d, const grid *g)
+{
+    int every = g->nx > 40 ? (g->nx + 39) / 40 : 1; /* at most ~40 tick labels */
+    size_t widest = 0;
+    for (int x = 0; x < g->nx; x++)
+        if (strlen(g->labels[x]) > widest)
+            widest = strlen(g->labels[x]);
+    /* Slanted when the labels side by side would not fit (~110 characters). */
+    bool slant = g->nx > 8 || (size_t)g->nx * widest > 110;
+    fprintf(f, "set datafile missing '?'\nset key autotitle columnheader\nset key below\n"
+               "set grid ytics\nset xtics scale 0%s\n"
+               "set offsets 0.5, 0.5, graph 0.05, graph 0.05\n",
+            slant ? " rotate by 45 right" : "");
+    fputs("set ylabel ", f);
+    pdb_gp_quote_file(f, d->axis);
+    fprintf(f, "\nplot '%s.dat' using 0:3:4 with filledcurves lc rgb '#4e79a7'"
+               " fs transparent solid 0.2 noborder title 'interquartile range', \\\n"
+               "     '' using 0:5 with histeps lc rgb '#59a14f' dt 2 lw 1.5 title 'level', \\\n"
+               "     '' using 0:2:xtic(int(column(0)) %% %d == 0 ? strcol(1) : '')"
+               " with linespoints lc rgb '#4e79a7' lw 1.5 pt 7 ps 0.5 title 'median', \\\n"
+               "     '' using 0:($6 > 0 ? $2 : NaN) with points lc rgb '#e15759' pt 9 ps 2"
+               " title 'change point'\n", d->name, every);
+}
+
 static void chart_size(const pdb_chart_spec *d, const grid *g, int *w, int *h)
 {
     *w = 900;
@@ -284,6 +311,8 @@ static void chart_size(const pdb_chart_spec *d, const grid *g, int *w, int *h)
         *h = 140 + 22 * g->nx;
     } else if (d->kind == PDB_CHART_STACKED && g->nx > 30) {
         *w = g->nx * 16 + 200 > 1800 ? 1800 : g->nx * 16 + 200;
+    } else if (d->kind == PDB_CHART_TREND && g->nx > 40) {
+        *w = 1200;
     }
 }
 
@@ -322,6 +351,8 @@ static int write_script(const char *dir, const pdb_chart_spec *d, const grid *g,
         plot_hist(f, d, g);
     else if (d->kind == PDB_CHART_GROUPED)
         plot_grouped(f, d, g);
+    else if (d->kind == PDB_CHART_TREND)
+        plot_trend(f, d, g);
     else
         plot_lines(f, d, g);
     fprintf(f, "set terminal svg noenhanced size %d,%d font 'sans,9' background '#ffffff'\n"

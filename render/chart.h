@@ -4,7 +4,7 @@
  * labels included), written into one folder; running `gnuplot NAME.gp` in
  * that folder draws NAME.png (pngcairo) and NAME.svg. Which charts a run
  * gets, and their queries, are the reports' business (report/charts.c,
- * compare/diff_charts.c); this module only draws. */
+ * compare/diff_folder.c, compare/trend_output.c); this module only draws. */
 #ifndef PDB_CHART_H
 #define PDB_CHART_H
 
@@ -19,6 +19,8 @@ typedef enum {
     PDB_CHART_HIST,     /* histogram of column 2; of each series, overlaid, when several */
     PDB_CHART_GROUPED,  /* bars per label, the series side by side */
     PDB_CHART_LINES,    /* x (a number) against each series */
+    PDB_CHART_TREND,    /* runs in order: label, median, q1, q3, level, change (non-zero
+                           marks a change point): a line in a quartile band */
 } pdb_chart_kind;
 
 typedef struct pdb_chart_spec {
