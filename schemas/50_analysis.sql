@@ -255,6 +255,84 @@ CREATE TABLE analysis_idle (
     PRIMARY KEY (run_id, mode, rank, stream)
 );
 
+-- CUDA launch queue length per rank and stream (analyze/queue_pass.c): the
+-- number of operations the CPU has issued to a stream that the GPU has not
+-- yet started. The series: each GPU event with a launch adds +1 at the
+-- launch's start and -1 at its own start; points are ordered by time,
+-- launches before GPU events at equal times; the running sum is the queue
+-- length. A point lasts until the stream's next point (the last one: 0).
+-- The table is the series' histogram: per value, how many points take it
+-- and how long. From it: the summary (count = sum(points), mean, quartiles
+-- of the points' values) and the time at or above a limit M (sum of
+-- duration_ns where queue_length >= M: the time the CPU would block on a
+-- full queue, CUDA's limit being 1024 per stream).
+--   exact: kernels, memcpys and memsets (categories kernel, gpu_memcpy,
+--     gpu_memset, mtia_ccp_events, or none) whose correlation has a CPU-side
+--     event (the launch of analysis_gpu_attribution), per device (the GPU
+--     event's pid) and stream, at the trace's times.
+--   hta: HTA's get_queue_length_time_series: launches named
+--     cudaLaunchKernel(ExC), cuLaunchKernel(Ex), cudaMemcpyAsync,
+--     cudaMemsetAsync, hipLaunchKernel, hipExtModuleLaunchKernel,
+--     hipMemcpyAsync, hipMemsetAsync, hipMemcpyWithStream or MTIA's
+--     runFunction, and every GPU event (stream not -1) they launched, on
+--     HTA's event set and rounded times, by stream number alone (device
+--     NULL). HTA sorts the series with pandas' default sort, which is not
+--     stable: rows with equal times come in an unspecified order, which can
+--     change the values there (means by ~0.01 on three corpus traces).
+--     profdb takes the order a stable sort gives (launches first, each in
+--     trace order), which HTA gives with sort_values(kind='mergesort').
+CREATE TABLE analysis_queue (
+    run_id        INTEGER NOT NULL REFERENCES runs,
+    mode          TEXT NOT NULL,
+    rank          INTEGER NOT NULL,
+    device,                           -- pid of the stream's GPU events (exact); NULL (hta)
+    stream        NOT NULL,           -- as written (exact); HTA's stream number (hta)
+    queue_length  INTEGER NOT NULL,   -- a value of the series
+    points        INTEGER NOT NULL,   -- points with this value
+    duration_ns   INTEGER NOT NULL    -- time from those points to their stream's next point
+);
+
+-- Per rank and mode: the span the queue's relative durations are taken of
+-- (HTA's get_trace_duration: the first and last start of any event HTA
+-- keeps; exact: of any slice), and launches the queue pass stopped waiting
+-- for (in flight behind more than a million others: their points are added
+-- where the stream's series has got to; 0 on every trace seen so far).
+CREATE TABLE analysis_queue_ranks (
+    run_id         INTEGER NOT NULL REFERENCES runs,
+    mode           TEXT NOT NULL,
+    rank           INTEGER NOT NULL,
+    first_start    INTEGER NOT NULL,  -- ns, the trace's clock (hta: rounded)
+    last_start     INTEGER NOT NULL,
+    late_launches  INTEGER NOT NULL,
+    PRIMARY KEY (run_id, mode, rank)
+);
+
+-- Memory bandwidth over time (analyze/bw_pass.c): HTA's
+-- get_memory_bw_time_series, one row per point. Each memcpy or memset GPU
+-- event adds its bandwidth at its start and subtracts it at its end; per
+-- kind (name: 'Memset', else the first 11 characters of a name starting
+-- 'Memcpy' - 'Memcpy HtoD', 'Memcpy DtoH', 'Memcpy DtoD', ... - else
+-- 'Memcpy Unknown') bw_gbps is the running sum after the point. Points are
+-- ordered by time, starts before ends at equal times, each in trace order
+-- (HTA's order under a stable sort; see analysis_queue).
+--   exact: bandwidth = bytes / duration (1 byte per ns = 1 GB/s), the
+--     trace's "memory bandwidth (GB/s)" arg where bytes are missing; events
+--     of zero duration or with neither are left out; the trace's times.
+--   hta: the "memory bandwidth (GB/s)" arg (missing: 0, as HTA; AMD and
+--     MTIA copies have none), HTA's memory kernel type and event set,
+--     rounded times, a duration of 0 us counted as 1 us.
+-- The summary (report memory-bw) is pandas' describe() of the points with
+-- bw_gbps > 0, per rank and kind.
+CREATE TABLE analysis_memory_bw (
+    run_id   INTEGER NOT NULL REFERENCES runs,
+    mode     TEXT NOT NULL,
+    rank     INTEGER NOT NULL,
+    name     TEXT NOT NULL,           -- 'Memcpy HtoD', 'Memset', ...
+    ts       INTEGER NOT NULL,        -- ns, the trace's clock (hta: rounded)
+    bw_gbps  REAL NOT NULL            -- bandwidth in use after this point, GB/s
+);
+CREATE INDEX analysis_memory_bw_run ON analysis_memory_bw (run_id, mode, rank, name, ts);
+
 -- The gate and trends read one kernel's (or op's) time per step of one run;
 -- re-analysis deletes one run's rows. Both need the run first.
 CREATE INDEX analysis_gpu_attribution_run_name

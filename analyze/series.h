@@ -1,0 +1,42 @@
+/* series.h: the passes of the scan that follow quantities over time: the
+ * CUDA launch queue length per stream (queue_pass.c), memory bandwidth
+ * (bw_pass.c) and the memory of [memory] events (memory_pass.c), fed
+ * together from one hook of the scan (series_pass.c). Internal to analyze/.
+ *
+ * Each sees every row of the scan after the other accumulators (so a GPU
+ * event's launch is resolved) and keeps only what is still in flight:
+ * launches not yet started, copies not yet ended, allocations alive. */
+#ifndef PDB_SERIES_H
+#define PDB_SERIES_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+
+#include "analyze/hta.h"
+#include "analyze/scan.h"
+
+typedef struct pdb_series_acc pdb_series_acc;
+int pdb_series_acc_new(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank,
+                       const pdb_hta_mode *hta, pdb_series_acc **out);
+int pdb_series_acc_add(pdb_series_acc *a, const pdb_row *r);
+/* After the scan: flushes what waits and writes the rows. */
+int pdb_series_acc_write(pdb_series_acc *a);
+void pdb_series_acc_free(pdb_series_acc *a);
+
+/* Queue length (analysis_queue, analysis_queue_ranks). */
+typedef struct pdb_queue_acc pdb_queue_acc;
+pdb_queue_acc *pdb_queue_acc_new(const pdb_hta_mode *hta);
+void pdb_queue_acc_add(pdb_queue_acc *a, const pdb_row *r);
+int pdb_queue_acc_write(pdb_queue_acc *a, sqlite3 *db, int64_t run_id, int rank);
+void pdb_queue_acc_free(pdb_queue_acc *a);
+
+/* Memory bandwidth (analysis_memory_bw; rows are written as they become
+ * final). */
+typedef struct pdb_bw_acc pdb_bw_acc;
+int pdb_bw_acc_new(sqlite3 *db, int64_t run_id, int rank, const pdb_hta_mode *hta,
+                   pdb_bw_acc **out);
+int pdb_bw_acc_add(pdb_bw_acc *a, const pdb_row *r);
+int pdb_bw_acc_write(pdb_bw_acc *a);
+void pdb_bw_acc_free(pdb_bw_acc *a);
+
+#endif
