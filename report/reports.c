@@ -18,6 +18,8 @@ const pdb_report pdb_reports[] = {
     {"idle", pdb_report_idle, "GPU idle time per stream: host wait, kernel wait, other"},
     {"launch", pdb_report_launch, "CUDA launch delays (runtime call -> kernel) and the longest"},
     {"comm", pdb_report_comm, "collectives: count, time, bytes and bandwidth per kind"},
+    {"queue-length", pdb_report_queue_length, "CUDA launch queue per stream: distribution, time at --queue-limit N (1024)"},
+    {"memory-bw", pdb_report_memory_bw, "memcpy/memset bandwidth per kind: distribution, busy time (--by point: the series)"},
     {"ranks", pdb_report_ranks, "per-rank step and GPU time, the straggler and the skew"},
     {"insights", pdb_report_insights, "slowest components and named bottlenecks, with evidence"},
     {"pstats", pdb_report_pstats, "pstats print_stats(): --sort KEY, --limit N|FRACTION, --match REGEX"},

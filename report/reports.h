@@ -37,6 +37,7 @@ typedef struct pdb_report_ctx {
     const char *compat;       /* --compat hta (trace passes) */
     const char *by;           /* --by KEY (kernels: op, top-op, annotation, ...) */
     const char *names;        /* --names full|short (trace reports) */
+    long queue_limit;         /* --queue-limit N (queue-length; -1: CUDA's 1024) */
 } pdb_report_ctx;
 
 typedef struct pdb_report {
@@ -76,6 +77,8 @@ int pdb_report_steps(pdb_report_ctx *ctx);
 int pdb_report_idle(pdb_report_ctx *ctx);
 int pdb_report_launch(pdb_report_ctx *ctx);
 int pdb_report_comm(pdb_report_ctx *ctx);
+int pdb_report_queue_length(pdb_report_ctx *ctx);
+int pdb_report_memory_bw(pdb_report_ctx *ctx);
 int pdb_report_ranks(pdb_report_ctx *ctx);
 int pdb_report_insights(pdb_report_ctx *ctx);
 int pdb_report_pstats(pdb_report_ctx *ctx);

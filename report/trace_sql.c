@@ -329,6 +329,18 @@ static void sql_mann_whitney_min_p(sqlite3_context *cx, int argc, sqlite3_value 
         sqlite3_result_double(cx, p);
 }
 
+/* sqrt(x) for the standard deviations (SQLite's math functions are a
+ * compile-time option); NULL for NULL or negative x. */
+static void sql_sqrt(sqlite3_context *cx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    double x = sqlite3_value_double(argv[0]);
+    if (sqlite3_value_type(argv[0]) == SQLITE_NULL || x < 0)
+        sqlite3_result_null(cx);
+    else
+        sqlite3_result_double(cx, sqrt(x));
+}
+
 int pdb_trace_sql_functions(sqlite3 *db)
 {
     int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
@@ -339,7 +351,8 @@ int pdb_trace_sql_functions(sqlite3 *db)
         sqlite3_create_function(db, "mann_whitney_p", 4, flags, NULL, sql_mann_whitney_p, NULL,
                                 NULL) != SQLITE_OK ||
         sqlite3_create_function(db, "mann_whitney_min_p", 2, flags, NULL, sql_mann_whitney_min_p,
-                                NULL, NULL) != SQLITE_OK)
+                                NULL, NULL) != SQLITE_OK ||
+        sqlite3_create_function(db, "sqrt", 1, flags, NULL, sql_sqrt, NULL, NULL) != SQLITE_OK)
         return pdb_fail("cannot register SQL functions: %s", sqlite3_errmsg(db));
     return PDB_OK;
 }

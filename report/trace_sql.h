@@ -41,8 +41,8 @@ void pdb_short_name(const char *name, pdb_buf *out);
 /* The one-sided Mann-Whitney p-value (see above). */
 double pdb_mann_whitney_p(double u, long n1, long n2, double ties);
 
-/* Registers short_name(), name_tag(), mann_whitney_p() and
- * mann_whitney_min_p() on db (idempotent). */
+/* Registers short_name(), name_tag(), mann_whitney_p(),
+ * mann_whitney_min_p() and sqrt() on db (idempotent). */
 int pdb_trace_sql_functions(sqlite3 *db);
 
 /* Whether a report shows short names: --names short|full, else short for
