@@ -1,14 +1,38 @@
 /* trace_launch.c: the reports that join the CPU and GPU sides of a trace:
- * launch (runtime call -> kernel delays) and comm (collectives: count, time,
- * bytes, bandwidth). Plain SQL over slices: report/queries/trace_launch.sql. */
+ * launch (runtime call -> kernel delays; --by launch: every launch with its
+ * CPU and GPU durations and delay; --by op: per op and kernel sequence, the
+ * delay from the op's start to its first launch and from that launch to its
+ * kernel) and comm (collectives: count, time, bytes, bandwidth). SQL over
+ * slices and the attribution: report/queries/trace_launch.sql. --compat hta
+ * gives HTA's get_cuda_kernel_launch_stats (summary, --by launch: its rows)
+ * and get_aten_op_kernels_and_delay (--by op). */
 #include "report/reports.h"
 #include "common/error.h"
+#include "report/trace_sql.h"
 
 #include <stdio.h>
+#include <string.h>
+
+int pdb_report_launch_by_op(pdb_report_ctx *ctx, const char *mode);
+
+/* --compat hta: HTA's launch statistics over HTA's event set. */
+static int launch_hta(pdb_report_ctx *ctx, bool rows)
+{
+    if (pdb_hta_traces_table(ctx->db, ctx->run_id) != PDB_OK)
+        return PDB_ERR;
+    return pdb_trace_query(ctx, rows ? "trace_launch.hta_launches" : "trace_launch.hta_launch_summary",
+                           "hta", NULL);
+}
 
 int pdb_report_launch(pdb_report_ctx *ctx)
 {
     bool ok;
+    const char *mode;
+    if (pdb_report_mode(ctx, &mode) != PDB_OK)
+        return PDB_ERR;
+    if (ctx->by && strcmp(ctx->by, "launch") != 0 && strcmp(ctx->by, "op") != 0)
+        return pdb_fail("launch --by takes 'launch' (every launch) or 'op' (per op and kernel "
+                        "sequence)");
     pdb_report_title(ctx, "launch");
     if (pdb_report_require(ctx, "launch", "trace_launch.launch_require", "exact",
                            "no GPU events with a correlation id in this run: launch statistics "
@@ -16,6 +40,12 @@ int pdb_report_launch(pdb_report_ctx *ctx)
         return PDB_ERR;
     if (!ok)
         return PDB_OK;
+    if (ctx->by && strcmp(ctx->by, "op") == 0)
+        return pdb_report_launch_by_op(ctx, mode);
+    if (strcmp(mode, "hta") == 0)
+        return launch_hta(ctx, ctx->by != NULL);
+    if (ctx->by)
+        return pdb_trace_query(ctx, "trace_launch.launch_rows", mode, NULL);
     if (pdb_report_query_mode(ctx, "trace_launch.launch", "exact") != PDB_OK)
         return PDB_ERR;
     /* Machine formats carry one table: the summary. */
@@ -34,4 +64,12 @@ int pdb_report_comm(pdb_report_ctx *ctx)
                            "no communication kernels in this run", &ok) != PDB_OK)
         return PDB_ERR;
     return ok ? pdb_report_query_mode(ctx, "trace_launch.comm", "exact") : PDB_OK;
+}
+
+/* Placeholder until the per-op pass lands (analyze/launch_ops.c). */
+int pdb_report_launch_by_op(pdb_report_ctx *ctx, const char *mode)
+{
+    (void)ctx;
+    (void)mode;
+    return pdb_fail("launch --by op: not yet");
 }

@@ -10,7 +10,9 @@
  * each shortened the same way one level down, where every bracket is
  * written empty: <…>, (…), […]. */
 #include "report/trace_sql.h"
+#include "analyze/hta.h"
 #include "common/error.h"
+#include "common/db.h"
 #include "report/queries.h"
 
 #include <math.h>
@@ -341,6 +343,34 @@ static void sql_sqrt(sqlite3_context *cx, int argc, sqlite3_value **argv)
         sqlite3_result_double(cx, sqrt(x));
 }
 
+/* HTA's reading of a trace (analyze/hta.h): hta_start(ts, round) and
+ * hta_end(ts, dur, round) are an event's start and end in ns as HTA rounds
+ * them when round is true (ts and ts + dur otherwise); hta_stream(stream)
+ * is the stream number HTA reads (-1: not a GPU event). */
+static void sql_hta_start(sqlite3_context *cx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    int64_t ts = sqlite3_value_int64(argv[0]);
+    sqlite3_result_int64(cx, sqlite3_value_int(argv[1]) ? pdb_hta_ceil(ts) : ts);
+}
+
+static void sql_hta_end(sqlite3_context *cx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    int64_t ts = sqlite3_value_int64(argv[0]), dur = sqlite3_value_int64(argv[1]), start, end;
+    if (sqlite3_value_int(argv[2]))
+        pdb_hta_round(ts, dur, &start, &end);
+    else
+        end = ts + dur;
+    sqlite3_result_int64(cx, end);
+}
+
+static void sql_hta_stream(sqlite3_context *cx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    sqlite3_result_int64(cx, pdb_hta_stream(argv[0]));
+}
+
 int pdb_trace_sql_functions(sqlite3 *db)
 {
     int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
@@ -352,7 +382,13 @@ int pdb_trace_sql_functions(sqlite3 *db)
                                 NULL) != SQLITE_OK ||
         sqlite3_create_function(db, "mann_whitney_min_p", 2, flags, NULL, sql_mann_whitney_min_p,
                                 NULL, NULL) != SQLITE_OK ||
-        sqlite3_create_function(db, "sqrt", 1, flags, NULL, sql_sqrt, NULL, NULL) != SQLITE_OK)
+        sqlite3_create_function(db, "sqrt", 1, flags, NULL, sql_sqrt, NULL, NULL) != SQLITE_OK ||
+        sqlite3_create_function(db, "hta_start", 2, flags, NULL, sql_hta_start, NULL, NULL) !=
+            SQLITE_OK ||
+        sqlite3_create_function(db, "hta_end", 3, flags, NULL, sql_hta_end, NULL, NULL) !=
+            SQLITE_OK ||
+        sqlite3_create_function(db, "hta_stream", 1, flags, NULL, sql_hta_stream, NULL, NULL) !=
+            SQLITE_OK)
         return pdb_fail("cannot register SQL functions: %s", sqlite3_errmsg(db));
     return PDB_OK;
 }
@@ -385,4 +421,34 @@ int pdb_trace_query(pdb_report_ctx *ctx, const char *query, const char *mode, co
     if (key)
         sqlite3_bind_text(st, 5, key, -1, SQLITE_STATIC);
     return pdb_report_render(ctx, st);
+}
+
+int pdb_hta_traces_table(sqlite3 *db, int64_t run_id)
+{
+    sqlite3_stmt *list, *ins;
+    if (pdb_db_exec(db, pdb_report_sql("trace_launch.create_hta_traces")) != PDB_OK ||
+        pdb_db_prepare(db, "SELECT trace_id, rank FROM traces WHERE run_id = ?", &list) != PDB_OK)
+        return PDB_ERR;
+    if (pdb_db_prepare(db, "INSERT INTO temp.hta_traces VALUES (?,?,?,?,?)", &ins) != PDB_OK) {
+        sqlite3_finalize(list);
+        return PDB_ERR;
+    }
+    sqlite3_bind_int64(list, 1, run_id);
+    int rc = PDB_OK;
+    while (rc == PDB_OK && sqlite3_step(list) == SQLITE_ROW) {
+        pdb_hta_mode m;
+        int64_t trace_id = sqlite3_column_int64(list, 0);
+        rc = pdb_hta_settings(db, trace_id, &m);
+        if (rc != PDB_OK)
+            break;
+        sqlite3_bind_int64(ins, 1, trace_id);
+        sqlite3_bind_int64(ins, 2, sqlite3_column_int64(list, 1));
+        sqlite3_bind_int(ins, 3, m.round);
+        sqlite3_bind_int(ins, 4, m.drop_last);
+        sqlite3_bind_int64(ins, 5, m.cutoff);
+        rc = pdb_db_step_done(db, ins);
+    }
+    sqlite3_finalize(list);
+    sqlite3_finalize(ins);
+    return rc;
 }
