@@ -39,4 +39,13 @@ int pdb_bw_acc_add(pdb_bw_acc *a, const pdb_row *r);
 int pdb_bw_acc_write(pdb_bw_acc *a);
 void pdb_bw_acc_free(pdb_bw_acc *a);
 
+/* Memory of [memory] events (analysis_memory_ops, _peaks, _allocs); idle
+ * on traces without them. */
+typedef struct pdb_memory_acc pdb_memory_acc;
+int pdb_memory_acc_new(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank,
+                       pdb_memory_acc **out);
+int pdb_memory_acc_add(pdb_memory_acc *a, const pdb_row *r);
+int pdb_memory_acc_write(pdb_memory_acc *a);
+void pdb_memory_acc_free(pdb_memory_acc *a);
+
 #endif

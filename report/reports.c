@@ -19,6 +19,7 @@ const pdb_report pdb_reports[] = {
     {"launch", pdb_report_launch, "CUDA launch delays (runtime call -> kernel) and the longest"},
     {"comm", pdb_report_comm, "collectives: count, time, bytes and bandwidth per kind"},
     {"queue-length", pdb_report_queue_length, "CUDA launch queue per stream: distribution, time at --queue-limit N (1024)"},
+    {"memory", pdb_report_memory, "profile_memory traces: memory per op (self, total), peaks per device and step, allocations alive at the peak"},
     {"memory-bw", pdb_report_memory_bw, "memcpy/memset bandwidth per kind: distribution, busy time (--by point: the series)"},
     {"ranks", pdb_report_ranks, "per-rank step and GPU time, the straggler and the skew"},
     {"insights", pdb_report_insights, "slowest components and named bottlenecks, with evidence"},

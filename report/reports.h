@@ -79,6 +79,7 @@ int pdb_report_launch(pdb_report_ctx *ctx);
 int pdb_report_comm(pdb_report_ctx *ctx);
 int pdb_report_queue_length(pdb_report_ctx *ctx);
 int pdb_report_memory_bw(pdb_report_ctx *ctx);
+int pdb_report_memory(pdb_report_ctx *ctx);
 int pdb_report_ranks(pdb_report_ctx *ctx);
 int pdb_report_insights(pdb_report_ctx *ctx);
 int pdb_report_pstats(pdb_report_ctx *ctx);

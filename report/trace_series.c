@@ -5,7 +5,11 @@
  *                 (--queue-limit N, default CUDA's 1024), where the CPU
  *                 blocks on launching;
  *   memory-bw     memcpy/memset bandwidth per kind: distribution and busy
- *                 time; --by point prints the series.
+ *                 time; --by point prints the series;
+ *   memory        profile_memory=True traces: memory per op (with children
+ *                 and self, as key_averages()), the peak of allocated memory
+ *                 per device and step (--by step) and the allocations alive
+ *                 at the peak (--by alloc).
  * --compat hta gives HTA's get_queue_length_summary, get_time_spent_blocked_
  * on_full_queue (--by rank: one row per rank, as HTA) and get_memory_bw_
  * summary / _time_series. Queries: report/queries/trace_series.sql. */
@@ -86,4 +90,44 @@ int pdb_report_memory_bw(pdb_report_ctx *ctx)
         return PDB_OK;
     return series_query(ctx, ctx->by ? "trace_series.memory_bw_points" : "trace_series.memory_bw",
                         mode);
+}
+
+int pdb_report_memory(pdb_report_ctx *ctx)
+{
+    bool ok;
+    const char *mode;
+    if (pdb_report_mode(ctx, &mode) != PDB_OK)
+        return PDB_ERR;
+    if (strcmp(mode, "exact") != 0)
+        return pdb_fail("memory follows torch's key_averages() and has no --compat hta form "
+                        "(HTA has no memory analysis)");
+    if (ctx->by && strcmp(ctx->by, "step") != 0 && strcmp(ctx->by, "alloc") != 0)
+        return pdb_fail("memory --by takes 'step' (peaks per step) or 'alloc' (allocations "
+                        "alive at the peak)");
+    pdb_report_title(ctx, "memory");
+    if (pdb_report_require(ctx, "memory", "trace_series.memory_require", mode,
+                           "no [memory] events in this run (record with "
+                           "profile_memory=True): memory does not apply",
+                           &ok) != PDB_OK)
+        return PDB_ERR;
+    if (!ok)
+        return PDB_OK;
+    if (ctx->by)
+        return series_query(ctx, strcmp(ctx->by, "step") == 0 ? "trace_series.memory_peaks"
+                                                               : "trace_series.memory_alive",
+                            mode);
+    if (series_query(ctx, "trace_series.memory_ops", mode) != PDB_OK)
+        return PDB_ERR;
+    if (!text_format(ctx))
+        return PDB_OK;
+    fprintf(ctx->out, "\npeak allocated memory (per device; per step):\n");
+    if (series_query(ctx, "trace_series.memory_peaks", mode) != PDB_OK)
+        return PDB_ERR;
+    fprintf(ctx->out, "\nallocations alive at the peak (largest first):\n");
+    long top = ctx->top;
+    if (top < 0)
+        ctx->top = 10;
+    int rc = series_query(ctx, "trace_series.memory_alive", mode);
+    ctx->top = top;
+    return rc;
 }

@@ -333,6 +333,76 @@ CREATE TABLE analysis_memory_bw (
 );
 CREATE INDEX analysis_memory_bw_run ON analysis_memory_bw (run_id, mode, rank, name, ts);
 
+-- Memory of traces recorded with profile_memory=True, from their
+-- "[memory]" instant events (args Bytes: + allocated / - freed, Addr, Total
+-- Allocated, Total Reserved, Device Type (c10: 0 CPU, 1 CUDA, ...), Device
+-- Id); analyze/memory_pass.c. Empty for traces without them.
+--
+-- Per rank and event name, as torch's key_averages() counts memory
+-- (cpu_memory_usage, self_cpu_memory_usage, device_memory_usage,
+-- self_device_memory_usage): an event's memory is the sum of Bytes of the
+-- memory events whose time lies in [start, end] (both ends, any thread);
+-- its self memory is that minus its children's, a child being an event
+-- nested in it on its thread by torch's rule (sorted by start, longest
+-- first; a child starts before the parent ends and ends no later). Events
+-- are the CPU-side slices (ops, record_function ranges, runtime calls) other
+-- than python_function frames, the profiler's Trace span and the utility
+-- ops key_averages leaves out (profiler::_record_function_enter(_new),
+-- _exit, aten::is_leaf, aten::output_nr, aten::_version). Memory events
+-- inside no event are the row "[memory]" (calls = those events), as in
+-- key_averages(). cpu_* count CPU memory (device types CPU, MKLDNN, IDEEP),
+-- device_* the rest (CUDA, HIP, ...). Bytes are signed: frees subtract.
+CREATE TABLE analysis_memory_ops (
+    run_id             INTEGER NOT NULL REFERENCES runs,
+    rank               INTEGER NOT NULL,
+    name               TEXT NOT NULL,
+    calls              INTEGER NOT NULL,  -- events of this name
+    cpu_bytes          INTEGER NOT NULL,  -- key_averages' cpu_memory_usage
+    self_cpu_bytes     INTEGER NOT NULL,
+    device_bytes       INTEGER NOT NULL,  -- cuda/device_memory_usage
+    self_device_bytes  INTEGER NOT NULL
+);
+
+-- Per rank and device: the peak of Total Allocated over the trace (step
+-- NULL) and within each ProfilerStep (memory events in [step start, step
+-- end]): its value, the first memory event reaching it (time, and its
+-- position seq among the trace's memory events in time order), the largest
+-- Total Reserved, and the innermost event around the peak on its thread.
+CREATE TABLE analysis_memory_peaks (
+    run_id                INTEGER NOT NULL REFERENCES runs,
+    rank                  INTEGER NOT NULL,
+    device_type           INTEGER NOT NULL,  -- c10::DeviceType: 0 CPU, 1 CUDA, ...
+    device_id             INTEGER NOT NULL,  -- -1 for the CPU
+    step                  INTEGER,           -- N of ProfilerStep#N; NULL: the whole trace
+    peak_allocated_bytes  INTEGER NOT NULL,
+    peak_ts               INTEGER NOT NULL,  -- ns, the trace's clock
+    peak_seq              INTEGER NOT NULL,
+    max_reserved_bytes    INTEGER NOT NULL,
+    op                    TEXT,              -- innermost event around the peak (NULL: none)
+    events                INTEGER NOT NULL   -- memory events counted
+);
+
+-- Every allocation made in the trace (a positive Bytes record) with its
+-- lifetime: until the next negative record of the same Addr on that device
+-- (free NULL: still alive at the end). seq orders the memory events (time,
+-- then trace order), so the allocations alive at a peak are those with
+-- alloc_seq <= peak_seq < free_seq (or free_seq NULL). Memory allocated
+-- before the trace began has no record: it is in Total Allocated but not
+-- here.
+CREATE TABLE analysis_memory_allocs (
+    run_id       INTEGER NOT NULL REFERENCES runs,
+    rank         INTEGER NOT NULL,
+    device_type  INTEGER NOT NULL,
+    device_id    INTEGER NOT NULL,
+    addr         INTEGER NOT NULL,
+    bytes        INTEGER NOT NULL,
+    alloc_ts     INTEGER NOT NULL,   -- ns
+    alloc_seq    INTEGER NOT NULL,
+    free_ts      INTEGER,
+    free_seq     INTEGER,
+    op           TEXT                -- innermost event around the allocation on its thread
+);
+
 -- The gate and trends read one kernel's (or op's) time per step of one run;
 -- re-analysis deletes one run's rows. Both need the run first.
 CREATE INDEX analysis_gpu_attribution_run_name

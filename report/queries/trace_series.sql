@@ -134,3 +134,58 @@ WITH p AS (SELECT rank, name, ts, bw_gbps AS v,
 -- --by point: the series itself (HTA's get_memory_bw_time_series), in order.
 SELECT rank, name, ts AS ts_ns, bw_gbps FROM analysis_memory_bw
  WHERE run_id = ?1 AND mode = ?2 ORDER BY rank, name, ts, rowid
+
+-- name: memory_require
+SELECT count(*) FROM analysis_memory_peaks WHERE run_id = ?1
+
+-- name: memory_ops
+-- Per rank and op (key_averages' grouping: ProfilerStep#N folded into
+-- ProfilerStep*): memory with children and self, CPU and device, bytes;
+-- the ?3 ops with most self memory first (all by default), then the rest
+-- summed in one row.
+WITH o AS (SELECT rank, CASE WHEN name GLOB 'ProfilerStep#*' THEN 'ProfilerStep*' ELSE name END
+   AS op, sum(calls) AS calls, sum(cpu_bytes) AS cpu_bytes, sum(self_cpu_bytes) AS self_cpu_bytes,
+   sum(device_bytes) AS device_bytes, sum(self_device_bytes) AS self_device_bytes
+   FROM analysis_memory_ops WHERE run_id = ?1 GROUP BY rank, op
+   HAVING sum(cpu_bytes) <> 0 OR sum(self_cpu_bytes) <> 0 OR sum(device_bytes) <> 0
+     OR sum(self_device_bytes) <> 0),
+ r AS (SELECT o.*, row_number() OVER (PARTITION BY rank ORDER BY abs(self_cpu_bytes) +
+   abs(self_device_bytes) DESC, op) AS n FROM o)
+ SELECT rank, op, calls, cpu_bytes, self_cpu_bytes, device_bytes, self_device_bytes FROM (
+   SELECT rank, op, calls, cpu_bytes, self_cpu_bytes, device_bytes, self_device_bytes, n AS k
+   FROM r WHERE ?3 < 0 OR n <= ?3
+   UNION ALL SELECT rank, '(others)', sum(calls), sum(cpu_bytes), sum(self_cpu_bytes),
+   sum(device_bytes), sum(self_device_bytes), max(n) + 1 FROM r WHERE ?3 >= 0 AND n > ?3
+   GROUP BY rank)
+ ORDER BY rank, k
+
+-- name: memory_peaks
+-- --by step: per rank and device, the peak of Total Allocated over the
+-- trace (step empty) and in each ProfilerStep, when (ns from the trace's
+-- first memory event), the op around it, and the largest Total Reserved.
+WITH f AS (SELECT rank, min(alloc_ts) AS t0 FROM analysis_memory_allocs WHERE run_id = ?1
+   GROUP BY rank)
+ SELECT p.rank, CASE p.device_type WHEN 0 THEN 'cpu' WHEN 1 THEN 'cuda:' || p.device_id
+   ELSE 'device ' || p.device_type || ':' || p.device_id END AS device,
+ p.step, p.peak_allocated_bytes, p.peak_ts - f.t0 AS at_ns, p.op, p.max_reserved_bytes,
+ p.events AS memory_events
+ FROM analysis_memory_peaks p LEFT JOIN f USING (rank) WHERE p.run_id = ?1
+ ORDER BY p.rank, p.device_type, p.device_id, p.step IS NOT NULL, p.step
+
+-- name: memory_alive
+-- --by alloc: the allocations alive at each device's peak (analysis_memory_allocs),
+-- largest first (?3 of them, all by default): size, when made (ns before
+-- the peak), by which op, and when freed (ns after the peak; empty: never
+-- in the trace).
+WITH p AS (SELECT * FROM analysis_memory_peaks WHERE run_id = ?1 AND step IS NULL),
+ a AS (SELECT p.rank, p.device_type, p.device_id, x.addr, x.bytes, p.peak_ts - x.alloc_ts AS age_ns,
+   CASE WHEN x.free_ts IS NOT NULL THEN x.free_ts - p.peak_ts END AS freed_after_ns, x.op,
+   row_number() OVER (PARTITION BY p.rank, p.device_type, p.device_id
+     ORDER BY x.bytes DESC, x.alloc_seq) AS n
+   FROM p JOIN analysis_memory_allocs x ON x.run_id = p.run_id AND x.rank = p.rank
+   AND x.device_type = p.device_type AND x.device_id = p.device_id
+   AND x.alloc_seq <= p.peak_seq AND (x.free_seq IS NULL OR x.free_seq > p.peak_seq))
+ SELECT rank, CASE device_type WHEN 0 THEN 'cpu' WHEN 1 THEN 'cuda:' || device_id
+   ELSE 'device ' || device_type || ':' || device_id END AS device,
+ printf('0x%x', addr) AS addr, bytes, age_ns, freed_after_ns, op FROM a
+ WHERE ?3 < 0 OR n <= ?3 ORDER BY rank, device_type, device_id, n
