@@ -36,7 +36,7 @@ int pdb_report_needs(const char *name)
         {"gpu", PDB_NEEDS_GPU}, {"kernel-types", PDB_NEEDS_GPU}, {"kernels", PDB_NEEDS_GPU},
         {"idle", PDB_NEEDS_GPU}, {"launch", PDB_NEEDS_GPU}, {"comm", PDB_NEEDS_GPU},
         {"queue-length", PDB_NEEDS_GPU}, {"memory-bw", PDB_NEEDS_GPU},
-        {"memory", PDB_NEEDS_TRACE},
+        {"memory", PDB_NEEDS_TRACE}, {"critical-path", PDB_NEEDS_GPU},
         {"ops", PDB_NEEDS_TRACE}, {"ranks", PDB_NEEDS_TRACE}, {"insights", PDB_NEEDS_TRACE},
         {"annotations", PDB_NEEDS_TRACE},
         {"steps", PDB_NEEDS_STEPS},

@@ -18,6 +18,7 @@ const pdb_report pdb_reports[] = {
     {"idle", pdb_report_idle, "GPU idle time per stream: host wait, kernel wait, other"},
     {"launch", pdb_report_launch, "CUDA launch delays (runtime call -> kernel) and the longest"},
     {"comm", pdb_report_comm, "collectives: count, time, bytes and bandwidth per kind"},
+    {"critical-path", pdb_report_critical_path, "critical path per iteration: length, share CPU/GPU/launch/gaps (--by bound|edge-type|node)"},
     {"queue-length", pdb_report_queue_length, "CUDA launch queue per stream: distribution, time at --queue-limit N (1024)"},
     {"memory", pdb_report_memory, "profile_memory traces: memory per op (self, total), peaks per device and step, allocations alive at the peak"},
     {"memory-bw", pdb_report_memory_bw, "memcpy/memset bandwidth per kind: distribution, busy time (--by point: the series)"},

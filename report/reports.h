@@ -38,6 +38,9 @@ typedef struct pdb_report_ctx {
     const char *by;           /* --by KEY (kernels: op, top-op, annotation, ...) */
     const char *names;        /* --names full|short (trace reports) */
     long queue_limit;         /* --queue-limit N (queue-length; -1: CUDA's 1024) */
+    const char *annotation;   /* --annotation TEXT (critical-path windows; '' whole trace) */
+    long instance;            /* --instance I (critical-path: one window; -1 all) */
+    bool zero_weight_launch;  /* --zero-weight-launch-edges (critical-path, as HTA's env) */
 } pdb_report_ctx;
 
 typedef struct pdb_report {
@@ -80,6 +83,7 @@ int pdb_report_comm(pdb_report_ctx *ctx);
 int pdb_report_queue_length(pdb_report_ctx *ctx);
 int pdb_report_memory_bw(pdb_report_ctx *ctx);
 int pdb_report_memory(pdb_report_ctx *ctx);
+int pdb_report_critical_path(pdb_report_ctx *ctx);
 int pdb_report_ranks(pdb_report_ctx *ctx);
 int pdb_report_insights(pdb_report_ctx *ctx);
 int pdb_report_pstats(pdb_report_ctx *ctx);

@@ -343,34 +343,6 @@ static void sql_sqrt(sqlite3_context *cx, int argc, sqlite3_value **argv)
         sqlite3_result_double(cx, sqrt(x));
 }
 
-/* HTA's reading of a trace (analyze/hta.h): hta_start(ts, round) and
- * hta_end(ts, dur, round) are an event's start and end in ns as HTA rounds
- * them when round is true (ts and ts + dur otherwise); hta_stream(stream)
- * is the stream number HTA reads (-1: not a GPU event). */
-static void sql_hta_start(sqlite3_context *cx, int argc, sqlite3_value **argv)
-{
-    (void)argc;
-    int64_t ts = sqlite3_value_int64(argv[0]);
-    sqlite3_result_int64(cx, sqlite3_value_int(argv[1]) ? pdb_hta_ceil(ts) : ts);
-}
-
-static void sql_hta_end(sqlite3_context *cx, int argc, sqlite3_value **argv)
-{
-    (void)argc;
-    int64_t ts = sqlite3_value_int64(argv[0]), dur = sqlite3_value_int64(argv[1]), start, end;
-    if (sqlite3_value_int(argv[2]))
-        pdb_hta_round(ts, dur, &start, &end);
-    else
-        end = ts + dur;
-    sqlite3_result_int64(cx, end);
-}
-
-static void sql_hta_stream(sqlite3_context *cx, int argc, sqlite3_value **argv)
-{
-    (void)argc;
-    sqlite3_result_int64(cx, pdb_hta_stream(argv[0]));
-}
-
 int pdb_trace_sql_functions(sqlite3 *db)
 {
     int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
@@ -382,13 +354,9 @@ int pdb_trace_sql_functions(sqlite3 *db)
                                 NULL) != SQLITE_OK ||
         sqlite3_create_function(db, "mann_whitney_min_p", 2, flags, NULL, sql_mann_whitney_min_p,
                                 NULL, NULL) != SQLITE_OK ||
-        sqlite3_create_function(db, "sqrt", 1, flags, NULL, sql_sqrt, NULL, NULL) != SQLITE_OK ||
-        sqlite3_create_function(db, "hta_start", 2, flags, NULL, sql_hta_start, NULL, NULL) !=
-            SQLITE_OK ||
-        sqlite3_create_function(db, "hta_end", 3, flags, NULL, sql_hta_end, NULL, NULL) !=
-            SQLITE_OK ||
-        sqlite3_create_function(db, "hta_stream", 1, flags, NULL, sql_hta_stream, NULL, NULL) !=
-            SQLITE_OK)
+        sqlite3_create_function(db, "sqrt", 1, flags, NULL, sql_sqrt, NULL, NULL) != SQLITE_OK)
+        return pdb_fail("cannot register SQL functions: %s", sqlite3_errmsg(db));
+    if (pdb_hta_sql_functions(db) != PDB_OK)
         return pdb_fail("cannot register SQL functions: %s", sqlite3_errmsg(db));
     return PDB_OK;
 }
