@@ -207,8 +207,8 @@ static int name_class(pdb_cp *c, int64_t name_id)
  * (HTA's get_queue_length_time_series over the whole trace, stable order),
  * into temp.cp_queue. */
 static const char *const queue_sql =
-    "DROP TABLE IF EXISTS temp.cp_queue;"
-    "CREATE TEMP TABLE cp_queue (id INTEGER PRIMARY KEY, q INTEGER);"
+    "CREATE TEMP TABLE IF NOT EXISTS cp_queue (id INTEGER PRIMARY KEY, q INTEGER);"
+    "DELETE FROM temp.cp_queue;"
     "INSERT OR REPLACE INTO temp.cp_queue "
     "WITH p AS (SELECT id, name, cat, ts, stream, correlation FROM slices WHERE trace_id = ?1"
     "   AND ph = 'X' AND cat IS NOT NULL AND cat <> ?2),"
@@ -314,7 +314,7 @@ void pdb_cp_close(pdb_cp *c)
     pdb_idmap_free(&c->name_class);
     free(c->swe.v);
     pdb_buf_free(&c->tmp);
-    pdb_db_exec(c->db, "DROP TABLE IF EXISTS temp.cp_queue");
+    pdb_db_exec(c->db, "DELETE FROM temp.cp_queue");
     free(c);
 }
 

@@ -12,10 +12,12 @@
 #include "analyze/hta.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "common/xalloc.h"
 #include "report/queries.h"
 #include "report/trace_sql.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct {
@@ -203,16 +205,27 @@ int pdb_report_critical_path(pdb_report_ctx *ctx)
     if (pdb_db_prepare(ctx->db, "INSERT INTO temp.cp_path VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                        &sink.ins_path) != PDB_OK)
         return PDB_ERR;
+    /* The traces first: the analysis writes temp tables, which needs no
+     * statement running on the connection. */
     sqlite3_stmt *traces;
+    int64_t *ids = NULL;
+    int *ranks = NULL, n = 0;
     int rc = pdb_db_prepare(ctx->db, "SELECT trace_id, rank FROM traces WHERE run_id = ?"
                                      " ORDER BY rank", &traces);
     if (rc == PDB_OK) {
         sqlite3_bind_int64(traces, 1, ctx->run_id);
-        while (rc == PDB_OK && sqlite3_step(traces) == SQLITE_ROW)
-            rc = run_trace(ctx, sqlite3_column_int64(traces, 0), sqlite3_column_int(traces, 1),
-                           strcmp(mode, "hta") == 0, annotation, &sink);
+        while (sqlite3_step(traces) == SQLITE_ROW) {
+            ids = pdb_xrealloc(ids, (size_t)(n + 1) * sizeof *ids);
+            ranks = pdb_xrealloc(ranks, (size_t)(n + 1) * sizeof *ranks);
+            ids[n] = sqlite3_column_int64(traces, 0);
+            ranks[n++] = sqlite3_column_int(traces, 1);
+        }
         sqlite3_finalize(traces);
     }
+    for (int i = 0; rc == PDB_OK && i < n; i++)
+        rc = run_trace(ctx, ids[i], ranks[i], strcmp(mode, "hta") == 0, annotation, &sink);
+    free(ids);
+    free(ranks);
     sqlite3_finalize(sink.ins_path);
     return rc == PDB_OK ? pdb_trace_query(ctx, query, mode, NULL) : PDB_ERR;
 }
