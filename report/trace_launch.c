@@ -8,12 +8,15 @@
  * and get_aten_op_kernels_and_delay (--by op). */
 #include "report/reports.h"
 #include "common/error.h"
+#include "analyze/op_kernels.h"
+#include "common/db.h"
+#include "report/queries.h"
 #include "report/trace_sql.h"
 
 #include <stdio.h>
 #include <string.h>
 
-int pdb_report_launch_by_op(pdb_report_ctx *ctx, const char *mode);
+static int launch_by_op(pdb_report_ctx *ctx, const char *mode);
 
 /* --compat hta: HTA's launch statistics over HTA's event set. */
 static int launch_hta(pdb_report_ctx *ctx, bool rows)
@@ -41,7 +44,7 @@ int pdb_report_launch(pdb_report_ctx *ctx)
     if (!ok)
         return PDB_OK;
     if (ctx->by && strcmp(ctx->by, "op") == 0)
-        return pdb_report_launch_by_op(ctx, mode);
+        return launch_by_op(ctx, mode);
     if (strcmp(mode, "hta") == 0)
         return launch_hta(ctx, ctx->by != NULL);
     if (ctx->by)
@@ -66,10 +69,41 @@ int pdb_report_comm(pdb_report_ctx *ctx)
     return ok ? pdb_report_query_mode(ctx, "trace_launch.comm", "exact") : PDB_OK;
 }
 
-/* Placeholder until the per-op pass lands (analyze/launch_ops.c). */
-int pdb_report_launch_by_op(pdb_report_ctx *ctx, const char *mode)
+/* launch --by op: analyze/op_kernels.h into temp.op_delays, rank by rank. */
+static int on_delay(void *arg, const pdb_op_kernels_row *r)
 {
-    (void)ctx;
-    (void)mode;
-    return pdb_fail("launch --by op: not yet");
+    sqlite3_stmt *st = arg;
+    sqlite3_bind_int(st, 1, r->rank);
+    sqlite3_bind_text(st, 2, r->op, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, r->sequence, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 4, r->count);
+    sqlite3_bind_int64(st, 5, r->kernels);
+    sqlite3_bind_double(st, 6, r->op_delay_ns);
+    sqlite3_bind_double(st, 7, r->runtime_delay_ns);
+    return pdb_db_step_done(sqlite3_db_handle(st), st);
+}
+
+static int launch_by_op(pdb_report_ctx *ctx, const char *mode)
+{
+    sqlite3_stmt *ins, *traces;
+    if (pdb_db_exec(ctx->db, pdb_report_sql("trace_launch.create_op_delays")) != PDB_OK ||
+        pdb_db_prepare(ctx->db, "INSERT INTO temp.op_delays VALUES (?,?,?,?,?,?,?)", &ins) !=
+            PDB_OK)
+        return PDB_ERR;
+    int rc = pdb_db_prepare(ctx->db, "SELECT trace_id, rank FROM traces WHERE run_id = ?"
+                                     " ORDER BY rank", &traces);
+    if (rc == PDB_OK)
+        sqlite3_bind_int64(traces, 1, ctx->run_id);
+    while (rc == PDB_OK && sqlite3_step(traces) == SQLITE_ROW) {
+        const char *why;
+        int rank = sqlite3_column_int(traces, 1);
+        rc = pdb_op_delays(ctx->db, ctx->run_id, sqlite3_column_int64(traces, 0), rank,
+                           strcmp(mode, "hta") == 0, on_delay, ins, &why);
+        if (rc == PDB_OK && why)
+            fprintf(stderr, "profdb: launch --by op, rank %d: %s\n", rank, why);
+    }
+    if (rc == PDB_OK)
+        sqlite3_finalize(traces);
+    sqlite3_finalize(ins);
+    return rc == PDB_OK ? pdb_trace_query(ctx, "trace_launch.op_delays", mode, NULL) : PDB_ERR;
 }

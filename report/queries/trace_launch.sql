@@ -163,3 +163,25 @@ SELECT a.rank, l.correlation, (SELECT value FROM strings WHERE id = l.name) AS l
  WHERE a.run_id = ?1 AND coalesce(g.cat, 0) IN (SELECT id FROM strings WHERE value IN
    ('kernel', 'gpu_memcpy', 'gpu_memset', 'mtia_ccp_events') UNION ALL SELECT 0)
  ORDER BY a.rank, l.ts, l.id, g.id
+
+-- name: create_op_delays
+-- launch --by op, filled by report/trace_launch.c from analyze/op_kernels.h:
+-- per rank, op and kernel sequence: op instances, kernels in the sequence,
+-- mean delay from the op's start to its first launch and from that launch
+-- to its kernel's start (ns).
+CREATE TEMP TABLE IF NOT EXISTS op_delays (rank INTEGER, op TEXT, sequence TEXT,
+  count INTEGER, kernels INTEGER, op_delay_ns REAL, runtime_delay_ns REAL);
+DELETE FROM op_delays
+
+-- name: op_delays
+-- launch --by op: the rows of temp.op_delays, most frequent first. hta
+-- mode rounds the means to HTA's 3 decimals of a microsecond, half to even
+-- as numpy does.
+WITH r AS (SELECT *, floor(op_delay_ns) AS f1, floor(runtime_delay_ns) AS f2 FROM op_delays)
+SELECT rank, op, CASE WHEN ?4 THEN short_name(sequence) ELSE sequence END AS kernel_sequence,
+ count, kernels,
+ CASE WHEN ?2 <> 'hta' THEN op_delay_ns WHEN op_delay_ns - f1 = 0.5
+   THEN f1 + (CAST(f1 AS INTEGER) % 2 <> 0) ELSE round(op_delay_ns) END AS op_launch_delay_ns,
+ CASE WHEN ?2 <> 'hta' THEN runtime_delay_ns WHEN runtime_delay_ns - f2 = 0.5
+   THEN f2 + (CAST(f2 AS INTEGER) % 2 <> 0) ELSE round(runtime_delay_ns) END AS runtime_delay_ns
+ FROM r ORDER BY rank, count DESC, op, sequence

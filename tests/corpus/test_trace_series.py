@@ -15,7 +15,11 @@ against an independent recomputation from the raw trace.
                 itself (--by point) where no two of a kind's points share a
                 timestamp.
   launch        get_cuda_kernel_launch_stats: the summary and every row in
-                HTA's order.
+                HTA's order; --by op: get_aten_op_kernels_and_delay (every
+                row, as a set: HTA's order among equal counts is
+                unspecified); where HTA raises (no launch inside an aten op,
+                a launch without exactly one GPU event), no rows and a
+                message saying so.
 exact mode (the definitions in schemas/50_analysis.sql): the queue-length
 histogram, the bandwidth series and the per-launch rows recomputed in Python
 from the trace file."""
@@ -146,6 +150,23 @@ def check_launch(c, db, name, rank, pr):
          vis["launch_delay_outliers(launch_delay>100)"])
 
 
+def check_op_delays(c, db, name, rank, pr):
+    a = pr["aten_op_kernels_and_delay"]
+    code, out, err = run("report", "--run", name, "launch", "--by", "op", "--compat", "hta",
+                         "--names", "full", "--format", "json", db=db, check=False)
+    c.eq(f"{name} r{rank} launch --by op exit", code, 0)
+    rows = [r for r in (json.loads(out) if out.strip() else []) if r["rank"] == rank]
+    if "error" in a:
+        c.eq(f"{name} r{rank} op delays: HTA raises, no rows", rows, [])
+        c.true(f"{name} r{rank} op delays: says why", err.strip() != "", err)
+        return
+    got = sorted((r["op"], r["kernel_sequence"], r["count"], round(r["op_launch_delay_us"], 3),
+                  round(r["runtime_delay_us"], 3)) for r in rows)
+    want = sorted((r["aten_op_name"], r["kernel_sequence"], r["occurrence_count"],
+                   r["avg_aten_op_launch_delay"], r["avg_runtime_delay"]) for r in a["rows"])
+    c.eq(f"{name} r{rank} op delays ({len(want)} rows)", got, want)
+
+
 # Exact mode, recomputed ------------------------------------------------------
 
 QUEUED = {"kernel", "gpu_memcpy", "gpu_memset", "mtia_ccp_events", None}
@@ -262,6 +283,7 @@ def main():
                 check_queue(c, db, name, int(rank), pr)
                 check_bw(c, db, name, int(rank), pr, min_ts)
                 check_launch(c, db, name, int(rank), pr)
+                check_op_delays(c, db, name, int(rank), pr)
             if len(files) == 1:
                 check_exact(c, db, name, files[0])
     c.close()
