@@ -27,6 +27,7 @@
 #include "common/strmap.h"
 #include "common/xalloc.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -465,6 +466,436 @@ int pdb_op_delays(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank, bool 
     }
     if (rc == PDB_OK && !*why)
         rc = agg_emit(&a, rank, fn, arg);
+    agg_free(&a);
+    names_close(&nm);
+    return rc;
+}
+
+/* Kernel sequences ----------------------------------------------------------
+ *
+ * HTA (get_frequent_cuda_kernel_sequences over trace_call_graph.CallGraph):
+ * per CPU thread a call stack of its stream -1 events (HTA's endpoint sort:
+ * at one time a closing end goes first unless either event has no
+ * duration), the backward thread's top-level events moved under the main
+ * thread's "## backward ##" (else ProfilerStep#) range around them, and each
+ * GPU kernel (stream > 0) under the CPU event its index_correlation names.
+ * The candidates are the events whose name contains the operator; only
+ * those at the smallest depth among all of them count, and of those the
+ * ones with at least min_len kernels below. A pattern is the op's name and
+ * its kernels' names in start order. Exact mode takes the outermost
+ * candidates of each thread instead of HTA's global depth. */
+
+typedef struct {
+    int64_t end, dur, depth, cand;  /* cand: index into cands, -1 */
+} kstack_entry;
+
+typedef struct {
+    char key[150];
+    size_t klen;
+    kstack_entry *v;
+    size_t n, cap;
+    bool bwd, main;
+    int64_t zero_t, neg_ts, neg_end; /* HTA's sort error: see hta_sort_error */
+    bool any_zero, any_neg;
+} kthread;
+
+typedef struct {
+    int64_t ts, end, depth;
+} range;
+
+typedef struct {
+    int64_t name, depth, dur;
+    int64_t *kts, *kid, *kname, kdur_sum;
+    size_t n, cap;
+    bool live;
+} candidate;
+
+typedef struct {
+    sqlite3 *db;
+    int64_t trace_id;
+    bool hta;
+    pdb_hta_mode mode;
+    int64_t trace_cat;
+    names *nm;
+    const char *op;
+    int min_len;
+    sqlite3_stmt *by_corr;
+    kthread *threads;
+    size_t nthreads;
+    range *parents;                 /* backward-thread parents seen on the main thread */
+    size_t nparents, parents_cap;
+    candidate *cands;
+    size_t ncands, cands_cap;
+    int64_t *free_c;
+    size_t nfree_c, free_c_cap;
+    int64_t min_depth;
+    bool any_candidate;
+    agg *a;
+    const char **why;
+    pdb_idmap is_cand_name, is_parent_name;
+} kseq;
+
+static kthread *kthread_for(kseq *k, sqlite3_value *pid, sqlite3_value *tid)
+{
+    char key[150];
+    size_t n1, n2;
+    pdb_value_key(pid, key, 72, &n1);
+    key[n1] = '\x1f';
+    pdb_value_key(tid, key + n1 + 1, 72, &n2);
+    size_t klen = n1 + 1 + n2;
+    for (size_t i = 0; i < k->nthreads; i++)
+        if (k->threads[i].klen == klen && memcmp(k->threads[i].key, key, klen) == 0)
+            return &k->threads[i];
+    k->threads = pdb_xrealloc(k->threads, (k->nthreads + 1) * sizeof *k->threads);
+    kthread *t = &k->threads[k->nthreads++];
+    *t = (kthread){.klen = klen};
+    memcpy(t->key, key, klen);
+    return t;
+}
+
+/* HTA's main (a ProfilerStep# event) and backward (an autograd:: event)
+ * threads, linked only when there is one of each. */
+static int label_threads(kseq *k)
+{
+    static const char *const sql =
+        "SELECT pid, tid, max(n.value GLOB 'ProfilerStep#*'), max(instr(n.value, 'autograd::') > 0)"
+        " FROM slices s JOIN strings n ON n.id = s.name WHERE s.trace_id = ?1 AND s.ph = 'X'"
+        " AND s.cat IS NOT NULL AND s.cat <> ?2 GROUP BY pid, tid";
+    sqlite3_stmt *st;
+    if (pdb_db_prepare(k->db, sql, &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, k->trace_id);
+    sqlite3_bind_int64(st, 2, k->trace_cat);
+    int mains = 0, bwds = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        kthread *t = kthread_for(k, sqlite3_column_value(st, 0), sqlite3_column_value(st, 1));
+        t->main = sqlite3_column_int(st, 2);
+        t->bwd = !t->main && sqlite3_column_int(st, 3);
+        mains += t->main;
+        bwds += t->bwd;
+    }
+    sqlite3_finalize(st);
+    if (mains != 1 || bwds != 1)
+        for (size_t i = 0; i < k->nthreads; i++)
+            k->threads[i].main = k->threads[i].bwd = false;
+    return PDB_OK;
+}
+
+/* Whether the main thread has "## backward ##" ranges (else ProfilerStep#
+ * ranges are the backward thread's parents). */
+static int backward_parent_prefix(kseq *k, const char **prefix)
+{
+    int64_t n;
+    char sql[256];
+    snprintf(sql, sizeof sql,
+             "SELECT EXISTS (SELECT 1 FROM slices WHERE trace_id = %lld AND name IN"
+             " (SELECT id FROM strings WHERE value GLOB '## backward ##*'))",
+             (long long)k->trace_id);
+    if (pdb_db_query_int(k->db, sql, 0, &n) != PDB_OK)
+        return PDB_ERR;
+    *prefix = n ? "## backward ##" : "ProfilerStep#";
+    return PDB_OK;
+}
+
+static bool name_flag(kseq *k, pdb_idmap *cache, int64_t name, const char *needle, bool prefix)
+{
+    int64_t v;
+    if (pdb_idmap_get(cache, name, &v))
+        return v;
+    const char *t = name_text(k->nm, name);
+    v = prefix ? strncmp(t, needle, strlen(needle)) == 0 : strstr(t, needle) != NULL;
+    pdb_idmap_put(cache, name, v);
+    return v;
+}
+
+/* HTA's call-stack sort raises ValueError comparing a negative-duration
+ * event (HTA's rounding makes dur -1) with a zero-duration one at the same
+ * time on a thread. */
+static bool hta_sort_error(kthread *t, int64_t ts, int64_t end, int64_t dur)
+{
+    if (dur == 0) {
+        t->zero_t = ts;
+        t->any_zero = true;
+        return t->any_neg && (t->neg_ts == ts || t->neg_end == ts);
+    }
+    if (dur < 0) {
+        t->neg_ts = ts;
+        t->neg_end = end;
+        t->any_neg = true;
+        return t->any_zero && (t->zero_t == ts || t->zero_t == end);
+    }
+    return false;
+}
+
+static void candidate_close(kseq *k, int64_t ci)
+{
+    candidate *c = &k->cands[ci];
+    if (c->live && (int64_t)c->n >= k->min_len) {
+        /* kernels by start (then trace order) */
+        for (size_t i = 1; i < c->n; i++)
+            for (size_t j = i; j > 0 && (c->kts[j] < c->kts[j - 1] ||
+                                         (c->kts[j] == c->kts[j - 1] && c->kid[j] < c->kid[j - 1]));
+                 j--) {
+                int64_t *cols[] = {c->kts, c->kid, c->kname};
+                for (int q = 0; q < 3; q++) {
+                    int64_t t = cols[q][j];
+                    cols[q][j] = cols[q][j - 1];
+                    cols[q][j - 1] = t;
+                }
+            }
+        pdb_buf seq = PDB_BUF_INIT, op = PDB_BUF_INIT;
+        for (size_t i = 0; i < c->n; i++) {
+            if (i)
+                pdb_buf_addc(&seq, '|');
+            pdb_buf_adds(&seq, name_text(k->nm, c->kname[i]));
+        }
+        pdb_buf_addf(&op, "%lld\x1f%s", (long long)c->depth, name_text(k->nm, c->name));
+        agg_row *r = agg_for(k->a, pdb_buf_str(&op), pdb_buf_str(&seq));
+        r->count++;
+        r->kernels = (int64_t)c->n;
+        r->gpu_ns += c->kdur_sum;
+        r->cpu_ns += c->dur;
+        pdb_buf_free(&seq);
+        pdb_buf_free(&op);
+    }
+    free(c->kts);
+    free(c->kid);
+    free(c->kname);
+    c->kts = c->kid = c->kname = NULL;
+    c->live = false;
+    if (k->nfree_c == k->free_c_cap) {
+        k->free_c_cap = k->free_c_cap ? k->free_c_cap * 2 : 16;
+        k->free_c = pdb_xrealloc(k->free_c, k->free_c_cap * sizeof *k->free_c);
+    }
+    k->free_c[k->nfree_c++] = ci;
+}
+
+static void pop_entry(kseq *k, kthread *t)
+{
+    kstack_entry *e = &t->v[--t->n];
+    if (e->cand >= 0)
+        candidate_close(k, e->cand);
+}
+
+/* The kernels a CPU event launches: exact, the GPU events of its
+ * correlation when it is the first CPU-side event of it; hta, the events
+ * on a stream > 0 whose index_correlation is it (it is the correlation's
+ * last CPU-side event). Added to every open candidate of its thread. */
+static int add_kernels(kseq *k, kthread *t, int64_t id, int64_t corr)
+{
+    bool any = false;
+    for (size_t i = 0; i < t->n && !any; i++)
+        any = t->v[i].cand >= 0;
+    if (!any || corr == -1)
+        return PDB_OK;
+    sqlite3_bind_int64(k->by_corr, 1, k->trace_id);
+    sqlite3_bind_int64(k->by_corr, 2, corr);
+    int64_t first_cpu = 0, last_cpu = 0;
+    int64_t kts[64], kid[64], kname[64], kdur[64];
+    int nk = 0, rc;
+    while ((rc = sqlite3_step(k->by_corr)) == SQLITE_ROW) {
+        sqlite3_stmt *s = k->by_corr;
+        bool cat = sqlite3_column_type(s, 2) != SQLITE_NULL;
+        if (k->hta && (!cat || sqlite3_column_int64(s, 2) == k->trace_cat ||
+                       strcmp((const char *)sqlite3_column_text(s, 3), "X") != 0))
+            continue;
+        int64_t stream = pdb_hta_stream(sqlite3_column_value(s, 4));
+        const char *nt = name_text(k->nm, sqlite3_column_int64(s, 1));
+        const char *ct = cat ? name_text(k->nm, sqlite3_column_int64(s, 2)) : "";
+        bool gpu = k->hta ? (stream >= 0 && corr >= 0) || strcmp(nt, "Event Sync") == 0 ||
+                                strcmp(nt, "Context Sync") == 0
+                          : sqlite3_column_type(s, 4) != SQLITE_NULL &&
+                                !strstr(" cuda_runtime cuda_driver hip_runtime cpu_op"
+                                        " user_annotation python_function ", ct);
+        bool kernel = k->hta ? stream > 0
+                             : !cat || strcmp(ct, "kernel") == 0 || strcmp(ct, "gpu_memcpy") == 0 ||
+                                   strcmp(ct, "gpu_memset") == 0;
+        if (!gpu) {
+            if (!first_cpu)
+                first_cpu = sqlite3_column_int64(s, 0);
+            last_cpu = sqlite3_column_int64(s, 0);
+        } else if (kernel && nk < 64) {
+            int64_t ts = sqlite3_column_int64(s, 5), dur = sqlite3_column_int64(s, 6), end = ts + dur;
+            if (k->hta && k->mode.round)
+                pdb_hta_round(ts, dur, &ts, &end);
+            kts[nk] = ts;
+            kid[nk] = sqlite3_column_int64(s, 0);
+            kname[nk] = sqlite3_column_int64(s, 1);
+            kdur[nk++] = end - ts;
+        }
+    }
+    sqlite3_reset(k->by_corr);
+    if (rc != SQLITE_DONE)
+        return pdb_db_fail(k->db, "kernel sequences: correlation lookup");
+    if ((k->hta ? last_cpu : first_cpu) != id)
+        return PDB_OK;
+    for (size_t i = 0; i < t->n; i++) {
+        if (t->v[i].cand < 0)
+            continue;
+        candidate *c = &k->cands[t->v[i].cand];
+        for (int j = 0; j < nk; j++) {
+            if (c->n == c->cap) {
+                c->cap = c->cap ? c->cap * 2 : 8;
+                c->kts = pdb_xrealloc(c->kts, c->cap * sizeof *c->kts);
+                c->kid = pdb_xrealloc(c->kid, c->cap * sizeof *c->kid);
+                c->kname = pdb_xrealloc(c->kname, c->cap * sizeof *c->kname);
+            }
+            c->kts[c->n] = kts[j];
+            c->kid[c->n] = kid[j];
+            c->kname[c->n++] = kname[j];
+            c->kdur_sum += kdur[j];
+        }
+    }
+    return PDB_OK;
+}
+
+static int kseq_row(kseq *k, sqlite3_stmt *st, const char *parent_prefix)
+{
+    bool cat = sqlite3_column_type(st, 2) != SQLITE_NULL;
+    if (k->hta && (!cat || sqlite3_column_int64(st, 2) == k->trace_cat ||
+                   strcmp((const char *)sqlite3_column_text(st, 3), "X") != 0))
+        return PDB_OK;
+    int64_t id = sqlite3_column_int64(st, 0), name = sqlite3_column_int64(st, 1);
+    int64_t ts = sqlite3_column_int64(st, 6), dur = sqlite3_column_int64(st, 7), end = ts + dur;
+    int64_t corr = sqlite3_column_type(st, 9) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 9);
+    if (k->hta) {
+        if (k->mode.round)
+            pdb_hta_round(ts, dur, &ts, &end);
+        dur = end - ts;
+        if (pdb_hta_stream(sqlite3_column_value(st, 8)) != -1)
+            return PDB_OK; /* GPU events are not on the CPU stacks */
+        if (k->mode.drop_last && ts >= k->mode.cutoff)
+            return PDB_OK;
+    } else {
+        const char *ct = cat ? name_text(k->nm, sqlite3_column_int64(st, 2)) : "";
+        bool cpu_cat = strstr(" cuda_runtime cuda_driver hip_runtime cpu_op user_annotation"
+                              " python_function ", ct) && *ct;
+        if ((sqlite3_column_type(st, 8) != SQLITE_NULL && !cpu_cat) || strcmp(ct, "Trace") == 0 ||
+            strncmp(ct, "gpu_", 4) == 0)
+            return PDB_OK;
+    }
+    kthread *t = kthread_for(k, sqlite3_column_value(st, 4), sqlite3_column_value(st, 5));
+    if (k->hta && hta_sort_error(t, ts, end, dur)) {
+        *k->why = "HTA's ValueError in its call-stack sort (an event rounded to -1 us "
+                  "beside one of 0 us)";
+        return PDB_OK;
+    }
+    while (t->n && (t->v[t->n - 1].end < ts ||
+                    (t->v[t->n - 1].end == ts && t->v[t->n - 1].dur > 0 && dur > 0)))
+        pop_entry(k, t);
+    int64_t depth = t->n ? t->v[t->n - 1].depth + 1 : 0;
+    if (k->hta && !t->n && t->bwd) /* moved under the main thread's range around it */
+        for (size_t i = 0; i < k->nparents; i++)
+            if (k->parents[i].ts <= ts && end <= k->parents[i].end)
+                depth = k->parents[i].depth + 1;
+    if (k->hta && t->main && name_flag(k, &k->is_parent_name, name, parent_prefix, true)) {
+        if (k->nparents == k->parents_cap) {
+            k->parents_cap = k->parents_cap ? k->parents_cap * 2 : 16;
+            k->parents = pdb_xrealloc(k->parents, k->parents_cap * sizeof *k->parents);
+        }
+        k->parents[k->nparents++] = (range){ts, end, depth};
+    }
+    int64_t cand = -1;
+    if (name_flag(k, &k->is_cand_name, name, k->op, false)) {
+        bool outer = true;
+        for (size_t i = 0; i < t->n && outer; i++)
+            outer = t->v[i].cand < 0;
+        if (k->hta || outer) {
+            if (!k->any_candidate || depth < k->min_depth)
+                k->min_depth = depth;
+            k->any_candidate = true;
+            if (k->nfree_c)
+                cand = k->free_c[--k->nfree_c];
+            else {
+                if (k->ncands == k->cands_cap) {
+                    k->cands_cap = k->cands_cap ? k->cands_cap * 2 : 16;
+                    k->cands = pdb_xrealloc(k->cands, k->cands_cap * sizeof *k->cands);
+                }
+                cand = (int64_t)k->ncands++;
+            }
+            k->cands[cand] = (candidate){.name = name, .depth = k->hta ? depth : 0, .dur = dur,
+                                         .live = true};
+        }
+    }
+    if (t->n == t->cap) {
+        t->cap = t->cap ? t->cap * 2 : 16;
+        t->v = pdb_xrealloc(t->v, t->cap * sizeof *t->v);
+    }
+    t->v[t->n++] = (kstack_entry){end, dur, depth, cand};
+    return add_kernels(k, t, id, corr);
+}
+
+static int kseq_emit(kseq *k, int rank, pdb_op_kernels_fn fn, void *arg)
+{
+    int rc = PDB_OK;
+    for (size_t i = 0; i < k->a->n && rc == PDB_OK; i++) {
+        agg_row *r = &k->a->v[i];
+        char *sep = strchr(r->op, '\x1f');
+        if (k->hta && atoll(r->op) != k->min_depth)
+            continue;
+        pdb_buf pattern = PDB_BUF_INIT;
+        pdb_buf_adds(&pattern, sep + 1);
+        pdb_buf_addc(&pattern, '|');
+        pdb_buf_adds(&pattern, r->sequence);
+        pdb_op_kernels_row row = {rank, sep + 1, pdb_buf_str(&pattern), r->count, r->kernels,
+                                  0, 0, r->gpu_ns, r->cpu_ns};
+        rc = fn(arg, &row);
+        pdb_buf_free(&pattern);
+    }
+    return rc;
+}
+
+int pdb_kernel_sequences(sqlite3 *db, int64_t trace_id, int rank, bool hta, const char *op_name,
+                         int min_len, pdb_op_kernels_fn fn, void *arg, const char **why)
+{
+    agg a = {.index = pdb_strmap_new()};
+    names nm;
+    kseq k = {.db = db, .trace_id = trace_id, .hta = hta, .nm = &nm, .op = op_name,
+              .min_len = min_len, .a = &a, .why = why};
+    const char *prefix = "ProfilerStep#";
+    sqlite3_stmt *st = NULL;
+    *why = NULL;
+    int rc = names_open(db, &nm);
+    if (rc == PDB_OK)
+        rc = pdb_hta_settings(db, trace_id, &k.mode);
+    if (!hta)
+        k.mode = (pdb_hta_mode){0};
+    if (rc == PDB_OK)
+        rc = pdb_db_query_int(db, "SELECT coalesce((SELECT id FROM strings WHERE value ="
+                                  " 'Trace'), -1)", -1, &k.trace_cat);
+    if (rc == PDB_OK && hta)
+        rc = label_threads(&k);
+    if (rc == PDB_OK && hta)
+        rc = backward_parent_prefix(&k, &prefix);
+    if (rc == PDB_OK)
+        rc = pdb_db_prepare(db, "SELECT id, name, cat, ph, stream, ts, dur FROM slices"
+                                " WHERE trace_id = ?1 AND correlation = ?2 ORDER BY id",
+                            &k.by_corr);
+    if (rc == PDB_OK)
+        rc = pdb_db_prepare(db, "SELECT id, name, cat, ph, pid, tid, ts, dur, stream,"
+                                " correlation FROM slices WHERE trace_id = ?1"
+                                " ORDER BY ts, dur DESC, id", &st);
+    if (rc == PDB_OK) {
+        sqlite3_bind_int64(st, 1, trace_id);
+        int s;
+        while (rc == PDB_OK && !*why && (s = sqlite3_step(st)) == SQLITE_ROW)
+            rc = kseq_row(&k, st, prefix);
+    }
+    sqlite3_finalize(st);
+    for (size_t i = 0; i < k.nthreads; i++) {
+        while (k.threads[i].n)
+            pop_entry(&k, &k.threads[i]);
+        free(k.threads[i].v);
+    }
+    if (rc == PDB_OK && !*why)
+        rc = kseq_emit(&k, rank, fn, arg);
+    free(k.threads);
+    free(k.parents);
+    free(k.cands);
+    free(k.free_c);
+    pdb_idmap_free(&k.is_cand_name);
+    pdb_idmap_free(&k.is_parent_name);
+    sqlite3_finalize(k.by_corr);
     agg_free(&a);
     names_close(&nm);
     return rc;

@@ -38,6 +38,7 @@ int pdb_report_needs(const char *name)
         {"idle", PDB_NEEDS_GPU}, {"launch", PDB_NEEDS_GPU}, {"comm", PDB_NEEDS_GPU},
         {"queue-length", PDB_NEEDS_GPU}, {"memory-bw", PDB_NEEDS_GPU},
         {"memory", PDB_NEEDS_MEMORY}, {"critical-path", PDB_NEEDS_GPU},
+        {"kernel-sequences", PDB_NEEDS_GPU},
         {"ops", PDB_NEEDS_TRACE}, {"ranks", PDB_NEEDS_TRACE}, {"insights", PDB_NEEDS_TRACE},
         {"annotations", PDB_NEEDS_TRACE},
         {"steps", PDB_NEEDS_STEPS},

@@ -17,6 +17,7 @@ const pdb_report pdb_reports[] = {
     {"steps", pdb_report_steps, "per ProfilerStep: duration split into kernel, memcpy, ... other"},
     {"idle", pdb_report_idle, "GPU idle time per stream: host wait, kernel wait, other"},
     {"launch", pdb_report_launch, "CUDA launch delays (runtime call -> kernel) and the longest"},
+    {"kernel-sequences", pdb_report_kernel_sequences, "frequent kernel sequences below an op (--op NAME, --min-len L): fusion candidates"},
     {"comm", pdb_report_comm, "collectives: count, time, bytes and bandwidth per kind"},
     {"critical-path", pdb_report_critical_path, "critical path per iteration: length, share CPU/GPU/launch/gaps (--by bound|edge-type|node)"},
     {"queue-length", pdb_report_queue_length, "CUDA launch queue per stream: distribution, time at --queue-limit N (1024)"},

@@ -41,6 +41,8 @@ typedef struct pdb_report_ctx {
     const char *annotation;   /* --annotation TEXT (critical-path windows; '' whole trace) */
     long instance;            /* --instance I (critical-path: one window; -1 all) */
     bool zero_weight_launch;  /* --zero-weight-launch-edges (critical-path, as HTA's env) */
+    const char *op;           /* --op NAME (kernel-sequences: ops whose name contains NAME) */
+    long min_len;             /* --min-len L (kernel-sequences: kernels per pattern, 3) */
 } pdb_report_ctx;
 
 typedef struct pdb_report {
@@ -84,6 +86,7 @@ int pdb_report_queue_length(pdb_report_ctx *ctx);
 int pdb_report_memory_bw(pdb_report_ctx *ctx);
 int pdb_report_memory(pdb_report_ctx *ctx);
 int pdb_report_critical_path(pdb_report_ctx *ctx);
+int pdb_report_kernel_sequences(pdb_report_ctx *ctx);
 int pdb_report_ranks(pdb_report_ctx *ctx);
 int pdb_report_insights(pdb_report_ctx *ctx);
 int pdb_report_pstats(pdb_report_ctx *ctx);

@@ -8,12 +8,14 @@
  * and get_aten_op_kernels_and_delay (--by op). */
 #include "report/reports.h"
 #include "common/error.h"
+#include "common/xalloc.h"
 #include "analyze/op_kernels.h"
 #include "common/db.h"
 #include "report/queries.h"
 #include "report/trace_sql.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int launch_by_op(pdb_report_ctx *ctx, const char *mode);
@@ -106,4 +108,78 @@ static int launch_by_op(pdb_report_ctx *ctx, const char *mode)
         sqlite3_finalize(traces);
     sqlite3_finalize(ins);
     return rc == PDB_OK ? pdb_trace_query(ctx, "trace_launch.op_delays", mode, NULL) : PDB_ERR;
+}
+
+/* kernel-sequences: analyze/op_kernels.h into temp.kernel_sequences. */
+static int on_sequence(void *arg, const pdb_op_kernels_row *r)
+{
+    sqlite3_stmt *st = arg;
+    sqlite3_bind_int(st, 1, r->rank);
+    sqlite3_bind_text(st, 2, r->op, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, r->sequence, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 4, r->count);
+    sqlite3_bind_int64(st, 5, r->kernels);
+    sqlite3_bind_int64(st, 6, r->gpu_ns);
+    sqlite3_bind_int64(st, 7, r->cpu_ns);
+    return pdb_db_step_done(sqlite3_db_handle(st), st);
+}
+
+int pdb_report_kernel_sequences(pdb_report_ctx *ctx)
+{
+    const char *mode;
+    bool ok;
+    if (pdb_report_mode(ctx, &mode) != PDB_OK)
+        return PDB_ERR;
+    pdb_report_title(ctx, "kernel-sequences");
+    if (pdb_report_require(ctx, "kernel-sequences", "trace_launch.launch_require", "exact",
+                           "no GPU events with a correlation id in this run: kernel sequences "
+                           "do not apply", &ok) != PDB_OK)
+        return PDB_ERR;
+    if (!ok)
+        return PDB_OK;
+    char *op = NULL;
+    if (!ctx->op) {
+        sqlite3_stmt *st;
+        if (pdb_report_prepare(ctx->db, "trace_launch.default_op", &st) != PDB_OK)
+            return PDB_ERR;
+        sqlite3_bind_int64(st, 1, ctx->run_id);
+        if (sqlite3_step(st) == SQLITE_ROW)
+            op = pdb_xstrdup((const char *)sqlite3_column_text(st, 0));
+        sqlite3_finalize(st);
+        if (!op) {
+            fprintf(ctx->out, "kernel-sequences: no op launched GPU work; name one with --op\n");
+            return PDB_OK;
+        }
+    }
+    sqlite3_stmt *ins, *traces;
+    int rc = pdb_db_exec(ctx->db, pdb_report_sql("trace_launch.create_sequences"));
+    if (rc == PDB_OK)
+        rc = pdb_db_prepare(ctx->db, "INSERT INTO temp.kernel_sequences VALUES (?,?,?,?,?,?,?)",
+                            &ins);
+    if (rc != PDB_OK) {
+        free(op);
+        return PDB_ERR;
+    }
+    rc = pdb_db_prepare(ctx->db, "SELECT trace_id, rank FROM traces WHERE run_id = ?"
+                                 " ORDER BY rank", &traces);
+    if (rc == PDB_OK)
+        sqlite3_bind_int64(traces, 1, ctx->run_id);
+    while (rc == PDB_OK && sqlite3_step(traces) == SQLITE_ROW) {
+        const char *why;
+        int rank = sqlite3_column_int(traces, 1);
+        rc = pdb_kernel_sequences(ctx->db, sqlite3_column_int64(traces, 0), rank,
+                                  strcmp(mode, "hta") == 0, ctx->op ? ctx->op : op,
+                                  ctx->min_len > 0 ? (int)ctx->min_len : 3, on_sequence, ins,
+                                  &why);
+        if (rc == PDB_OK && why)
+            fprintf(stderr, "profdb: kernel-sequences, rank %d: %s\n", rank, why);
+    }
+    if (rc == PDB_OK)
+        sqlite3_finalize(traces);
+    sqlite3_finalize(ins);
+    if (rc == PDB_OK && op && (ctx->render.format == PDB_OUT_TABLE ||
+                               ctx->render.format == PDB_OUT_MD))
+        fprintf(ctx->out, "operator: %s (the most GPU time; --op NAME picks another)\n", op);
+    free(op);
+    return rc == PDB_OK ? pdb_trace_query(ctx, "trace_launch.sequences", mode, NULL) : PDB_ERR;
 }

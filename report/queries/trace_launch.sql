@@ -185,3 +185,29 @@ SELECT rank, op, CASE WHEN ?4 THEN short_name(sequence) ELSE sequence END AS ker
  CASE WHEN ?2 <> 'hta' THEN runtime_delay_ns WHEN runtime_delay_ns - f2 = 0.5
    THEN f2 + (CAST(f2 AS INTEGER) % 2 <> 0) ELSE round(runtime_delay_ns) END AS runtime_delay_ns
  FROM r ORDER BY rank, count DESC, op, sequence
+
+-- name: create_sequences
+-- kernel-sequences, filled by report/trace_launch.c from analyze/op_kernels.h:
+-- per rank and pattern (the op's name and its kernels' names in start
+-- order, joined by |): occurrences, kernels, summed GPU and CPU time (ns).
+CREATE TEMP TABLE IF NOT EXISTS kernel_sequences (rank INTEGER, op TEXT, pattern TEXT,
+  count INTEGER, kernels INTEGER, gpu_ns INTEGER, cpu_ns INTEGER);
+DELETE FROM kernel_sequences
+
+-- name: sequences
+-- The patterns by count (most frequent first), then pattern, as HTA sorts
+-- them; the first ?3 per rank (all by default).
+WITH r AS (SELECT *, row_number() OVER (PARTITION BY rank ORDER BY count DESC, pattern) AS n
+   FROM kernel_sequences)
+ SELECT rank, CASE WHEN ?4 THEN short_name(op) ELSE op END AS op, count, kernels,
+ CASE WHEN ?4 THEN (SELECT group_concat(short_name(value), ' | ') FROM json_each('["' ||
+   replace(replace(replace(pattern, '\', '\\'), '"', '\"'), '|', '","') || '"]')) ELSE pattern END
+   AS pattern,
+ gpu_ns AS gpu_kernel_ns, cpu_ns AS cpu_op_ns
+ FROM r WHERE ?3 < 0 OR n <= ?3 ORDER BY rank, n
+
+-- name: default_op
+-- kernel-sequences without --op: the op (cpu_op) with the most GPU time
+-- launched below it.
+SELECT name FROM analysis_ops WHERE run_id = ?1 AND cat = 'cpu_op'
+ GROUP BY name ORDER BY sum(gpu_total_ns) DESC, name LIMIT 1

@@ -20,6 +20,11 @@ against an independent recomputation from the raw trace.
                 unspecified); where HTA raises (no launch inside an aten op,
                 a launch without exactly one GPU event), no rows and a
                 message saying so.
+  kernel-sequences  get_frequent_cuda_kernel_sequences for every operator
+                and min_pattern_len the oracle asked (rows in HTA's order:
+                pattern, count, GPU kernel and CPU op time); HTA's call-stack
+                ValueError (traces with events rounded to -1 us) -> no rows and
+                the reason.
 exact mode (the definitions in schemas/50_analysis.sql): the queue-length
 histogram, the bandwidth series and the per-launch rows recomputed in Python
 from the trace file."""
@@ -167,6 +172,25 @@ def check_op_delays(c, db, name, rank, pr):
     c.eq(f"{name} r{rank} op delays ({len(want)} rows)", got, want)
 
 
+def check_sequences(c, db, name, rank, pr):
+    for f in pr["frequent_cuda_kernel_sequences"]:
+        op, n = f["params"]["operator_name"], f["params"]["min_pattern_len"]
+        code, out, err = run("report", "--run", name, "kernel-sequences", "--compat", "hta",
+                             "--op", op, "--min-len", n, "--names", "full", "--unit", "us",
+                             "--format", "json", db=db, check=False)
+        tag = f"{name} r{rank} {op} L={n}"
+        c.eq(f"{tag} exit", code, 0)
+        rows = [r for r in (json.loads(out) if out.strip() else []) if r["rank"] == rank]
+        if "error" in f:
+            c.eq(f"{tag}: HTA raises, no rows", rows, [])
+            c.true(f"{tag}: says why", "ValueError" in err, err)
+            continue
+        got = [(r["pattern"], r["count"], r["gpu_kernel_us"], r["cpu_op_us"]) for r in rows]
+        want = [(r["pattern"], r["count"], r["GPU kernel duration (us)"],
+                 r["CPU op duration (us)"]) for r in f["rows"]]
+        c.eq(f"{tag} ({len(want)} patterns)", got, want)
+
+
 # Exact mode, recomputed ------------------------------------------------------
 
 QUEUED = {"kernel", "gpu_memcpy", "gpu_memset", "mtia_ccp_events", None}
@@ -284,6 +308,7 @@ def main():
                 check_bw(c, db, name, int(rank), pr, min_ts)
                 check_launch(c, db, name, int(rank), pr)
                 check_op_delays(c, db, name, int(rank), pr)
+                check_sequences(c, db, name, int(rank), pr)
             if len(files) == 1:
                 check_exact(c, db, name, files[0])
     c.close()
