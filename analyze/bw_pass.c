@@ -1,4 +1,4 @@
-/* bw_pass.c: memory bandwidth over time (analysis_memory_bw): the series
+/* bw_pass.c: memory bandwidth over time, on demand (series.h): the series
  * of HTA's get_memory_bw_time_series, one row per point.
  *
  * Each memcpy or memset GPU event adds its bandwidth at its start and takes
@@ -11,13 +11,17 @@
  * arg (missing: 0, as HTA) over HTA's rounded times, a zero duration
  * counted as 1 us.
  *
- * Streaming: starts come in start order, ends wait in a buffer per kind
- * until no start can come before them (exact: now; hta: a microsecond
- * before now, as HTA's rounding can end an event a microsecond before it
- * starts). The buffers hold the copies in flight, not the trace. Memory
- * events are few, so each one's bytes and arg are read by slice id. */
+ * On demand, not at ingest: memory events are few beside kernels, and the
+ * attribution's (run, name) index finds them without reading the trace, so
+ * the report pays for them only when asked (at ingest the pass cost 4% of
+ * the analysis on the bench trace, for one or two percent of its events).
+ * Streaming: the memory events come in start order; ends wait in a buffer
+ * per kind until no start can come before them (exact: now; hta: a
+ * microsecond before now, as HTA's rounding can end an event a microsecond
+ * before it starts). The buffers hold the copies in flight. */
 #include "analyze/hta.h"
 #include "analyze/series.h"
+#include "analyze/idmap.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/xalloc.h"
@@ -45,32 +49,17 @@ typedef struct {
     size_t n, cap;
 } kind_set;
 
-struct pdb_bw_acc {
+typedef struct {
     sqlite3 *db;
-    int64_t run_id;
     int rank;
     pdb_hta_mode hta;
-    sqlite3_stmt *args, *insert;
     kind_set kinds[MODES];
     int64_t buffered;
     int64_t min_t[MODES];   /* no buffered point is earlier */
-};
-
-int pdb_bw_acc_new(sqlite3 *db, int64_t run_id, int rank, const pdb_hta_mode *hta,
-                   pdb_bw_acc **out)
-{
-    pdb_bw_acc *a = pdb_xcalloc(1, sizeof *a);
-    *a = (pdb_bw_acc){.db = db, .run_id = run_id, .rank = rank, .hta = *hta,
-                      .min_t = {INT64_MAX, INT64_MAX}};
-    *out = a;
-    if (pdb_db_prepare(db, "SELECT bytes, json_extract(args, '$.\"memory bandwidth (GB/s)\"')"
-                           " FROM slices WHERE id = ?",
-                       &a->args) != PDB_OK ||
-        pdb_db_prepare(db, "INSERT INTO analysis_memory_bw VALUES (?,?,?,?,?,?)",
-                       &a->insert) != PDB_OK)
-        return PDB_ERR;
-    return PDB_OK;
-}
+    bool want[MODES];
+    pdb_bw_fn fn;
+    void *arg;
+} bw_state;
 
 /* HTA's get_memory_kernel_type. */
 static void kind_name(const char *name, char *out)
@@ -103,7 +92,7 @@ static kind_acc *kind_for(kind_set *s, const char *name)
     return ka;
 }
 
-static void push(pdb_bw_acc *a, int m, kind_acc *k, int64_t t, int64_t id, int end, double bw)
+static void push(bw_state *a, int m, kind_acc *k, int64_t t, int64_t id, int end, double bw)
 {
     if (t < a->min_t[m])
         a->min_t[m] = t;
@@ -125,10 +114,9 @@ static int cmp_point(const void *x, const void *y)
     return p->id < q->id ? -1 : p->id > q->id;
 }
 
-/* Writes the points before w in order with their running sums. */
-static int finalize(pdb_bw_acc *a, int m, int64_t w)
+/* Emits the points before w in order with their running sums. */
+static int finalize(bw_state *a, int m, int64_t w)
 {
-    static const char *const modes[] = {"exact", "hta"};
     if (w <= a->min_t[m])
         return PDB_OK;
     a->min_t[m] = INT64_MAX;
@@ -141,13 +129,7 @@ static int finalize(pdb_bw_acc *a, int m, int64_t w)
         while (done < k->n && k->buf[done].t < w) {
             bw_point *p = &k->buf[done++];
             k->value += p->end ? -p->bw : p->bw;
-            sqlite3_bind_int64(a->insert, 1, a->run_id);
-            sqlite3_bind_text(a->insert, 2, modes[m], -1, SQLITE_STATIC);
-            sqlite3_bind_int(a->insert, 3, a->rank);
-            sqlite3_bind_text(a->insert, 4, k->name, -1, SQLITE_STATIC);
-            sqlite3_bind_int64(a->insert, 5, p->t);
-            sqlite3_bind_double(a->insert, 6, k->value);
-            if (pdb_db_step_done(a->db, a->insert) != PDB_OK)
+            if (a->fn(a->arg, a->rank, k->name, p->t, k->value) != PDB_OK)
                 return PDB_ERR;
         }
         memmove(k->buf, k->buf + done, (k->n - done) * sizeof *k->buf);
@@ -159,80 +141,93 @@ static int finalize(pdb_bw_acc *a, int m, int64_t w)
     return PDB_OK;
 }
 
-/* bytes and the bandwidth arg of a memory event. */
-static int read_args(pdb_bw_acc *a, int64_t id, bool *has_bytes, int64_t *bytes, bool *has_arg,
-                     double *arg)
+/* One memory event (a row of events_sql) in start order. */
+static int add_event(bw_state *a, sqlite3_stmt *st)
 {
-    sqlite3_bind_int64(a->args, 1, id);
-    int rc = sqlite3_step(a->args);
-    *has_bytes = rc == SQLITE_ROW && sqlite3_column_type(a->args, 0) != SQLITE_NULL;
-    *bytes = rc == SQLITE_ROW ? sqlite3_column_int64(a->args, 0) : 0;
-    *has_arg = rc == SQLITE_ROW && sqlite3_column_type(a->args, 1) != SQLITE_NULL;
-    *arg = rc == SQLITE_ROW ? sqlite3_column_double(a->args, 1) : 0;
-    sqlite3_reset(a->args);
-    return rc == SQLITE_ROW || rc == SQLITE_DONE ? PDB_OK
-                                                 : pdb_db_fail(a->db, "reading a memcpy's args");
-}
-
-int pdb_bw_acc_add(pdb_bw_acc *a, const pdb_row *r)
-{
-    bool exact = r->gpu && r->name->kt == PDB_KT_MEMORY;
-    bool hta = r->ph_x && r->cat && !r->cat->trace && pdb_hta_stream(r->stream) != -1 &&
-               r->name->kt_hta == PDB_KT_MEMORY;
+    int64_t id = sqlite3_column_int64(st, 0), ts = sqlite3_column_int64(st, 1);
+    int64_t dur = sqlite3_column_int64(st, 2);
+    const char *name = (const char *)sqlite3_column_text(st, 3);
+    bool has_bytes = sqlite3_column_type(st, 4) != SQLITE_NULL;
+    bool has_arg = sqlite3_column_type(st, 5) != SQLITE_NULL;
+    int64_t bytes = sqlite3_column_int64(st, 4);
+    double arg = sqlite3_column_double(st, 5);
+    bool hta_event = sqlite3_column_int(st, 6);
+    bool has_launch = sqlite3_column_type(st, 7) != SQLITE_NULL;
+    int64_t launch = sqlite3_column_int64(st, 7);
+    bool exact = a->want[EXACT] && pdb_kernel_type_of(name) == PDB_KT_MEMORY;
+    bool hta = a->want[HTA] && hta_event && pdb_hta_stream(sqlite3_column_value(st, 8)) != -1 &&
+               pdb_kernel_type_hta(name) == PDB_KT_MEMORY;
     if (hta && a->hta.drop_last) {
-        bool kernel = r->has_corr && r->corr >= 0 && pdb_hta_stream(r->stream) >= 0;
-        int64_t t = kernel ? r->launch : r->ts;
-        hta = (!kernel || r->has_launch) &&
-              (a->hta.round ? pdb_hta_ceil(t) : t) < a->hta.cutoff;
+        bool kernel = sqlite3_column_type(st, 9) != SQLITE_NULL && sqlite3_column_int64(st, 9) >= 0 &&
+                      pdb_hta_stream(sqlite3_column_value(st, 8)) >= 0;
+        int64_t t = kernel ? launch : ts;
+        hta = (!kernel || has_launch) && (a->hta.round ? pdb_hta_ceil(t) : t) < a->hta.cutoff;
     }
-    if (exact || hta) {
-        bool has_bytes, has_arg;
-        int64_t bytes;
-        double arg;
-        if (read_args(a, r->id, &has_bytes, &bytes, &has_arg, &arg) != PDB_OK)
-            return PDB_ERR;
-        if (exact && r->dur > 0 && (has_bytes || has_arg)) {
-            double bw = has_bytes ? (double)bytes / (double)r->dur : arg;
-            kind_acc *k = kind_for(&a->kinds[EXACT], r->name->text);
-            push(a, EXACT, k, r->ts, r->id, 0, bw);
-            push(a, EXACT, k, r->ts + r->dur, r->id, 1, bw);
-        }
-        if (hta) {
-            int64_t start = r->ts, end = r->ts + r->dur;
-            if (a->hta.round)
-                pdb_hta_round(r->ts, r->dur, &start, &end);
-            if (end == start)
-                end = start + PDB_HTA_US; /* HTA counts a 0 us event as 1 us */
-            kind_acc *k = kind_for(&a->kinds[HTA], r->name->text);
-            push(a, HTA, k, start, r->id, 0, has_arg ? arg : 0);
-            push(a, HTA, k, end, r->id, 1, has_arg ? arg : 0);
-        }
+    if (exact && dur > 0 && (has_bytes || has_arg)) {
+        double bw = has_bytes ? (double)bytes / (double)dur : arg;
+        kind_acc *k = kind_for(&a->kinds[EXACT], name);
+        push(a, EXACT, k, ts, id, 0, bw);
+        push(a, EXACT, k, ts + dur, id, 1, bw);
+    }
+    if (hta) {
+        int64_t start = ts, end = ts + dur;
+        if (a->hta.round)
+            pdb_hta_round(ts, dur, &start, &end);
+        if (end == start)
+            end = start + PDB_HTA_US; /* HTA counts a 0 us event as 1 us */
+        kind_acc *k = kind_for(&a->kinds[HTA], name);
+        push(a, HTA, k, start, id, 0, has_arg ? arg : 0);
+        push(a, HTA, k, end, id, 1, has_arg ? arg : 0);
     }
     if (!a->buffered)
         return PDB_OK;
-    if (finalize(a, EXACT, r->ts) != PDB_OK)
+    if (finalize(a, EXACT, ts) != PDB_OK)
         return PDB_ERR;
-    return finalize(a, HTA, r->ts - PDB_HTA_US);
+    return finalize(a, HTA, ts - PDB_HTA_US);
 }
 
-int pdb_bw_acc_write(pdb_bw_acc *a)
-{
-    for (int m = 0; m < MODES; m++)
-        if (finalize(a, m, INT64_MAX) != PDB_OK)
-            return PDB_ERR;
-    return PDB_OK;
-}
+/* The rank's GPU events named like memory kernels, found through the
+ * attribution's (run, name) index, in the scan's start order, with what
+ * the two modes need: bytes, the bandwidth arg, whether HTA keeps the
+ * event, the launch's start (HTA's drop of the last step), the stream and
+ * the correlation. */
+static const char *const events_sql =
+    "SELECT s.id, s.ts, s.dur, n.value, s.bytes,"
+    " json_extract(s.args, '$.\"memory bandwidth (GB/s)\"'),"
+    " s.ph = 'X' AND s.cat IS NOT NULL AND s.cat NOT IN (SELECT id FROM strings WHERE value = 'Trace'),"
+    " (SELECT ts FROM slices l WHERE l.id = a.launch_id), s.stream, s.correlation"
+    " FROM strings n JOIN analysis_gpu_attribution a ON a.run_id = ?1 AND a.name = n.id"
+    " JOIN slices s ON s.id = a.slice_id"
+    " WHERE a.rank = ?2 AND (n.value GLOB 'Memcpy*' OR n.value GLOB 'Memset*' OR n.value GLOB 'dma*'"
+    "  OR n.value GLOB 'hipMemcpy*' OR n.value GLOB 'hipMemset*')"
+    " ORDER BY s.ts, s.dur DESC, s.id";
 
-void pdb_bw_acc_free(pdb_bw_acc *a)
+int pdb_memory_bw(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank, bool hta,
+                  pdb_bw_fn fn, void *arg)
 {
-    if (!a)
-        return;
-    sqlite3_finalize(a->args);
-    sqlite3_finalize(a->insert);
+    bw_state a = {.db = db, .rank = rank, .min_t = {INT64_MAX, INT64_MAX}, .fn = fn,
+                  .arg = arg};
+    a.want[hta ? HTA : EXACT] = true;
+    sqlite3_stmt *st;
+    int rc = pdb_hta_settings(db, trace_id, &a.hta);
+    if (rc == PDB_OK)
+        rc = pdb_db_prepare(db, events_sql, &st);
+    if (rc != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_int(st, 2, rank);
+    int s;
+    while (rc == PDB_OK && (s = sqlite3_step(st)) == SQLITE_ROW)
+        rc = add_event(&a, st);
+    if (rc == PDB_OK && s != SQLITE_DONE)
+        rc = pdb_db_fail(db, "memory bandwidth query failed");
+    sqlite3_finalize(st);
+    for (int m = 0; m < MODES && rc == PDB_OK; m++)
+        rc = finalize(&a, m, INT64_MAX);
     for (int m = 0; m < MODES; m++) {
-        for (size_t i = 0; i < a->kinds[m].n; i++)
-            free(a->kinds[m].v[i].buf);
-        free(a->kinds[m].v);
+        for (size_t i = 0; i < a.kinds[m].n; i++)
+            free(a.kinds[m].v[i].buf);
+        free(a.kinds[m].v);
     }
-    free(a);
+    return rc;
 }

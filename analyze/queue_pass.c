@@ -39,6 +39,9 @@
 #include <string.h>
 
 #define LATE_AFTER (1 << 20) /* launches in flight before the oldest counts as late */
+#define SMALL_NEG 64               /* queue lengths in [-64, 1024) index an array */
+#define SMALL_VALUES (SMALL_NEG + 1024)
+#define FINALIZE_BATCH 256          /* points buffered before they are made final */
 
 enum { EXACT, HTA, MODES };
 
@@ -48,16 +51,24 @@ typedef struct {
     int delta;
 } point;
 
+/* Points of one kind waiting to be final, by time: each kind arrives
+ * nearly in order (GPU starts in scan order, launches in the order their
+ * stream runs them), so a late one is inserted from the back. */
+typedef struct {
+    int64_t *t;
+    size_t head, n, cap;
+} tqueue;
+
 typedef struct {
     char key[80];
     size_t klen;
     sqlite3_value *device, *stream;  /* as written (exact) / NULL, HTA's number */
     int64_t hta_stream;
-    point *buf;                      /* not yet final, by (t, launches first) */
-    size_t head, n, cap;
+    tqueue q[2];                     /* not yet final: launches (+1), GPU starts (-1) */
     bool any;                        /* a final point has been seen */
     int64_t value, prev_t;           /* after the last final point */
-    pdb_idmap hist;                  /* value -> index in points/durs */
+    pdb_idmap hist;                  /* value -> index in points/durs (beyond small) */
+    int32_t small[SMALL_VALUES];     /* value + SMALL_NEG -> index + 1 (0: none) */
     int64_t *points, *durs, *values;
     size_t nvalues, vcap;
 } stream_acc;
@@ -65,6 +76,7 @@ typedef struct {
 typedef struct {
     stream_acc *v;
     size_t n, cap;
+    pdb_idmap ints;                  /* (pid, stream) or HTA's stream -> index + 1 */
 } stream_set;
 
 /* What is known of a launch, kept until its GPU events have come by. */
@@ -109,6 +121,7 @@ struct pdb_queue_acc {
     int64_t fifo_head, fifo_tail;
     size_t fifo_cap;
     int64_t min_buffered;            /* no buffered point is earlier */
+    int64_t buffered;                /* points waiting */
     int64_t late;
     pdb_idmap launch_name;           /* name id -> 1 HTA launch name, 0 not */
     /* Spans for relative durations: exact (all slices), hta (kept events). */
@@ -144,8 +157,28 @@ static bool hta_launch_name(pdb_queue_acc *a, const pdb_row *r)
 
 /* Streams --------------------------------------------------------------- */
 
+static stream_acc *stream_lookup(stream_set *s, sqlite3_value *device, sqlite3_value *stream,
+                                 int64_t hta_stream);
+
+/* Integer keys (the usual case) are found in a map before any key text is
+ * built. */
 static stream_acc *stream_for(stream_set *s, sqlite3_value *device, sqlite3_value *stream,
                               int64_t hta_stream)
+{
+    bool ints = !device || (sqlite3_value_type(device) == SQLITE_INTEGER &&
+                            sqlite3_value_type(stream) == SQLITE_INTEGER);
+    int64_t key = device ? pdb_idmap_pair(sqlite3_value_int64(device), sqlite3_value_int64(stream))
+                         : hta_stream, i;
+    if (ints && pdb_idmap_get(&s->ints, key, &i))
+        return &s->v[i - 1];
+    stream_acc *r = stream_lookup(s, device, stream, hta_stream);
+    if (ints)
+        pdb_idmap_put(&s->ints, key, (int64_t)(r - s->v) + 1);
+    return r;
+}
+
+static stream_acc *stream_lookup(stream_set *s, sqlite3_value *device, sqlite3_value *stream,
+                                 int64_t hta_stream)
 {
     char key[80];
     size_t klen = 0;
@@ -176,32 +209,30 @@ static stream_acc *stream_for(stream_set *s, sqlite3_value *device, sqlite3_valu
     return st;
 }
 
-static bool before(const point *p, const point *q)
+static void tq_add(tqueue *q, int64_t t)
 {
-    return p->t < q->t || (p->t == q->t && p->delta > q->delta);
-}
-
-/* Inserts a point in (t, launches first) order, searching from the back:
- * points mostly arrive in order. */
-static void buffer_add(pdb_queue_acc *a, stream_acc *s, int64_t t, int delta)
-{
-    if (s->head > 0 && s->head * 2 >= s->n) {
-        memmove(s->buf, s->buf + s->head, (s->n - s->head) * sizeof *s->buf);
-        s->n -= s->head;
-        s->head = 0;
+    if (q->head > 0 && q->head * 2 >= q->n) {
+        memmove(q->t, q->t + q->head, (q->n - q->head) * sizeof *q->t);
+        q->n -= q->head;
+        q->head = 0;
     }
-    if (s->n == s->cap) {
-        s->cap = s->cap ? s->cap * 2 : 64;
-        s->buf = pdb_xrealloc(s->buf, s->cap * sizeof *s->buf);
+    if (q->n == q->cap) {
+        q->cap = q->cap ? q->cap * 2 : 64;
+        q->t = pdb_xrealloc(q->t, q->cap * sizeof *q->t);
     }
-    point p = {t, delta};
-    size_t i = s->n;
-    while (i > s->head && before(&p, &s->buf[i - 1])) {
-        s->buf[i] = s->buf[i - 1];
+    size_t i = q->n++;
+    while (i > q->head && t < q->t[i - 1]) {
+        q->t[i] = q->t[i - 1];
         i--;
     }
-    s->buf[i] = p;
-    s->n++;
+    q->t[i] = t;
+}
+
+/* Adds a point: +1 (a launch) or -1 (a GPU event start). */
+static void buffer_add(pdb_queue_acc *a, stream_acc *s, int64_t t, int delta)
+{
+    tq_add(&s->q[delta > 0 ? 0 : 1], t);
+    a->buffered++;
     if (t < a->min_buffered)
         a->min_buffered = t;
 }
@@ -209,7 +240,10 @@ static void buffer_add(pdb_queue_acc *a, stream_acc *s, int64_t t, int delta)
 static void hist_add(stream_acc *s, int64_t value, int64_t points, int64_t dur)
 {
     int64_t i;
-    if (!pdb_idmap_get(&s->hist, value, &i)) {
+    bool small = value >= -SMALL_NEG && value < SMALL_VALUES - SMALL_NEG;
+    if (small && s->small[value + SMALL_NEG]) {
+        i = s->small[value + SMALL_NEG] - 1;
+    } else if (small || !pdb_idmap_get(&s->hist, value, &i)) {
         if (s->nvalues == s->vcap) {
             s->vcap = s->vcap ? s->vcap * 2 : 16;
             s->points = pdb_xrealloc(s->points, s->vcap * sizeof *s->points);
@@ -219,7 +253,10 @@ static void hist_add(stream_acc *s, int64_t value, int64_t points, int64_t dur)
         i = (int64_t)s->nvalues++;
         s->points[i] = s->durs[i] = 0;
         s->values[i] = value;
-        pdb_idmap_put(&s->hist, value, i);
+        if (small)
+            s->small[value + SMALL_NEG] = (int32_t)i + 1;
+        else
+            pdb_idmap_put(&s->hist, value, i);
     }
     s->points[i] += points;
     s->durs[i] += dur;
@@ -245,10 +282,24 @@ static void finalize(pdb_queue_acc *a, int64_t w)
     for (int m = 0; m < MODES; m++)
         for (size_t i = 0; i < a->streams[m].n; i++) {
             stream_acc *s = &a->streams[m].v[i];
-            while (s->head < s->n && s->buf[s->head].t < w)
-                final_point(s, &s->buf[s->head++]);
-            if (s->head < s->n && s->buf[s->head].t < min)
-                min = s->buf[s->head].t;
+            /* Merge the two kinds: launches first at equal times. */
+            tqueue *l = &s->q[0], *g = &s->q[1];
+            for (;;) {
+                bool hl = l->head < l->n && l->t[l->head] < w;
+                bool hg = g->head < g->n && g->t[g->head] < w;
+                if (!hl && !hg)
+                    break;
+                point p;
+                if (hl && (!hg || l->t[l->head] <= g->t[g->head]))
+                    p = (point){l->t[l->head++], +1};
+                else
+                    p = (point){g->t[g->head++], -1};
+                final_point(s, &p);
+                a->buffered--;
+            }
+            for (int k = 0; k < 2; k++)
+                if (s->q[k].head < s->q[k].n && s->q[k].t[s->q[k].head] < min)
+                    min = s->q[k].t[s->q[k].head];
         }
     a->min_buffered = min;
 }
@@ -360,6 +411,17 @@ static int64_t hta_start(const pdb_queue_acc *a, int64_t ts)
     return a->hta.round ? pdb_hta_ceil(ts) : ts;
 }
 
+/* hta_start(ts) < cutoff, rounding only near the cut (rounding moves a time
+ * by less than 2 us). */
+static bool before_cut(const pdb_queue_acc *a, int64_t ts)
+{
+    if (ts < a->hta.cutoff - 2 * PDB_HTA_US)
+        return true;
+    if (ts > a->hta.cutoff + 2 * PDB_HTA_US)
+        return false;
+    return hta_start(a, ts) < a->hta.cutoff;
+}
+
 static void span(pdb_queue_acc *a, int m, int64_t t)
 {
     if (!a->any[m] || t < a->first[m])
@@ -371,19 +433,20 @@ static void span(pdb_queue_acc *a, int m, int64_t t)
 
 /* HTA's get_trace_duration: the span of the kept events' starts. A GPU
  * event (GPUKernelFilter) is kept with its launch; anything else when it
- * starts before the dropped last step. */
+ * starts before the dropped last step. Rounding is monotone, so the raw
+ * first and last starts are kept and rounded when written; the rounding
+ * of a start is only needed to compare it with the cut. */
 static void hta_span(pdb_queue_acc *a, const pdb_row *r)
 {
     if (!hta_event(r))
         return;
-    int64_t start = hta_start(a, r->ts);
-    bool kernel = (pdb_hta_stream(r->stream) >= 0 && r->has_corr && r->corr >= 0) ||
-                  r->name->device_sync;
-    bool kept = !a->hta.drop_last ||
-                (kernel ? r->has_launch && hta_start(a, r->launch) < a->hta.cutoff
-                        : start < a->hta.cutoff);
-    if (kept)
-        span(a, HTA, start);
+    if (a->hta.drop_last) {
+        bool kernel = (r->has_corr && r->corr >= 0 && pdb_hta_stream(r->stream) >= 0) ||
+                      r->name->device_sync;
+        if (kernel ? !r->has_launch || !before_cut(a, r->launch) : !before_cut(a, r->ts))
+            return;
+    }
+    span(a, HTA, r->ts);
 }
 
 /* A CPU-side row that is the first of its correlation, with launches > 0. */
@@ -392,7 +455,7 @@ static void add_launch(pdb_queue_acc *a, const pdb_row *r)
     int64_t start = hta_start(a, r->ts);
     launch_info l = {r->ts, start,
                      hta_event(r) && hta_launch_name(a, r) &&
-                         (!a->hta.drop_last || start < a->hta.cutoff)};
+                         (!a->hta.drop_last || before_cut(a, r->ts))};
     int remaining = (int)r->launches;
     flight *f = flight_get(a, r->corr);
     if (f) { /* its GPU events that came first */
@@ -440,7 +503,8 @@ void pdb_queue_acc_add(pdb_queue_acc *a, const pdb_row *r)
         add_launch(a, r);
     else if (r->gpu && r->has_corr)
         add_gpu(a, r);
-    finalize(a, watermark(a, r->ts));
+    if (a->buffered >= FINALIZE_BATCH) /* points are final in any order of batches */
+        finalize(a, watermark(a, r->ts));
 }
 
 /* Writing ---------------------------------------------------------------- */
@@ -490,8 +554,8 @@ int pdb_queue_acc_write(pdb_queue_acc *a, sqlite3 *db, int64_t run_id, int rank)
         sqlite3_bind_int64(sp, 1, run_id);
         sqlite3_bind_text(sp, 2, modes[m], -1, SQLITE_STATIC);
         sqlite3_bind_int(sp, 3, rank);
-        sqlite3_bind_int64(sp, 4, a->first[m]);
-        sqlite3_bind_int64(sp, 5, a->last[m]);
+        sqlite3_bind_int64(sp, 4, m == HTA ? hta_start(a, a->first[m]) : a->first[m]);
+        sqlite3_bind_int64(sp, 5, m == HTA ? hta_start(a, a->last[m]) : a->last[m]);
         sqlite3_bind_int64(sp, 6, a->late);
         rc = pdb_db_step_done(db, sp);
     }
@@ -509,13 +573,15 @@ void pdb_queue_acc_free(pdb_queue_acc *a)
             stream_acc *s = &a->streams[m].v[i];
             sqlite3_value_free(s->device);
             sqlite3_value_free(s->stream);
-            free(s->buf);
+            free(s->q[0].t);
+            free(s->q[1].t);
             pdb_idmap_free(&s->hist);
             free(s->points);
             free(s->durs);
             free(s->values);
         }
         free(a->streams[m].v);
+        pdb_idmap_free(&a->streams[m].ints);
     }
     for (size_t i = 0; i < a->nflights; i++) {
         int64_t j;

@@ -1,7 +1,7 @@
-/* series.h: the passes of the scan that follow quantities over time: the
- * CUDA launch queue length per stream (queue_pass.c), memory bandwidth
- * (bw_pass.c) and the memory of [memory] events (memory_pass.c), fed
- * together from one hook of the scan (series_pass.c). Internal to analyze/.
+/* series.h: quantities followed over time: the CUDA launch queue length
+ * per stream (queue_pass.c) and the memory of [memory] events
+ * (memory_pass.c), passes of the scan fed together from one hook
+ * (series_pass.c); memory bandwidth (bw_pass.c), computed on demand.
  *
  * Each sees every row of the scan after the other accumulators (so a GPU
  * event's launch is resolved) and keeps only what is still in flight:
@@ -30,14 +30,12 @@ void pdb_queue_acc_add(pdb_queue_acc *a, const pdb_row *r);
 int pdb_queue_acc_write(pdb_queue_acc *a, sqlite3 *db, int64_t run_id, int rank);
 void pdb_queue_acc_free(pdb_queue_acc *a);
 
-/* Memory bandwidth (analysis_memory_bw; rows are written as they become
- * final). */
-typedef struct pdb_bw_acc pdb_bw_acc;
-int pdb_bw_acc_new(sqlite3 *db, int64_t run_id, int rank, const pdb_hta_mode *hta,
-                   pdb_bw_acc **out);
-int pdb_bw_acc_add(pdb_bw_acc *a, const pdb_row *r);
-int pdb_bw_acc_write(pdb_bw_acc *a);
-void pdb_bw_acc_free(pdb_bw_acc *a);
+/* Memory bandwidth over time, on demand (bw_pass.c; not part of the
+ * scan): calls fn for every point of the rank's series in order, with the
+ * bandwidth in use after it (GB/s), in one mode. */
+typedef int (*pdb_bw_fn)(void *arg, int rank, const char *kind, int64_t ts, double gbps);
+int pdb_memory_bw(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank, bool hta,
+                  pdb_bw_fn fn, void *arg);
 
 /* Memory of [memory] events (analysis_memory_ops, _peaks, _allocs); idle
  * on traces without them. */

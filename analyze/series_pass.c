@@ -11,7 +11,6 @@ struct pdb_series_acc {
     int64_t run_id;
     int rank;
     pdb_queue_acc *queue;
-    pdb_bw_acc *bw;
     pdb_memory_acc *memory;
 };
 
@@ -22,24 +21,18 @@ int pdb_series_acc_new(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank,
     *a = (pdb_series_acc){.db = db, .run_id = run_id, .rank = rank,
                           .queue = pdb_queue_acc_new(hta)};
     *out = a;
-    if (pdb_bw_acc_new(db, run_id, rank, hta, &a->bw) != PDB_OK)
-        return PDB_ERR;
     return pdb_memory_acc_new(db, run_id, trace_id, rank, &a->memory);
 }
 
 int pdb_series_acc_add(pdb_series_acc *a, const pdb_row *r)
 {
     pdb_queue_acc_add(a->queue, r);
-    if (pdb_bw_acc_add(a->bw, r) != PDB_OK)
-        return PDB_ERR;
     return pdb_memory_acc_add(a->memory, r);
 }
 
 int pdb_series_acc_write(pdb_series_acc *a)
 {
     if (pdb_queue_acc_write(a->queue, a->db, a->run_id, a->rank) != PDB_OK)
-        return PDB_ERR;
-    if (pdb_bw_acc_write(a->bw) != PDB_OK)
         return PDB_ERR;
     return pdb_memory_acc_write(a->memory);
 }
@@ -49,7 +42,6 @@ void pdb_series_acc_free(pdb_series_acc *a)
     if (!a)
         return;
     pdb_queue_acc_free(a->queue);
-    pdb_bw_acc_free(a->bw);
     pdb_memory_acc_free(a->memory);
     free(a);
 }

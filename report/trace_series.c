@@ -15,6 +15,8 @@
  * summary / _time_series. Queries: report/queries/trace_series.sql. */
 #include "report/reports.h"
 #include "common/error.h"
+#include "analyze/series.h"
+#include "common/db.h"
 #include "report/queries.h"
 #include "report/trace_sql.h"
 
@@ -72,6 +74,43 @@ int pdb_report_queue_length(pdb_report_ctx *ctx)
     return series_query(ctx, "trace_series.queue_blocked_hta", mode);
 }
 
+/* The bandwidth series of every rank into temp.memory_bw (on demand). */
+typedef struct {
+    sqlite3_stmt *ins;
+    int64_t seq;
+} bw_sink;
+
+static int on_point(void *arg, int rank, const char *kind, int64_t ts, double gbps)
+{
+    bw_sink *b = arg;
+    sqlite3_bind_int(b->ins, 1, rank);
+    sqlite3_bind_text(b->ins, 2, kind, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(b->ins, 3, b->seq++);
+    sqlite3_bind_int64(b->ins, 4, ts);
+    sqlite3_bind_double(b->ins, 5, gbps);
+    return pdb_db_step_done(sqlite3_db_handle(b->ins), b->ins);
+}
+
+static int fill_memory_bw(pdb_report_ctx *ctx, bool hta)
+{
+    bw_sink b = {0};
+    sqlite3_stmt *traces;
+    if (pdb_db_exec(ctx->db, pdb_report_sql("trace_series.create_memory_bw")) != PDB_OK ||
+        pdb_db_prepare(ctx->db, "INSERT INTO temp.memory_bw VALUES (?,?,?,?,?)", &b.ins) != PDB_OK)
+        return PDB_ERR;
+    int rc = pdb_db_prepare(ctx->db, "SELECT trace_id, rank FROM traces WHERE run_id = ?"
+                                     " ORDER BY rank", &traces);
+    if (rc == PDB_OK) {
+        sqlite3_bind_int64(traces, 1, ctx->run_id);
+        while (rc == PDB_OK && sqlite3_step(traces) == SQLITE_ROW)
+            rc = pdb_memory_bw(ctx->db, ctx->run_id, sqlite3_column_int64(traces, 0),
+                               sqlite3_column_int(traces, 1), hta, on_point, &b);
+        sqlite3_finalize(traces);
+    }
+    sqlite3_finalize(b.ins);
+    return rc;
+}
+
 int pdb_report_memory_bw(pdb_report_ctx *ctx)
 {
     const char *mode;
@@ -80,6 +119,8 @@ int pdb_report_memory_bw(pdb_report_ctx *ctx)
         return PDB_ERR;
     if (ctx->by && strcmp(ctx->by, "point") != 0)
         return pdb_fail("memory-bw --by takes only 'point' (the series itself)");
+    if (fill_memory_bw(ctx, strcmp(mode, "hta") == 0) != PDB_OK)
+        return PDB_ERR;
     pdb_report_title(ctx, "memory-bw");
     if (pdb_report_require(ctx, "memory-bw", "trace_series.bw_require", mode,
                            "no memcpy or memset GPU events with a size or bandwidth in this "

@@ -307,31 +307,32 @@ CREATE TABLE analysis_queue_ranks (
     PRIMARY KEY (run_id, mode, rank)
 );
 
--- Memory bandwidth over time (analyze/bw_pass.c): HTA's
+-- Analyses computed on demand, when a report asks (their SQL and temp
+-- tables are in report/queries/trace_series.sql, trace_critical.sql and
+-- trace_launch.sql): memory bandwidth (memory-bw), the critical path
+-- (critical-path), per-op kernel delays (launch --by op) and kernel
+-- sequences (kernel-sequences). They are not stored: each costs a sort or a
+-- graph, and the ingest-time analysis budget (0.3x of ingest) is spent;
+-- reading them on demand uses the indexes ingest builds (correlation,
+-- (trace, ts), the attribution's (run, name)).
+--
+-- Memory bandwidth over time (analyze/bw_pass.c, temp.memory_bw): HTA's
 -- get_memory_bw_time_series, one row per point. Each memcpy or memset GPU
 -- event adds its bandwidth at its start and subtracts it at its end; per
 -- kind (name: 'Memset', else the first 11 characters of a name starting
 -- 'Memcpy' - 'Memcpy HtoD', 'Memcpy DtoH', 'Memcpy DtoD', ... - else
--- 'Memcpy Unknown') bw_gbps is the running sum after the point. Points are
--- ordered by time, starts before ends at equal times, each in trace order
--- (HTA's order under a stable sort; see analysis_queue).
+-- 'Memcpy Unknown') the bandwidth is the running sum after the point.
+-- Points are ordered by time, starts before ends at equal times, each in
+-- trace order (HTA's order under a stable sort; see analysis_queue).
 --   exact: bandwidth = bytes / duration (1 byte per ns = 1 GB/s), the
 --     trace's "memory bandwidth (GB/s)" arg where bytes are missing; events
 --     of zero duration or with neither are left out; the trace's times.
 --   hta: the "memory bandwidth (GB/s)" arg (missing: 0, as HTA; AMD and
 --     MTIA copies have none), HTA's memory kernel type and event set,
 --     rounded times, a duration of 0 us counted as 1 us.
--- The summary (report memory-bw) is pandas' describe() of the points with
--- bw_gbps > 0, per rank and kind.
-CREATE TABLE analysis_memory_bw (
-    run_id   INTEGER NOT NULL REFERENCES runs,
-    mode     TEXT NOT NULL,
-    rank     INTEGER NOT NULL,
-    name     TEXT NOT NULL,           -- 'Memcpy HtoD', 'Memset', ...
-    ts       INTEGER NOT NULL,        -- ns, the trace's clock (hta: rounded)
-    bw_gbps  REAL NOT NULL            -- bandwidth in use after this point, GB/s
-);
-CREATE INDEX analysis_memory_bw_run ON analysis_memory_bw (run_id, mode, rank, name, ts);
+-- The summary (report memory-bw) is pandas' describe() of the points with a
+-- bandwidth above 0, per rank and kind.
+
 
 -- Memory of traces recorded with profile_memory=True, from their
 -- "[memory]" instant events (args Bytes: + allocated / - freed, Addr, Total

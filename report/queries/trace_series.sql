@@ -93,16 +93,22 @@ WITH
  FROM hit JOIN s USING (rank, stream) LEFT JOIN span USING (rank)
  ORDER BY hit.rank
 
+-- name: create_memory_bw
+-- memory-bw, filled on demand by report/trace_series.c (analyze/bw_pass.c):
+-- the bandwidth series of one mode, per rank and kind, in order (seq).
+CREATE TEMP TABLE IF NOT EXISTS memory_bw (rank INTEGER, name TEXT, seq INTEGER, ts INTEGER,
+  bw_gbps REAL);
+DELETE FROM memory_bw
+
 -- name: bw_require
-SELECT count(*) FROM analysis_memory_bw WHERE run_id = ?1 AND mode = ?2
+SELECT count(*) FROM memory_bw
 
 -- name: memory_bw
 -- Per rank and kind: pandas' describe() of the bandwidth at the series'
 -- points where it is above 0 (HTA's get_memory_bw_summary), in GB/s, and
 -- (exact) the copies' busy time: how long some bandwidth was in use.
 WITH p AS (SELECT rank, name, ts, bw_gbps AS v,
-   lead(ts) OVER (PARTITION BY rank, name ORDER BY ts, rowid) AS next_ts
-   FROM analysis_memory_bw WHERE run_id = ?1 AND mode = ?2),
+   lead(ts) OVER (PARTITION BY rank, name ORDER BY seq) AS next_ts FROM memory_bw),
  k AS (SELECT rank, name, v,
    row_number() OVER (PARTITION BY rank, name ORDER BY v) - 1 AS i,
    count(*) OVER (PARTITION BY rank, name) AS n,
@@ -132,8 +138,7 @@ WITH p AS (SELECT rank, name, ts, bw_gbps AS v,
 
 -- name: memory_bw_points
 -- --by point: the series itself (HTA's get_memory_bw_time_series), in order.
-SELECT rank, name, ts AS ts_ns, bw_gbps FROM analysis_memory_bw
- WHERE run_id = ?1 AND mode = ?2 ORDER BY rank, name, ts, rowid
+SELECT rank, name, ts AS ts_ns, bw_gbps FROM memory_bw ORDER BY rank, name, seq
 
 -- name: memory_require
 SELECT count(*) FROM analysis_memory_peaks WHERE run_id = ?1

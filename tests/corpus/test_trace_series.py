@@ -268,10 +268,10 @@ def check_exact(c, db, name, path):
             v += d
             want_bw.setdefault(kind, []).append((t, v))
     got_bw = {}
-    for r in run_json("sql", "SELECT b.name, ts, bw_gbps FROM analysis_memory_bw b JOIN runs r "
-                      f"USING (run_id) WHERE mode = 'exact' AND r.name = '{name}' ORDER BY b.rowid",
-                      db=db):
-        got_bw.setdefault(r["name"], []).append((r["ts"], r["bw_gbps"]))
+    code, out, _ = run("report", "--run", name, "memory-bw", "--by", "point", "--unit", "ns",
+                       "--format", "json", db=db, check=False)
+    for r in (json.loads(out) if out.strip() else []):
+        got_bw.setdefault(r["name"], []).append((r["ts_ns"], r["bw_gbps"]))
     c.eq(f"{name} exact bw kinds", sorted(got_bw), sorted(want_bw))
     c.true(f"{name} exact bw series ({sum(map(len, want_bw.values()))} points)",
            all(len(got_bw[k]) == len(want_bw[k]) and
