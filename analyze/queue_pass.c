@@ -68,7 +68,7 @@ typedef struct {
     bool any;                        /* a final point has been seen */
     int64_t value, prev_t;           /* after the last final point */
     pdb_idmap hist;                  /* value -> index in points/durs (beyond small) */
-    int32_t small[SMALL_VALUES];     /* value + SMALL_NEG -> index + 1 (0: none) */
+    int64_t small_points[SMALL_VALUES], small_durs[SMALL_VALUES]; /* by value + SMALL_NEG */
     int64_t *points, *durs, *values;
     size_t nvalues, vcap;
 } stream_acc;
@@ -77,6 +77,8 @@ typedef struct {
     stream_acc *v;
     size_t n, cap;
     pdb_idmap ints;                  /* (pid, stream) or HTA's stream -> index + 1 */
+    int64_t recent_key[2];           /* the two streams found last */
+    int64_t recent[2];               /* their index + 1 (0: empty) */
 } stream_set;
 
 /* What is known of a launch, kept until its GPU events have come by. */
@@ -169,12 +171,21 @@ static stream_acc *stream_for(stream_set *s, sqlite3_value *device, sqlite3_valu
                             sqlite3_value_type(stream) == SQLITE_INTEGER);
     int64_t key = device ? pdb_idmap_pair(sqlite3_value_int64(device), sqlite3_value_int64(stream))
                          : hta_stream, i;
-    if (ints && pdb_idmap_get(&s->ints, key, &i))
+    if (ints) {
+        for (int k = 0; k < 2; k++)
+            if (s->recent[k] && s->recent_key[k] == key)
+                return &s->v[s->recent[k] - 1];
+        if (!pdb_idmap_get(&s->ints, key, &i)) {
+            i = (int64_t)(stream_lookup(s, device, stream, hta_stream) - s->v) + 1;
+            pdb_idmap_put(&s->ints, key, i);
+        }
+        s->recent_key[1] = s->recent_key[0];
+        s->recent[1] = s->recent[0];
+        s->recent_key[0] = key;
+        s->recent[0] = i;
         return &s->v[i - 1];
-    stream_acc *r = stream_lookup(s, device, stream, hta_stream);
-    if (ints)
-        pdb_idmap_put(&s->ints, key, (int64_t)(r - s->v) + 1);
-    return r;
+    }
+    return stream_lookup(s, device, stream, hta_stream);
 }
 
 static stream_acc *stream_lookup(stream_set *s, sqlite3_value *device, sqlite3_value *stream,
@@ -239,11 +250,13 @@ static void buffer_add(pdb_queue_acc *a, stream_acc *s, int64_t t, int delta)
 
 static void hist_add(stream_acc *s, int64_t value, int64_t points, int64_t dur)
 {
+    if (value >= -SMALL_NEG && value < SMALL_VALUES - SMALL_NEG) {
+        s->small_points[value + SMALL_NEG] += points;
+        s->small_durs[value + SMALL_NEG] += dur;
+        return;
+    }
     int64_t i;
-    bool small = value >= -SMALL_NEG && value < SMALL_VALUES - SMALL_NEG;
-    if (small && s->small[value + SMALL_NEG]) {
-        i = s->small[value + SMALL_NEG] - 1;
-    } else if (small || !pdb_idmap_get(&s->hist, value, &i)) {
+    if (!pdb_idmap_get(&s->hist, value, &i)) {
         if (s->nvalues == s->vcap) {
             s->vcap = s->vcap ? s->vcap * 2 : 16;
             s->points = pdb_xrealloc(s->points, s->vcap * sizeof *s->points);
@@ -253,10 +266,7 @@ static void hist_add(stream_acc *s, int64_t value, int64_t points, int64_t dur)
         i = (int64_t)s->nvalues++;
         s->points[i] = s->durs[i] = 0;
         s->values[i] = value;
-        if (small)
-            s->small[value + SMALL_NEG] = (int32_t)i + 1;
-        else
-            pdb_idmap_put(&s->hist, value, i);
+        pdb_idmap_put(&s->hist, value, i);
     }
     s->points[i] += points;
     s->durs[i] += dur;
@@ -509,24 +519,33 @@ void pdb_queue_acc_add(pdb_queue_acc *a, const pdb_row *r)
 
 /* Writing ---------------------------------------------------------------- */
 
+static int write_value(sqlite3_stmt *st, int m, const stream_acc *s, int64_t value,
+                       int64_t points, int64_t dur)
+{
+    if (m == EXACT) {
+        sqlite3_bind_value(st, 4, s->device);
+        sqlite3_bind_value(st, 5, s->stream);
+    } else {
+        sqlite3_bind_null(st, 4);
+        sqlite3_bind_int64(st, 5, s->hta_stream);
+    }
+    sqlite3_bind_int64(st, 6, value);
+    sqlite3_bind_int64(st, 7, points);
+    sqlite3_bind_int64(st, 8, dur);
+    return pdb_db_step_done(sqlite3_db_handle(st), st);
+}
+
 static int write_mode(pdb_queue_acc *a, sqlite3_stmt *st, int m)
 {
     for (size_t i = 0; i < a->streams[m].n; i++) {
         stream_acc *s = &a->streams[m].v[i];
-        for (size_t v = 0; v < s->nvalues; v++) {
-            if (m == EXACT) {
-                sqlite3_bind_value(st, 4, s->device);
-                sqlite3_bind_value(st, 5, s->stream);
-            } else {
-                sqlite3_bind_null(st, 4);
-                sqlite3_bind_int64(st, 5, s->hta_stream);
-            }
-            sqlite3_bind_int64(st, 6, s->values[v]);
-            sqlite3_bind_int64(st, 7, s->points[v]);
-            sqlite3_bind_int64(st, 8, s->durs[v]);
-            if (pdb_db_step_done(sqlite3_db_handle(st), st) != PDB_OK)
+        for (int v = 0; v < SMALL_VALUES; v++)
+            if ((s->small_points[v] || s->small_durs[v]) &&
+                write_value(st, m, s, v - SMALL_NEG, s->small_points[v], s->small_durs[v]) != PDB_OK)
                 return PDB_ERR;
-        }
+        for (size_t v = 0; v < s->nvalues; v++)
+            if (write_value(st, m, s, s->values[v], s->points[v], s->durs[v]) != PDB_OK)
+                return PDB_ERR;
     }
     return PDB_OK;
 }
