@@ -71,6 +71,13 @@ int pdb_report_render(pdb_report_ctx *ctx, sqlite3_stmt *st);
 int pdb_report_require(pdb_report_ctx *ctx, const char *report, const char *count_query,
                        const char *mode, const char *why, bool *ok);
 
+/* On-demand analyses into temp tables, shared by reports and charts:
+ * the critical path of the first max_windows iterations (<= 0: all) of
+ * every rank, exact mode (temp.cp_windows, cp_bounds); the memory
+ * bandwidth series (temp.memory_bw). */
+int pdb_critical_fill(sqlite3 *db, int64_t run_id, long max_windows);
+int pdb_memory_bw_fill(sqlite3 *db, int64_t run_id, bool hta);
+
 /* Reports. */
 int pdb_report_summary(pdb_report_ctx *ctx);
 int pdb_report_gpu(pdb_report_ctx *ctx);

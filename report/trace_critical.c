@@ -56,12 +56,16 @@ static int on_step(void *arg, const pdb_cp_step *s)
 }
 
 static int store_window(sqlite3 *db, int rank, long instance, const char *annotation,
-                        const pdb_cp_window *w, const pdb_cp_result *r)
+                        const char *name, const pdb_cp_window *w, const pdb_cp_result *r)
 {
     sqlite3_stmt *st;
-    if (pdb_db_prepare(db, "INSERT INTO temp.cp_windows VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    if (pdb_db_prepare(db, "INSERT INTO temp.cp_windows (rank, instance, annotation, start_ts,"
+                           " end_ts, ok, why, nodes, graph_nodes, edges, clipped, path_ns,"
+                           " object_path_ns, path_nodes, critical_events, first_ts, last_ts, name)"
+                           " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                        &st) != PDB_OK)
         return PDB_ERR;
+    sqlite3_bind_text(st, 18, name, -1, SQLITE_TRANSIENT);
     int64_t v[] = {r->nodes, r->graph_nodes, r->edges, r->clipped, r->length_ns,
                    r->object_length_ns, r->path_nodes, r->critical_events, r->first_ts,
                    r->last_ts};
@@ -111,17 +115,17 @@ static int store_window(sqlite3 *db, int rank, long instance, const char *annota
 }
 
 /* The windows of a trace: instances of the annotation (their start, end). */
-static int windows_of(pdb_report_ctx *ctx, int64_t trace_id, bool hta, const char *annotation,
+static int windows_of(sqlite3 *db, int64_t trace_id, bool hta, const char *annotation,
                       sqlite3_stmt **st)
 {
-    if (pdb_report_prepare(ctx->db, hta ? "trace_critical.windows_hta"
+    if (pdb_report_prepare(db, hta ? "trace_critical.windows_hta"
                                         : "trace_critical.windows_exact", st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(*st, 1, trace_id);
     sqlite3_bind_text(*st, 2, annotation, -1, SQLITE_STATIC);
     if (hta) {
         pdb_hta_mode m;
-        if (pdb_hta_settings(ctx->db, trace_id, &m) != PDB_OK)
+        if (pdb_hta_settings(db, trace_id, &m) != PDB_OK)
             return PDB_ERR;
         sqlite3_bind_int(*st, 3, m.round);
         sqlite3_bind_int(*st, 4, m.drop_last);
@@ -130,43 +134,86 @@ static int windows_of(pdb_report_ctx *ctx, int64_t trace_id, bool hta, const cha
     return PDB_OK;
 }
 
-static int run_trace(pdb_report_ctx *ctx, int64_t trace_id, int rank, bool hta,
-                     const char *annotation, path_sink *sink)
+typedef struct {
+    sqlite3 *db;
+    bool hta, zero_weight_launch, with_path;
+    const char *annotation;
+    long instance, max_windows;
+} cp_request;
+
+static int run_trace(const cp_request *q, int64_t trace_id, int rank, path_sink *sink)
 {
+    const char *annotation = q->annotation;
+    bool hta = q->hta;
     pdb_cp *cp;
-    int rc = pdb_cp_open(ctx->db, trace_id, hta, &cp);
+    int rc = pdb_cp_open(q->db, trace_id, hta, &cp);
     sqlite3_stmt *wins = NULL;
     bool whole = !*annotation || strcmp(annotation, "all") == 0;
     if (rc == PDB_OK && whole) {
         pdb_cp_window w = {.hta = hta, .whole = true,
-                           .zero_weight_launch = ctx->zero_weight_launch};
+                           .zero_weight_launch = q->zero_weight_launch};
         pdb_cp_result r;
         sink->rank = rank;
         sink->instance = 0;
         sink->seq = 0;
         rc = pdb_cp_run(cp, &w, &r, on_step, sink);
         if (rc == PDB_OK)
-            rc = store_window(ctx->db, rank, 0, "", &w, &r);
+            rc = store_window(q->db, rank, 0, "", "the whole trace", &w, &r);
     }
     if (rc == PDB_OK && !whole)
-        rc = windows_of(ctx, trace_id, hta, annotation, &wins);
+        rc = windows_of(q->db, trace_id, hta, annotation, &wins);
     for (long i = 0; rc == PDB_OK && !whole && sqlite3_step(wins) == SQLITE_ROW; i++) {
-        if (ctx->instance >= 0 && i != ctx->instance)
+        if ((q->instance >= 0 && i != q->instance) || (q->max_windows > 0 && i >= q->max_windows))
             continue;
         pdb_cp_window w = {.hta = hta, .start = sqlite3_column_int64(wins, 0),
                            .end = sqlite3_column_int64(wins, 1),
-                           .zero_weight_launch = ctx->zero_weight_launch};
+                           .zero_weight_launch = q->zero_weight_launch};
         pdb_cp_result r;
         sink->rank = rank;
         sink->instance = i;
         sink->seq = 0;
-        rc = pdb_cp_run(cp, &w, &r, ctx->by && strcmp(ctx->by, "node") == 0 ? on_step : NULL,
-                        sink);
+        rc = pdb_cp_run(cp, &w, &r, q->with_path ? on_step : NULL, sink);
         if (rc == PDB_OK)
-            rc = store_window(ctx->db, rank, i, annotation, &w, &r);
+            rc = store_window(q->db, rank, i, annotation,
+                              (const char *)sqlite3_column_text(wins, 2), &w, &r);
     }
     sqlite3_finalize(wins);
     pdb_cp_close(cp);
+    return rc;
+}
+
+/* Runs the analysis for every trace of the run into the temp tables. */
+static int fill(const cp_request *q, int64_t run_id)
+{
+    if (pdb_trace_sql_functions(q->db) != PDB_OK ||
+        pdb_db_exec(q->db, pdb_report_sql("trace_critical.create_critical")) != PDB_OK)
+        return PDB_ERR;
+    path_sink sink = {.db = q->db};
+    if (pdb_db_prepare(q->db, "INSERT INTO temp.cp_path VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                       &sink.ins_path) != PDB_OK)
+        return PDB_ERR;
+    /* The traces first: the analysis writes temp tables, which needs no
+     * statement running on the connection. */
+    sqlite3_stmt *traces;
+    int64_t *ids = NULL;
+    int *ranks = NULL, n = 0;
+    int rc = pdb_db_prepare(q->db, "SELECT trace_id, rank FROM traces WHERE run_id = ?"
+                                   " ORDER BY rank", &traces);
+    if (rc == PDB_OK) {
+        sqlite3_bind_int64(traces, 1, run_id);
+        while (sqlite3_step(traces) == SQLITE_ROW) {
+            ids = pdb_xrealloc(ids, (size_t)(n + 1) * sizeof *ids);
+            ranks = pdb_xrealloc(ranks, (size_t)(n + 1) * sizeof *ranks);
+            ids[n] = sqlite3_column_int64(traces, 0);
+            ranks[n++] = sqlite3_column_int(traces, 1);
+        }
+        sqlite3_finalize(traces);
+    }
+    for (int i = 0; rc == PDB_OK && i < n; i++)
+        rc = run_trace(q, ids[i], ranks[i], &sink);
+    free(ids);
+    free(ranks);
+    sqlite3_finalize(sink.ins_path);
     return rc;
 }
 
@@ -197,35 +244,16 @@ int pdb_report_critical_path(pdb_report_ctx *ctx)
         return PDB_ERR;
     if (!ok)
         return PDB_OK;
-    const char *annotation = ctx->annotation ? ctx->annotation : "ProfilerStep";
-    if (pdb_trace_sql_functions(ctx->db) != PDB_OK ||
-        pdb_db_exec(ctx->db, pdb_report_sql("trace_critical.create_critical")) != PDB_OK)
+    cp_request q = {ctx->db, strcmp(mode, "hta") == 0, ctx->zero_weight_launch,
+                    ctx->by && strcmp(ctx->by, "node") == 0,
+                    ctx->annotation ? ctx->annotation : "ProfilerStep", ctx->instance, -1};
+    if (fill(&q, ctx->run_id) != PDB_OK)
         return PDB_ERR;
-    path_sink sink = {.db = ctx->db};
-    if (pdb_db_prepare(ctx->db, "INSERT INTO temp.cp_path VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                       &sink.ins_path) != PDB_OK)
-        return PDB_ERR;
-    /* The traces first: the analysis writes temp tables, which needs no
-     * statement running on the connection. */
-    sqlite3_stmt *traces;
-    int64_t *ids = NULL;
-    int *ranks = NULL, n = 0;
-    int rc = pdb_db_prepare(ctx->db, "SELECT trace_id, rank FROM traces WHERE run_id = ?"
-                                     " ORDER BY rank", &traces);
-    if (rc == PDB_OK) {
-        sqlite3_bind_int64(traces, 1, ctx->run_id);
-        while (sqlite3_step(traces) == SQLITE_ROW) {
-            ids = pdb_xrealloc(ids, (size_t)(n + 1) * sizeof *ids);
-            ranks = pdb_xrealloc(ranks, (size_t)(n + 1) * sizeof *ranks);
-            ids[n] = sqlite3_column_int64(traces, 0);
-            ranks[n++] = sqlite3_column_int(traces, 1);
-        }
-        sqlite3_finalize(traces);
-    }
-    for (int i = 0; rc == PDB_OK && i < n; i++)
-        rc = run_trace(ctx, ids[i], ranks[i], strcmp(mode, "hta") == 0, annotation, &sink);
-    free(ids);
-    free(ranks);
-    sqlite3_finalize(sink.ins_path);
-    return rc == PDB_OK ? pdb_trace_query(ctx, query, mode, NULL) : PDB_ERR;
+    return pdb_trace_query(ctx, query, mode, NULL);
+}
+
+int pdb_critical_fill(sqlite3 *db, int64_t run_id, long max_windows)
+{
+    cp_request q = {db, false, false, false, "ProfilerStep", -1, max_windows};
+    return fill(&q, run_id);
 }

@@ -91,19 +91,19 @@ static int on_point(void *arg, int rank, const char *kind, int64_t ts, double gb
     return pdb_db_step_done(sqlite3_db_handle(b->ins), b->ins);
 }
 
-static int fill_memory_bw(pdb_report_ctx *ctx, bool hta)
+int pdb_memory_bw_fill(sqlite3 *db, int64_t run_id, bool hta)
 {
     bw_sink b = {0};
     sqlite3_stmt *traces;
-    if (pdb_db_exec(ctx->db, pdb_report_sql("trace_series.create_memory_bw")) != PDB_OK ||
-        pdb_db_prepare(ctx->db, "INSERT INTO temp.memory_bw VALUES (?,?,?,?,?)", &b.ins) != PDB_OK)
+    if (pdb_db_exec(db, pdb_report_sql("trace_series.create_memory_bw")) != PDB_OK ||
+        pdb_db_prepare(db, "INSERT INTO temp.memory_bw VALUES (?,?,?,?,?)", &b.ins) != PDB_OK)
         return PDB_ERR;
-    int rc = pdb_db_prepare(ctx->db, "SELECT trace_id, rank FROM traces WHERE run_id = ?"
-                                     " ORDER BY rank", &traces);
+    int rc = pdb_db_prepare(db, "SELECT trace_id, rank FROM traces WHERE run_id = ?"
+                                " ORDER BY rank", &traces);
     if (rc == PDB_OK) {
-        sqlite3_bind_int64(traces, 1, ctx->run_id);
+        sqlite3_bind_int64(traces, 1, run_id);
         while (rc == PDB_OK && sqlite3_step(traces) == SQLITE_ROW)
-            rc = pdb_memory_bw(ctx->db, ctx->run_id, sqlite3_column_int64(traces, 0),
+            rc = pdb_memory_bw(db, run_id, sqlite3_column_int64(traces, 0),
                                sqlite3_column_int(traces, 1), hta, on_point, &b);
         sqlite3_finalize(traces);
     }
@@ -119,7 +119,7 @@ int pdb_report_memory_bw(pdb_report_ctx *ctx)
         return PDB_ERR;
     if (ctx->by && strcmp(ctx->by, "point") != 0)
         return pdb_fail("memory-bw --by takes only 'point' (the series itself)");
-    if (fill_memory_bw(ctx, strcmp(mode, "hta") == 0) != PDB_OK)
+    if (pdb_memory_bw_fill(ctx->db, ctx->run_id, strcmp(mode, "hta") == 0) != PDB_OK)
         return PDB_ERR;
     pdb_report_title(ctx, "memory-bw");
     if (pdb_report_require(ctx, "memory-bw", "trace_series.bw_require", mode,

@@ -7,6 +7,7 @@
 -- instance the time on the path by bound type and by edge type; the path.
 -- Times are ns (hta mode: HTA's rounded microseconds).
 CREATE TEMP TABLE IF NOT EXISTS cp_windows (rank INTEGER, instance INTEGER, annotation TEXT,
+  name TEXT,
   start_ts INTEGER, end_ts INTEGER, ok INTEGER, why TEXT, nodes INTEGER, graph_nodes INTEGER,
   edges INTEGER, clipped INTEGER, path_ns INTEGER, object_path_ns INTEGER, path_nodes INTEGER,
   critical_events INTEGER, first_ts INTEGER, last_ts INTEGER);
@@ -25,7 +26,7 @@ DELETE FROM cp_path
 -- edges' weights over all edges' weights); why when there is no path.
 WITH b AS (SELECT rank, instance, name, duration_ns FROM cp_bounds WHERE kind = 'bound'),
  t AS (SELECT rank, instance, sum(duration_ns) AS total FROM b GROUP BY rank, instance)
- SELECT w.rank, w.annotation, w.instance, w.path_ns, w.last_ts - w.first_ts AS span_ns,
+ SELECT w.rank, w.annotation, w.instance, w.name AS window, w.path_ns, w.last_ts - w.first_ts AS span_ns,
  100.0 * (SELECT duration_ns FROM b WHERE b.rank = w.rank AND b.instance = w.instance
    AND name = 'cpu_bound') / t.total AS cpu_pct,
  100.0 * (SELECT duration_ns FROM b WHERE b.rank = w.rank AND b.instance = w.instance
@@ -64,7 +65,7 @@ SELECT p.rank, p.instance, p.node, (SELECT value FROM strings WHERE id = s.name)
 -- name: windows_exact
 -- The windows of exact mode: CPU-side events whose name contains ?2 (not
 -- GPU events or their gpu_* annotation copies), in start order.
-SELECT s.ts, s.ts + s.dur FROM slices s
+SELECT s.ts, s.ts + s.dur, (SELECT value FROM strings WHERE id = s.name) FROM slices s
  WHERE s.trace_id = ?1 AND s.name IN (SELECT id FROM strings WHERE instr(value, ?2) > 0)
  AND (s.stream IS NULL OR coalesce(s.cat, 0) IN (SELECT id FROM strings WHERE value IN
    ('cuda_runtime', 'cuda_driver', 'hip_runtime', 'cpu_op', 'user_annotation', 'python_function')))
@@ -75,7 +76,8 @@ SELECT s.ts, s.ts + s.dur FROM slices s
 -- The windows of hta mode: HTA's rows whose name contains ?2 (any category,
 -- gpu_user_annotation included), in trace order, with HTA's rounded times
 -- (?3 round, ?4 drop the last step, ?5 its start).
-SELECT hta_start(s.ts, ?3), hta_end(s.ts, s.dur, ?3) FROM slices s
+SELECT hta_start(s.ts, ?3), hta_end(s.ts, s.dur, ?3), (SELECT value FROM strings WHERE id = s.name)
+ FROM slices s
  WHERE s.trace_id = ?1 AND s.name IN (SELECT id FROM strings WHERE instr(value, ?2) > 0)
  AND s.ph = 'X' AND s.cat IS NOT NULL AND s.cat NOT IN (SELECT id FROM strings WHERE value = 'Trace')
  AND (NOT ?4 OR hta_start(s.ts, ?3) < ?5)
