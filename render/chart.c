@@ -137,7 +137,7 @@ static int write_data(const char *dir, const pdb_chart_spec *d, const grid *g)
     fprintf(f, "%s\n", b.p);
     for (int x = 0; x < g->nx; x++) {
         pdb_buf_reset(&b);
-        if (d->kind == PDB_CHART_LINES)
+        if (d->kind == PDB_CHART_LINES || d->kind == PDB_CHART_TIMELINE)
             pdb_buf_addf(&b, "%.9g", strtod(g->labels[x], NULL)); /* a number, never text */
         else
             pdb_gp_data_label(&b, g->labels[x], 70);
@@ -266,6 +266,23 @@ static void plot_grouped(FILE *f, const pdb_chart_spec *d, const grid *g)
             g->ns + 1, d->name);
 }
 
+/* Step lines; series named "peak..." as points. Styles are chosen here from
+ * the series names, which stay in the data file. */
+static void plot_timeline(FILE *f, const pdb_chart_spec *d, const grid *g)
+{
+    fputs("set datafile missing '?'\nset key outside right top\nset grid\n"
+          "set xlabel 'milliseconds from the start'\nset ylabel ", f);
+    pdb_gp_quote_file(f, d->axis);
+    fputs("\nplot", f);
+    for (int i = 0; i < g->ns; i++) {
+        bool peak = strncmp(g->series[i], "peak", 4) == 0;
+        fprintf(f, "%s '%s.dat' using 1:%d %s title columnheader(%d)", i ? "," : "", d->name,
+                i + 2, peak ? "with points pt 7 ps 1.6 lc rgb '#e15759'" : "with steps lw 1.5",
+                i + 2);
+    }
+    fputc('\n', f);
+}
+
 static void plot_lines(FILE *f, const pdb_chart_spec *d, const grid *g)
 {
     fputs("set datafile missing '?'\nset key outside right top\nset grid\nset yrange [0:*]\n"
@@ -353,6 +370,8 @@ static int write_script(const char *dir, const pdb_chart_spec *d, const grid *g,
         plot_grouped(f, d, g);
     else if (d->kind == PDB_CHART_TREND)
         plot_trend(f, d, g);
+    else if (d->kind == PDB_CHART_TIMELINE)
+        plot_timeline(f, d, g);
     else
         plot_lines(f, d, g);
     fprintf(f, "set terminal svg noenhanced size %d,%d font 'sans,9' background '#ffffff'\n"

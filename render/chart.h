@@ -21,6 +21,9 @@ typedef enum {
     PDB_CHART_LINES,    /* x (a number) against each series */
     PDB_CHART_TREND,    /* runs in order: label, median, q1, q3, level, change (non-zero
                            marks a change point): a line in a quartile band */
+    PDB_CHART_TIMELINE, /* x (milliseconds from the start) against each series as a step
+                           line; a series whose name starts with "peak" is drawn as
+                           marked points (a peak on the other lines); y may go below 0 */
 } pdb_chart_kind;
 
 typedef struct pdb_chart_spec {

@@ -109,3 +109,70 @@ WITH u AS (SELECT wall_time AS t, coalesce(rank, 0) AS gpu, value FROM steplog_v
    WHERE run_id = ?1 AND metric = 'gpu_util' AND wall_time IS NOT NULL)
  SELECT printf('%.3f', t - (SELECT min(t) FROM u)), 'GPU ' || gpu, value FROM u
  ORDER BY t, gpu
+
+-- name: critical_path
+-- The critical path of each iteration split by what bounds it (ms), from
+-- temp.cp_bounds (report/trace_critical.c fills it first); dependency and
+-- sync edges weigh nothing and are left out.
+SELECT CASE WHEN (SELECT count(DISTINCT rank) FROM cp_bounds) > 1
+   THEN 'rank ' || b.rank || ' ' ELSE '' END || coalesce(w.name, 'step ' || b.instance),
+ b.name, b.duration_ns / 1e6 FROM cp_bounds b
+ LEFT JOIN cp_windows w ON w.rank = b.rank AND w.instance = b.instance
+ WHERE b.kind = 'bound' AND b.name <> '' ORDER BY b.rank, b.instance, b.name
+
+-- name: queue_length
+-- The CUDA launch queue of each stream over time (exact mode: every kernel,
+-- copy and set with a launch): its largest value in each of 400 intervals.
+WITH q AS (SELECT a.rank, g.pid, g.stream, l.ts AS t, 1 AS d, 0 AS k, a.slice_id AS id
+   FROM analysis_gpu_attribution a JOIN slices g ON g.id = a.slice_id
+   JOIN slices l ON l.id = a.launch_id
+   WHERE a.run_id = ?1 AND coalesce(g.cat, 0) IN (SELECT id FROM strings WHERE value IN
+     ('kernel', 'gpu_memcpy', 'gpu_memset', 'mtia_ccp_events') UNION ALL SELECT 0)),
+ pts AS (SELECT * FROM q UNION ALL SELECT rank, pid, stream,
+   (SELECT ts FROM slices WHERE id = q.id), -1, 1, id FROM q),
+ v AS (SELECT rank, pid, stream, t, sum(d) OVER (PARTITION BY rank, pid, stream
+   ORDER BY t, k, id ROWS UNBOUNDED PRECEDING) AS ql FROM pts),
+ r AS (SELECT min(t) AS t0, max(max(t) - min(t), 1) AS span FROM v),
+ b AS (SELECT rank, pid, stream, CAST((t - t0) * 400 / span AS INTEGER) AS bucket,
+   max(ql) AS ql FROM v, r GROUP BY rank, pid, stream, bucket)
+ SELECT printf('%.3f', bucket * span / 400.0 / 1e6),
+ CASE WHEN (SELECT count(DISTINCT rank) FROM b) > 1 THEN 'rank ' || rank || ' ' ELSE '' END
+   || 'stream ' || stream, ql FROM b, r ORDER BY bucket, rank, pid, stream
+
+-- name: memory_bw
+-- Memory bandwidth per kind over time (GB/s), from temp.memory_bw
+-- (report/trace_series.c fills it first): the largest in each of 400
+-- intervals.
+WITH r AS (SELECT min(ts) AS t0, max(max(ts) - min(ts), 1) AS span FROM memory_bw),
+ b AS (SELECT rank, name, CAST((ts - t0) * 400 / span AS INTEGER) AS bucket,
+   max(bw_gbps) AS bw FROM memory_bw, r GROUP BY rank, name, bucket)
+ SELECT printf('%.3f', bucket * span / 400.0 / 1e6),
+ CASE WHEN (SELECT count(DISTINCT rank) FROM b) > 1 THEN 'rank ' || rank || ' ' ELSE '' END
+   || name, bw FROM b, r ORDER BY bucket, rank, name
+
+-- name: memory
+-- Allocated and reserved memory per device over time (MB; the largest in
+-- each of 400 intervals), from the [memory] events, and the peak of
+-- allocated memory as a marked point (analysis_memory_peaks).
+WITH m AS (SELECT t.rank, i.ts,
+   json_extract(i.args, '$."Total Allocated"') AS a, json_extract(i.args, '$."Total Reserved"') AS r,
+   CASE json_extract(i.args, '$."Device Type"') WHEN 0 THEN 'cpu'
+     ELSE 'cuda:' || json_extract(i.args, '$."Device Id"') END AS dev
+   FROM instants i JOIN traces t USING (trace_id) WHERE t.run_id = ?1
+   AND i.name = (SELECT id FROM strings WHERE value = '[memory]')),
+ r AS (SELECT min(ts) AS t0, max(max(ts) - min(ts), 1) AS span FROM m),
+ b AS (SELECT rank, dev, CAST((ts - t0) * 400 / span AS INTEGER) AS bucket,
+   max(a) AS a, max(r) AS r FROM m, r GROUP BY rank, dev, bucket),
+ p AS (SELECT k.rank, CASE k.device_type WHEN 0 THEN 'cpu' ELSE 'cuda:' || k.device_id END AS dev,
+   k.peak_ts, k.peak_allocated_bytes FROM analysis_memory_peaks k
+   WHERE k.run_id = ?1 AND k.step IS NULL),
+ rows AS (SELECT bucket * span / 400.0 AS x, rank, dev, 'allocated' AS what, a AS v FROM b, r
+   UNION ALL SELECT bucket * span / 400.0, rank, dev, 'reserved', r FROM b, r WHERE r > 0
+   UNION ALL SELECT p.peak_ts - r.t0, rank, dev, 'peak allocated', peak_allocated_bytes FROM p, r)
+ SELECT printf('%.3f', x / 1e6), what || ' ' ||
+ CASE WHEN (SELECT count(DISTINCT rank) FROM b) > 1 THEN 'rank ' || rank || ' ' ELSE '' END || dev,
+ v / 1048576.0 FROM rows ORDER BY x, rank, dev, what
+
+-- name: gpu_events
+-- Whether the run has GPU events (the critical-path chart needs them).
+SELECT coalesce(sum(gpu_events), 0) FROM analysis_gpu WHERE run_id = ?1 AND mode = 'exact'
