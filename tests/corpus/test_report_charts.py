@@ -23,6 +23,7 @@ import io
 import json
 import os
 import re
+import shlex
 import shutil
 import struct
 import subprocess
@@ -245,12 +246,14 @@ def main():
                     f.write(json.dumps({"step": step, "rank": rank, "time_forward_ms": 30 + rank * 9,
                                         "time_backward_ms": 60 + step, "loss": 2.0}) + "\n")
         samples.append(("s-ranks", ranks))
-        # Every step equally long: the histogram still has its one bar.
-        same = os.path.join(tmp, "same.jsonl")
-        with open(same, "w") as f:
-            for step in range(1, 5):
-                f.write(json.dumps({"step": step, "time_forward_ms": 30}) + "\n")
-        samples.append(("s-same", same))
+        # Every step equally long: 4 steps are dots on a strip, 60 a
+        # histogram; either way around the one value.
+        for name, steps in (("s-same", 4), ("s-same-many", 60)):
+            same = os.path.join(tmp, name + ".jsonl")
+            with open(same, "w") as f:
+                for step in range(1, steps + 1):
+                    f.write(json.dumps({"step": step, "time_forward_ms": 30}) + "\n")
+            samples.append((name, same))
         # nvidia-smi samples of two GPUs.
         smi = os.path.join(tmp, "smi.csv")
         with open(smi, "w") as f:
@@ -277,8 +280,15 @@ def main():
         c.eq("gpu-util: numeric time column, a column per GPU", util[1:4],
              ['"label" "GPU 0" "GPU 1"', "0 0 5", "1 10 15"])
         gp = open(os.path.join(tmp, "out-s-same", "phase-hist.gp")).read()
-        c.true("phase-hist: equal values get a range around them", "binrange [28.5:31.5]" in gp, gp)
-        c.eq("phase-ranks: rank 1 is the straggler", [l.split()[-1] for l in dat[2:]], ["0", "1"])
+        m = re.search(r"set xrange \[([-\d.e]+):([-\d.e]+)\]", gp)
+        c.true("phase-hist, 4 equal steps: a strip of dots around the value",
+               "with points" in gp and "bins=" not in gp and m and
+               float(m.group(1)) < 30 < float(m.group(2)), gp)
+        gp = open(os.path.join(tmp, "out-s-same-many", "phase-hist.gp")).read()
+        c.true("phase-hist, 60 equal steps: a histogram around the value",
+               "binrange [28.5:31.5]" in gp and "with boxes" in gp, gp)
+        c.eq("phase-ranks: rank 1 is the straggler", [shlex.split(l)[2] for l in dat[2:]],
+             ["0", "1"])
         test_adversarial(c, tmp)
         test_adversarial_pstats(c, tmp)
         test_no_gnuplot(c, tmp, db)
