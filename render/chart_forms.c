@@ -324,7 +324,7 @@ static void choose_columns(chart_grid *g)
     bool totals = (g->form == FORM_COLUMNS && g->spec->kind == PDB_CHART_STACKED && g->nx <= 16) ||
                   g->form == FORM_SHARE_BARS;
     if (g->form == FORM_BARS || g->form == FORM_PAIRED || totals ||
-        (g->form == FORM_RANKS && g->nx <= 24))
+        (g->form == FORM_RANKS && g->nx <= 12))
         g->col_text = next++;
     if (g->form == FORM_PAIRED || (g->form == FORM_BARS && g->ns >= 2 && !g->nested))
         g->col_text2 = next++;
@@ -353,8 +353,10 @@ static void choose_size(chart_grid *g)
     case FORM_STRIP:
         g->h = 150 + 80 * g->ns;
         break;
-    case FORM_COLUMNS:
     case FORM_RANKS:
+        g->h = g->nx <= 8 ? 380 : 450;
+        /* fall through */
+    case FORM_COLUMNS:
         if (g->nx > 40)
             g->w = g->nx * 16 + 200 > 1800 ? 1800 : g->nx * 16 + 200;
         break;
@@ -1030,9 +1032,13 @@ static void plot_grouped(FILE *f, const chart_grid *g)
     fputc('\n', f);
 }
 
+/* Series over time; percentages on their whole scale (11% utilisation
+ * must not fill the plot). */
 static void plot_lines(FILE *f, const chart_grid *g)
 {
-    fputs("set grid\nset yrange [0:*]\nset xlabel 'seconds since the first sample'\n", f);
+    bool pct = strcmp(g->unit, "%") == 0 && max_value(g, 0, g->ns) <= 100;
+    fprintf(f, "set grid\nset yrange [0:%s]\nset xlabel 'seconds since the first sample'\n",
+            pct ? "100" : "*");
     key_above(f, g);
     axis_label(f, "ylabel", g->spec->axis);
     fputs("plot ", f);

@@ -33,7 +33,8 @@ SELECT step, kernel, memcpy, memset, runtime, dataloader, cpu_exec, other FROM (
 
 -- name: gpu
 -- Parts of each rank's span: compute, non-compute and idle add up to it.
-SELECT 'rank ' || rank AS rank, compute_ns / 1e6 AS compute,
+-- (The label is not called rank: ORDER BY rank would sort it as text.)
+SELECT 'rank ' || rank AS label, compute_ns / 1e6 AS compute,
  non_compute_ns / 1e6 AS "non-compute", idle_ns / 1e6 AS idle
  FROM analysis_gpu WHERE run_id = ?1 AND mode = 'exact' ORDER BY rank
 
