@@ -186,10 +186,11 @@ static void header_row(const chart_grid *g, pdb_buf *b)
         pdb_buf_addc(b, ' ');
         pdb_gp_data_label(b, g->series[s], 40);
     }
-    static const char *const extra[] = {"share_pct", "class", "color", "text", "text2", "up"};
-    const int cols[] = {g->col_share, g->col_class, g->col_color, g->col_text, g->col_text2,
-                        g->col_up};
-    for (int i = 0; i < 6; i++)
+    static const char *const extra[] = {"share_pct", "class", "color", "color_light",
+                                        "text",      "text2", "up"};
+    const int cols[] = {g->col_share, g->col_class, g->col_color, g->col_light,
+                        g->col_text,  g->col_text2, g->col_up};
+    for (int i = 0; i < 7; i++)
         if (cols[i])
             pdb_buf_addf(b, " \"%s\"", extra[i]);
 }
@@ -218,7 +219,9 @@ static void data_row(const chart_grid *g, int x, pdb_buf *b)
         pdb_gp_data_label(b, g->cls[x] ? g->cls[x] : "", 40);
     }
     if (g->col_color)
-        pdb_buf_addf(b, " %ld", pdb_chart_row_color(g, x));
+        pdb_buf_addf(b, " %ld", pdb_chart_row_color(g, x, false));
+    if (g->col_light)
+        pdb_buf_addf(b, " %ld", pdb_chart_row_color(g, x, true));
     pdb_buf t = PDB_BUF_INIT;
     const int texts[] = {g->col_text, g->col_text2};
     for (int i = 0; i < 2; i++)

@@ -217,9 +217,23 @@ void pdb_chart_row_text(const chart_grid *g, int x, int col, pdb_buf *out)
     }
 }
 
-long pdb_chart_row_color(const chart_grid *g, int x)
+/* rgb mixed with white: share of the colour kept. */
+static long tint(long rgb, double share)
 {
-    return g->row_rgb ? g->row_rgb[x] : rgb_value(BLUE);
+    long out = 0;
+    for (int shift = 16; shift >= 0; shift -= 8) {
+        double c = (double)((rgb >> shift) & 255);
+        out |= (long)lround(255 - (255 - c) * share) << shift;
+    }
+    return out;
+}
+
+#define LIGHT 0.4 /* the tint of before and whole bars */
+
+long pdb_chart_row_color(const chart_grid *g, int x, bool light)
+{
+    long rgb = g->row_rgb ? g->row_rgb[x] : rgb_value(BLUE);
+    return light ? tint(rgb, LIGHT) : rgb;
 }
 
 /* ---- the plan ------------------------------------------------------------ */
@@ -321,6 +335,8 @@ static void choose_columns(chart_grid *g)
         g->col_class = next++;
     if (g->form == FORM_BARS || g->form == FORM_PAIRED)
         g->col_color = next++;
+    if (g->form == FORM_PAIRED || (g->form == FORM_BARS && g->nested))
+        g->col_light = next++;
     bool totals = (g->form == FORM_COLUMNS && g->spec->kind == PDB_CHART_STACKED && g->nx <= 16) ||
                   g->form == FORM_SHARE_BARS;
     if (g->form == FORM_BARS || g->form == FORM_PAIRED || totals ||
@@ -726,7 +742,7 @@ static void class_keys(FILE *f, const chart_grid *g)
             seen = g->cls[y] && strcmp(g->cls[y], g->cls[x]) == 0;
         if (!seen) {
             char hex[8];
-            snprintf(hex, sizeof hex, "#%06lx", pdb_chart_row_color(g, x));
+            snprintf(hex, sizeof hex, "#%06lx", pdb_chart_row_color(g, x, false));
             key_entry(f, "solid 0.9", hex, g->cls[x]);
         }
     }
@@ -759,10 +775,10 @@ static void plot_bars(FILE *f, const chart_grid *g)
                 g->col_text);
     } else if (g->nested) {
         fprintf(f, "using (0):0:(0):2:($0-0.06):($0+0.36):%d with boxxyerror"
-                   " fs transparent solid 0.3 lc rgb variable notitle, \\\n"
+                   " lc rgb variable notitle, \\\n"
                    "     '' using (0):0:(0):3:($0+0.02):($0+0.28):%d with boxxyerror"
                    " lc rgb variable notitle",
-                g->col_color, g->col_color);
+                g->col_light, g->col_color);
         row_names(f, -0.32);
         fprintf(f, ", \\\n     '' using 2:($0+0.15):%d with labels left offset 0.5,0 notitle",
                 g->col_text);
@@ -777,8 +793,9 @@ static void plot_bars(FILE *f, const chart_grid *g)
                 g->col_text, g->col_text2);
     }
     if (two) {
-        key_entry(f, g->nested ? "transparent solid 0.3" : "solid 0.9",
-                  g->nested ? BLUE : g->color[0], g->series[0]);
+        char light[8];
+        snprintf(light, sizeof light, "#%06lx", tint(rgb_value(BLUE), LIGHT));
+        key_entry(f, "solid 0.9", g->nested ? light : g->color[0], g->series[0]);
         key_entry(f, "solid 0.9", g->nested ? BLUE : g->color[1], g->series[1]);
     }
     class_keys(f, g);
@@ -797,10 +814,10 @@ static void plot_paired(FILE *f, const chart_grid *g)
     key_above(f, g);
     axis_label(f, "xlabel", g->spec->axis);
     fprintf(f, "plot '%s.dat' using (0):0:(0):2:($0-0.13):($0+0.09):%d with boxxyerror"
-               " lc rgb variable fs transparent solid 0.35 notitle, \\\n"
+               " lc rgb variable notitle, \\\n"
                "     '' using (0):0:(0):3:($0+0.13):($0+0.35):%d with boxxyerror"
                " lc rgb variable notitle",
-            g->spec->name, g->col_color, g->col_color);
+            g->spec->name, g->col_light, g->col_color);
     row_names(f, -0.35);
     fprintf(f, ", \\\n     '' using 2:($0-0.02):%d with labels left offset 0.5,0 tc rgb '%s'"
                " notitle", g->col_text, NEUTRAL);
@@ -812,7 +829,9 @@ static void plot_paired(FILE *f, const chart_grid *g)
         fprintf(f, ", \\\n     '' using 3:($0+0.24):($%d == %d ? strcol(%d) : '') with labels"
                    " left offset 0.5,0 tc rgb '%s' notitle",
                 g->col_up, signs[i].up, g->col_text2, signs[i].rgb);
-    key_entry(f, "transparent solid 0.35", NEUTRAL, g->series[0]);
+    char light[8];
+    snprintf(light, sizeof light, "#%06lx", tint(rgb_value(NEUTRAL), LIGHT));
+    key_entry(f, "solid 0.9", light, g->series[0]);
     key_entry(f, "solid 0.9", NEUTRAL, g->series[1]);
     class_keys(f, g);
     fputc('\n', f);

@@ -44,8 +44,8 @@ typedef struct {
     bool nested;                            /* HBAR: series 2 drawn inside series 1 */
     bool drawn[CHART_MAX_SERIES];           /* series with a value: in the plot and key */
     const char *color[CHART_MAX_SERIES];    /* each series' "#rrggbb" */
-    int col_share, col_class, col_color, col_text, col_text2, col_up; /* data file
-                                               columns, 1-based; 0 when absent */
+    int col_share, col_class, col_color, col_light, col_text, col_text2, col_up; /* data
+                                               file columns, 1-based; 0 when absent */
     int w, h;                               /* image size in pixels */
     int top_px;                             /* above the plot: title and legend */
 } chart_grid;
@@ -56,8 +56,10 @@ void pdb_chart_plan(chart_grid *g);
 /* The text of data column col (one of the text columns) for row x. */
 void pdb_chart_row_text(const chart_grid *g, int x, int col, pdb_buf *out);
 
-/* The row's colour (col_color) as 0xRRGGBB. */
-long pdb_chart_row_color(const chart_grid *g, int x);
+/* The row's colour (col_color) as 0xRRGGBB; light: its tint for "before"
+ * and "whole" bars (col_light; a tint, not transparency, which not every
+ * SVG viewer draws). */
+long pdb_chart_row_color(const chart_grid *g, int x, bool light);
 
 /* Writes the style and plot commands of g's form; the data is NAME.dat. */
 void pdb_chart_plot(FILE *f, const chart_grid *g);
