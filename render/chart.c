@@ -281,8 +281,9 @@ static int write_script(const char *dir, const chart_grid *g, const char *subtit
     pdb_buf_free(&t);
     fprintf(f, " at screen 0.5, screen %.4f center font ',10'\n"
                "set tmargin at screen %.4f\n", 1 - 16.0 / g->h, 1 - (double)g->top_px / g->h);
-    /* The first row of the data names the columns, for every plot. */
-    fputs("set datafile columnheaders\nset datafile missing '?'\n"
+    /* Labels are UTF-8 (pdb_utf8_clean); the first row of the data names
+     * the columns, for every plot. */
+    fputs("set encoding utf8\nset datafile columnheaders\nset datafile missing '?'\n"
           "set border 3\nset tics nomirror\n", f);
     pdb_chart_plot(f, g);
     fprintf(f, "set terminal svg noenhanced size %d,%d font 'sans,9' background '#ffffff'\n"

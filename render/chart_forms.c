@@ -126,22 +126,27 @@ static const char *text_on(const char *hex)
 
 /* ---- numbers ------------------------------------------------------------- */
 
+/* 3 significant digits, 2 below 1 ("0.52"); times in s, ms or us. */
 void pdb_chart_value_text(double v, const char *unit, char *buf, size_t cap)
 {
     if (!isfinite(v)) {
         snprintf(buf, cap, "-");
         return;
     }
+    /* Times in the unit that keeps 1 to 4 digits before the point. */
     if (strcmp(unit, "ms") == 0 && fabs(v) >= 10000) {
         v /= 1000;
         unit = "s";
+    } else if (strcmp(unit, "ms") == 0 && fabs(v) < 1 && v != 0) {
+        v *= 1000;
+        unit = "\xC2\xB5s";
     }
     double a = fabs(v);
     char num[32];
     if (a == 0)
         snprintf(num, sizeof num, "0");
     else if (a < 1)
-        snprintf(num, sizeof num, "%.2g", v);
+        snprintf(num, sizeof num, "%#.2g", v);
     else
         snprintf(num, sizeof num, "%.*f", a >= 100 ? 0 : a >= 10 ? 1 : 2, v);
     snprintf(buf, cap, "%s%s%s", num, *unit && strcmp(unit, "%") != 0 ? " " : "", unit);

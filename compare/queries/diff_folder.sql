@@ -62,10 +62,12 @@ b AS (SELECT name, sum(count) AS calls, sum(self_ns) AS ns, max(cat) AS cat
 -- The kernels whose total GPU time changed most, either way.
 WITH
 -- include: kernels
- , s AS (SELECT *, short_name(name) AS sname FROM d)
-SELECT sname || CASE WHEN count(*) OVER (PARTITION BY sname) > 1
-   THEN ' [' || name_tag(name) || ']' ELSE '' END AS kernel,
- base_ns / 1e6 AS base, test_ns / 1e6 AS test, class FROM s
+ , s AS (SELECT *, short_name(name) AS sname FROM d),
+ -- tagged among all names of both runs (a window after WHERE would see
+ -- only the changed ones)
+ n AS (SELECT *, sname || CASE WHEN count(*) OVER (PARTITION BY sname) > 1
+   THEN ' [' || name_tag(name) || ']' ELSE '' END AS shown FROM s)
+SELECT shown AS kernel, base_ns / 1e6 AS base, test_ns / 1e6 AS test, class FROM n
  WHERE test_ns <> base_ns ORDER BY abs(test_ns - base_ns) DESC, name LIMIT ?3
 
 -- name: kernels_top
@@ -80,10 +82,12 @@ SELECT name, base_calls, test_calls, base_ns, test_ns FROM d
 -- nested ops would count a child inside its parent again).
 WITH
 -- include: ops
- , s AS (SELECT *, short_name(name) AS sname FROM d)
-SELECT sname || CASE WHEN count(*) OVER (PARTITION BY sname) > 1
-   THEN ' [' || name_tag(name) || ']' ELSE '' END AS op,
- base_ns / 1e6 AS base, test_ns / 1e6 AS test, class FROM s
+ , s AS (SELECT *, short_name(name) AS sname FROM d),
+ -- tagged among all names of both runs (a window after WHERE would see
+ -- only the changed ones)
+ n AS (SELECT *, sname || CASE WHEN count(*) OVER (PARTITION BY sname) > 1
+   THEN ' [' || name_tag(name) || ']' ELSE '' END AS shown FROM s)
+SELECT shown AS op, base_ns / 1e6 AS base, test_ns / 1e6 AS test, class FROM n
  WHERE test_ns <> base_ns ORDER BY abs(test_ns - base_ns) DESC, name LIMIT ?3
 
 -- name: ops_top
