@@ -91,6 +91,30 @@ def check_gnuplot(c, d, charts, what, again=True):
         c.true(f"{what}: {ch}.svg", os.path.exists(svg) and "<svg" in open(svg).read(4096))
 
 
+def dat_rows(path):
+    """The rows of a chart data file after its header, split as gnuplot does."""
+    lines = [l for l in open(path, encoding="utf-8").read().splitlines() if not l.startswith("#")]
+    return [shlex.split(l) for l in lines[1:]]
+
+
+def check_labels(c, d, charts, what):
+    """Bars are named by short names, distinct for distinct kernels and ops
+    (the kernels report's full names are in the CSV), and the form follows
+    the ranks: one bar per rank with percentages up to 16 ranks."""
+    for ch in ("top-kernels", "top-ops"):
+        if ch in charts:
+            labels = [r[0] for r in dat_rows(os.path.join(d, ch + ".dat"))]
+            c.eq(f"{what}: {ch} labels distinct", len(set(labels)), len(labels))
+            c.true(f"{what}: {ch} labels short", all(len(l) <= 100 for l in labels), str(labels))
+            c.true(f"{what}: {ch} no C++ argument lists", not any(
+                l.startswith("void ") for l in labels), str(labels))
+    if "gpu" in charts:
+        ranks = len(dat_rows(os.path.join(d, "gpu.dat")))
+        gp = open(os.path.join(d, "gpu.gp")).read()
+        c.true(f"{what}: gpu of {ranks} ranks as horizontal bars with percentages",
+               ("boxxyerror" in gp and "sprintf('%.0f%%'" in gp) == (ranks <= 16), gp[-600:])
+
+
 EVIL = [
     'k"quote\\back`touch PWNED`@macro_x&y{z}^2',
     'system("touch PWNED")',
@@ -146,6 +170,33 @@ def test_adversarial(c, tmp):
         svg = open(os.path.join(out, "top-kernels.svg")).read()
         # The labels print as written (quotes, backquotes, @, braces kept).
         c.true("adversarial: label text in the SVG", "`touch PWNED`@macro_x&amp;y{z}^2" in svg)
+    # Before and after: two hostile runs diffed into a folder of paired bars.
+    slow = os.path.join(work, "evil-slow.json")
+    with open(trace) as f:
+        t = json.load(f)
+    for e in t["traceEvents"]:
+        if e["cat"] == "kernel":
+            e["dur"] *= 2
+    with open(slow, "w") as f:
+        json.dump(t, f)
+    db = os.path.join(work, "d.db")
+    run("ingest", "--run", run_name, trace, db=db)
+    run("ingest", "--run", run_name + " slow", slow, db=db)
+    diff = os.path.join(work, "diff")
+    p = subprocess.run([PROFDB, "--db", db, "diff", run_name, run_name + " slow", "--out", diff],
+                       cwd=work, capture_output=True, text=True)
+    c.true("adversarial diff --out: exit 0", p.returncode == 0, p.stderr)
+    if p.returncode == 0:
+        charts = [f[:-3] for f in os.listdir(diff) if f.endswith(".gp")]
+        c.true("adversarial diff --out: paired kernel chart", "kernels" in charts, str(charts))
+        for ch in charts:
+            gp = open(os.path.join(diff, ch + ".gp")).read()
+            # Only the title, a single-quoted literal, holds the run name;
+            # kernel and op names stay in the data file.
+            bad = [l for l in gp.splitlines() if "PWNED" in l and not l.startswith("set label 1 '")]
+            c.eq(f"adversarial diff {ch}.gp: names from data only in the title", bad, [])
+        if GNUPLOT:
+            check_gnuplot(c, diff, charts, "adversarial diff")
     c.eq("adversarial: no PWNED file", pwned(tmp) + pwned(os.getcwd()), [])
     if GNUPLOT:
         # Control: the hazard is real. A backquote outside single quotes runs.
@@ -303,6 +354,7 @@ def main():
                 c.eq(f"corpus {f}: report --out exit", rc, 0)
                 if rc == 0:
                     charts = check_folder(c, out, f, rendered=bool(GNUPLOT))
+                    check_labels(c, out, charts, f)
                     if GNUPLOT:
                         check_gnuplot(c, out, charts, f, again=False)
     c.close()
