@@ -232,8 +232,12 @@ static void data_row(const chart_grid *g, int x, pdb_buf *b)
             pdb_gp_data_label(b, pdb_buf_str(&t), 0);
         }
     pdb_buf_free(&t);
-    if (g->col_up)
-        pdb_buf_addf(b, " %d", g->v[x * g->ns + 1] > g->v[x * g->ns] ? 1 : 0);
+    if (g->col_up) { /* 1: the time grew, -1: it shrank, 0: the same */
+        double base = g->v[x * g->ns], test = g->v[x * g->ns + 1];
+        base = isfinite(base) ? base : 0;
+        test = isfinite(test) ? test : 0;
+        pdb_buf_addf(b, " %d", (test > base) - (test < base));
+    }
 }
 
 static int write_data(const char *dir, const chart_grid *g)

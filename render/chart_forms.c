@@ -809,7 +809,8 @@ static void plot_bars(FILE *f, const chart_grid *g)
 
 /* Before and after per row: the name above, the base bar light, the test
  * bar solid in the row's colour, values at the ends and the change after
- * the test value, red when it grew, green when it shrank. */
+ * the test value, red when it grew, green when it shrank, grey when the
+ * same. */
 static void plot_paired(FILE *f, const chart_grid *g)
 {
     double plot_px = g->w - 60;
@@ -829,8 +830,8 @@ static void plot_paired(FILE *f, const chart_grid *g)
     static const struct {
         int up;
         const char *rgb;
-    } signs[] = {{1, UP_TEXT}, {0, DOWN_TEXT}};
-    for (int i = 0; i < 2; i++)
+    } signs[] = {{1, UP_TEXT}, {-1, DOWN_TEXT}, {0, NEUTRAL}};
+    for (int i = 0; i < 3; i++)
         fprintf(f, ", \\\n     '' using 3:($0+0.24):($%d == %d ? strcol(%d) : '') with labels"
                    " left offset 0.5,0 tc rgb '%s' notitle",
                 g->col_up, signs[i].up, g->col_text2, signs[i].rgb);

@@ -124,9 +124,13 @@ static void paired(void)
                PDB_CHART_PAIRED, false));
     CHECK(strstr(dat, "\"up\" 2 3 \"compute\" 5142951 12110300 \"2.00 ms\" \"3.00 ms  +50.0%\" 1\n"));
     CHECK(strstr(dat, "\"3.00 ms  +50.0%\" 1\n") && strstr(dat, "\"1.00 ms  new\" 1\n"));
-    CHECK(strstr(dat, "\"0 ms  gone\" 0\n"));
+    CHECK(strstr(dat, "\"0 ms  gone\" -1\n"));
     /* Before and after in the legend, and the classes. */
     CHECK(strstr(gp, "title 'base'") && strstr(gp, "title 'test'") && strstr(gp, "title 'memory'"));
+    /* No change: grey, neither red nor green. */
+    CHECK(draw("SELECT 'same' AS kernel, 2.0 AS base, 2.0 AS test", PDB_CHART_PAIRED, false));
+    CHECK(strstr(dat, "\"2.00 ms  same\" 0\n"));
+    CHECK(strstr(gp, "($8 == 0 ? strcol(7) : '') with labels left offset 0.5,0 tc rgb '#7f7f7f'"));
     /* Phases coloured by their own names need no class legend. */
     CHECK(draw("SELECT 'forward' AS phase, 2.0 AS base, 3.0 AS test, 'forward' AS class",
                PDB_CHART_PAIRED, false));
