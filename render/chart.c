@@ -176,7 +176,7 @@ static void free_loader(loader *l)
  * their names; tick labels less. */
 static size_t label_width(const chart_grid *g)
 {
-    return g->form == FORM_BARS || g->form == FORM_PAIRED ? 100 : 60;
+    return g->form == FORM_BARS || g->form == FORM_PAIRED ? 115 : 60;
 }
 
 static void header_row(const chart_grid *g, pdb_buf *b)

@@ -399,25 +399,32 @@ static void choose_size(chart_grid *g)
     g->h = g->h < 180 ? 180 : g->h; /* one bar still gets room around it */
 }
 
-/* Row colours by class: known classes by their meaning, the others from
- * the palette in order of first appearance (a class keeps one colour). */
+/* The row classes: the distinct ones in order of first appearance (the
+ * first CHART_MAX_CLASSES; rows of further classes are grey), each with its
+ * colour, known ones by meaning, the others from the palette; and each
+ * row's colour. Linear in the rows. */
 static void choose_row_colors(chart_grid *g)
 {
     if (!g->cls)
         return;
-    const char *used[16];
+    const char *used[CHART_MAX_CLASSES];
     int nused = 0;
+    long rgb[CHART_MAX_CLASSES];
     g->row_rgb = calloc((size_t)g->nx, sizeof *g->row_rgb);
     if (!g->row_rgb)
         abort();
+    g->classes_own = true;
     for (int x = 0; x < g->nx; x++) {
-        int same = -1;
-        for (int y = 0; y < x && same < 0; y++)
-            if (g->cls[x] && g->cls[y] && strcmp(g->cls[x], g->cls[y]) == 0)
-                same = y;
-        g->row_rgb[x] = same >= 0 ? g->row_rgb[same]
-                        : g->cls[x] ? rgb_value(pick_color(g->cls[x], used, &nused, 16))
-                                    : rgb_value(BLUE);
+        const char *c = g->cls[x];
+        g->classes_own = g->classes_own && c && strcmp(c, g->labels[x]) == 0;
+        int k = 0;
+        while (c && k < g->nclasses && strcmp(g->cls[g->class_row[k]], c) != 0)
+            k++;
+        if (c && k == g->nclasses && k < CHART_MAX_CLASSES) {
+            g->class_row[g->nclasses++] = x;
+            rgb[k] = rgb_value(pick_color(c, used, &nused, CHART_MAX_CLASSES));
+        }
+        g->row_rgb[x] = !c ? rgb_value(BLUE) : k < g->nclasses ? rgb[k] : rgb_value(NEUTRAL);
     }
 }
 
@@ -447,16 +454,7 @@ static int drawn_count(const chart_grid *g)
  * row is its own class (phases coloured by name need no legend). */
 static int class_count(const chart_grid *g)
 {
-    int n = 0;
-    bool own = true;
-    for (int x = 0; g->cls && x < g->nx; x++) {
-        bool seen = !g->cls[x];
-        for (int y = 0; y < x && !seen; y++)
-            seen = g->cls[y] && strcmp(g->cls[y], g->cls[x]) == 0;
-        n += !seen;
-        own = own && g->cls[x] && strcmp(g->cls[x], g->labels[x]) == 0;
-    }
-    return own ? 0 : n;
+    return g->classes_own ? 0 : g->nclasses;
 }
 
 /* A legend only for more than one series (or class, or before and after). */
@@ -491,9 +489,9 @@ static int key_entries(const chart_grid *g, size_t *longest)
         n = 0;
     if (g->form == FORM_PAIRED)
         n = 2;
-    for (int x = 0; g->cls && x < g->nx; x++)
-        if (g->cls[x] && strlen(g->cls[x]) > *longest)
-            *longest = strlen(g->cls[x]);
+    for (int k = 0; k < g->nclasses; k++)
+        if (strlen(g->cls[g->class_row[k]]) > *longest)
+            *longest = strlen(g->cls[g->class_row[k]]);
     if (g->form == FORM_BARS || g->form == FORM_PAIRED)
         n += class_count(g) >= 2 ? class_count(g) : 0;
     return n;
@@ -741,15 +739,10 @@ static void class_keys(FILE *f, const chart_grid *g)
 {
     if (class_count(g) < 2)
         return;
-    for (int x = 0; x < g->nx; x++) {
-        bool seen = !g->cls[x];
-        for (int y = 0; y < x && !seen; y++)
-            seen = g->cls[y] && strcmp(g->cls[y], g->cls[x]) == 0;
-        if (!seen) {
-            char hex[8];
-            snprintf(hex, sizeof hex, "#%06lx", pdb_chart_row_color(g, x, false));
-            key_entry(f, "solid 0.9", hex, g->cls[x]);
-        }
+    for (int k = 0; k < g->nclasses; k++) {
+        char hex[8];
+        snprintf(hex, sizeof hex, "#%06lx", pdb_chart_row_color(g, g->class_row[k], false));
+        key_entry(f, "solid 0.9", hex, g->cls[g->class_row[k]]);
     }
 }
 

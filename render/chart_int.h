@@ -27,6 +27,8 @@ typedef enum {
 
 /* Most series a chart draws; more are written to the data file only. */
 #define CHART_MAX_SERIES 24
+/* Most row classes with a colour of their own and a legend entry. */
+#define CHART_MAX_CLASSES 12
 
 typedef struct {
     const pdb_chart_spec *spec;
@@ -38,6 +40,9 @@ typedef struct {
     double *share; /* per row (capx), or NULL: the query has no share_pct column */
     char **cls;    /* per row (capx), or NULL: no class column */
     long *row_rgb; /* per row (nx): its colour, by class; NULL without classes */
+    int class_row[CHART_MAX_CLASSES]; /* the distinct classes: the first row of each */
+    int nclasses;
+    bool classes_own; /* every row's class is its own label (no legend needed) */
     /* Decided by pdb_chart_plan from the data: */
     chart_form form;
     char unit[4];                           /* printed after values: "ms", "%" or "" */

@@ -105,7 +105,7 @@ def check_labels(c, d, charts, what):
         if ch in charts:
             labels = [r[0] for r in dat_rows(os.path.join(d, ch + ".dat"))]
             c.eq(f"{what}: {ch} labels distinct", len(set(labels)), len(labels))
-            c.true(f"{what}: {ch} labels short", all(len(l) <= 100 for l in labels), str(labels))
+            c.true(f"{what}: {ch} labels short", all(len(l) <= 115 for l in labels), str(labels))
             c.true(f"{what}: {ch} no C++ argument lists", not any(
                 l.startswith("void ") for l in labels), str(labels))
     if "gpu" in charts:
