@@ -172,11 +172,38 @@ static void free_loader(loader *l)
 
 /* ---- files --------------------------------------------------------------- */
 
-/* Longest label a data file keeps: bars have the width of the chart for
- * their names; tick labels less. */
-static size_t label_width(const chart_grid *g)
+/* Pixels a character takes at the charts' font (sans, 9 pt), roughly:
+ * capitals and wide letters more than the rest. */
+static double char_px(const unsigned char *c)
 {
-    return g->form == FORM_BARS || g->form == FORM_PAIRED ? 115 : 60;
+    if (c[0] == 0xE2 && c[1] == 0x80 && c[2] == 0xA6) /* … */
+        return 9.0;
+    if (*c == 'M' || *c == 'W' || *c == 'm' || *c == 'w')
+        return 10.5;
+    if ((*c >= 'A' && *c <= 'Z') || *c == '<' || *c == '>' || *c == '_')
+        return 8.4;
+    if (*c == 'i' || *c == 'l' || *c == 'j' || *c == '.' || *c == ',' || *c == ':' || *c == ' ' ||
+        *c == '(' || *c == ')' || *c == '\'' || *c == '|' || *c == 'I' || *c == 't' || *c == 'f')
+        return 4.0;
+    return 7.0;
+}
+
+/* Code points of a label a data file keeps: bar names span the chart's
+ * width (w - 60 pixels), as many characters as fit; tick labels 60. */
+static size_t label_width(const chart_grid *g, const char *label)
+{
+    if (g->form != FORM_BARS && g->form != FORM_PAIRED)
+        return 60;
+    double room = g->w - 60, px = 0, ellipsis = 9;
+    size_t points = 0, n = 0;
+    for (const unsigned char *p = (const unsigned char *)label; *p; p++)
+        if ((*p & 0xC0) != 0x80) {
+            points++;
+            px += char_px(p);
+            if (px + ellipsis <= room)
+                n = points;
+        }
+    return px <= room ? 0 : n; /* 0: never cut */
 }
 
 static void header_row(const chart_grid *g, pdb_buf *b)
@@ -202,7 +229,7 @@ static void data_row(const chart_grid *g, int x, pdb_buf *b)
     if (g->form == FORM_LINES)
         pdb_buf_addf(b, "%.9g", strtod(g->labels[x], NULL)); /* a number, never text */
     else
-        pdb_gp_data_label(b, g->labels[x], label_width(g));
+        pdb_gp_data_label(b, g->labels[x], label_width(g, g->labels[x]));
     bool zero_fill = g->form == FORM_COLUMNS || g->form == FORM_AREAS ||
                      g->form == FORM_SHARE_BARS;
     for (int s = 0; s < g->ns; s++) {
