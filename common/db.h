@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PDB_SCHEMA_VERSION 1
+#define PDB_SCHEMA_VERSION 2
 #define PDB_APPLICATION_ID 0x50444231 /* "PDB1" */
 /* How long a connection waits for another process's write transaction. */
 #define PDB_DB_BUSY_MS 30000

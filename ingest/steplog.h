@@ -5,7 +5,8 @@
  * steplog_megatron.c, steplog_blocks.c). A flavor reader starts a record with
  * pdb_steplog_record(), sets its context (step, epoch, rank, ...) and adds
  * values with pdb_steplog_value(); the writer maps raw names to canonical
- * metrics, infers units from names and inserts one row per value. */
+ * metrics, infers units from names and hands each value to the store
+ * (steplog_store.h), which keeps it in its series. */
 #ifndef PDB_STEPLOG_H
 #define PDB_STEPLOG_H
 
@@ -17,6 +18,7 @@
 
 typedef struct pdb_steplog_rule pdb_steplog_rule;
 typedef struct pdb_steplog_name pdb_steplog_name;
+typedef struct pdb_sl_store pdb_sl_store;
 
 /* Line recognisers used by the sniffer and by the text reader. */
 typedef enum {
@@ -28,13 +30,13 @@ typedef struct pdb_steplog_general pdb_steplog_general;
 typedef struct pdb_steplog {
     pdb_source *src;
     const char *flavor;          /* the flavor being read */
-    sqlite3_stmt *ins, *ins_note, *ins_block;
+    pdb_sl_store *store;         /* where values go (steplog_store.c) */
+    sqlite3_stmt *ins_note, *ins_block;
     pdb_steplog_rule *rules;
     int nrules;
     pdb_strmap *rule_cache;      /* raw name -> index in names */
     pdb_steplog_name *names;     /* resolved raw names (steplog_writer.c) */
     int nnames, names_cap;
-    int64_t first_rowid;         /* this source's rows are rowids >= first_rowid */
     /* the current record */
     int64_t record, line;
     const char *kind;
@@ -46,6 +48,10 @@ typedef struct pdb_steplog {
     bool is_step;                /* the record is a step of the run (default); eval and
                                   * summary records are not, and a file without a
                                   * single step record is refused */
+    int64_t pos;                 /* values of the record so far: the next one's position */
+    bool derived;                /* storing values derived after the file: their context
+                                  * and position are derived_ctx and derived_pos */
+    int64_t derived_ctx, derived_pos;
     int64_t step_records;        /* step records that stored a value */
     int64_t counted_record;      /* the last record counted in step_records */
     int64_t malformed;           /* record-like lines that did not parse */
@@ -55,7 +61,8 @@ typedef struct pdb_steplog {
     double tt_wall;
     int64_t meg_first_record;    /* first iteration record, window unknown until the next */
     int64_t hf_max_steps, hf_logging_steps, hf_train_dicts; /* HF Trainer stdout */
-    int64_t ds_engine, ds_record;  /* DeepSpeed-Chat: engine of the last step= line */
+    int64_t ds_engine;           /* DeepSpeed-Chat: engine of the last step= line */
+    bool ds_engines;             /* a second engine was seen: label the first's records */
     bool meg_timer_block;        /* inside Megatron's "(min, max) time across ranks" */
     bool seen_loss_record;       /* JSON Lines: a record with a loss or lr key was read */
     int64_t family_hits[16];     /* records per pdb_steplog_linekind */

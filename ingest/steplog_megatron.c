@@ -326,21 +326,6 @@ static int eq_fields(pdb_steplog *w, const char *s, size_t len, char sep)
     return 1;
 }
 
-/* The first engine's step line was stored before the second one showed
- * that there are two: name its rows engine0 now. */
-static int label_engine0(pdb_steplog *w)
-{
-    sqlite3_stmt *st;
-    if (pdb_db_prepare(w->src->db, "UPDATE steplog_values SET loader = 'engine0'"
-                                   " WHERE source_id = ? AND record = ?", &st) != PDB_OK)
-        return PDB_ERR;
-    sqlite3_bind_int64(st, 1, w->src->source_id);
-    sqlite3_bind_int64(st, 2, w->ds_record);
-    int rc = pdb_db_step_done(w->src->db, st);
-    pdb_db_release(st);
-    return rc;
-}
-
 int pdb_steplog_deepspeed_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno)
 {
     const char *p;
@@ -353,8 +338,10 @@ int pdb_steplog_deepspeed_line(pdb_steplog *w, const char *s, size_t len, int64_
         /* DeepSpeed-Chat runs two engines (actor, critic) that both print
          * "[Rank 0] step=N": a repeated N is the next engine's line. */
         int64_t engine = w->has_ds_step && step == w->ds_step ? w->ds_engine + 1 : 0;
-        if (engine == 1 && label_engine0(w) != PDB_OK)
-            return PDB_ERR;
+        /* The first engine's records were stored before the second engine
+         * showed that there are two: pdb_steplog_finish() labels them. */
+        if (engine == 1)
+            w->ds_engines = true;
         pdb_steplog_record(w, "ds_step", lineno);
         set_wall(w, s, len);
         w->has_rank = pdb_steplog_int_after(s, (size_t)(p - s), "[Rank ", &w->rank);
@@ -363,7 +350,6 @@ int pdb_steplog_deepspeed_line(pdb_steplog *w, const char *s, size_t len, int64_
         w->has_ds_step = true;
         w->ds_step = step;
         w->ds_engine = engine;
-        w->ds_record = w->record;
         if (engine > 0)
             snprintf(w->loader, sizeof w->loader, "engine%lld", (long long)engine);
         const char *sk = pdb_steplog_after(s, len, "skipped=");

@@ -1,0 +1,73 @@
+/* steplog_store.h: where step-log values go (internal to ingest/).
+ *
+ * The row writer (steplog_writer.c) decides what a value is; the store
+ * decides how it is kept: series, contexts and chunks of up to
+ * PDB_SL_CHUNK values (schemas/40_steplog.sql). Open chunks live in memory
+ * until their pattern breaks or they fill up; pdb_sl_flush() writes them
+ * all, which every pass over the stored values must call first. */
+#ifndef PDB_STEPLOG_STORE_H
+#define PDB_STEPLOG_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ingest/ingest.h"
+
+#define PDB_SL_CHUNK 32 /* values a chunk row holds: v1..v32 in the schema */
+
+typedef struct pdb_sl_store pdb_sl_store;
+
+/* What the values of a record share (a row of steplog_contexts). */
+typedef struct {
+    int64_t record, line;
+    bool has_step, has_epoch, has_wall;
+    int64_t step;
+    double epoch, wall;
+} pdb_sl_ctx;
+
+/* What a series is (a row of steplog_series). loader "" and split NULL are
+ * stored as NULL; raw is rawlen bytes. */
+typedef struct {
+    const char *kind, *loader, *split, *metric, *unit, *agg, *raw;
+    size_t rawlen;
+    bool has_rank;
+    int64_t rank;
+} pdb_sl_key;
+
+/* Opens the store for src (statements; this source's contexts and chunks
+ * are the rows added from now on). NULL with the error recorded. */
+pdb_sl_store *pdb_sl_open(pdb_source *src);
+/* Writes nothing: pdb_sl_flush() first. NULL is a no-op. */
+void pdb_sl_close(pdb_sl_store *st);
+
+/* The context id for c: the last one when c equals it, else a new row. */
+int pdb_sl_context(pdb_sl_store *st, const pdb_sl_ctx *c, int64_t *ctx_id);
+/* The series for k (an index for pdb_sl_add), creating its row the first
+ * time. Indexes stay valid until pdb_sl_forget(). */
+int pdb_sl_series(pdb_sl_store *st, const pdb_sl_key *k, int *series);
+/* The row id of a series index. */
+int64_t pdb_sl_series_id(const pdb_sl_store *st, int series);
+/* Adds a value (NaN and infinities are stored as NULL) to its series:
+ * context ctx_id, pos-th value of its record, window steps (0: NULL). */
+int pdb_sl_add(pdb_sl_store *st, int series, int64_t ctx_id, int64_t pos, int64_t window,
+               double value);
+/* Writes every open chunk. */
+int pdb_sl_flush(pdb_sl_store *st);
+/* Flushes and forgets every series (after SQL changed series rows, and when
+ * too many are cached): the next value of a series makes a new row. */
+int pdb_sl_forget(pdb_sl_store *st);
+/* Whether the cache is full (the writer then calls pdb_sl_forget). */
+bool pdb_sl_full(const pdb_sl_store *st);
+
+/* Chunk ids of this source are >= this. */
+int64_t pdb_sl_first_chunk(const pdb_sl_store *st);
+
+/* Rewrites stored chunk chunk_id (after pdb_sl_flush) so that the values in
+ * the slots marked in moved (moved[0] is slot 1) go to series to_series
+ * (0: their own) with window to_window (-1: their own; 0: NULL), the others
+ * staying as they are. Values keep their context and position. */
+int pdb_sl_move(pdb_sl_store *st, int64_t chunk_id, const bool moved[PDB_SL_CHUNK],
+                int64_t to_series, int64_t to_window);
+
+#endif
