@@ -12,5 +12,6 @@ const pdb_command pdb_commands[] = {
     {"check", cmd_check, "CI gate: exit 1 when a run is significantly slower than a baseline"},
     {"sql", cmd_sql, "run an SQL query against the database"},
     {"schema", cmd_schema, "print the database schema (tables users can query)"},
+    {"migrate", cmd_migrate, "upgrade a database written by an older profdb"},
     {NULL, NULL, NULL},
 };

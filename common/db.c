@@ -1,4 +1,4 @@
-/* db.c: opens databases, applies and checks the schema. */
+/* db.c: opens databases, applies, checks and migrates the schema. */
 #include "common/db.h"
 #include "common/error.h"
 
@@ -167,8 +167,42 @@ static int read_header(sqlite3 *db, int64_t *version, int64_t *app, int64_t *tab
     return rc == SQLITE_ROW ? PDB_OK : pdb_db_fail(db, "database error");
 }
 
-/* Decides whether the file is a new, current, older or foreign database. */
-static int check_schema(sqlite3 *db, const char *path, int flags)
+/* Brings an older database up to date: the migrations after its version,
+ * in order, and the new user_version, in one transaction (a failure leaves
+ * the file as it was). Another process may have migrated it meanwhile, so
+ * the version is read again under the write lock and *from is that one. */
+static int migrate(sqlite3 *db, const char *path, int *from)
+{
+    if (pdb_db_exec(db, "BEGIN IMMEDIATE") != PDB_OK)
+        return PDB_ERR;
+    int64_t version;
+    int rc = pdb_db_query_int(db, "PRAGMA user_version", 0, &version);
+    for (int64_t v = version; rc == PDB_OK && v < PDB_SCHEMA_VERSION; v++) {
+        assert(v >= 1 && (size_t)(v - 1) < pdb_migration_count);
+        if (pdb_db_exec(db, pdb_migration_texts[v - 1]) != PDB_OK) {
+            char msg[1024];
+            snprintf(msg, sizeof msg, "%s", pdb_errmsg());
+            rc = pdb_fail("%s: cannot migrate the schema from version %lld to %lld (%s): %s",
+                          path, (long long)v, (long long)v + 1, pdb_migration_names[v - 1], msg);
+        }
+    }
+    char pragma[64];
+    snprintf(pragma, sizeof pragma, "PRAGMA user_version=%d", PDB_SCHEMA_VERSION);
+    if (rc == PDB_OK && version < PDB_SCHEMA_VERSION)
+        rc = pdb_db_exec(db, pragma);
+    if (rc == PDB_OK)
+        rc = pdb_db_exec(db, "COMMIT");
+    if (rc != PDB_OK) {
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+        return PDB_ERR;
+    }
+    *from = (int)version;
+    return PDB_OK;
+}
+
+/* Decides whether the file is a new, current, older or foreign database;
+ * a writable connection migrates an older one (*from: its version). */
+static int check_schema(sqlite3 *db, const char *path, int flags, int *from)
 {
     int64_t version, app, tables;
     bool created, retried = false;
@@ -194,16 +228,24 @@ again:
         return pdb_fail("%s: schema version %lld is newer than this profdb supports (%d); "
                         "upgrade profdb",
                         path, (long long)version, PDB_SCHEMA_VERSION);
-    if (version < PDB_SCHEMA_VERSION)
-        return pdb_fail("%s: schema version %lld is older than %d and cannot be migrated; "
-                        "re-ingest into a new database",
+    *from = (int)version;
+    if (version < 1)
+        return pdb_fail("%s: schema version %lld is unknown (this profdb reads versions 1 to %d)",
                         path, (long long)version, PDB_SCHEMA_VERSION);
+    if (version < PDB_SCHEMA_VERSION && (flags & PDB_DB_READONLY))
+        return pdb_fail("%s: schema version %lld is older than this profdb's (%d); upgrade the "
+                        "database with 'profdb migrate --db %s' (any command that writes, such "
+                        "as 'profdb ingest', also does)",
+                        path, (long long)version, PDB_SCHEMA_VERSION, path);
+    if (version < PDB_SCHEMA_VERSION)
+        return migrate(db, path, from);
     return PDB_OK;
 }
 
-int pdb_db_open(const char *path, int flags, sqlite3 **out)
+static int open_db(const char *path, int flags, int *from, sqlite3 **out)
 {
     *out = NULL;
+    *from = PDB_SCHEMA_VERSION;
     bool memory = strcmp(path, ":memory:") == 0;
     if (!memory && !(flags & PDB_DB_CREATE) && access(path, F_OK) != 0)
         return pdb_fail("%s: no such database (create it with 'profdb ingest')", path);
@@ -219,7 +261,7 @@ int pdb_db_open(const char *path, int flags, sqlite3 **out)
     }
     /* Another profdb may be writing: wait for it rather than fail at once. */
     sqlite3_busy_timeout(db, PDB_DB_BUSY_MS);
-    if (check_schema(db, path, flags) != PDB_OK) {
+    if (check_schema(db, path, flags, from) != PDB_OK) {
         pdb_db_close(db); /* also drops its cached statements */
         return PDB_ERR;
     }
@@ -230,6 +272,20 @@ int pdb_db_open(const char *path, int flags, sqlite3 **out)
     }
     *out = db;
     return PDB_OK;
+}
+
+int pdb_db_open(const char *path, int flags, sqlite3 **out)
+{
+    int from;
+    int rc = open_db(path, flags, &from, out);
+    if (rc == PDB_OK && from < PDB_SCHEMA_VERSION)
+        pdb_warn("%s: schema upgraded from version %d to %d", path, from, PDB_SCHEMA_VERSION);
+    return rc;
+}
+
+int pdb_db_migrate(const char *path, int *from, sqlite3 **out)
+{
+    return open_db(path, 0, from, out);
 }
 
 void pdb_db_close(sqlite3 *db)
