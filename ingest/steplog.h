@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/strbuf.h"
 #include "ingest/ingest.h"
 
 typedef struct pdb_steplog_rule pdb_steplog_rule;
@@ -26,6 +27,16 @@ typedef enum {
     PDB_SL_HF, PDB_SL_RECTFLOW, PDB_SL_MAE, PDB_SL_KV,
 } pdb_steplog_linekind;
 typedef struct pdb_steplog_general pdb_steplog_general;
+
+/* DeepSpeed-Chat: a first engine's "step=N" line, held until the next step
+ * line says whether a second engine followed (steplog_megatron.c). */
+typedef struct {
+    bool held, has_rank, has_wall, has_lr;
+    int64_t record, line, rank, step;
+    double wall;
+    pdb_buf text;         /* the skipped= text, then the lr= text */
+    size_t skipped_len;
+} pdb_steplog_held;
 
 typedef struct pdb_steplog {
     pdb_source *src;
@@ -62,7 +73,7 @@ typedef struct pdb_steplog {
     int64_t meg_first_record;    /* first iteration record, window unknown until the next */
     int64_t hf_max_steps, hf_logging_steps, hf_train_dicts; /* HF Trainer stdout */
     int64_t ds_engine;           /* DeepSpeed-Chat: engine of the last step= line */
-    bool ds_engines;             /* a second engine was seen: label the first's records */
+    pdb_steplog_held ds_held;    /* its first engine's line, until the next one */
     bool meg_timer_block;        /* inside Megatron's "(min, max) time across ranks" */
     bool seen_loss_record;       /* JSON Lines: a record with a loss or lr key was read */
     int64_t family_hits[16];     /* records per pdb_steplog_linekind */
@@ -142,6 +153,8 @@ pdb_steplog_linekind pdb_steplog_classify(const char *line, size_t len);
  * 0 when not, PDB_ERR on a database error. */
 int pdb_steplog_megatron_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno);
 int pdb_steplog_deepspeed_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno);
+/* Stores a held DeepSpeed step line (at the end of the text). */
+int pdb_steplog_deepspeed_end(pdb_steplog *w);
 int pdb_steplog_block_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno);
 
 /* Like pdb_steplog_timestamp, also "MM/DD/YYYY HH:MM:SS", "MM/DD HH:MM:SS"

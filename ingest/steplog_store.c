@@ -31,6 +31,21 @@
 
 #define MAX_SERIES 16384
 
+/* What the passes after the file need of a series' values as read (written
+ * to temp.steplog_summary): its first two values whose context has a step,
+ * and over its non-NULL values their count, how often one was below the one
+ * before, the first and the last with their counter (step, else epoch, else
+ * record). */
+typedef struct {
+    int nstep;
+    int64_t s_record[2], s_pos[2], s_step[2], s_window[2];
+    int64_t f_chunk;  /* where the first stepped value went: chunk and slot */
+    int f_slot;
+    bool f_open;      /* ... in the open chunk, not written yet */
+    int64_t n, ndec, r1, p1;
+    double x1, c1, xn, cn;
+} summary;
+
 /* A series and its open chunk: n slots from context ctx, stride apart,
  * the empty ones marked in gaps. */
 typedef struct {
@@ -38,12 +53,13 @@ typedef struct {
     int64_t ctx, last_ctx, stride, pos, window;
     int n;
     uint32_t gaps;
+    summary sum;
     double v[PDB_SL_CHUNK];
 } series;
 
 struct pdb_sl_store {
     pdb_source *src;
-    sqlite3_stmt *ins_ctx, *ins_series, *ins_chunk;
+    sqlite3_stmt *ins_ctx, *ins_series, *ins_chunk, *ins_sum;
     pdb_strmap *keys; /* series key bytes -> index in s */
     series *s;
     int ns, cap;
@@ -77,7 +93,13 @@ pdb_sl_store *pdb_sl_open(pdb_source *src)
         pdb_db_query_int(db, "SELECT coalesce(max(ctx_id), 0) FROM steplog_contexts", 0,
                          &st->ctx_base) != PDB_OK ||
         pdb_db_query_int(db, "SELECT coalesce(max(chunk_id), 0) + 1 FROM steplog_chunks", 1,
-                         &st->first_chunk) != PDB_OK) {
+                         &st->first_chunk) != PDB_OK ||
+        pdb_db_exec(db, "CREATE TEMP TABLE IF NOT EXISTS steplog_summary (series_id INTEGER"
+                        " PRIMARY KEY, f_record, f_pos, f_step, f_window, f_chunk, f_slot,"
+                        " s_record, s_pos, s_step, s_window, n, ndec, x1, c1, xn, cn, r1, p1);"
+                        " DELETE FROM temp.steplog_summary") != PDB_OK ||
+        pdb_db_prepare(db, "INSERT OR REPLACE INTO temp.steplog_summary VALUES"
+                           " (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &st->ins_sum) != PDB_OK) {
         pdb_sl_close(st);
         return NULL;
     }
@@ -93,6 +115,7 @@ void pdb_sl_close(pdb_sl_store *st)
     pdb_db_release(st->ins_chunk);
     pdb_db_release(st->ins_ctx);
     pdb_db_release(st->ins_series);
+    pdb_db_release(st->ins_sum);
     if (st->keys)
         pdb_strmap_free(st->keys);
     free(st->s);
@@ -241,6 +264,7 @@ int pdb_sl_series(pdb_sl_store *st, const pdb_sl_key *k, int *index)
     }
     series *s = &st->s[st->ns];
     memset(s, 0, offsetof(series, v));
+    s->sum.f_slot = -1;
     s->id = id;
     pdb_strmap_put(st->keys, st->key.p, st->key.len, st->ns);
     *index = st->ns++;
@@ -294,12 +318,49 @@ static int flush_series(pdb_sl_store *st, series *s)
     if (s->n == 0)
         return PDB_OK;
     int rc = write_chunk(st, s->id, s->ctx, s->stride, s->pos, s->window, s->n, s->gaps, s->v);
+    if (s->sum.f_open) {
+        s->sum.f_open = false;
+        s->sum.f_chunk = sqlite3_last_insert_rowid(st->src->db);
+    }
     s->n = 0;
     return rc;
 }
 
+/* Adds value v, the pos-th of its record, in the last context written, to
+ * the summary of its series; it sits in slot `slot` of the open chunk. */
+static void summarise(pdb_sl_store *st, summary *m, int64_t pos, int64_t window, double v,
+                      int slot)
+{
+    const pdb_sl_ctx *x = &st->last;
+    if (x->has_step && m->nstep < 2) {
+        int i = m->nstep++;
+        m->s_record[i] = x->record;
+        m->s_pos[i] = pos;
+        m->s_step[i] = x->step;
+        m->s_window[i] = window;
+        if (i == 0) {
+            m->f_open = true;
+            m->f_slot = slot;
+        }
+    }
+    if (!isfinite(v))
+        return; /* stored NULL */
+    double c = x->has_step ? (double)x->step : x->has_epoch ? x->epoch : (double)x->record;
+    if (m->n == 0) {
+        m->x1 = v;
+        m->c1 = c;
+        m->r1 = x->record;
+        m->p1 = pos;
+    } else if (v < m->xn) {
+        m->ndec++;
+    }
+    m->xn = v;
+    m->cn = c;
+    m->n++;
+}
+
 int pdb_sl_add(pdb_sl_store *st, int index, int64_t ctx, int64_t pos, int64_t window,
-               double value)
+               double value, bool as_read)
 {
     assert(index >= 0 && index < st->ns);
     series *s = &st->s[index];
@@ -334,6 +395,10 @@ int pdb_sl_add(pdb_sl_store *st, int index, int64_t ctx, int64_t pos, int64_t wi
         s->gaps |= 1u << s->n++;
     s->v[s->n++] = value;
     s->last_ctx = ctx;
+    if (as_read) {
+        assert(st->has_last && ctx == st->last_id);
+        summarise(st, &s->sum, pos, window, value, s->n);
+    }
     return PDB_OK;
 }
 
@@ -345,9 +410,55 @@ int pdb_sl_flush(pdb_sl_store *st)
     return PDB_OK;
 }
 
-int pdb_sl_forget(pdb_sl_store *st)
+static void bind_int_or_null(sqlite3_stmt *q, int i, bool has, int64_t v)
+{
+    if (has)
+        sqlite3_bind_int64(q, i, v);
+    else
+        sqlite3_bind_null(q, i);
+}
+
+/* Writes a series' summary (after its chunk was flushed). */
+static int write_summary(pdb_sl_store *st, const series *s)
+{
+    const summary *m = &s->sum;
+    assert(!m->f_open);
+    sqlite3_stmt *q = st->ins_sum;
+    sqlite3_bind_int64(q, 1, s->id);
+    for (int i = 0; i < 2; i++) {
+        bool has = m->nstep > i;
+        int col = i ? 8 : 2;
+        bind_int_or_null(q, col, has, m->s_record[i]);
+        bind_int_or_null(q, col + 1, has, m->s_pos[i]);
+        bind_int_or_null(q, col + 2, has, m->s_step[i]);
+        bind_int_or_null(q, col + 3, has && m->s_window[i] > 0, m->s_window[i]);
+    }
+    bind_int_or_null(q, 6, m->nstep > 0, m->f_chunk);
+    bind_int_or_null(q, 7, m->nstep > 0, m->f_slot);
+    sqlite3_bind_int64(q, 12, m->n);
+    sqlite3_bind_int64(q, 13, m->ndec);
+    sqlite3_bind_double(q, 14, m->x1);
+    sqlite3_bind_double(q, 15, m->c1);
+    sqlite3_bind_double(q, 16, m->xn);
+    sqlite3_bind_double(q, 17, m->cn);
+    sqlite3_bind_int64(q, 18, m->r1);
+    sqlite3_bind_int64(q, 19, m->p1);
+    return pdb_db_step_done(st->src->db, q);
+}
+
+int pdb_sl_summarise(pdb_sl_store *st)
 {
     if (pdb_sl_flush(st) != PDB_OK)
+        return PDB_ERR;
+    for (int i = 0; i < st->ns; i++)
+        if (write_summary(st, &st->s[i]) != PDB_OK)
+            return PDB_ERR;
+    return PDB_OK;
+}
+
+int pdb_sl_forget(pdb_sl_store *st)
+{
+    if (pdb_sl_summarise(st) != PDB_OK)
         return PDB_ERR;
     pdb_strmap_free(st->keys);
     st->keys = pdb_strmap_new();

@@ -49,13 +49,24 @@ int pdb_sl_series(pdb_sl_store *st, const pdb_sl_key *k, int *series);
 /* The row id of a series index. */
 int64_t pdb_sl_series_id(const pdb_sl_store *st, int series);
 /* Adds a value (NaN and infinities are stored as NULL) to its series:
- * context ctx_id, pos-th value of its record, window steps (0: NULL). */
+ * context ctx_id, pos-th value of its record, window steps (0: NULL).
+ * as_read: a value of the file, in the last context written (counted in the
+ * series' summary); else one derived after the file. */
 int pdb_sl_add(pdb_sl_store *st, int series, int64_t ctx_id, int64_t pos, int64_t window,
-               double value);
+               double value, bool as_read);
 /* Writes every open chunk. */
 int pdb_sl_flush(pdb_sl_store *st);
-/* Flushes and forgets every series (after SQL changed series rows, and when
- * too many are cached): the next value of a series makes a new row. */
+/* Flushes, then writes what the passes after the file read of each cached
+ * series to temp.steplog_summary (one row per series, replaced): its first
+ * two values whose context has a step (f_/s_ record, pos, step, window; the
+ * first's f_chunk and f_slot), and over its non-NULL values: n, ndec (values
+ * below the one before), the first and last value (x1, xn) with their
+ * counters (c1, cn: step, else epoch, else record) and the first's record
+ * and pos (r1, p1). Values added with another context than the last one
+ * written (derived values) are not counted. */
+int pdb_sl_summarise(pdb_sl_store *st);
+/* Summarises, then forgets every series (after SQL changed series rows, and
+ * when too many are cached): the next value of a series makes a new row. */
 int pdb_sl_forget(pdb_sl_store *st);
 /* Whether the cache is full (the writer then calls pdb_sl_forget). */
 bool pdb_sl_full(const pdb_sl_store *st);

@@ -268,7 +268,7 @@ int pdb_steplog_value(pdb_steplog *w, const char *raw, size_t rawlen, double val
     }
     int series;
     if (series_of(w, name, &k, &series) != PDB_OK ||
-        pdb_sl_add(w->store, series, ctx, pos, window, value) != PDB_OK)
+        pdb_sl_add(w->store, series, ctx, pos, window, value, !w->derived) != PDB_OK)
         return PDB_ERR;
     if (w->is_step && w->counted_record != w->record) {
         w->counted_record = w->record;
@@ -362,6 +362,7 @@ int pdb_steplog_open(pdb_steplog *w)
 void pdb_steplog_close(pdb_steplog *w)
 {
     pdb_sl_close(w->store);
+    pdb_buf_free(&w->ds_held.text);
     pdb_db_release(w->ins_note);
     pdb_db_release(w->ins_block);
     for (int r = 0; r < w->nrules; r++) {
@@ -397,55 +398,49 @@ void pdb_steplog_close(pdb_steplog *w)
  * epoch, else the record ordinal. "About zero" is within a quarter of the
  * last value: a per-step time that happens to creep up extrapolates to
  * nearly its own size, a clock to the length of its first interval. Unit
- * and agg are the series', so the change is one of series rows. */
+ * and agg are the series', so the change is one of series rows; what it
+ * needs of the values (count, decreases, first and last) is in
+ * temp.steplog_summary (steplog_store.h), one row per series row: a series
+ * the store forgot and met again has two, read one after the other. */
 static const char *const detect_cumulative_sql =
     "UPDATE steplog_series SET agg = 'cumulative',"
     " metric = CASE metric WHEN 'step_time' THEN 'elapsed_time' ELSE metric END"
     " WHERE source_id = ?2 AND unit = 's' AND agg = 'point'"
     " AND (" SERIES ") IN ("
-    "  WITH v AS (SELECT raw_name, kind, split, rank, loader, record, pos, value,"
-    "     coalesce(step, epoch, record) AS c FROM steplog_points"
-    "     WHERE " SOURCE_POINTS " AND unit = 's' AND agg = 'point' AND value IS NOT NULL),"
-    "  d AS (SELECT raw_name AS rn, kind AS k, coalesce(split, '') AS sp, coalesce(rank, -1) AS rk,"
-    "     coalesce(loader, '') AS ld, value AS x, c, value - lag(value) OVER w AS dx,"
-    "     row_number() OVER w AS i, count(*) OVER p AS n FROM v"
-    "     WINDOW p AS (PARTITION BY raw_name, kind, split, rank, loader),"
-    "     w AS (p ORDER BY record, pos)),"
-    "  g AS (SELECT rn, k, sp, rk, ld, max(n) AS n, sum(dx < 0) AS ndec,"
-    "     max(CASE WHEN i = 1 THEN x END) AS x1, max(CASE WHEN i = 1 THEN c END) AS c1,"
-    "     max(CASE WHEN i = n THEN x END) AS xn, max(CASE WHEN i = n THEN c END) AS cn"
-    "     FROM d GROUP BY rn, k, sp, rk, ld)"
+    "  WITH t AS (SELECT m.*, s.raw_name AS rn, s.kind AS k, coalesce(s.split, '') AS sp,"
+    "     coalesce(s.rank, -1) AS rk, coalesce(s.loader, '') AS ld"
+    "     FROM temp.steplog_summary m JOIN steplog_series s USING (series_id)"
+    "     WHERE s.source_id = ?2 AND s.unit = 's' AND s.agg = 'point'"
+    "     AND coalesce(s.split, 'train') = 'train' AND m.n > 0),"
+    "  o AS (SELECT *, coalesce(x1 < lag(xn) OVER w, 0) AS bdec, first_value(x1) OVER w AS gx1,"
+    "     first_value(c1) OVER w AS gc1, last_value(xn) OVER w AS gxn,"
+    "     last_value(cn) OVER w AS gcn FROM t"
+    "     WINDOW w AS (PARTITION BY rn, k, sp, rk, ld ORDER BY r1, p1"
+    "     ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)),"
+    "  g AS (SELECT rn, k, sp, rk, ld, sum(n) AS n, sum(ndec) + sum(bdec) AS ndec,"
+    "     max(gx1) AS x1, max(gc1) AS c1, max(gxn) AS xn, max(gcn) AS cn"
+    "     FROM o GROUP BY rn, k, sp, rk, ld)"
     "  SELECT rn, k, sp, rk, ld FROM g WHERE n >= 3 AND ndec = 0 AND xn > x1 AND cn > c1"
     "  AND abs(x1 - (xn - x1) / (cn - c1) * c1) <= 0.25 * xn)";
 
 /* The first record of an interval log does not know its interval: Megatron
  * resumed at iteration 43 does not average over 43 iterations. Readers leave
  * its window NULL; here it gets the distance to the next record of the same
- * series (the log interval), when that record has a window. Rows: the
- * value's chunk and slot, and its window. */
+ * series (the log interval), when that record has a window. Of the values
+ * whose context has a step, only each series' first two can be a group's
+ * first two: temp.steplog_summary has them. Rows: the value's chunk and
+ * slot, and its window. */
 static const char *const first_window_sql =
-    "SELECT chunk_id, slot, w FROM ("
-    "  SELECT chunk_id, slot, window, lead(step) OVER s - step AS w, lead(window) OVER s AS nw,"
-    "  row_number() OVER s AS i FROM steplog_points WHERE chunk_id >= ?1 AND step IS NOT NULL"
-    "  WINDOW s AS (PARTITION BY " SERIES " ORDER BY record, pos))"
-    " WHERE i = 1 AND w > 0 AND nw IS NOT NULL AND window IS NULL ORDER BY chunk_id, slot";
-
-/* DeepSpeed-Chat runs two engines (actor, critic) that both print
- * "[Rank 0] step=N": the reader labels the second engine's records
- * 'engine1' and, here, the first engine's: a ds_step record without a
- * loader followed by an engine1 record (the same step, by how the reader
- * numbers engines) is engine0. Rows: the values to relabel, by chunk, with
- * whether they are all of their series. */
-static const char *const engine0_sql =
-    "WITH r AS (SELECT record, max(loader) AS ld FROM steplog_points"
-    "   WHERE chunk_id >= ?1 AND kind = 'ds_step' GROUP BY record),"
-    " e0 AS (SELECT record FROM (SELECT record, ld, lead(ld) OVER (ORDER BY record) AS nld"
-    "   FROM r) WHERE ld IS NULL AND nld = 'engine1'),"
-    " v AS (SELECT chunk_id, slot, series_id, count(*) OVER (PARTITION BY series_id) AS moved"
-    "   FROM steplog_points WHERE chunk_id >= ?1 AND kind = 'ds_step' AND loader IS NULL"
-    "   AND record IN (SELECT record FROM e0))"
-    " SELECT chunk_id, slot, series_id, moved = (SELECT count(*) FROM steplog_points p"
-    "   WHERE p.series_id = v.series_id) FROM v ORDER BY chunk_id, slot";
+    "WITH c AS (SELECT series_id, f_record AS r, f_pos AS p, f_step AS step, f_window AS win,"
+    "   f_chunk AS chunk, f_slot AS slot FROM temp.steplog_summary WHERE f_record IS NOT NULL"
+    "  UNION ALL SELECT series_id, s_record, s_pos, s_step, s_window, NULL, NULL"
+    "   FROM temp.steplog_summary WHERE s_record IS NOT NULL),"
+    " g AS (SELECT c.*, row_number() OVER o AS i, lead(c.step) OVER o - c.step AS w,"
+    "   lead(c.win) OVER o AS nw FROM c JOIN steplog_series s USING (series_id)"
+    "   WHERE s.source_id = ?2"
+    "   WINDOW o AS (PARTITION BY " SERIES " ORDER BY c.r, c.p))"
+    " SELECT chunk, slot, w FROM g WHERE i = 1 AND w > 0 AND nw IS NOT NULL AND win IS NULL"
+    " ORDER BY chunk, slot";
 
 /* Per-step times from cumulative clocks: the difference to the previous
  * record of the same series over the steps between them (window). A value
@@ -562,52 +557,6 @@ static int first_window_dest(pdb_steplog *w, sqlite3_stmt *row, move_to *to)
     return PDB_OK;
 }
 
-/* engine0_sql rows: a series whose every value moves is relabelled in
- * place (its chunks stay); otherwise the values go to the series with
- * loader engine0, made from the old one's row the first time. */
-static int engine0_dest(pdb_steplog *w, sqlite3_stmt *row, move_to *to)
-{
-    sqlite3 *db = w->src->db;
-    int64_t sid = sqlite3_column_int64(row, 2);
-    sqlite3_stmt *st;
-    if (sqlite3_column_int(row, 3)) {
-        *to = (move_to){false, 0, -1};
-        if (pdb_db_prepare(db, "UPDATE steplog_series SET loader = 'engine0'"
-                               " WHERE series_id = ?", &st) != PDB_OK)
-            return PDB_ERR;
-        sqlite3_bind_int64(st, 1, sid);
-        int rc = pdb_db_step_done(db, st);
-        pdb_db_release(st);
-        return rc;
-    }
-    *to = (move_to){true, 0, -1};
-    if (pdb_db_prepare(db, "SELECT e.series_id FROM steplog_series s JOIN steplog_series e"
-                           " ON e.source_id = s.source_id AND e.kind = s.kind"
-                           " AND e.rank IS s.rank AND e.loader = 'engine0' AND e.split IS s.split"
-                           " AND e.metric = s.metric AND e.unit = s.unit AND e.agg = s.agg"
-                           " AND e.raw_name = s.raw_name WHERE s.series_id = ?", &st) != PDB_OK)
-        return PDB_ERR;
-    sqlite3_bind_int64(st, 1, sid);
-    int r = sqlite3_step(st);
-    to->to_series = r == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-    pdb_db_release(st);
-    if (r == SQLITE_ROW)
-        return PDB_OK;
-    if (r != SQLITE_DONE)
-        return pdb_db_fail(db, "engine labels");
-    if (pdb_db_prepare(db, "INSERT INTO steplog_series (run_id, source_id, kind, rank, loader,"
-                           " split, metric, unit, agg, raw_name, ctx_base)"
-                           " SELECT run_id, source_id, kind, rank, 'engine0', split, metric,"
-                           " unit, agg, raw_name, ctx_base FROM steplog_series"
-                           " WHERE series_id = ?", &st) != PDB_OK)
-        return PDB_ERR;
-    sqlite3_bind_int64(st, 1, sid);
-    int rc = pdb_db_step_done(db, st);
-    pdb_db_release(st);
-    to->to_series = sqlite3_last_insert_rowid(db);
-    return rc;
-}
-
 /* Runs a derivation query and stores each row it returns as a derived value
  * of the row's record and context. Columns: record, ctx_id, kind, rank,
  * loader, split, raw name (or the clock it comes from), pick, value, window.
@@ -672,9 +621,7 @@ int pdb_steplog_finish(pdb_steplog *w)
 {
     sqlite3 *db = w->src->db;
     sqlite3_stmt *st;
-    int rc = PDB_OK;
-    if (w->ds_engines)
-        rc = move_values(w, engine0_sql, engine0_dest);
+    int rc = pdb_sl_summarise(w->store);
     if (rc == PDB_OK)
         rc = move_values(w, first_window_sql, first_window_dest);
     if (rc == PDB_OK)
