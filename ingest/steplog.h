@@ -38,6 +38,8 @@ typedef struct {
     size_t skipped_len;
 } pdb_steplog_held;
 
+#define PDB_SL_NAME_AT 64
+
 typedef struct pdb_steplog {
     pdb_source *src;
     const char *flavor;          /* the flavor being read */
@@ -48,6 +50,12 @@ typedef struct pdb_steplog {
     pdb_strmap *rule_cache;      /* raw name -> index in names */
     pdb_steplog_name *names;     /* resolved raw names (steplog_writer.c) */
     int nnames, names_cap;
+    int name_at[PDB_SL_NAME_AT]; /* names[i - 1] was the last value at this position
+                                  * in its record; 0: none */
+    int class_at[PDB_SL_NAME_AT]; /* the same for pdb_steplog_name_class */
+    pdb_strmap *interned;        /* kinds and splits of derived values (derive()) */
+    char **interned_strs;
+    int ninterned;
     /* the current record */
     int64_t record, line;
     const char *kind;
@@ -82,7 +90,9 @@ typedef struct pdb_steplog {
     pdb_steplog_general *gen;    /* the general reader (steplog_general.c), or NULL */
 } pdb_steplog;
 
-/* Starts a new record at line `line`; context fields are reset. */
+/* Starts a new record at line `line`; context fields are reset. kind (and
+ * w->kind, w->split, units and aggs given to the writer) must outlive the
+ * writer: literals or the flavor's name. */
 void pdb_steplog_record(pdb_steplog *w, const char *kind, int64_t line);
 /* Adds one value of the current record. unit is canonical ("s", "%", ...) or
  * NULL to infer it from the raw name (ms suffixes and the like, scaling the
@@ -143,6 +153,11 @@ int pdb_steplog_general_end(pdb_steplog *w);
 bool pdb_steplog_val_name(const char *name, size_t len);
 bool pdb_steplog_train_key(const char *name, size_t len);
 bool pdb_steplog_eval_metric(const char *name, size_t len);
+/* The three above for a name a log repeats, answered from the writer's name
+ * cache (steplog_writer.c): PDB_SL_NAME_* bits. at: the name's position in
+ * its record (-1: none), which makes a repeated order cheap. */
+enum { PDB_SL_NAME_TRAIN = 1, PDB_SL_NAME_VAL = 2, PDB_SL_NAME_EVAL = 4 };
+int pdb_steplog_name_class(pdb_steplog *w, const char *name, size_t len, int at);
 /* Whether a line is a step record of the general reader (for sniffing). */
 bool pdb_steplog_general_is_step_line(const char *s, size_t len);
 

@@ -90,19 +90,27 @@ struct pdb_steplog_name {
     double factor;
     const char *split; /* implied by the name, or NULL */
     char loader[64];   /* implied by the name, or "" */
+    int classes;       /* PDB_SL_NAME_* bits, once class_known */
+    bool class_known;
+    char *raw;         /* the raw name (the map's key, kept for name_at) */
+    size_t rawlen;
     /* the series of the last value: index in the store, and its key */
     int series;
     const char *s_kind, *s_split, *s_unit, *s_agg;
-    char s_kind_buf[32], s_loader[64];
+    char s_loader[64];
     bool s_has_rank;
     int64_t s_rank;
 };
 
 static void forget_names(pdb_steplog *w)
 {
-    for (int i = 0; i < w->nnames; i++)
+    for (int i = 0; i < w->nnames; i++) {
         free(w->names[i].metric);
+        free(w->names[i].raw);
+    }
     w->nnames = 0;
+    memset(w->name_at, 0, sizeof w->name_at);
+    memset(w->class_at, 0, sizeof w->class_at);
     pdb_strmap_free(w->rule_cache);
     w->rule_cache = pdb_strmap_new();
 }
@@ -154,6 +162,8 @@ static pdb_steplog_name *resolve(pdb_steplog *w, const char *raw, size_t len)
     e->split = split_from_name(raw, len);
     loader_from_name(raw, len, e->loader, sizeof e->loader);
     e->series = -1;
+    e->raw = pdb_xstrndup(raw, len);
+    e->rawlen = len;
     pdb_strmap_put(w->rule_cache, raw, len, w->nnames);
     return &w->names[w->nnames++];
 }
@@ -188,6 +198,36 @@ static void loader_from_name(const char *raw, size_t len, char *out, size_t cap)
     out[n] = '\0';
 }
 
+/* The name at position `at` of a record (-1: unknown), or `raw`: the one at
+ * that position last time when it is the same, else from the map. A log
+ * prints its names in the same order on every line. */
+static pdb_steplog_name *resolve_at(pdb_steplog *w, int *cache, int64_t at, const char *raw,
+                                    size_t rawlen)
+{
+    if (at >= 0 && at < PDB_SL_NAME_AT && cache[at] > 0) {
+        pdb_steplog_name *e = &w->names[cache[at] - 1];
+        if (e->rawlen == rawlen && memcmp(e->raw, raw, rawlen) == 0)
+            return e;
+    }
+    pdb_steplog_name *e = resolve(w, raw, rawlen);
+    if (at >= 0 && at < PDB_SL_NAME_AT)
+        cache[at] = (int)(e - w->names) + 1;
+    return e;
+}
+
+int pdb_steplog_name_class(pdb_steplog *w, const char *name, size_t len, int at)
+{
+    pdb_steplog_name *e = resolve_at(w, w->class_at, at, name, len);
+    if (!e->class_known) {
+        bool val = pdb_steplog_val_name(name, len);
+        e->classes = (val ? PDB_SL_NAME_VAL : 0) |
+                     (!val && pdb_steplog_train_key(name, len) ? PDB_SL_NAME_TRAIN : 0) |
+                     (pdb_steplog_eval_metric(name, len) ? PDB_SL_NAME_EVAL : 0);
+        e->class_known = true;
+    }
+    return e->classes;
+}
+
 void pdb_steplog_record(pdb_steplog *w, const char *kind, int64_t line)
 {
     w->record++;
@@ -206,7 +246,9 @@ static bool same_str(const char *a, const char *b)
 }
 
 /* Whether the last series of a name has this key (the name fixes metric
- * and raw name). The cached kind is a copy: readers may pass a buffer. */
+ * and raw name). Kinds, splits, units and aggs are strings that outlive the
+ * writer (literals, the flavor's name, kinds interned by derive()), so the
+ * same pointer is the same text; different pointers are compared. */
 static bool same_series(const pdb_steplog_name *e, const pdb_sl_key *k)
 {
     return e->series >= 0 && same_str(e->s_kind, k->kind) && same_str(e->s_split, k->split) &&
@@ -215,9 +257,7 @@ static bool same_series(const pdb_steplog_name *e, const pdb_sl_key *k)
            strcmp(e->s_loader, k->loader) == 0;
 }
 
-/* The store index of the series for key k of name e. Unit and agg are the
- * callers' literals or the units table's; split is a literal; kind may be a
- * buffer, so it is copied (a kind longer than the copy is never cached). */
+/* The store index of the series for key k of name e. */
 static int series_of(pdb_steplog *w, pdb_steplog_name *e, const pdb_sl_key *k, int *series)
 {
     if (same_series(e, k)) {
@@ -231,10 +271,8 @@ static int series_of(pdb_steplog *w, pdb_steplog_name *e, const pdb_sl_key *k, i
     }
     if (pdb_sl_series(w->store, k, series) != PDB_OK)
         return PDB_ERR;
-    size_t kl = strlen(k->kind);
-    e->series = kl < sizeof e->s_kind_buf ? *series : -1;
-    memcpy(e->s_kind_buf, k->kind, kl < sizeof e->s_kind_buf ? kl + 1 : 1);
-    e->s_kind = e->s_kind_buf;
+    e->series = *series;
+    e->s_kind = k->kind;
     e->s_split = k->split;
     e->s_unit = k->unit;
     e->s_agg = k->agg;
@@ -247,7 +285,7 @@ static int series_of(pdb_steplog *w, pdb_steplog_name *e, const pdb_sl_key *k, i
 int pdb_steplog_value(pdb_steplog *w, const char *raw, size_t rawlen, double value,
                       const char *unit, const char *agg, int64_t window)
 {
-    pdb_steplog_name *name = resolve(w, raw, rawlen);
+    pdb_steplog_name *name = resolve_at(w, w->name_at, w->derived ? -1 : w->pos, raw, rawlen);
     if (!unit) {
         unit = name->unit ? name->unit : "";
         value *= name->factor;
@@ -370,13 +408,20 @@ void pdb_steplog_close(pdb_steplog *w)
         free(w->rules[r].metric);
     }
     free(w->rules);
-    for (int i = 0; i < w->nnames; i++)
+    for (int i = 0; i < w->nnames; i++) {
         free(w->names[i].metric);
+        free(w->names[i].raw);
+    }
     free(w->names);
     if (w->rule_cache)
         pdb_strmap_free(w->rule_cache);
     if (w->gen)
         pdb_steplog_general_free(w->gen);
+    for (int i = 0; i < w->ninterned; i++)
+        free(w->interned_strs[i]);
+    free(w->interned_strs);
+    if (w->interned)
+        pdb_strmap_free(w->interned);
 }
 
 /* ---- post-passes over the source's values -------------------------------------- */
@@ -557,6 +602,25 @@ static int first_window_dest(pdb_steplog *w, sqlite3_stmt *row, move_to *to)
     return PDB_OK;
 }
 
+/* A kind or split read back from the database, as a string that outlives
+ * the writer (see same_series). */
+static const char *intern(pdb_steplog *w, const unsigned char *text)
+{
+    if (!text)
+        return NULL;
+    size_t n = strlen((const char *)text);
+    int64_t i;
+    if (!w->interned)
+        w->interned = pdb_strmap_new();
+    if (pdb_strmap_get(w->interned, (const char *)text, n, &i))
+        return w->interned_strs[i];
+    w->interned_strs = pdb_xrealloc(w->interned_strs,
+                                    (size_t)(w->ninterned + 1) * sizeof *w->interned_strs);
+    w->interned_strs[w->ninterned] = pdb_xstrdup((const char *)text);
+    pdb_strmap_put(w->interned, (const char *)text, n, w->ninterned);
+    return w->interned_strs[w->ninterned++];
+}
+
 /* Runs a derivation query and stores each row it returns as a derived value
  * of the row's record and context. Columns: record, ctx_id, kind, rank,
  * loader, split, raw name (or the clock it comes from), pick, value, window.
@@ -570,7 +634,7 @@ static int derive(pdb_steplog *w, const char *sql, int pass,
     sqlite3_stmt *st;
     if (prepare_pass(w, sql, &st) != PDB_OK)
         return PDB_ERR;
-    char kind[64], split[16], loader[sizeof w->loader], name[200];
+    char loader[sizeof w->loader], name[200];
     int rc = PDB_OK, r;
     int64_t last_record = -1, k = 0;
     w->derived = true;
@@ -581,16 +645,13 @@ static int derive(pdb_steplog *w, const char *sql, int pass,
         w->record = record;
         w->derived_ctx = sqlite3_column_int64(st, 1);
         w->derived_pos = ((int64_t)pass << 20) + k;
-        snprintf(kind, sizeof kind, "%s", (const char *)sqlite3_column_text(st, 2));
-        w->kind = kind;
+        w->kind = intern(w, sqlite3_column_text(st, 2));
         w->has_rank = sqlite3_column_type(st, 3) != SQLITE_NULL;
         w->rank = sqlite3_column_int64(st, 3);
         const unsigned char *ld = sqlite3_column_text(st, 4);
         snprintf(loader, sizeof loader, "%s", ld ? (const char *)ld : "");
         snprintf(w->loader, sizeof w->loader, "%s", loader);
-        const unsigned char *sp = sqlite3_column_text(st, 5);
-        snprintf(split, sizeof split, "%s", sp ? (const char *)sp : "");
-        w->split = sp ? split : NULL;
+        w->split = intern(w, sqlite3_column_text(st, 5));
         w->is_step = false; /* derived values do not make a file a step log */
         name_of(st, name, sizeof name);
         rc = pdb_steplog_value(w, name, strlen(name), sqlite3_column_double(st, 8),
