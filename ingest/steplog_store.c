@@ -66,7 +66,6 @@ struct pdb_sl_store {
     pdb_buf key;
     int64_t ctx_base;   /* this source's contexts are the ids above */
     int64_t next_ctx;   /* the id of the next context row */
-    int64_t first_chunk;
     bool has_last;
     pdb_sl_ctx last;    /* the last context written, as stored */
     int64_t last_id;
@@ -92,8 +91,6 @@ pdb_sl_store *pdb_sl_open(pdb_source *src)
                            " VALUES (?,?,?,?,?,?,?,?,?,?,?)", &st->ins_series) != PDB_OK ||
         pdb_db_query_int(db, "SELECT coalesce(max(ctx_id), 0) FROM steplog_contexts", 0,
                          &st->ctx_base) != PDB_OK ||
-        pdb_db_query_int(db, "SELECT coalesce(max(chunk_id), 0) + 1 FROM steplog_chunks", 1,
-                         &st->first_chunk) != PDB_OK ||
         pdb_db_exec(db, "CREATE TEMP TABLE IF NOT EXISTS steplog_summary (series_id INTEGER"
                         " PRIMARY KEY, f_record, f_pos, f_step, f_window, f_chunk, f_slot,"
                         " s_record, s_pos, s_step, s_window, n, ndec, x1, c1, xn, cn, r1, p1);"
@@ -121,11 +118,6 @@ void pdb_sl_close(pdb_sl_store *st)
     free(st->s);
     pdb_buf_free(&st->key);
     free(st);
-}
-
-int64_t pdb_sl_first_chunk(const pdb_sl_store *st)
-{
-    return st->first_chunk;
 }
 
 /* ---- contexts ----------------------------------------------------------- */

@@ -35,8 +35,8 @@ typedef struct {
     int64_t rank;
 } pdb_sl_key;
 
-/* Opens the store for src (statements; this source's contexts and chunks
- * are the rows added from now on). NULL with the error recorded. */
+/* Opens the store for src (statements; this source's contexts are the
+ * ctx_ids added from now on). NULL with the error recorded. */
 pdb_sl_store *pdb_sl_open(pdb_source *src);
 /* Writes nothing: pdb_sl_flush() first. NULL is a no-op. */
 void pdb_sl_close(pdb_sl_store *st);
@@ -70,9 +70,6 @@ int pdb_sl_summarise(pdb_sl_store *st);
 int pdb_sl_forget(pdb_sl_store *st);
 /* Whether the cache is full (the writer then calls pdb_sl_forget). */
 bool pdb_sl_full(const pdb_sl_store *st);
-
-/* Chunk ids of this source are >= this. */
-int64_t pdb_sl_first_chunk(const pdb_sl_store *st);
 
 /* Rewrites stored chunk chunk_id (after pdb_sl_flush) so that the values in
  * the slots marked in moved (moved[0] is slot 1) go to series to_series

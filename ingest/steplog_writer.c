@@ -426,12 +426,12 @@ void pdb_steplog_close(pdb_steplog *w)
 
 /* ---- post-passes over the source's values -------------------------------------- */
 
-/* The passes read steplog_points (schemas/40_steplog.sql) over this
- * source's chunks, ?1 = its first chunk_id; ?2 is its source_id. Every
- * open chunk is written before a pass reads. Where the order within a
- * record matters, it is (record, pos): the order the values were read. */
+/* The passes read steplog_points (schemas/40_steplog.sql) or the series
+ * summaries of this source, ?1 = its source_id. Every open chunk is written
+ * before a pass reads. Where the order within a record matters, it is
+ * (record, pos): the order the values were read. */
 /* Training values of this source: no eval or summary split. */
-#define SOURCE_POINTS "chunk_id >= ?1 AND coalesce(split, 'train') = 'train'"
+#define SOURCE_POINTS "source_id = ?1 AND coalesce(split, 'train') = 'train'"
 /* One series as the passes group values: the same raw name in records of
  * one kind, split, rank, loader (whatever their unit and agg). */
 #define SERIES "raw_name, kind, coalesce(split, ''), coalesce(rank, -1), coalesce(loader, '')"
@@ -450,12 +450,12 @@ void pdb_steplog_close(pdb_steplog *w)
 static const char *const detect_cumulative_sql =
     "UPDATE steplog_series SET agg = 'cumulative',"
     " metric = CASE metric WHEN 'step_time' THEN 'elapsed_time' ELSE metric END"
-    " WHERE source_id = ?2 AND unit = 's' AND agg = 'point'"
+    " WHERE source_id = ?1 AND unit = 's' AND agg = 'point'"
     " AND (" SERIES ") IN ("
     "  WITH t AS (SELECT m.*, s.raw_name AS rn, s.kind AS k, coalesce(s.split, '') AS sp,"
     "     coalesce(s.rank, -1) AS rk, coalesce(s.loader, '') AS ld"
     "     FROM temp.steplog_summary m JOIN steplog_series s USING (series_id)"
-    "     WHERE s.source_id = ?2 AND s.unit = 's' AND s.agg = 'point'"
+    "     WHERE s.source_id = ?1 AND s.unit = 's' AND s.agg = 'point'"
     "     AND coalesce(s.split, 'train') = 'train' AND m.n > 0),"
     "  o AS (SELECT *, coalesce(x1 < lag(xn) OVER w, 0) AS bdec, first_value(x1) OVER w AS gx1,"
     "     first_value(c1) OVER w AS gc1, last_value(xn) OVER w AS gxn,"
@@ -482,7 +482,7 @@ static const char *const first_window_sql =
     "   FROM temp.steplog_summary WHERE s_record IS NOT NULL),"
     " g AS (SELECT c.*, row_number() OVER o AS i, lead(c.step) OVER o - c.step AS w,"
     "   lead(c.win) OVER o AS nw FROM c JOIN steplog_series s USING (series_id)"
-    "   WHERE s.source_id = ?2"
+    "   WHERE s.source_id = ?1"
     "   WINDOW o AS (PARTITION BY " SERIES " ORDER BY c.r, c.p))"
     " SELECT chunk, slot, w FROM g WHERE i = 1 AND w > 0 AND nw IS NOT NULL AND win IS NULL"
     " ORDER BY chunk, slot";
@@ -527,15 +527,13 @@ static const char *const derive_timestamps_sql =
     " SELECT r, ctx_id, k, rk, ld, NULL, 'timestamp delta', 1, dw / ds, ds FROM d"
     " WHERE ds > 0 AND dw > 0 ORDER BY r";
 
-/* Prepares a pass's SQL with ?1 (first chunk) and ?2 (source) bound, after
- * writing every open chunk. */
+/* Prepares a pass's SQL with ?1 (the source) bound, after writing every
+ * open chunk. */
 static int prepare_pass(pdb_steplog *w, const char *sql, sqlite3_stmt **st)
 {
     if (pdb_sl_flush(w->store) != PDB_OK || pdb_db_prepare(w->src->db, sql, st) != PDB_OK)
         return PDB_ERR;
-    sqlite3_bind_int64(*st, 1, pdb_sl_first_chunk(w->store));
-    if (sqlite3_bind_parameter_count(*st) >= 2)
-        sqlite3_bind_int64(*st, 2, w->src->source_id);
+    sqlite3_bind_int64(*st, 1, w->src->source_id);
     return PDB_OK;
 }
 
@@ -695,7 +693,7 @@ int pdb_steplog_finish(pdb_steplog *w)
         pdb_sl_flush(w->store) != PDB_OK)
         return PDB_ERR;
     int64_t timed;
-    if (prepare_pass(w, "SELECT EXISTS (SELECT 1 FROM steplog_points WHERE chunk_id >= ?1"
+    if (prepare_pass(w, "SELECT EXISTS (SELECT 1 FROM steplog_points WHERE source_id = ?1"
                         " AND metric = 'step_time' AND unit = 's')", &st) != PDB_OK)
         return PDB_ERR;
     rc = sqlite3_step(st);

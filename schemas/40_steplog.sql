@@ -108,7 +108,10 @@ CREATE TABLE steplog_chunks (
     v31      REAL,
     v32      REAL   -- value i in the series' unit; NULL for nan/inf
 );
-CREATE INDEX bulk_steplog_chunks_series ON steplog_chunks (series_id, ctx);
+-- Not a bulk index (session.c drops those around large loads): the passes
+-- after each file read their series through it, and keeping it costs
+-- nothing measurable (chunks are few).
+CREATE INDEX steplog_chunks_series ON steplog_chunks (series_id, ctx);
 
 -- The numbers 1..32: the slots of a chunk, for the view.
 CREATE TABLE steplog_slots (i INTEGER PRIMARY KEY);
@@ -126,7 +129,10 @@ END;
 
 -- Every value with its context and its place: steplog_values plus series_id,
 -- chunk_id, slot (1..32), pos and ctx_id. profdb's own readers use it where
--- they need the order of values within a record (record, pos).
+-- they need the order of values within a record (record, pos). CROSS JOIN
+-- fixes the loops: series (few, indexed by run and metric) outside their
+-- chunks, chunks outside their slots; without it SQLite, knowing no sizes,
+-- may loop over the 32 slots outside and read every chunk 32 times.
 CREATE VIEW steplog_points AS
 SELECT s.run_id, s.source_id, x.ctx_id - s.ctx_base - x.rec_off AS record,
     x.ctx_id - s.ctx_base - x.rec_off + x.line_off AS line, s.kind, s.rank, s.loader,
@@ -165,9 +171,9 @@ SELECT s.run_id, s.source_id, x.ctx_id - s.ctx_base - x.rec_off AS record,
     WHEN 32 THEN c.v32
     END AS value, s.unit, s.agg, c.window, s.raw_name, c.series_id, c.chunk_id, k.i AS slot,
     c.pos, x.ctx_id
-FROM steplog_chunks c
-JOIN steplog_series s ON s.series_id = c.series_id
-JOIN steplog_slots k ON k.i <= c.n AND (c.gaps IS NULL OR (c.gaps >> (k.i - 1)) & 1 = 0)
+FROM steplog_series s
+CROSS JOIN steplog_chunks c ON c.series_id = s.series_id
+CROSS JOIN steplog_slots k ON k.i <= c.n AND (c.gaps IS NULL OR (c.gaps >> (k.i - 1)) & 1 = 0)
 JOIN steplog_contexts x ON x.ctx_id = c.ctx + (k.i - 1) * c.stride;
 
 -- One metric value of one record of a step log: the long table, as a view.
