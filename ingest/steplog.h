@@ -53,6 +53,13 @@ typedef struct pdb_steplog {
     int name_at[PDB_SL_NAME_AT]; /* names[i - 1] was the last value at this position
                                   * in its record; 0: none */
     int class_at[PDB_SL_NAME_AT]; /* the same for pdb_steplog_name_class */
+    /* step times from timestamps, worked out while reading (steplog_writer.c) */
+    pdb_strmap *ts_groups;       /* (kind, rank, loader) -> index in ts_last */
+    struct ts_last *ts_last;
+    int nts;
+    pdb_buf ts_key;
+    int64_t ts_record;           /* the last record that counted */
+    int64_t ts_values;           /* values stored, deleted when the log times its steps */
     pdb_strmap *interned;        /* kinds and splits of derived values (derive()) */
     char **interned_strs;
     int ninterned;

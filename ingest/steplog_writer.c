@@ -282,6 +282,83 @@ static int series_of(pdb_steplog *w, pdb_steplog_name *e, const pdb_sl_key *k, i
     return PDB_OK;
 }
 
+/* ---- step times from timestamps ---------------------------------------------- */
+
+/* Step times from timestamps, for logs that print none (OLMo's text log,
+ * wandb histories): the time between consecutive step records of the same
+ * kind, rank and loader over the steps between them. Exact over each
+ * window, however coarse the clock; records with the same timestamp give
+ * nothing. A record counts with its first training value (by line, then
+ * order) whose context has a step and a timestamp, and the time is stored
+ * in that value's context as 'timestamp delta', agg 'derived'. It is worked
+ * out while reading, in record order, as values with agg TENTATIVE (no
+ * reader uses it, and aggs never come from log text); pdb_steplog_finish()
+ * makes them 'derived', or deletes them when the source turns out to time
+ * its steps (a step_time, perhaps derived from a clock). Reading every value
+ * again after the file instead cost ~4 us a value. At most MAX_TS_GROUPS
+ * (kind, rank, loader) groups are followed; beyond that they start afresh. */
+#define MAX_TS_GROUPS 65536
+#define TENTATIVE "tentative"
+
+struct ts_last {
+    int64_t step;
+    double wall;
+};
+typedef struct ts_last ts_last;
+
+static int timestamp_delta(pdb_steplog *w, const pdb_sl_key *k, int64_t ctx)
+{
+    pdb_buf *key = &w->ts_key;
+    pdb_buf_reset(key);
+    pdb_buf_addf(key, "%s%c%lld%c%s", k->kind, 0, k->has_rank ? (long long)k->rank : -1LL,
+                 k->has_rank ? 1 : 0, k->loader);
+    int64_t i;
+    bool seen = pdb_strmap_get(w->ts_groups, key->p, key->len, &i);
+    if (!seen) {
+        if (w->nts >= MAX_TS_GROUPS) {
+            pdb_strmap_free(w->ts_groups);
+            w->ts_groups = pdb_strmap_new();
+            w->nts = 0;
+        }
+        i = w->nts++;
+        w->ts_last = pdb_xrealloc(w->ts_last, (size_t)w->nts * sizeof *w->ts_last);
+        pdb_strmap_put(w->ts_groups, key->p, key->len, i);
+    }
+    ts_last *last = &w->ts_last[i];
+    int64_t ds = seen ? w->step - last->step : 0;
+    double dw = seen ? w->wall - last->wall : 0;
+    last->step = w->step;
+    last->wall = w->wall;
+    if (!(ds > 0 && dw > 0))
+        return PDB_OK;
+    /* a derived value of this record: the reader's record state is kept */
+    const char *kind = w->kind, *split = w->split;
+    char loader[sizeof w->loader];
+    memcpy(loader, w->loader, sizeof loader);
+    bool is_step = w->is_step, has_rank = w->has_rank;
+    int64_t rank = w->rank;
+    w->kind = k->kind;
+    w->split = NULL;
+    snprintf(w->loader, sizeof w->loader, "%s", k->loader);
+    w->has_rank = k->has_rank;
+    w->rank = k->rank;
+    w->is_step = false;
+    w->derived = true;
+    w->derived_ctx = ctx;
+    w->derived_pos = (int64_t)2 << 20;
+    int rc = pdb_steplog_value(w, "timestamp delta", 15, dw / (double)ds, PDB_UNIT_SECONDS,
+                               TENTATIVE, ds);
+    w->derived = false;
+    w->kind = kind;
+    w->split = split;
+    memcpy(w->loader, loader, sizeof loader);
+    w->is_step = is_step;
+    w->has_rank = has_rank;
+    w->rank = rank;
+    w->ts_values++;
+    return rc;
+}
+
 int pdb_steplog_value(pdb_steplog *w, const char *raw, size_t rawlen, double value,
                       const char *unit, const char *agg, int64_t window)
 {
@@ -314,6 +391,11 @@ int pdb_steplog_value(pdb_steplog *w, const char *raw, size_t rawlen, double val
     }
     w->src->records++;
     pdb_progress(w->src, w->src->records);
+    if (!w->derived && w->has_step && w->has_wall && isfinite(w->wall) &&
+        w->ts_record != w->record && (!k.split || strcmp(k.split, "train") == 0)) {
+        w->ts_record = w->record;
+        return timestamp_delta(w, &k, ctx);
+    }
     return PDB_OK;
 }
 
@@ -394,6 +476,8 @@ int pdb_steplog_open(pdb_steplog *w)
     if (!w->store)
         return PDB_ERR;
     w->rule_cache = pdb_strmap_new();
+    w->ts_groups = pdb_strmap_new();
+    w->ts_record = -1;
     return load_rules(w);
 }
 
@@ -417,6 +501,10 @@ void pdb_steplog_close(pdb_steplog *w)
         pdb_strmap_free(w->rule_cache);
     if (w->gen)
         pdb_steplog_general_free(w->gen);
+    if (w->ts_groups)
+        pdb_strmap_free(w->ts_groups);
+    free(w->ts_last);
+    pdb_buf_free(&w->ts_key);
     for (int i = 0; i < w->ninterned; i++)
         free(w->interned_strs[i]);
     free(w->interned_strs);
@@ -512,20 +600,6 @@ static const char *const derive_cumulative_sql =
     " FROM e WHERE (i = 1 AND c > 0 AND cnext IS NOT NULL AND c <= cnext - c AND x >= 0)"
     "  OR (i > 1 AND c > cp)"
     " ORDER BY r, k, rk, ld, pick";
-
-/* Step times from timestamps, for logs that print none (OLMo's text log,
- * wandb histories): the time between consecutive step records of the same
- * kind over the steps between them. Exact over each window, however coarse
- * the clock; records with the same timestamp give nothing. A record's
- * context is that of its first value (by line, then order). */
-static const char *const derive_timestamps_sql =
-    "WITH v AS (SELECT record AS r, kind AS k, rank AS rk, loader AS ld, step, wall_time, ctx_id,"
-    "   row_number() OVER (PARTITION BY record ORDER BY line, pos) AS first FROM steplog_points"
-    "   WHERE " SOURCE_POINTS " AND wall_time IS NOT NULL AND step IS NOT NULL),"
-    " d AS (SELECT *, wall_time - lag(wall_time) OVER w AS dw, step - lag(step) OVER w AS ds"
-    "   FROM v WHERE first = 1 WINDOW w AS (PARTITION BY k, rk, ld ORDER BY r))"
-    " SELECT r, ctx_id, k, rk, ld, NULL, 'timestamp delta', 1, dw / ds, ds FROM d"
-    " WHERE ds > 0 AND dw > 0 ORDER BY r";
 
 /* Prepares a pass's SQL with ?1 (the source) bound, after writing every
  * open chunk. */
@@ -671,11 +745,6 @@ static void cumulative_name(sqlite3_stmt *st, char *out, size_t cap)
         snprintf(out, cap, "%.150s per step", rn);
 }
 
-static void timestamp_name(sqlite3_stmt *st, char *out, size_t cap)
-{
-    snprintf(out, cap, "%s", (const char *)sqlite3_column_text(st, 6));
-}
-
 int pdb_steplog_finish(pdb_steplog *w)
 {
     sqlite3 *db = w->src->db;
@@ -692,17 +761,27 @@ int pdb_steplog_finish(pdb_steplog *w)
     if (derive(w, derive_cumulative_sql, 1, cumulative_name) != PDB_OK ||
         pdb_sl_flush(w->store) != PDB_OK)
         return PDB_ERR;
+    /* the tentative step times from timestamps stay only when nothing else
+     * times the steps */
     int64_t timed;
     if (prepare_pass(w, "SELECT EXISTS (SELECT 1 FROM steplog_points WHERE source_id = ?1"
-                        " AND metric = 'step_time' AND unit = 's')", &st) != PDB_OK)
+                        " AND metric = 'step_time' AND unit = 's' AND agg <> '" TENTATIVE "')",
+                     &st) != PDB_OK)
         return PDB_ERR;
     rc = sqlite3_step(st);
     timed = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
     rc = rc == SQLITE_ROW ? PDB_OK : pdb_db_fail(db, "step time check");
     pdb_db_release(st);
     if (rc == PDB_OK && !timed)
-        rc = derive(w, derive_timestamps_sql, 2, timestamp_name);
-    if (rc == PDB_OK)
-        rc = pdb_sl_flush(w->store);
+        rc = run_pass(w, "UPDATE steplog_series SET agg = 'derived'"
+                         " WHERE source_id = ?1 AND agg = '" TENTATIVE "'");
+    if (rc == PDB_OK && timed && w->ts_values > 0) {
+        rc = run_pass(w, "DELETE FROM steplog_chunks WHERE series_id IN (SELECT series_id"
+                         " FROM steplog_series WHERE source_id = ?1 AND agg = '" TENTATIVE "')");
+        if (rc == PDB_OK)
+            rc = run_pass(w, "DELETE FROM steplog_series WHERE source_id = ?1"
+                             " AND agg = '" TENTATIVE "'");
+        w->src->records -= w->ts_values;
+    }
     return rc;
 }
