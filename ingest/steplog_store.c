@@ -498,9 +498,9 @@ int pdb_sl_forget(pdb_sl_store *st)
 
 /* ---- rewriting stored chunks --------------------------------------------- */
 
-int pdb_sl_move(pdb_sl_store *st, int64_t chunk_id, const bool moved[PDB_SL_CHUNK],
-                int64_t to_series, int64_t to_window)
+int pdb_sl_set_window(pdb_sl_store *st, int64_t chunk_id, int slot, int64_t window_new)
 {
+    assert(slot >= 1 && slot <= PDB_SL_CHUNK);
     sqlite3 *db = st->src->db;
     sqlite3_stmt *q;
     if (pdb_db_prepare(db, "SELECT * FROM steplog_chunks WHERE chunk_id = ?", &q) != PDB_OK)
@@ -518,7 +518,7 @@ int pdb_sl_move(pdb_sl_store *st, int64_t chunk_id, const bool moved[PDB_SL_CHUN
             window = sqlite3_column_int64(q, 6);
     int n = sqlite3_column_int(q, 7);
     uint32_t gaps = (uint32_t)sqlite3_column_int64(q, 8);
-    assert(n >= 1 && n <= PDB_SL_CHUNK);
+    assert(n >= 1 && n <= PDB_SL_CHUNK && slot <= n && !(gaps >> (slot - 1) & 1));
     double v[PDB_SL_CHUNK];
     for (int i = 0; i < n; i++)
         v[i] = sqlite3_column_type(q, 9 + i) == SQLITE_NULL ? NAN : sqlite3_column_double(q, 9 + i);
@@ -528,22 +528,20 @@ int pdb_sl_move(pdb_sl_store *st, int64_t chunk_id, const bool moved[PDB_SL_CHUN
     sqlite3_bind_int64(q, 1, chunk_id);
     rc = pdb_db_step_done(db, q);
     pdb_db_release(q);
-    /* Each run of slots that all move or all stay becomes a chunk, without
-     * the gaps at its ends (gaps stay where they are: they move nothing). */
+    /* The slots before the value, the value, the slots after it: a chunk
+     * each, without the gaps at their ends. */
     for (int i = 0; i < n && rc == PDB_OK;) {
-        bool m = moved[i] && !(gaps >> i & 1);
-        int j = i + 1;
-        while (j < n && (moved[j] && !(gaps >> j & 1)) == m)
-            j++;
+        bool m = i == slot - 1;
+        int j = m ? i + 1 : i < slot - 1 ? slot - 1 : n;
         int a = i, b = j;
         while (a < b && gaps >> a & 1)
             a++;
         while (b > a && gaps >> (b - 1) & 1)
             b--;
         if (a < b)
-            rc = write_chunk(st, m && to_series ? to_series : sid, ctx + a * stride, stride, pos,
-                             m && to_window >= 0 ? to_window : window, b - a,
-                             (uint32_t)(((uint64_t)gaps >> a) & ((1ull << (b - a)) - 1)), v + a);
+            rc = write_chunk(st, sid, ctx + a * stride, stride, pos, m ? window_new : window,
+                             b - a, (uint32_t)(((uint64_t)gaps >> a) & ((1ull << (b - a)) - 1)),
+                             v + a);
         i = j;
     }
     return rc;

@@ -71,11 +71,9 @@ int pdb_sl_forget(pdb_sl_store *st);
 /* Whether the cache is full (the writer then calls pdb_sl_forget). */
 bool pdb_sl_full(const pdb_sl_store *st);
 
-/* Rewrites stored chunk chunk_id (after pdb_sl_flush) so that the values in
- * the slots marked in moved (moved[0] is slot 1) go to series to_series
- * (0: their own) with window to_window (-1: their own; 0: NULL), the others
- * staying as they are. Values keep their context and position. */
-int pdb_sl_move(pdb_sl_store *st, int64_t chunk_id, const bool moved[PDB_SL_CHUNK],
-                int64_t to_series, int64_t to_window);
+/* Gives the value in slot `slot` (1..PDB_SL_CHUNK) of stored chunk chunk_id
+ * (after pdb_sl_flush) the window `window` (0: NULL): the chunk is
+ * rewritten as the slots before it, it, and the slots after it. */
+int pdb_sl_set_window(pdb_sl_store *st, int64_t chunk_id, int slot, int64_t window);
 
 #endif

@@ -622,56 +622,22 @@ static int run_pass(pdb_steplog *w, const char *sql)
     return rc;
 }
 
-/* Moves the values a query returns, as rows (chunk_id, slot, ...) sorted by
- * chunk and slot: each chunk is rewritten once, with the slots of its rows
- * marked (pdb_sl_move). dest, called with the first row of each chunk,
- * says where its values go, or that the chunk stays as it is. The query's
- * rows are sorted before the first is returned, so the rewrites do not
- * feed back into it. */
-typedef struct {
-    bool rewrite;
-    int64_t to_series, to_window; /* as pdb_sl_move takes them */
-} move_to;
-
-static int move_values(pdb_steplog *w, const char *sql,
-                       int (*dest)(pdb_steplog *w, sqlite3_stmt *row, move_to *to))
+/* Sets the windows first_window_sql finds. Its rows are sorted before the
+ * first is returned, so the rewrites do not feed back into it, and a chunk
+ * holds at most one of them (the first value of its series). */
+static int set_first_windows(pdb_steplog *w)
 {
     sqlite3_stmt *st;
-    if (prepare_pass(w, sql, &st) != PDB_OK)
+    if (prepare_pass(w, first_window_sql, &st) != PDB_OK)
         return PDB_ERR;
     int rc = PDB_OK, r;
-    int64_t chunk = 0;
-    move_to to = {false, 0, -1};
-    bool moved[PDB_SL_CHUNK] = {false};
-    while (rc == PDB_OK && (r = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t c = sqlite3_column_int64(st, 0);
-        int slot = sqlite3_column_int(st, 1);
-        assert(slot >= 1 && slot <= PDB_SL_CHUNK && c >= chunk);
-        if (c != chunk) {
-            if (chunk && to.rewrite)
-                rc = pdb_sl_move(w->store, chunk, moved, to.to_series, to.to_window);
-            memset(moved, 0, sizeof moved);
-            chunk = c;
-            if (rc == PDB_OK)
-                rc = dest(w, st, &to);
-        }
-        moved[slot - 1] = true;
-    }
+    while (rc == PDB_OK && (r = sqlite3_step(st)) == SQLITE_ROW)
+        rc = pdb_sl_set_window(w->store, sqlite3_column_int64(st, 0), sqlite3_column_int(st, 1),
+                               sqlite3_column_int64(st, 2));
     if (rc == PDB_OK && r != SQLITE_DONE)
-        rc = pdb_db_fail(w->src->db, "step log pass");
-    if (rc == PDB_OK && chunk && to.rewrite)
-        rc = pdb_sl_move(w->store, chunk, moved, to.to_series, to.to_window);
+        rc = pdb_db_fail(w->src->db, "step log window pass");
     pdb_db_release(st);
     return rc;
-}
-
-/* first_window_sql rows: the value keeps its series and gets window w. A
- * chunk holds at most one such value (the first of its series). */
-static int first_window_dest(pdb_steplog *w, sqlite3_stmt *row, move_to *to)
-{
-    (void)w;
-    *to = (move_to){true, 0, sqlite3_column_int64(row, 2)};
-    return PDB_OK;
 }
 
 /* A kind or split read back from the database, as a string that outlives
@@ -751,7 +717,7 @@ int pdb_steplog_finish(pdb_steplog *w)
     sqlite3_stmt *st;
     int rc = pdb_sl_summarise(w->store);
     if (rc == PDB_OK)
-        rc = move_values(w, first_window_sql, first_window_dest);
+        rc = set_first_windows(w);
     if (rc == PDB_OK)
         rc = run_pass(w, detect_cumulative_sql);
     /* series rows changed under the cache */
