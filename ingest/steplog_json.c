@@ -151,12 +151,19 @@ static void jl_record_free(jl_record *r)
     free(r);
 }
 
+/* Appends s (up to a NUL in it) and a NUL; returns where it starts. */
 static size_t jl_add_text(jl_record *r, const char *s, size_t len)
 {
-    size_t at = r->text.len;
     const char *nul = memchr(s, '\0', len);
-    pdb_buf_add(&r->text, s, nul ? (size_t)(nul - s) : len);
-    pdb_buf_addc(&r->text, '\0');
+    if (nul)
+        len = (size_t)(nul - s);
+    pdb_buf *b = &r->text;
+    pdb_buf_grow(b, len + 1);
+    size_t at = b->len;
+    memcpy(b->p + at, s, len);
+    b->p[at + len] = '\0';
+    b->len += len + 1;
+    b->p[b->len] = '\0'; /* pdb_buf keeps one past the end (grow left room) */
     return at;
 }
 
@@ -188,6 +195,11 @@ static jl_entry *jl_add(jl_record *r, jl_type type)
     return e;
 }
 
+static bool is_digit(char c)
+{
+    return (unsigned)(c - '0') < 10;
+}
+
 /* The double strtod makes of a JSON number (yajl checked its grammar).
  * Most numbers have at most 15 significant digits and a small exponent:
  * then digits / 10^k (or * 10^k) is exact to round once, as strtod does
@@ -202,12 +214,12 @@ static double json_number(const char *s, size_t len)
     i += neg;
     uint64_t m = 0;
     int digits = 0, scale = 0;
-    for (; i < len && isdigit((unsigned char)s[i]); i++) {
+    for (; i < len && is_digit(s[i]); i++) {
         m = m * 10 + (uint64_t)(s[i] - '0');
         digits += m != 0;
     }
     if (i < len && s[i] == '.')
-        for (i++; i < len && isdigit((unsigned char)s[i]); i++) {
+        for (i++; i < len && is_digit(s[i]); i++) {
             m = m * 10 + (uint64_t)(s[i] - '0');
             digits += m != 0;
             scale--;
@@ -217,7 +229,7 @@ static double json_number(const char *s, size_t len)
         bool eneg = i < len && s[i] == '-';
         i += i < len && (s[i] == '-' || s[i] == '+');
         int e = 0;
-        for (; i < len && isdigit((unsigned char)s[i]) && e < 10000; i++)
+        for (; i < len && is_digit(s[i]) && e < 10000; i++)
             e = e * 10 + (s[i] - '0');
         scale += eneg ? -e : e;
     }
