@@ -199,7 +199,7 @@ void pdb_short_name(const char *name, pdb_buf *out)
                 start = i + 1;
         }
     }
-    bool templ = memchr(s + start, '<', (size_t)(end - start)) != NULL;
+    bool templ = end > start && memchr(s + start, '<', (size_t)(end - start)) != NULL;
     if (args || templ)
         emit(s, start, end, 0, out);
     else
@@ -376,7 +376,7 @@ int pdb_report_short_names(const pdb_report_ctx *ctx, int *on)
 
 int pdb_trace_query(pdb_report_ctx *ctx, const char *query, const char *mode, const char *key)
 {
-    int short_names;
+    int short_names = 0;
     sqlite3_stmt *st;
     if (pdb_report_short_names(ctx, &short_names) != PDB_OK ||
         pdb_trace_sql_functions(ctx->db) != PDB_OK ||

@@ -103,8 +103,8 @@ CREATE TABLE analysis_ops (
     count       INTEGER NOT NULL,
     self_ns     INTEGER NOT NULL,
     total_ns    INTEGER NOT NULL,
-    gpu_self_ns  INTEGER NOT NULL,
-    gpu_total_ns INTEGER NOT NULL,
+    gpu_self_ns  INTEGER NOT NULL DEFAULT 0, -- (defaults: migration 002 adds the columns)
+    gpu_total_ns INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (run_id, rank, name, input_dims)
 );
 
@@ -232,8 +232,8 @@ CREATE TABLE analysis_steps (
     dataloader_ns  INTEGER NOT NULL,    -- slices whose name mentions DataLoader
     cpu_exec_ns    INTEGER NOT NULL,    -- other CPU slices
     other_ns       INTEGER NOT NULL,
-    copy_ns        INTEGER NOT NULL,    -- outermost copy calls
-    sync_ns        INTEGER NOT NULL,    -- outermost device-to-host sync calls
+    copy_ns        INTEGER NOT NULL DEFAULT 0, -- outermost copy calls (defaults: as migration 002)
+    sync_ns        INTEGER NOT NULL DEFAULT 0, -- outermost device-to-host sync calls
     PRIMARY KEY (run_id, rank, step)
 );
 

@@ -5,42 +5,82 @@
 -- "-- include: NAME". ?1 is the run_id, ?2 the number of bars (--top N).
 --
 -- The first column is the label. Stacked and bar charts have one column
--- per series, named after it; long-form charts (kernel_types, phase_steps,
--- gpu_util) give label, series, value rows. Rank charts end with a
--- straggler flag.
+-- per series, named after it, and may end with share_pct and class
+-- (render/chart.h); long-form charts (kernel_types, phase_steps, gpu_util)
+-- give label, series, value rows. Rank charts end with a straggler flag;
+-- ?3 and ?4 are the straggler test's level and minimum effect. Kernel and
+-- op names are short (short_name(), name_tag(): report/trace_sql.h); the
+-- CSV tables keep the full names.
 
 -- name: steps
-SELECT CASE WHEN (SELECT count(DISTINCT rank) FROM analysis_steps WHERE run_id = ?1) > 1
-   THEN 'r' || rank || ' ' ELSE '' END || coalesce('#' || step_num, step) AS step,
- kernel_ns / 1e6 AS kernel, memcpy_ns / 1e6 AS memcpy, memset_ns / 1e6 AS memset,
- runtime_ns / 1e6 AS runtime, dataloader_ns / 1e6 AS dataloader,
- cpu_exec_ns / 1e6 AS cpu_exec, other_ns / 1e6 AS other
- FROM analysis_steps WHERE run_id = ?1 ORDER BY rank, ts
+-- One column per rank and step; with more than 40 of them and several
+-- ranks, one per step, the mean over the ranks (rank-steps shows ranks).
+WITH s AS (SELECT * FROM analysis_steps WHERE run_id = ?1),
+ n AS (SELECT count(DISTINCT rank) AS ranks, count(*) AS cols FROM s)
+SELECT step, kernel, memcpy, memset, runtime, dataloader, cpu_exec, other FROM (
+ SELECT CASE WHEN ranks > 1 THEN 'r' || rank || ' ' ELSE '' END
+   || coalesce('#' || step_num, step) AS step, rank AS r, ts AS k,
+  kernel_ns / 1e6 AS kernel, memcpy_ns / 1e6 AS memcpy, memset_ns / 1e6 AS memset,
+  runtime_ns / 1e6 AS runtime, dataloader_ns / 1e6 AS dataloader,
+  cpu_exec_ns / 1e6 AS cpu_exec, other_ns / 1e6 AS other
+  FROM s, n WHERE ranks = 1 OR cols <= 40
+ UNION ALL
+ SELECT coalesce('#' || step_num, step), 0, coalesce(step_num, min(ts)),
+  avg(kernel_ns) / 1e6, avg(memcpy_ns) / 1e6, avg(memset_ns) / 1e6, avg(runtime_ns) / 1e6,
+  avg(dataloader_ns) / 1e6, avg(cpu_exec_ns) / 1e6, avg(other_ns) / 1e6
+  FROM s, n WHERE ranks > 1 AND cols > 40 GROUP BY coalesce(step_num, step))
+ ORDER BY r, k
 
 -- name: gpu
-SELECT 'rank ' || rank AS rank, compute_ns / 1e6 AS compute,
+-- Parts of each rank's span: compute, non-compute and idle add up to it.
+-- (The label is not called rank: ORDER BY rank would sort it as text.)
+SELECT 'rank ' || rank AS label, compute_ns / 1e6 AS compute,
  non_compute_ns / 1e6 AS "non-compute", idle_ns / 1e6 AS idle
  FROM analysis_gpu WHERE run_id = ?1 AND mode = 'exact' ORDER BY rank
 
 -- name: kernel_types
-SELECT 'rank ' || rank, kernel_type, time_ns / 1e6 FROM analysis_kernel_types
+-- HTA's kernel types in words: compute, communication, memory, and the
+-- time two or three overlap ("compute + communication"); in that order.
+SELECT 'rank ' || rank, replace(replace(replace(replace(kernel_type,
+   'COMPUTATION', 'compute'), 'COMMUNICATION', 'communication'), 'MEMORY', 'memory'),
+   ' overlapping ', ' + '), time_ns / 1e6 FROM analysis_kernel_types
  WHERE run_id = ?1 AND mode = 'exact'
- ORDER BY rank, sum(time_ns) OVER (PARTITION BY kernel_type) DESC, kernel_type
+ ORDER BY rank, CASE kernel_type WHEN 'COMPUTATION' THEN 1 WHEN 'COMMUNICATION' THEN 2
+   WHEN 'MEMORY' THEN 3 ELSE 4 END,
+   sum(time_ns) OVER (PARTITION BY kernel_type) DESC, kernel_type
 
 -- name: top_kernels
-SELECT name AS kernel, sum(total_ns) / 1e6 AS "total time" FROM analysis_kernels
- WHERE run_id = ?1 AND mode = 'exact' GROUP BY name ORDER BY 2 DESC, name LIMIT ?2
+-- Short names, tagged where two kernels share one (as the kernels report
+-- does); the share is of all kernel time; the class colours the bar.
+WITH k AS (SELECT name, max(kernel_type) AS kernel_type, sum(total_ns) AS ns
+   FROM analysis_kernels WHERE run_id = ?1 AND mode = 'exact' GROUP BY name),
+ s AS (SELECT *, short_name(name) AS sname, 100.0 * ns / sum(ns) OVER () AS share FROM k)
+SELECT sname || CASE WHEN count(*) OVER (PARTITION BY sname) > 1
+   THEN ' [' || name_tag(name) || ']' ELSE '' END AS kernel,
+ ns / 1e6 AS "total time", share AS share_pct,
+ CASE kernel_type WHEN 'COMPUTATION' THEN 'compute' WHEN 'COMMUNICATION' THEN 'communication'
+   WHEN 'MEMORY' THEN 'memory' ELSE lower(kernel_type) END AS class
+ FROM s ORDER BY ns DESC, name LIMIT ?2
 
 -- name: top_ops
-SELECT name AS op, sum(self_ns) / 1e6 AS "self time" FROM analysis_ops
- WHERE run_id = ?1 AND name NOT GLOB 'ProfilerStep#*' GROUP BY name
- ORDER BY 2 DESC, name LIMIT ?2
+-- As top_kernels; the class says what the op is: a CUDA (or other device)
+-- runtime or driver call, a record_function annotation, a Python frame or
+-- an operator.
+WITH o AS (SELECT name, max(cat) AS cat, sum(self_ns) AS ns FROM analysis_ops
+   WHERE run_id = ?1 AND name NOT GLOB 'ProfilerStep#*' GROUP BY name),
+ s AS (SELECT *, short_name(name) AS sname, 100.0 * ns / sum(ns) OVER () AS share FROM o)
+SELECT sname || CASE WHEN count(*) OVER (PARTITION BY sname) > 1
+   THEN ' [' || name_tag(name) || ']' ELSE '' END AS op,
+ ns / 1e6 AS "self time", share AS share_pct,
+ CASE WHEN cat GLOB '*_runtime' OR cat GLOB '*_driver' THEN 'runtime'
+   WHEN cat = 'user_annotation' THEN 'annotation' WHEN cat = 'python_function' THEN 'python'
+   ELSE 'CPU op' END AS class
+ FROM s ORDER BY ns DESC, name LIMIT ?2
 
--- name: rank_steps
--- Mean step per rank; red only for a straggler by the ranks report's rule
--- (trace_steps.ranks: one-sided Mann-Whitney p * ranks below ?3 and a mean
--- step ?4 percent above the other ranks'). Keep the two alike.
-WITH s AS (SELECT rank, dur_ns FROM analysis_steps WHERE run_id = ?1),
+-- fragment: straggler
+-- The ranks report's straggler rule (trace_steps.ranks: one-sided
+-- Mann-Whitney p * ranks below ?3 and a mean step ?4 percent above the
+-- other ranks'), over s(rank, dur_ns). Keep the two alike.
  pooled AS (SELECT rank, dur_ns, rank() OVER (ORDER BY dur_ns)
    + (count(*) OVER (PARTITION BY dur_ns) - 1) / 2.0 AS r FROM s),
  tot AS (SELECT count(*) AS n, sum(dur_ns) AS sum_ns, count(DISTINCT rank) AS ranks,
@@ -54,13 +94,27 @@ WITH s AS (SELECT rank, dur_ns FROM analysis_steps WHERE run_id = ?1),
      / (1.0 * (tot.sum_ns - per.sum_ns) / (tot.n - n1)) >= ?4, 0) AS straggler
  FROM per, tot ORDER BY per.rank
 
+-- name: rank_steps
+-- Mean step per rank; red only for a straggler by the ranks report's rule.
+WITH s AS (SELECT rank, dur_ns FROM analysis_steps WHERE run_id = ?1),
+-- include: straggler
+
 -- name: step_hist
 SELECT step, dur_ns / 1e6 AS "step time" FROM analysis_steps WHERE run_id = ?1
  ORDER BY rank, ts
 
 -- name: top_functions
-SELECT std_name, ct * 1e3 AS cumtime, tt * 1e3 AS tottime FROM pstats_functions
- WHERE run_id = ?1 AND in_stats ORDER BY ct DESC, ord LIMIT ?2
+-- By own time (tottime): by cumulative time a call chain fills the chart
+-- with one entry per caller. Names as file:line(function) without the
+-- directories, the full name where two would read the same.
+WITH f AS (SELECT std_name, file, line, name, tt, ct, ord FROM pstats_functions
+   WHERE run_id = ?1 AND in_stats ORDER BY tt DESC, ord LIMIT ?2),
+ s AS (SELECT *, CASE WHEN file = '~' THEN std_name
+   ELSE substr(file, length(rtrim(file, replace(replace(file, '/', ''), '\', ''))) + 1)
+     || ':' || line || '(' || name || ')' END AS short FROM f)
+SELECT CASE WHEN count(*) OVER (PARTITION BY short) > 1 THEN std_name ELSE short END
+   AS function, ct * 1e3 AS cumtime, tt * 1e3 AS tottime
+ FROM s ORDER BY tt DESC, ord
 
 -- fragment: steplog_phases
 -- p: per-step phase times in seconds of the train split. Summary-block
@@ -74,10 +128,17 @@ p AS (SELECT step, coalesce(loader, '') AS loader, rank, metric, value, agg
  a AS (SELECT agg FROM p GROUP BY agg ORDER BY count(*) DESC LIMIT 1)
 
 -- name: phase_steps
+-- Phases stacked in the order a step runs them: data, forward, backward,
+-- communication, optimizer, then the others by name.
 WITH
 -- include: steplog_phases
  SELECT step, metric, avg(value) * 1e3 FROM p WHERE agg = (SELECT agg FROM a)
- AND metric <> 'step_time' GROUP BY step, metric ORDER BY step, metric
+ AND metric <> 'step_time' GROUP BY step, metric
+ ORDER BY step, CASE metric WHEN 'data' THEN 1 WHEN 'data_generation' THEN 1
+   WHEN 'batch_wait' THEN 2 WHEN 'transfer' THEN 3 WHEN 'forward' THEN 4
+   WHEN 'forward_backward' THEN 4 WHEN 'backward' THEN 5 WHEN 'backward_inner' THEN 5
+   WHEN 'sync' THEN 6 WHEN 'gather' THEN 6 WHEN 'optimizer' THEN 7 WHEN 'ema' THEN 8
+   ELSE 9 END, metric
 
 -- name: phase_hist
 -- A step's time is its step_time when the log has one, else the sum of its phases.
@@ -91,16 +152,17 @@ WITH
  FROM m GROUP BY step HAVING "step time" IS NOT NULL ORDER BY step
 
 -- name: phase_ranks
+-- Mean step per rank; red only for a straggler by the ranks report's rule
+-- over the per-step times.
 WITH
 -- include: steplog_phases
  , m AS (SELECT rank, step, metric, avg(value) AS v FROM p WHERE agg = (SELECT agg FROM a)
    AND rank IS NOT NULL GROUP BY rank, step, metric),
- s AS (SELECT rank, step, CASE WHEN EXISTS (SELECT 1 FROM m WHERE metric = 'step_time')
+ st AS (SELECT rank, step, CASE WHEN EXISTS (SELECT 1 FROM m WHERE metric = 'step_time')
    THEN max(CASE WHEN metric = 'step_time' THEN v END) ELSE sum(v) END AS t
    FROM m GROUP BY rank, step),
- r AS (SELECT rank, avg(t) * 1e3 AS ms FROM s WHERE t IS NOT NULL GROUP BY rank)
- SELECT 'rank ' || rank, ms AS "mean step", ms = max(ms) OVER () AS straggler
- FROM r ORDER BY rank
+ s AS (SELECT rank, t * 1e9 AS dur_ns FROM st WHERE t IS NOT NULL),
+-- include: straggler
 
 -- name: gpu_util
 -- x is numeric (seconds since the first sample), written unquoted: gnuplot

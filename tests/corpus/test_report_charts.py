@@ -23,6 +23,7 @@ import io
 import json
 import os
 import re
+import shlex
 import shutil
 import struct
 import subprocess
@@ -90,6 +91,31 @@ def check_gnuplot(c, d, charts, what, again=True):
         c.true(f"{what}: {ch}.svg", os.path.exists(svg) and "<svg" in open(svg).read(4096))
 
 
+def dat_rows(path):
+    """The rows of a chart data file after its header, split as gnuplot does."""
+    lines = [l for l in open(path, encoding="utf-8").read().splitlines() if not l.startswith("#")]
+    return [shlex.split(l) for l in lines[1:]]
+
+
+def check_labels(c, d, charts, what):
+    """Bars are named by short names (at most a line of the chart, ~140
+    characters), distinct for distinct kernels and ops
+    (the kernels report's full names are in the CSV), and the form follows
+    the ranks: one bar per rank with percentages up to 16 ranks."""
+    for ch in ("top-kernels", "top-ops"):
+        if ch in charts:
+            labels = [r[0] for r in dat_rows(os.path.join(d, ch + ".dat"))]
+            c.eq(f"{what}: {ch} labels distinct", len(set(labels)), len(labels))
+            c.true(f"{what}: {ch} labels short", all(len(l) <= 140 for l in labels), str(labels))
+            c.true(f"{what}: {ch} no C++ argument lists", not any(
+                l.startswith("void ") for l in labels), str(labels))
+    if "gpu" in charts:
+        ranks = len(dat_rows(os.path.join(d, "gpu.dat")))
+        gp = open(os.path.join(d, "gpu.gp")).read()
+        c.true(f"{what}: gpu of {ranks} ranks as horizontal bars with percentages",
+               ("boxxyerror" in gp and "sprintf('%.0f%%'" in gp) == (ranks <= 16), gp[-600:])
+
+
 EVIL = [
     'k"quote\\back`touch PWNED`@macro_x&y{z}^2',
     'system("touch PWNED")',
@@ -145,6 +171,33 @@ def test_adversarial(c, tmp):
         svg = open(os.path.join(out, "top-kernels.svg")).read()
         # The labels print as written (quotes, backquotes, @, braces kept).
         c.true("adversarial: label text in the SVG", "`touch PWNED`@macro_x&amp;y{z}^2" in svg)
+    # Before and after: two hostile runs diffed into a folder of paired bars.
+    slow = os.path.join(work, "evil-slow.json")
+    with open(trace) as f:
+        t = json.load(f)
+    for e in t["traceEvents"]:
+        if e["cat"] == "kernel":
+            e["dur"] *= 2
+    with open(slow, "w") as f:
+        json.dump(t, f)
+    db = os.path.join(work, "d.db")
+    run("ingest", "--run", run_name, trace, db=db)
+    run("ingest", "--run", run_name + " slow", slow, db=db)
+    diff = os.path.join(work, "diff")
+    p = subprocess.run([PROFDB, "--db", db, "diff", run_name, run_name + " slow", "--out", diff],
+                       cwd=work, capture_output=True, text=True)
+    c.true("adversarial diff --out: exit 0", p.returncode == 0, p.stderr)
+    if p.returncode == 0:
+        charts = [f[:-3] for f in os.listdir(diff) if f.endswith(".gp")]
+        c.true("adversarial diff --out: paired kernel chart", "kernels" in charts, str(charts))
+        for ch in charts:
+            gp = open(os.path.join(diff, ch + ".gp")).read()
+            # Only the title, a single-quoted literal, holds the run name;
+            # kernel and op names stay in the data file.
+            bad = [l for l in gp.splitlines() if "PWNED" in l and not l.startswith("set label 1 '")]
+            c.eq(f"adversarial diff {ch}.gp: names from data only in the title", bad, [])
+        if GNUPLOT:
+            check_gnuplot(c, diff, charts, "adversarial diff")
     c.eq("adversarial: no PWNED file", pwned(tmp) + pwned(os.getcwd()), [])
     if GNUPLOT:
         # Control: the hazard is real. A backquote outside single quotes runs.
@@ -245,12 +298,14 @@ def main():
                     f.write(json.dumps({"step": step, "rank": rank, "time_forward_ms": 30 + rank * 9,
                                         "time_backward_ms": 60 + step, "loss": 2.0}) + "\n")
         samples.append(("s-ranks", ranks))
-        # Every step equally long: the histogram still has its one bar.
-        same = os.path.join(tmp, "same.jsonl")
-        with open(same, "w") as f:
-            for step in range(1, 5):
-                f.write(json.dumps({"step": step, "time_forward_ms": 30}) + "\n")
-        samples.append(("s-same", same))
+        # Every step equally long: 4 steps are dots on a strip, 60 a
+        # histogram; either way around the one value.
+        for name, steps in (("s-same", 4), ("s-same-many", 60)):
+            same = os.path.join(tmp, name + ".jsonl")
+            with open(same, "w") as f:
+                for step in range(1, steps + 1):
+                    f.write(json.dumps({"step": step, "time_forward_ms": 30}) + "\n")
+            samples.append((name, same))
         # nvidia-smi samples of two GPUs.
         smi = os.path.join(tmp, "smi.csv")
         with open(smi, "w") as f:
@@ -277,8 +332,15 @@ def main():
         c.eq("gpu-util: numeric time column, a column per GPU", util[1:4],
              ['"label" "GPU 0" "GPU 1"', "0 0 5", "1 10 15"])
         gp = open(os.path.join(tmp, "out-s-same", "phase-hist.gp")).read()
-        c.true("phase-hist: equal values get a range around them", "binrange [28.5:31.5]" in gp, gp)
-        c.eq("phase-ranks: rank 1 is the straggler", [l.split()[-1] for l in dat[2:]], ["0", "1"])
+        m = re.search(r"set xrange \[([-\d.e]+):([-\d.e]+)\]", gp)
+        c.true("phase-hist, 4 equal steps: a strip of dots around the value",
+               "with points" in gp and "bins=" not in gp and m and
+               float(m.group(1)) < 30 < float(m.group(2)), gp)
+        gp = open(os.path.join(tmp, "out-s-same-many", "phase-hist.gp")).read()
+        c.true("phase-hist, 60 equal steps: a histogram around the value",
+               "binrange [28.5:31.5]" in gp and "with boxes" in gp, gp)
+        c.eq("phase-ranks: rank 1 is the straggler", [shlex.split(l)[2] for l in dat[2:]],
+             ["0", "1"])
         test_adversarial(c, tmp)
         test_adversarial_pstats(c, tmp)
         test_no_gnuplot(c, tmp, db)
@@ -293,6 +355,7 @@ def main():
                 c.eq(f"corpus {f}: report --out exit", rc, 0)
                 if rc == 0:
                     charts = check_folder(c, out, f, rendered=bool(GNUPLOT))
+                    check_labels(c, out, charts, f)
                     if GNUPLOT:
                         check_gnuplot(c, out, charts, f, again=False)
     c.close()
