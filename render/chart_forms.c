@@ -56,6 +56,13 @@ static const struct {
     {"dataloader", "#ff9da7"},
     {"annotation", "#bab0ac"},
     {"python", "#d4a6c8"},
+    /* What bounds the critical path: the CPU, the GPU's work by kind, and
+     * waiting (on a launch, as the runtime; between kernels, as idle). */
+    {"CPU-bound", "#edc948"},
+    {"GPU compute", BLUE},
+    {"GPU communication", "#f28e2b"},
+    {"waiting: launch", "#9c755f"},
+    {"waiting: kernel gap", "#d4d4d4"},
     /* Step-log phases (steplog_metric_rules): compute in blues, waiting on
      * data in pinks, communication orange, copies green. */
     {"forward", BLUE},
