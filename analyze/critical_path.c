@@ -222,7 +222,8 @@ static const char *const queue_sql =
     "   (SELECT correlation FROM l) AND s.ph = 'X' AND s.cat IS NOT NULL AND s.cat <> ?2"
     "   AND hta_stream(s.stream) <> -1),"
     " pts AS (SELECT l.id, hta_stream(g.stream) AS s, hta_start(l.ts, ?3) AS t, 0 AS k, 1 AS d"
-    "   FROM l JOIN g ON g.correlation = l.correlation"
+    "   FROM l JOIN slices g ON g.trace_id = ?1 AND g.correlation = l.correlation"
+    "   AND g.ph = 'X' AND g.cat IS NOT NULL AND g.cat <> ?2 AND hta_stream(g.stream) <> -1"
     "   UNION ALL SELECT g.id, hta_stream(g.stream), hta_start(g.ts, ?3), 1, -1 FROM g)"
     " SELECT id, sum(d) OVER (PARTITION BY s ORDER BY t, k, id ROWS UNBOUNDED PRECEDING)"
     " FROM pts";
