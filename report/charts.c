@@ -22,22 +22,6 @@ typedef struct {
     int (*prepare)(sqlite3 *db, int64_t run_id); /* on-demand analysis the query reads */
 } chart_def;
 
-/* The critical path of the first CP_CHART_STEPS iterations: each one is a
- * graph built on demand, and a chart of more bars is not read. */
-#define CP_CHART_STEPS 50
-
-static int critical_path(sqlite3 *db, int64_t run_id)
-{
-    int64_t gpu;
-    if (pdb_report_number(db, "charts.gpu_events", run_id, &gpu) != PDB_OK)
-        return PDB_ERR;
-    /* Without GPU events there is no path from a launch to a kernel: the
-     * tables stay empty and the chart does not apply. */
-    if (!gpu)
-        return pdb_db_exec(db, pdb_report_sql("trace_critical.create_critical"));
-    return pdb_critical_fill(db, run_id, CP_CHART_STEPS);
-}
-
 static int memory_bw(sqlite3 *db, int64_t run_id)
 {
     return pdb_memory_bw_fill(db, run_id, false);
@@ -79,7 +63,7 @@ static const chart_def charts[] = {
      "charts.gpu_util", NULL},
     {{"critical-path", "Critical path per iteration by what bounds it (the first 50 per rank)",
       "milliseconds", PDB_CHART_STACKED, true, 1},
-     "charts.critical_path", critical_path},
+     "charts.critical_path", pdb_critical_summary},
     {{"queue-length", "CUDA launch queue length per stream",
       "launches in flight", PDB_CHART_TIMELINE, true, 2},
      "charts.queue_length", NULL},

@@ -72,10 +72,12 @@ int pdb_report_require(pdb_report_ctx *ctx, const char *report, const char *coun
                        const char *mode, const char *why, bool *ok);
 
 /* On-demand analyses into temp tables, shared by reports and charts:
- * the critical path of the first max_windows iterations (<= 0: all) of
- * every rank, exact mode (temp.cp_windows, cp_bounds); the memory
- * bandwidth series (temp.memory_bw). */
-int pdb_critical_fill(sqlite3 *db, int64_t run_id, long max_windows);
+ * the critical path of the first PDB_CP_FIRST_STEPS iterations of every
+ * rank, exact mode (temp.cp_windows, cp_bounds), done once per run and
+ * connection (the insights' and the chart's; empty tables for runs
+ * without GPU events); the memory bandwidth series (temp.memory_bw). */
+#define PDB_CP_FIRST_STEPS 50
+int pdb_critical_summary(sqlite3 *db, int64_t run_id);
 int pdb_memory_bw_fill(sqlite3 *db, int64_t run_id, bool hta);
 
 /* Reports. */

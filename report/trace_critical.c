@@ -252,8 +252,30 @@ int pdb_report_critical_path(pdb_report_ctx *ctx)
     return pdb_trace_query(ctx, query, mode, NULL);
 }
 
-int pdb_critical_fill(sqlite3 *db, int64_t run_id, long max_windows)
+/* The summary fill: exact mode, default windows, the first
+ * PDB_CP_FIRST_STEPS of each rank. temp.cp_filled remembers which run it
+ * holds, so the insights and the chart of one report folder build the
+ * graphs once; any other fill (the critical-path report's) clears it. */
+int pdb_critical_summary(sqlite3 *db, int64_t run_id)
 {
-    cp_request q = {db, false, false, false, "ProfilerStep", -1, max_windows};
-    return fill(&q, run_id);
+    int64_t gpu, have;
+    if (pdb_db_exec(db, "CREATE TEMP TABLE IF NOT EXISTS cp_filled (run_id INTEGER)") != PDB_OK ||
+        pdb_report_number(db, "trace_critical.filled", run_id, &have) != PDB_OK)
+        return PDB_ERR;
+    if (have)
+        return PDB_OK;
+    if (pdb_report_number(db, "trace_critical.gpu_events", run_id, &gpu) != PDB_OK)
+        return PDB_ERR;
+    /* Without GPU events there is no path from a launch to a kernel: the
+     * tables stay empty and what reads them finds nothing. */
+    cp_request q = {db, false, false, false, "ProfilerStep", -1, PDB_CP_FIRST_STEPS};
+    int rc = gpu ? fill(&q, run_id)
+                 : pdb_db_exec(db, pdb_report_sql("trace_critical.create_critical"));
+    if (rc != PDB_OK)
+        return PDB_ERR;
+    sqlite3_stmt *st;
+    if (pdb_db_prepare(db, "INSERT INTO temp.cp_filled VALUES (?)", &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, run_id);
+    return pdb_db_step_done(db, st);
 }

@@ -276,7 +276,3 @@ WITH m AS (SELECT t.rank, i.ts, i.rowid AS id,
    AND (n.dt = 0 OR n.di = k.device_id), tr WHERE k.run_id = ?1 AND k.step IS NULL)
  SELECT printf('%.6f', x), series, v FROM (SELECT * FROM tl UNION ALL SELECT * FROM pk)
  ORDER BY x, o, p
-
--- name: gpu_events
--- Whether the run has GPU events (the critical-path chart needs them).
-SELECT coalesce(sum(gpu_events), 0) FROM analysis_gpu WHERE run_id = ?1 AND mode = 'exact'

@@ -16,9 +16,11 @@ CREATE TEMP TABLE IF NOT EXISTS cp_bounds (rank INTEGER, instance INTEGER, kind 
 CREATE TEMP TABLE IF NOT EXISTS cp_path (rank INTEGER, instance INTEGER, seq INTEGER,
   node INTEGER, slice_id INTEGER, ts INTEGER, is_start INTEGER, edge_type TEXT,
   weight_ns INTEGER, edge_slice_id INTEGER, bound TEXT);
+CREATE TEMP TABLE IF NOT EXISTS cp_filled (run_id INTEGER);
 DELETE FROM cp_windows;
 DELETE FROM cp_bounds;
-DELETE FROM cp_path
+DELETE FROM cp_path;
+DELETE FROM cp_filled
 
 -- name: summary
 -- Per instance: the path's length, the span from its first node to its last,
@@ -82,3 +84,11 @@ SELECT hta_start(s.ts, ?3), hta_end(s.ts, s.dur, ?3), (SELECT value FROM strings
  AND s.ph = 'X' AND s.cat IS NOT NULL AND s.cat NOT IN (SELECT id FROM strings WHERE value = 'Trace')
  AND (NOT ?4 OR hta_start(s.ts, ?3) < ?5)
  ORDER BY s.id
+
+-- name: filled
+-- Whether temp.cp_filled says the tables hold run ?1's summary fill.
+SELECT count(*) FROM cp_filled WHERE run_id = ?1
+
+-- name: gpu_events
+-- Whether the run has GPU events (the critical path needs them).
+SELECT coalesce(sum(gpu_events), 0) FROM analysis_gpu WHERE run_id = ?1 AND mode = 'exact'
