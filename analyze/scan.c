@@ -10,6 +10,7 @@
 #include "analyze/scan.h"
 #include "analyze/hta.h"
 #include "analyze/idmap.h"
+#include "analyze/series.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/strmap.h"
@@ -165,6 +166,7 @@ typedef struct {
     pdb_ops_acc *ops;
     pdb_steps_acc *steps;
     pdb_attr_acc *attr;
+    pdb_series_acc *series;
     pdb_hta_mode hta;
 } accs;
 
@@ -225,6 +227,8 @@ static int feed(accs *a, pdb_row *r)
         pdb_attr_range(a->attr, r, false, r->ts, r->ts + r->dur) != PDB_OK)
         return PDB_ERR;
     pdb_steps_acc_add(a->steps, r);
+    if (pdb_series_acc_add(a->series, r) != PDB_OK)
+        return PDB_ERR;
     return feed_hta(a, r);
 }
 
@@ -278,6 +282,8 @@ static int write_all(sqlite3 *db, int64_t run_id, int rank, accs *a)
         if (pdb_gpu_acc_write(a->gpu[m], db, run_id, rank, modes[m]) != PDB_OK ||
             pdb_idle_acc_write(a->idle[m], db, run_id, rank) != PDB_OK)
             return PDB_ERR;
+    if (pdb_series_acc_write(a->series) != PDB_OK)
+        return PDB_ERR;
     return pdb_steps_acc_write(a->steps, db, run_id, rank);
 }
 
@@ -286,7 +292,7 @@ int pdb_analyze_trace(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank)
     id_cache names = {0}, cats = {0};
     accs a = {{pdb_gpu_acc_new(false), pdb_gpu_acc_new(true)},
               {pdb_idle_acc_new(false), pdb_idle_acc_new(true)},
-              NULL, NULL, NULL, {0}};
+              NULL, NULL, NULL, NULL, {0}};
     int rc = pdb_db_prepare(db, "SELECT value FROM strings WHERE id = ?", &names.text_of);
     if (rc == PDB_OK)
         rc = pdb_db_prepare(db, "SELECT value FROM strings WHERE id = ?", &cats.text_of);
@@ -299,6 +305,8 @@ int pdb_analyze_trace(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank)
     if (rc == PDB_OK)
         rc = pdb_hta_settings(db, trace_id, &a.hta);
     if (rc == PDB_OK)
+        rc = pdb_series_acc_new(db, run_id, trace_id, rank, &a.hta, &a.series);
+    if (rc == PDB_OK)
         rc = read_rows(db, trace_id, &names, &cats, &a);
     if (rc == PDB_OK)
         rc = write_all(db, run_id, rank, &a);
@@ -307,6 +315,7 @@ int pdb_analyze_trace(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank)
         pdb_idle_acc_free(a.idle[m]);
     }
     pdb_attr_acc_free(a.attr);
+    pdb_series_acc_free(a.series);
     pdb_ops_acc_free(a.ops);
     pdb_steps_acc_free(a.steps);
     free_cache(&names);

@@ -167,18 +167,23 @@ static int read_header(sqlite3 *db, int64_t *version, int64_t *app, int64_t *tab
     return rc == SQLITE_ROW ? PDB_OK : pdb_db_fail(db, "database error");
 }
 
-/* Migration 002 adds analysis tables and columns (GPU attribution, op steps,
- * annotations, copy and sync times) that SQL cannot fill from what is
- * stored: trace runs analysed before have them empty or 0 until the passes
- * run again, so the user is told how. */
+/* Migrations add analysis tables and columns that SQL cannot fill from
+ * what is stored (002: GPU attribution, op steps, annotations, copy and
+ * sync times; 004: the launch queue and the memory of profile_memory
+ * traces): trace runs analysed before have them empty or 0 until the
+ * passes run again, so the user is told how. */
 static void note_reanalysis(sqlite3 *db, const char *path, int64_t from)
 {
     int64_t traces = 0;
-    if (from < 2 && pdb_db_query_int(db, "SELECT count(*) FROM traces", 0, &traces) == PDB_OK &&
-        traces > 0)
-        pdb_warn("%s: trace runs analysed by an older profdb lack GPU attribution, annotation, "
-                 "copy and sync times until 'profdb analyze --db %s' runs the passes again",
-                 path, path);
+    if (from >= 4 || pdb_db_query_int(db, "SELECT count(*) FROM traces", 0, &traces) != PDB_OK ||
+        traces == 0)
+        return;
+    pdb_warn("%s: trace runs analysed by an older profdb lack %suntil 'profdb analyze --db %s' "
+             "runs the passes again", path,
+             from < 2 ? "GPU attribution, annotation, copy and sync times, launch queue lengths "
+                        "and memory analyses "
+                      : "launch queue lengths and memory analyses ",
+             path);
 }
 
 /* Brings an older database up to date: the migrations after its version,

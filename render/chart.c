@@ -226,7 +226,7 @@ static void header_row(const chart_grid *g, pdb_buf *b)
  * values are 0 in stacked forms (nothing of that series), '?' elsewhere. */
 static void data_row(const chart_grid *g, int x, pdb_buf *b)
 {
-    if (g->form == FORM_LINES)
+    if (g->form == FORM_LINES || g->form == FORM_TIMELINE)
         pdb_buf_addf(b, "%.9g", strtod(g->labels[x], NULL)); /* a number, never text */
     else
         pdb_gp_data_label(b, g->labels[x], label_width(g, g->labels[x]));

@@ -34,6 +34,9 @@ typedef enum {
                            more labels: stacked columns */
     PDB_CHART_PAIRED,   /* before and after per label: columns label, base, test; two
                            bars per label, the change printed (red up, green down) */
+    PDB_CHART_TIMELINE, /* x (milliseconds from the start) against each series as a step
+                           line; a series whose name starts with "peak" is drawn as
+                           marked points (a peak on the other lines) */
 } pdb_chart_kind;
 
 typedef struct pdb_chart_spec {

@@ -56,6 +56,13 @@ static const struct {
     {"dataloader", "#ff9da7"},
     {"annotation", "#bab0ac"},
     {"python", "#d4a6c8"},
+    /* What bounds the critical path: the CPU, the GPU's work by kind, and
+     * waiting (on a launch, as the runtime; between kernels, as idle). */
+    {"CPU-bound", "#edc948"},
+    {"GPU compute", BLUE},
+    {"GPU communication", "#f28e2b"},
+    {"waiting: launch", "#9c755f"},
+    {"waiting: kernel gap", "#d4d4d4"},
     /* Step-log phases (steplog_metric_rules): compute in blues, waiting on
      * data in pinks, communication orange, copies green. */
     {"forward", BLUE},
@@ -298,6 +305,8 @@ static chart_form form_of(const chart_grid *g)
         return FORM_GROUPED;
     case PDB_CHART_TREND:
         return FORM_TREND;
+    case PDB_CHART_TIMELINE:
+        return FORM_TIMELINE;
     case PDB_CHART_LINES:
         break;
     }
@@ -387,6 +396,7 @@ static void choose_size(chart_grid *g)
         break;
     case FORM_HIST:
     case FORM_LINES:
+    case FORM_TIMELINE:
         g->h = 450;
         break;
     case FORM_TREND:
@@ -1068,6 +1078,37 @@ static void plot_lines(FILE *f, const chart_grid *g)
     fputc('\n', f);
 }
 
+/* Whether series s marks peaks of the others: drawn as points. */
+static bool peak_series(const chart_grid *g, int s)
+{
+    return strncmp(g->series[s], "peak", 4) == 0;
+}
+
+/* Series over time (ms from the start) as step lines: each value holds
+ * until the next point; series named "peak..." as marked points, red
+ * unless their name has a colour. */
+static void plot_timeline(FILE *f, const chart_grid *g)
+{
+    fputs("set grid\nset yrange [0:*]\nset xlabel 'milliseconds from the start'\n", f);
+    key_above(f, g);
+    axis_label(f, "ylabel", g->spec->axis);
+    fputs("plot ", f);
+    int first = 1;
+    for (int s = 0; s < g->ns && s < CHART_MAX_SERIES; s++) {
+        if (!g->drawn[s])
+            continue;
+        source(f, g, first);
+        first = 0;
+        if (peak_series(g, s))
+            fprintf(f, " using 1:%d with points pt 7 ps 1.4 lc rgb '%s' title columnheader(%d)",
+                    s + 2, pdb_chart_color(g->series[s]) ? g->color[s] : RED, s + 2);
+        else
+            fprintf(f, " using 1:%d with steps lw 1.5 lc rgb '%s' title columnheader(%d)", s + 2,
+                    g->color[s], s + 2);
+    }
+    fputc('\n', f);
+}
+
 /* A metric over runs, x = the run's position: the band between the
  * quartiles, the level of each segment (a step at each change point), the
  * median per run with the x labels, and a mark on each change point. */
@@ -1123,6 +1164,9 @@ void pdb_chart_plot(FILE *f, const chart_grid *g)
         break;
     case FORM_LINES:
         plot_lines(f, g);
+        break;
+    case FORM_TIMELINE:
+        plot_timeline(f, g);
         break;
     case FORM_TREND:
         plot_trend(f, g);

@@ -22,6 +22,7 @@ typedef enum {
     FORM_HIST,       /* histogram (HIST) */
     FORM_GROUPED,
     FORM_LINES,
+    FORM_TIMELINE,   /* step lines over time, peaks as points (TIMELINE) */
     FORM_TREND,
 } chart_form;
 

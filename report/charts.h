@@ -20,7 +20,13 @@
  *                  the sum of the phases)
  *   phase-ranks    step logs with 2+ ranks: mean step time per rank, a
  *                  straggler by the ranks report's test marked
- *   gpu-util       nvidia-smi logs: utilisation per GPU over time */
+ *   gpu-util       nvidia-smi logs: utilisation per GPU over time
+ *   critical-path  trace: each iteration's critical path by what bounds it (the
+ *                  first 50, computed on demand)
+ *   queue-length   trace: the CUDA launch queue of each stream over time
+ *   memory-bw      trace: memcpy/memset bandwidth per kind over time
+ *   memory         profile_memory traces: allocated and reserved memory per
+ *                  device over time, the peak marked */
 #ifndef PDB_CHARTS_H
 #define PDB_CHARTS_H
 

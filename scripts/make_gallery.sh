@@ -85,6 +85,7 @@ awk 'BEGIN { print "timestamp, index, utilization.gpu [%], memory.used [MiB]"
 "$profdb" report --run sample --out "$tmp/traces" "$s/traces" 2>/dev/null
 "$profdb" report --run rank0 --out "$tmp/rank0" "$s/traces/train_rank0.pt.trace.json.gz" 2>/dev/null
 "$profdb" report --run sample --out "$tmp/pstats" "$s/pstats/sample.prof" 2>/dev/null
+"$profdb" report --run memory --out "$tmp/memory" "$root/tests/traces/train_memory.trace.json.gz" 2>/dev/null
 "$profdb" report --run train --out "$tmp/log" "$s/steplogs/train.jsonl" 2>/dev/null
 "$profdb" report --run trainer --out "$tmp/short" "$s/steplogs/generic_trainer.log" 2>/dev/null
 "$profdb" report --run ranks --out "$tmp/ranks" "$tmp/ranks.jsonl" 2>/dev/null
@@ -120,6 +121,10 @@ add rank0 gpu gpu-one-rank "\`gpu\`, one rank" "The same for one rank: one bar w
 add traces kernel-types kernel-types "\`kernel-types\`" "GPU busy time by kernel type per rank: compute, communication, memory and their overlaps."
 add traces top-kernels top-kernels "\`top-kernels\`" "The top kernels by total time over all ranks: short names above the bars, time and share of all kernel time at their ends, coloured by kind (the full names are in kernels.csv)."
 add traces top-ops top-ops "\`top-ops\`" "The top CPU ops by self time, coloured by class: operator, runtime call, annotation."
+add traces critical-path critical-path "\`critical-path\`" "The critical path of each iteration by what bounds it: CPU-bound, GPU compute, GPU communication and waiting (on a launch; between kernels), in the colours of the CPU side, compute, communication, the runtime and idle (the first 50 iterations per rank)."
+add traces queue-length queue-length "\`queue-length\`" "Launches issued to each stream and not yet started on the GPU, over time: step lines at the points' own times; of the points of each of 400 intervals the largest and the last are kept, so a spike stays visible (two ranks on their own clocks)."
+add traces memory-bw memory-bw "\`memory-bw\`" "Memory bandwidth of copies and sets per kind over time, drawn as the queue length is."
+add memory memory memory "\`memory\`" "Allocated (and, for devices with a caching allocator, reserved) memory per device of a profile_memory trace, the peak marked (tests/traces/train_memory.trace.json.gz: four training steps on the CPU)."
 add traces rank-steps rank-steps "\`rank-steps\`" "Mean step time per rank; a straggler, by the ranks report's test, would be red and labelled."
 add traces step-hist step-hist "\`step-hist\`, few steps" "Step times: with 40 or fewer, each step is a dot (8 here), the median marked."
 add log phase-hist phase-hist "\`phase-hist\`, many steps" "With more steps, a histogram and its median (samples/steplogs/train.jsonl, 200 steps)."

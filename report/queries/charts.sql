@@ -171,3 +171,108 @@ WITH u AS (SELECT wall_time AS t, coalesce(rank, 0) AS gpu, value FROM steplog_v
    WHERE run_id = ?1 AND metric = 'gpu_util' AND wall_time IS NOT NULL)
  SELECT printf('%.3f', t - (SELECT min(t) FROM u)), 'GPU ' || gpu, value FROM u
  ORDER BY t, gpu
+
+-- name: critical_path
+-- The critical path of each iteration (of the first 50 per rank) split by
+-- what bounds it (ms), from temp.cp_windows and cp_bounds (report/
+-- trace_critical.c fills them first): HTA's bound types in words, CPU-bound,
+-- GPU-bound (compute, communication) and waiting (from a launch to its
+-- kernel; between kernels). Dependency and sync edges weigh nothing. Every
+-- bound on every column (0 where absent), so the stack keeps its order.
+WITH k(bound, series, o) AS (VALUES ('cpu_bound', 'CPU-bound', 1),
+   ('gpu_compute_bound', 'GPU compute', 2), ('gpu_communication_bound', 'GPU communication', 3),
+   ('gpu_kernel_launch_overhead', 'waiting: launch', 4),
+   ('gpu_kernel_kernel_overhead', 'waiting: kernel gap', 5)),
+ w AS (SELECT rank, instance, name FROM cp_windows w WHERE EXISTS (SELECT 1 FROM cp_bounds b
+   WHERE b.rank = w.rank AND b.instance = w.instance AND b.kind = 'bound' AND b.duration_ns > 0))
+SELECT CASE WHEN (SELECT count(DISTINCT rank) FROM w) > 1 THEN 'r' || w.rank || ' ' ELSE '' END
+   || CASE WHEN w.name GLOB '*#[0-9]*' THEN substr(w.name, instr(w.name, '#'))
+     ELSE '#' || w.instance END,
+ k.series, coalesce((SELECT duration_ns FROM cp_bounds b WHERE b.rank = w.rank
+   AND b.instance = w.instance AND b.kind = 'bound' AND b.name = k.bound), 0) / 1e6
+ FROM w, k ORDER BY w.rank, w.instance, k.o
+
+-- fragment: timeline
+-- A timeline chart's rows from s(series, o, t, v, n): series takes the
+-- value v at time t (ns) and keeps it until its next point, n numbers its
+-- points in order, o is its place in the legend. The span is cut into 400
+-- intervals; of the points of a series in one, the chart keeps the largest
+-- value, from the first point's time, and the last value, from the last
+-- point's time: a spike shorter than an interval stays visible and ends
+-- where it ended. tl: x in ms from the first point of all, series, o, v.
+ tr AS (SELECT min(t) AS t0, max(max(t) - min(t), 1) AS span FROM s),
+ bk AS (SELECT series, o, CAST((t - t0) * 400 / span AS INTEGER) AS bucket, t - t0 AS t, v, n
+   FROM s, tr),
+ hi AS (SELECT series, o, min(t) AS t, max(v) AS v FROM bk GROUP BY series, o, bucket),
+ lo AS (SELECT series, o, max(n) AS n, t, v FROM bk GROUP BY series, o, bucket),
+ tl AS (SELECT t / 1e6 AS x, series, o, v, 1 AS p FROM hi
+   UNION ALL SELECT t / 1e6, series, o, v, 2 FROM lo)
+
+-- name: queue_length
+-- The CUDA launch queue of each stream over time, as the queue-length
+-- report's exact mode counts it (analysis_queue): each kernel, copy and set
+-- with a launch adds 1 at its launch's start and takes it away at its own,
+-- launches first at equal times. Every stream is 0 from the first point
+-- of all to its own first. Streams are named "stream S", with the rank
+-- when there are several and the device when a rank has several.
+WITH q AS (SELECT a.rank, g.pid, g.stream, l.ts AS t, 1 AS d, 0 AS k, a.slice_id AS id
+   FROM analysis_gpu_attribution a JOIN slices g ON g.id = a.slice_id
+   JOIN slices l ON l.id = a.launch_id
+   WHERE a.run_id = ?1 AND coalesce(g.cat, 0) IN (SELECT id FROM strings WHERE value IN
+     ('kernel', 'gpu_memcpy', 'gpu_memset', 'mtia_ccp_events') UNION ALL SELECT 0)),
+ pts AS (SELECT * FROM q UNION ALL SELECT rank, pid, stream,
+   (SELECT ts FROM slices WHERE id = q.id), -1, 1, id FROM q),
+ v AS (SELECT rank, pid, stream, t, sum(d) OVER w AS ql, row_number() OVER w AS n FROM pts
+   WINDOW w AS (PARTITION BY rank, pid, stream ORDER BY t, k, id ROWS UNBOUNDED PRECEDING)),
+ ss AS (SELECT DISTINCT rank, pid, stream FROM q),
+ names AS (SELECT rank, pid, stream, row_number() OVER (ORDER BY rank, pid, stream) AS o,
+   CASE WHEN (SELECT count(DISTINCT rank) FROM ss) > 1 THEN 'rank ' || rank || ' ' ELSE '' END
+   || CASE WHEN (SELECT count(DISTINCT pid) FROM ss x WHERE x.rank = ss.rank) > 1
+     THEN 'device ' || pid || ' ' ELSE '' END || 'stream ' || stream AS series FROM ss),
+ s AS (SELECT series, o, t, ql AS v, n FROM v JOIN names USING (rank, pid, stream)),
+-- include: timeline
+ SELECT printf('%.6f', x), series, v FROM (SELECT 0 AS x, series, o, 0 AS v, 0 AS p FROM names
+   UNION ALL SELECT * FROM tl) ORDER BY x, o, p
+
+-- name: memory_bw
+-- Memory bandwidth per kind over time (GB/s), from temp.memory_bw
+-- (report/trace_series.c fills it first, exact mode); every kind starts at
+-- 0 from the first point.
+WITH names AS (SELECT rank, name, row_number() OVER (ORDER BY rank, name) AS o,
+   CASE WHEN (SELECT count(DISTINCT rank) FROM memory_bw) > 1 THEN 'rank ' || rank || ' '
+     ELSE '' END || name AS series FROM (SELECT DISTINCT rank, name FROM memory_bw)),
+ s AS (SELECT series, o, ts AS t, bw_gbps AS v, seq AS n FROM memory_bw
+   JOIN names USING (rank, name)),
+-- include: timeline
+ SELECT printf('%.6f', x), series, v FROM (SELECT 0 AS x, series, o, 0 AS v, 0 AS p FROM names
+   UNION ALL SELECT * FROM tl) ORDER BY x, o, p
+
+-- name: memory
+-- Allocated and reserved memory per device over time (MiB), from the
+-- [memory] events (the Total Allocated and Total Reserved after each), and
+-- the peak of allocated memory of each device (analysis_memory_peaks) as a
+-- marked point. Reserved only for devices that report it (CUDA's caching
+-- allocator; the CPU's is 0).
+WITH m AS (SELECT t.rank, i.ts, i.rowid AS id,
+   json_extract(i.args, '$."Total Allocated"') AS a, json_extract(i.args, '$."Total Reserved"') AS r,
+   json_extract(i.args, '$."Device Type"') AS dt, json_extract(i.args, '$."Device Id"') AS di
+   FROM instants i JOIN traces t USING (trace_id) WHERE t.run_id = ?1
+   AND i.name = (SELECT id FROM strings WHERE value = '[memory]')),
+ devs AS (SELECT rank, dt, di, max(r) > 0 AS has_r FROM m GROUP BY rank, dt, di),
+ names AS (SELECT rank, dt, di, has_r, row_number() OVER (ORDER BY rank, dt, di) AS o,
+   CASE WHEN (SELECT count(DISTINCT rank) FROM devs) > 1 THEN ' rank ' || rank ELSE '' END
+   || CASE dt WHEN 0 THEN ' CPU' WHEN 1 THEN ' GPU ' || di
+     ELSE ' device type ' || dt || ':' || di END AS dev FROM devs),
+ s AS (SELECT 'allocated' || dev AS series, 3 * o AS o, ts AS t, a / 1048576.0 AS v,
+   row_number() OVER (PARTITION BY m.rank, m.dt, m.di ORDER BY ts, id) AS n
+   FROM m JOIN names USING (rank, dt, di)
+   UNION ALL SELECT 'reserved' || dev, 3 * o + 1, ts, r / 1048576.0,
+   row_number() OVER (PARTITION BY m.rank, m.dt, m.di ORDER BY ts, id)
+   FROM m JOIN names USING (rank, dt, di) WHERE has_r),
+-- include: timeline
+ , pk AS (SELECT (k.peak_ts - tr.t0) / 1e6 AS x, 'peak allocated' || n.dev AS series,
+   3 * n.o + 2 AS o, k.peak_allocated_bytes / 1048576.0 AS v, 3 AS p
+   FROM analysis_memory_peaks k JOIN names n ON n.rank = k.rank AND n.dt = k.device_type
+   AND (n.dt = 0 OR n.di = k.device_id), tr WHERE k.run_id = ?1 AND k.step IS NULL)
+ SELECT printf('%.6f', x), series, v FROM (SELECT * FROM tl UNION ALL SELECT * FROM pk)
+ ORDER BY x, o, p

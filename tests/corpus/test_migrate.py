@@ -113,6 +113,7 @@ def main():
         c.true("migrate: says what it did",
                 f"schema upgraded from version 1 to {current}" in out and "VACUUM" in out, out)
         c.eq("migrated: user_version", rows(db, "PRAGMA user_version")[0][0], current)
+        migrate_err = err
 
         # every value, with every column, in the order the log had it
         before = values_in_log_order(old, True)
@@ -183,6 +184,18 @@ def main():
              rows(db, f"SELECT {no_ids} FROM steplog_points WHERE run_id = (SELECT run_id"
                       " FROM runs WHERE name = 'megatron') ORDER BY record, pos"),
              rows(megatron, f"SELECT {no_ids} FROM steplog_points ORDER BY record, pos"))
+
+        # tables SQL cannot fill (migrations 002 and 004) start empty; the
+        # warning names `profdb analyze`, which fills them for the trace run
+        c.eq("migrated: the launch queue is empty until analyze",
+             rows(db, "SELECT count(*) FROM analysis_queue")[0][0], 0)
+        c.true("migrate: names profdb analyze for the trace runs",
+                "launch queue lengths" in migrate_err and "profdb analyze" in migrate_err,
+                migrate_err)
+        run("analyze", "--db", db, "trace")
+        c.true("analyze fills the launch queue of the migrated trace run",
+                rows(db, "SELECT count(*) FROM analysis_queue WHERE mode = 'exact'"
+                         " AND run_id = (SELECT run_id FROM runs WHERE name = 'trace')")[0][0] > 0)
     c.close()
 
 

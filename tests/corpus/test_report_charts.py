@@ -14,7 +14,10 @@
     keeps every name exactly;
   - without gnuplot (PROFDB_GNUPLOT=''), the folder is written and the
     message says how to render;
-  - one-shot: `profdb report PATH [REPORT]` ingests into memory."""
+  - one-shot: `profdb report PATH [REPORT]` ingests into memory;
+  - the timelines (launch queue, memory bandwidth, memory) and the critical
+    path chart show the reports' numbers (check_timelines), on the samples,
+    the profile_memory trace of tests/traces and every corpus trace."""
 
 # ctest-labels: slow (~100 gnuplot runs over every corpus trace's charts)
 
@@ -114,6 +117,96 @@ def check_labels(c, d, charts, what):
         gp = open(os.path.join(d, "gpu.gp")).read()
         c.true(f"{what}: gpu of {ranks} ranks as horizontal bars with percentages",
                ("boxxyerror" in gp and "sprintf('%.0f%%'" in gp) == (ranks <= 16), gp[-600:])
+
+
+def dat_table(path):
+    """A chart data file as (series names, {label: {series: value or None}})."""
+    lines = [l for l in open(path, encoding="utf-8").read().splitlines() if not l.startswith("#")]
+    head = shlex.split(lines[0])[1:]
+    table = {}
+    for r in (shlex.split(l) for l in lines[1:]):
+        table[r[0]] = {k: (None if v == "?" else float(v)) for k, v in zip(head, r[1:])
+                       if k not in ("text", "share_pct", "class", "color")}
+    return head, table
+
+
+def series_max(table):
+    most = {}
+    for row in table.values():
+        for k, v in row.items():
+            if v is not None:
+                most[k] = max(most.get(k, v), v)
+    return most
+
+
+def near(a, b):
+    return abs(a - b) <= 1e-6 * max(1.0, abs(a), abs(b))
+
+
+def check_timelines(c, d, charts, what, report_csv):
+    """The charts of the launch queue, memory bandwidth, memory and critical
+    path show the reports' numbers: each stream's largest queue length, each
+    kind's largest bandwidth and each device's peak are the report's max
+    (the timelines keep the largest value of each interval), the peak mark
+    sits on the allocated line's top, and each iteration's stack adds up to
+    the critical-path report's path length. report_csv(NAME, *ARGS) is that
+    report as CSV rows."""
+    def names(rows, key, prefix):
+        ranks = {r["rank"] for r in rows}
+        return [("rank " + r["rank"] + " " if len(ranks) > 1 else "") + prefix(r) + r[key]
+                for r in rows]
+    if "queue-length" in charts:
+        rows = report_csv("queue-length")
+        devices = {}
+        for r in rows:
+            devices.setdefault(r["rank"], set()).add(r["device"])
+        want = dict(zip(names(rows, "stream", lambda r: "device " + r["device"] + " stream "
+                                  if len(devices[r["rank"]]) > 1 else "stream "),
+                        (float(r["max"]) for r in rows)))
+        head, table = dat_table(os.path.join(d, "queue-length.dat"))
+        c.eq(f"{what}: queue-length chart: a line per stream of the report", sorted(head),
+             sorted(want))
+        c.eq(f"{what}: queue-length chart: each stream's largest length is the report's max",
+             series_max(table), want)
+        first = table[min(table, key=float)]
+        c.true(f"{what}: queue-length chart: step lines, every stream from the start",
+               all(v is not None for v in first.values()) and
+               "with steps" in open(os.path.join(d, "queue-length.gp")).read(), first)
+    if "memory-bw" in charts:
+        rows = report_csv("memory-bw")
+        want = dict(zip(names(rows, "name", lambda r: ""), (float(r["max_gbps"]) for r in rows)))
+        head, table = dat_table(os.path.join(d, "memory-bw.dat"))
+        got = series_max(table)
+        c.eq(f"{what}: memory-bw chart: a line per kind of the report", sorted(head), sorted(want))
+        c.true(f"{what}: memory-bw chart: each kind's largest bandwidth is the report's max",
+               all(k in got and near(got[k], v) for k, v in want.items()), (got, want))
+    if "memory" in charts:
+        peaks = [r for r in report_csv("memory", "--by", "step") if r["step"] == ""]
+        head, table = dat_table(os.path.join(d, "memory.dat"))
+        got = series_max(table)
+        for r in peaks:
+            dev = "CPU" if r["device"] == "cpu" else "GPU " + r["device"].split(":")[-1]
+            if len({p["rank"] for p in peaks}) > 1:
+                dev = "rank " + r["rank"] + " " + dev
+            mib = int(r["peak_allocated_bytes"]) / 1048576
+            c.true(f"{what}: memory chart: {dev}'s peak marked at the report's peak",
+                   near(got.get("peak allocated " + dev, -1), mib), (got, mib))
+            c.true(f"{what}: memory chart: {dev}'s allocated line reaches the peak, not beyond",
+                   near(got.get("allocated " + dev, -1), mib), (got, mib))
+    if "critical-path" in charts:
+        rows = report_csv("critical-path")
+        head, table = dat_table(os.path.join(d, "critical-path.dat"))
+        ranks = {r["rank"] for r in rows}
+        want = {}
+        for r in rows:
+            if int(r["instance"]) < 50 and r["path_us"] and float(r["path_us"]) > 0:
+                label = ("r" + r["rank"] + " " if len(ranks) > 1 else "") + \
+                    r["window"][r["window"].index("#"):]
+                want[label] = float(r["path_us"]) / 1000
+        got = {k: sum(v for v in row.values() if v is not None) for k, row in table.items()}
+        c.eq(f"{what}: critical-path chart: a column per iteration", sorted(got), sorted(want))
+        c.true(f"{what}: critical-path chart: each column adds up to the path's length",
+               all(k in got and near(got[k], v) for k, v in want.items()), (got, want))
 
 
 EVIL = [
@@ -314,6 +407,9 @@ def main():
                 for gpu in (0, 1):
                     f.write(f"2025/03/30 19:25:0{t}.000, {gpu}, {10 * t + 5 * gpu} %, 100 MiB\n")
         samples.append(("s-smi", smi))
+        # A profile_memory trace (tests/traces): the memory timeline.
+        samples.append(("s-memory", os.path.join(SOURCE, "tests", "traces",
+                                                 "train_memory.trace.json.gz")))
         for name, path in samples:
             run("ingest", "--run", name, path, db=db)
         seen = set()
@@ -322,10 +418,13 @@ def main():
             run("report", "--run", name, "--out", out, db=db)
             charts = check_folder(c, out, name, db=db, run_name=name, rendered=bool(GNUPLOT))
             seen.update(charts)
+            check_timelines(c, out, charts, name, lambda *a, name=name: list(csv.DictReader(
+                io.StringIO(run("report", "--run", name, *a, "--format", "csv", db=db)[1]))))
             if GNUPLOT:
                 check_gnuplot(c, out, charts, name)
         want = {"steps", "gpu", "kernel-types", "top-kernels", "top-ops", "rank-steps",
-                "step-hist", "top-functions", "phase-steps", "phase-hist", "phase-ranks", "gpu-util"}
+                "step-hist", "top-functions", "phase-steps", "phase-hist", "phase-ranks", "gpu-util",
+                "critical-path", "queue-length", "memory-bw", "memory"}
         c.eq("every chart kind drawn from the samples", sorted(want - seen), [])
         dat = open(os.path.join(tmp, "out-s-ranks", "phase-ranks.dat")).read().splitlines()
         util = open(os.path.join(tmp, "out-s-smi", "gpu-util.dat")).read().splitlines()
@@ -356,6 +455,8 @@ def main():
                 if rc == 0:
                     charts = check_folder(c, out, f, rendered=bool(GNUPLOT))
                     check_labels(c, out, charts, f)
+                    check_timelines(c, out, charts, f, lambda *a, f=f: list(csv.DictReader(
+                        io.StringIO(run("report", os.path.join(d, f), *a, "--format", "csv")[1]))))
                     if GNUPLOT:
                         check_gnuplot(c, out, charts, f, again=False)
     c.close()
