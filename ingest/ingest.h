@@ -66,6 +66,11 @@ void pdb_ingest_catch_signals(void);
 /* The signal that interrupted an ingest, or 0. */
 int pdb_ingest_interrupted(void);
 
+/* Drops the indexes named bulk_* (see schemas/20_trace.sql) and appends
+ * the statements that create them again to *saved, for a large load. */
+struct pdb_buf;
+int pdb_bulk_indexes_drop(sqlite3 *db, struct pdb_buf *saved);
+
 /* Deletes a run and every row that belongs to it. */
 int pdb_run_delete(sqlite3 *db, int64_t run_id);
 /* Looks up a run by name: returns 1 and sets *run_id when found, 0 if not. */

@@ -620,7 +620,7 @@ static int ingest_one(pdb_session *ss, const job *j, int64_t run_id, int trace_o
 
 /* ---- bulk indexes ------------------------------------------------------ */
 
-static int drop_bulk_indexes(sqlite3 *db, pdb_buf *saved)
+int pdb_bulk_indexes_drop(sqlite3 *db, pdb_buf *saved)
 {
     sqlite3_stmt *st;
     if (pdb_db_prepare(db, "SELECT name, sql FROM sqlite_schema WHERE type = 'index'"
@@ -762,7 +762,7 @@ static int run_session(sqlite3 *db, job_list *jobs, const pdb_ingest_opts *opts)
         rc = pdb_db_prepare(db, "INSERT INTO strings (value) VALUES (?)", &ss.add_string);
     /* A dry run rolls back, so rebuilding indexes would be wasted work. */
     if (rc == PDB_OK && !opts->dry_run && inputs_are_large(db, jobs))
-        rc = drop_bulk_indexes(db, &indexes);
+        rc = pdb_bulk_indexes_drop(db, &indexes);
     if (rc == PDB_OK)
         rc = run_jobs(&ss, jobs);
     if (rc == PDB_OK && indexes.len)
