@@ -51,6 +51,11 @@ typedef struct pdb_ingest_opts {
      * called on a dry run. */
     int (*after_load)(sqlite3 *db, int64_t run_id);
     bool dry_run;           /* read and check everything, then roll back */
+    /* Worker processes for several inputs (parallel.c): each loads its
+     * share into a shard, the shards are merged in one transaction. 0 or
+     * 1: everything in this process, one input after another. */
+    int jobs;
+    void (*on_file)(void);  /* called after each input is read, or NULL */
 } pdb_ingest_opts;
 
 /* Ingests all inputs (files, directories or "-") in one transaction. */

@@ -8,6 +8,7 @@
  * the statement running, the transaction rolls back and the command says so.
  * A second signal terminates at once; SQLite's journal keeps the file whole. */
 #include "ingest/ingest.h"
+#include "ingest/jobs.h"
 #include "ingest/readers.h"
 #include "common/db.h"
 #include "common/error.h"
@@ -42,20 +43,8 @@ struct pdb_session {
     struct timespec other_wal_mtime;
 };
 
-/* One input file and the run it goes to. */
-typedef struct {
-    char *path;
-    char *run;
-    int group;           /* jobs of one group form one run */
-    bool from_directory;
-    const void *mem;     /* in-memory input (pdb_ingest_buffer), else NULL */
-    size_t mem_len;
-} job;
-
-typedef struct {
-    job *v;
-    int n, cap;
-} job_list;
+typedef pdb_job job;
+typedef pdb_job_list job_list;
 
 /* ---- interruption and waiting ------------------------------------------ */
 
@@ -367,7 +356,7 @@ static void add_job(job_list *jobs, const char *path, const char *run, int group
         jobs->cap = jobs->cap ? jobs->cap * 2 : 8;
         jobs->v = pdb_xrealloc(jobs->v, (size_t)jobs->cap * sizeof(job));
     }
-    jobs->v[jobs->n++] = (job){pdb_xstrdup(path), pdb_xstrdup(run), group, from_dir, NULL, 0};
+    jobs->v[jobs->n++] = (job){pdb_xstrdup(path), pdb_xstrdup(run), group, from_dir, NULL, 0, 0};
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -686,17 +675,19 @@ static int run_jobs(pdb_session *ss, job_list *jobs)
                 return PDB_ERR;
             ss->runs = pdb_xrealloc(ss->runs, (size_t)(ss->nruns + 1) * sizeof *ss->runs);
             ss->runs[ss->nruns++] = run_id;
-            trace_order = 0;
+            trace_order = j->trace_order; /* 0, but for a worker's part (parallel.c) */
         }
         bool was_trace;
         if (ingest_one(ss, j, run_id, trace_order, &was_trace) != PDB_OK)
             return PDB_ERR;
         trace_order += was_trace;
+        if (ss->opts->on_file)
+            ss->opts->on_file();
     }
     return PDB_OK;
 }
 
-static int check_runs_distinct(const job_list *jobs)
+int pdb_jobs_check(const job_list *jobs)
 {
     /* Two inputs with the same base name would become the same run. */
     for (int i = 1; i < jobs->n; i++)
@@ -745,12 +736,12 @@ static int end_write(pdb_session *ss, int rc, bool began)
 }
 
 /* Loads planned jobs in one transaction (see the file comment). */
-static int run_session(sqlite3 *db, job_list *jobs, const pdb_ingest_opts *opts)
+int pdb_jobs_ingest(sqlite3 *db, job_list *jobs, const pdb_ingest_opts *opts)
 {
     pdb_session ss = {.db = db, .opts = opts, .strings = pdb_strmap_new(),
                       .tty = !opts->quiet && isatty(STDERR_FILENO)};
     pdb_buf indexes = PDB_BUF_INIT;
-    int rc = check_runs_distinct(jobs);
+    int rc = pdb_jobs_check(jobs);
     bool began = false;
     if (rc == PDB_OK)
         rc = begin_write(&ss);
@@ -796,7 +787,8 @@ int pdb_ingest_paths(sqlite3 *db, const char *const *paths, int npaths,
     job_list jobs = {0};
     int rc = plan_jobs(paths, npaths, opts, &jobs);
     if (rc == PDB_OK)
-        rc = run_session(db, &jobs, opts);
+        rc = opts->jobs > 1 ? pdb_jobs_ingest_parallel(db, &jobs, opts)
+                            : pdb_jobs_ingest(db, &jobs, opts);
     free_jobs(&jobs);
     return rc;
 }
@@ -810,7 +802,7 @@ int pdb_ingest_buffer(sqlite3 *db, const char *name, const void *data, size_t le
     jobs.v[0].mem = data;
     jobs.v[0].mem_len = len;
     free(run);
-    int rc = run_session(db, &jobs, opts);
+    int rc = pdb_jobs_ingest(db, &jobs, opts);
     free_jobs(&jobs);
     return rc;
 }
