@@ -56,6 +56,10 @@ typedef struct pdb_ingest_opts {
      * 1: everything in this process, one input after another. */
     int jobs;
     void (*on_file)(void);  /* called after each input is read, or NULL */
+    /* Called last inside the transaction, after after_load (NULL: nothing):
+     * parallel.c merges the workers' shards there. */
+    int (*before_commit)(sqlite3 *db, void *arg);
+    void *before_commit_arg;
 } pdb_ingest_opts;
 
 /* Ingests all inputs (files, directories or "-") in one transaction. */

@@ -118,7 +118,7 @@ static copy_mode copy_mode_of(const char *table)
 typedef struct {
     sqlite3 *db;
     const pdb_merge_opts *o;
-    int64_t runs_before;       /* the target's largest run id when the merge began */
+    int64_t runs_before;       /* o->runs_before */
     int64_t offset[K_COUNT];   /* per shifted kind, for the shard being merged */
     bool strings_identity;     /* the shard's string ids are the target's */
     pdb_buf sql;
@@ -453,8 +453,11 @@ static bool same_file(const char *a, const char *b)
            sa.st_ino == sb.st_ino;
 }
 
-/* The target's bulk indexes are rebuilt once at the end when the shards are
- * large next to it (as ingest decides for its inputs). */
+/* The target's bulk indexes are dropped and rebuilt once at the end only
+ * when the shards are large next to the target: inserting into them costs
+ * about twice an insert without, while a rebuild also covers what the
+ * target held (measured: 135,000 slices, 0.28 s kept, 0.24 s + 0.10 s per
+ * 135,000 slices already there when rebuilt). */
 static bool shards_are_large(sqlite3 *db, const char *const *shards, int n)
 {
     int64_t pages = 0, size = 0, bytes = 0;
@@ -465,7 +468,7 @@ static bool shards_are_large(sqlite3 *db, const char *const *shards, int n)
         if (stat(shards[i], &st) == 0)
             bytes += st.st_size;
     }
-    return bytes >= pages * size / 4;
+    return bytes >= pages * size * 4;
 }
 
 /* Merges up to MAX_ATTACHED shards into m->db. */
@@ -557,10 +560,8 @@ static int merge_into(sqlite3 *db, const char *const *shards, int n, const pdb_m
 {
     if (n > MAX_ATTACHED)
         return merge_in_groups(db, shards, n, o);
-    merger m = {.db = db, .o = o};
-    int rc = query_int(db, "SELECT coalesce(max(run_id), 0) FROM main.runs", &m.runs_before);
-    if (rc == PDB_OK)
-        rc = merge_batch(&m, shards, n);
+    merger m = {.db = db, .o = o, .runs_before = o->runs_before};
+    int rc = merge_batch(&m, shards, n);
     pdb_buf_free(&m.sql);
     return rc;
 }

@@ -22,6 +22,9 @@ typedef struct pdb_merge_opts {
      * it (`profdb merge`) shards join such a run. */
     bool as_ingest;
     bool replace;
+    /* With as_ingest: the runs the target held before are those up to this
+     * id (the caller reads max(run_id) before it adds runs of its own). */
+    long long runs_before;
     /* A folder for intermediate merges when there are more shards than
      * SQLite attaches at once (10); NULL: next to the target. */
     const char *tmpdir;

@@ -1,14 +1,16 @@
 /* parallel.c: `profdb ingest --jobs N`: several inputs read by N processes.
  *
  * The inputs (in command-line order) are cut into N contiguous parts of
- * about equal size; a fork()ed worker loads each part into a private shard
- * database, with the same session code and options as a single ingest
- * (analysis included, so the passes run in parallel too). Once every worker
- * has succeeded the parent merges the shards into the target in one
- * transaction (merge.c), so the target changes all at once or not at all,
- * as with one process. Processes rather than threads: each worker has its
- * own SQLite connection, its own memory and its own error state, and a
- * worker that crashes takes nothing else with it.
+ * about equal size. The parent loads the first part into the target in its
+ * ordinary ingest transaction while N - 1 fork()ed workers load the others
+ * into private shard databases, with the same session code and options
+ * (analysis included, so the passes run in parallel too). Before it
+ * commits, the parent waits for the workers and merges their shards into
+ * the same transaction (merge.c), so the target changes all at once or not
+ * at all, as with one process; the first part is never copied twice.
+ * Processes rather than threads: each worker has its own SQLite connection,
+ * its own memory and its own error state, and a worker that crashes takes
+ * nothing else with it.
  *
  * What one process would do is kept: a trace whose rank comes from its
  * order among the run's traces gets the same rank (the parent sniffs the
@@ -238,7 +240,7 @@ static int start_workers(worker *ws, int nw, const pdb_ingest_opts *opts, int pi
 {
     fflush(stdout);
     fflush(stderr); /* or the children would print it again */
-    for (int k = 0; k < nw; k++) {
+    for (int k = 1; k < nw; k++) {
         pid_t pid = fork();
         if (pid < 0)
             return pdb_fail("cannot start a worker process: %s", strerror(errno));
@@ -252,39 +254,59 @@ static int start_workers(worker *ws, int nw, const pdb_ingest_opts *opts, int pi
     return PDB_OK;
 }
 
-static void show_progress(int done, int total, int nw, bool *shown)
+/* What the parent and its workers share while the inputs are read. */
+typedef struct {
+    worker *ws;
+    int nw;
+    int total;           /* inputs */
+    int pipe_fd;         /* read end: a byte per input a worker has read */
+    const char *dir;
+    const pdb_ingest_opts *opts;
+    int64_t runs_before; /* the target's largest run id before this ingest */
+} split_state;
+
+static int parent_done; /* inputs the parent has read itself */
+
+static void parent_file_done(void)
 {
-    fprintf(stderr, "\r\033[Kprofdb: %d of %d inputs read by %d workers", done, total, nw);
-    fflush(stderr);
-    *shown = true;
+    parent_done++;
 }
 
 /* Waits for every worker, showing progress on a terminal. On SIGINT or
- * SIGTERM the workers are stopped (they roll their shards back). */
-static void wait_workers(worker *ws, int nw, int pipe_fd, int total, const pdb_ingest_opts *opts)
+ * SIGTERM, or at once with stop (the parent failed), the workers are
+ * stopped (they roll their shards back). */
+static void wait_workers(split_state *st, bool stop)
 {
-    bool tty = !opts->quiet && isatty(STDERR_FILENO), shown = false, stopped = false;
-    int done = 0, running = nw;
+    bool tty = !st->opts->quiet && isatty(STDERR_FILENO), shown = false, stopped = false;
+    int done = 0, running = 0;
+    for (int k = 1; k < st->nw; k++)
+        running += st->ws[k].running;
     while (running > 0) {
-        if (pdb_ingest_interrupted() && !stopped) {
-            for (int k = 0; k < nw; k++)
-                if (ws[k].running)
-                    kill(ws[k].pid, SIGTERM);
+        if ((stop || pdb_ingest_interrupted()) && !stopped) {
+            for (int k = 1; k < st->nw; k++)
+                if (st->ws[k].running)
+                    kill(st->ws[k].pid, SIGTERM);
             stopped = true;
         }
-        struct pollfd p = {.fd = pipe_fd, .events = POLLIN};
+        struct pollfd p = {.fd = st->pipe_fd, .events = POLLIN};
         if (poll(&p, 1, 100) > 0) {
             char buf[256];
-            ssize_t n = read(pipe_fd, buf, sizeof buf);
+            ssize_t n = read(st->pipe_fd, buf, sizeof buf);
             done += n > 0 ? (int)n : 0;
-            if (tty)
-                show_progress(done, total, nw, &shown);
+            if (tty && !stop) {
+                fprintf(stderr, "\r\033[Kprofdb: %d of %d inputs read by %d processes",
+                        done + parent_done, st->total, st->nw);
+                fflush(stderr);
+                shown = true;
+            }
         }
-        for (int k = 0; k < nw; k++)
-            if (ws[k].running && waitpid(ws[k].pid, &ws[k].status, WNOHANG) == ws[k].pid) {
-                ws[k].running = false;
+        for (int k = 1; k < st->nw; k++) {
+            worker *w = &st->ws[k];
+            if (w->running && waitpid(w->pid, &w->status, WNOHANG) == w->pid) {
+                w->running = false;
                 running--;
             }
+        }
     }
     if (shown)
         fputs("\r\033[K", stderr);
@@ -309,7 +331,7 @@ static int report_failure(worker *ws, int nw)
 {
     int first = -1, first_index = 0;
     pdb_buf msg = PDB_BUF_INIT;
-    for (int k = 0; k < nw; k++) {
+    for (int k = 1; k < nw; k++) {
         if (WIFEXITED(ws[k].status) && WEXITSTATUS(ws[k].status) == 0)
             continue;
         FILE *f = fopen(ws[k].err, "r");
@@ -338,7 +360,7 @@ static int report_failure(worker *ws, int nw)
         else
             pdb_buf_addf(&msg, "%s: worker process failed", ws[k].part.v[0].path);
     }
-    for (int k = 0; k <= first && first >= 0; k++)
+    for (int k = 1; k <= first && first >= 0; k++)
         print_log(&ws[k]);
     int rc = pdb_fail("%s", pdb_buf_str(&msg));
     pdb_buf_free(&msg);
@@ -347,10 +369,12 @@ static int report_failure(worker *ws, int nw)
 
 /* ---- merging ------------------------------------------------------------------- */
 
-static int stop_if_interrupted(void *arg)
+static bool all_succeeded(const worker *ws, int nw)
 {
-    (void)arg;
-    return pdb_ingest_interrupted() != 0;
+    for (int k = 1; k < nw; k++)
+        if (!WIFEXITED(ws[k].status) || WEXITSTATUS(ws[k].status) != 0)
+            return false;
+    return true;
 }
 
 static int fail_interrupted(void)
@@ -359,29 +383,22 @@ static int fail_interrupted(void)
                     pdb_ingest_interrupted() == SIGTERM ? "SIGTERM" : "SIGINT");
 }
 
-/* The shards into the target, in one transaction. */
-static int merge_shards(sqlite3 *db, worker *ws, int nw, const char *dir,
-                        const pdb_ingest_opts *opts)
+/* The parent's before_commit: once its own part is loaded (and analysed)
+ * in the transaction, the workers' shards join it. */
+static int finish_with_shards(sqlite3 *db, void *arg)
 {
-    const char **paths = pdb_xmalloc((size_t)nw * sizeof *paths);
-    for (int k = 0; k < nw; k++)
-        paths[k] = ws[k].shard;
-    sqlite3_progress_handler(db, 1000, stop_if_interrupted, NULL);
-    int rc = pdb_ingest_interrupted() ? fail_interrupted() : pdb_db_exec(db, "BEGIN IMMEDIATE");
-    bool began = rc == PDB_OK;
-    pdb_merge_opts mo = {.as_ingest = true, .replace = opts->replace, .tmpdir = dir};
-    if (rc == PDB_OK)
-        rc = pdb_merge(db, paths, nw, &mo);
-    if (rc == PDB_OK && pdb_ingest_interrupted())
-        rc = fail_interrupted();
-    if (rc == PDB_OK)
-        rc = pdb_db_exec(db, "COMMIT");
-    if (rc != PDB_OK && began) {
-        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-        if (pdb_ingest_interrupted())
-            fail_interrupted();
-    }
-    sqlite3_progress_handler(db, 0, NULL, NULL);
+    split_state *st = arg;
+    wait_workers(st, false);
+    if (pdb_ingest_interrupted())
+        return fail_interrupted();
+    if (!all_succeeded(st->ws, st->nw))
+        return report_failure(st->ws, st->nw);
+    const char **paths = pdb_xmalloc((size_t)st->nw * sizeof *paths);
+    for (int k = 1; k < st->nw; k++)
+        paths[k - 1] = st->ws[k].shard;
+    pdb_merge_opts mo = {.as_ingest = true, .replace = st->opts->replace,
+                         .runs_before = st->runs_before, .tmpdir = st->dir};
+    int rc = pdb_merge(db, paths, st->nw - 1, &mo);
     free(paths);
     return rc;
 }
@@ -413,15 +430,7 @@ static void free_workers(worker *ws, int nw)
     free(ws);
 }
 
-static bool all_succeeded(const worker *ws, int nw)
-{
-    for (int k = 0; k < nw; k++)
-        if (!WIFEXITED(ws[k].status) || WEXITSTATUS(ws[k].status) != 0)
-            return false;
-    return true;
-}
-
-/* Reads the inputs with the workers and merges their shards. */
+/* Reads the inputs with the parent and nw - 1 workers (file comment). */
 static int ingest_split(sqlite3 *db, pdb_job_list *jobs, const pdb_ingest_opts *opts, int nw)
 {
     input_kind *kind = pdb_xmalloc((size_t)jobs->n * sizeof *kind);
@@ -435,27 +444,34 @@ static int ingest_split(sqlite3 *db, pdb_job_list *jobs, const pdb_ingest_opts *
     free(part);
     char *dir = NULL;
     int pipe_fds[2] = {-1, -1};
-    int rc = pdb_shard_dir_make(sqlite3_db_filename(db, "main"), &dir);
+    split_state st = {.ws = ws, .nw = nw, .total = jobs->n, .opts = opts};
+    int rc = pdb_db_query_int(db, "SELECT coalesce(max(run_id), 0) FROM runs", 0,
+                              &st.runs_before);
+    if (rc == PDB_OK)
+        rc = pdb_shard_dir_make(sqlite3_db_filename(db, "main"), &dir);
     if (rc == PDB_OK && pipe(pipe_fds) != 0)
         rc = pdb_fail("cannot create a pipe: %s", strerror(errno));
-    for (int k = 0; k < nw && rc == PDB_OK; k++)
+    for (int k = 1; k < nw && rc == PDB_OK; k++)
         name_files(&ws[k], dir, k);
+    st.dir = dir;
+    st.pipe_fd = pipe_fds[0];
     if (rc == PDB_OK)
         rc = start_workers(ws, nw, opts, pipe_fds);
     if (pipe_fds[1] >= 0)
         close(pipe_fds[1]);
-    /* started workers are waited for even when starting another failed */
-    wait_workers(ws, nw, pipe_fds[0] >= 0 ? pipe_fds[0] : -1, jobs->n, opts);
+    if (rc == PDB_OK) {
+        pdb_ingest_opts po = *opts;
+        po.on_file = parent_file_done;
+        po.before_commit = finish_with_shards;
+        po.before_commit_arg = &st;
+        rc = pdb_jobs_ingest(db, &ws[0].part, &po);
+    }
+    /* after a failure, workers still running are stopped and waited for */
+    wait_workers(&st, true);
     if (pipe_fds[0] >= 0)
         close(pipe_fds[0]);
-    if (rc == PDB_OK && pdb_ingest_interrupted())
-        rc = fail_interrupted();
-    else if (rc == PDB_OK && !all_succeeded(ws, nw))
-        rc = report_failure(ws, nw);
-    if (rc == PDB_OK)
-        rc = merge_shards(db, ws, nw, dir, opts);
     if (rc == PDB_OK && !opts->quiet)
-        for (int k = 0; k < nw; k++)
+        for (int k = 1; k < nw; k++)
             print_log(&ws[k]);
     if (dir)
         pdb_shard_dir_remove(dir);

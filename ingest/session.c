@@ -760,6 +760,8 @@ int pdb_jobs_ingest(sqlite3 *db, job_list *jobs, const pdb_ingest_opts *opts)
         rc = pdb_db_exec(db, indexes.p);
     for (int i = 0; i < ss.nruns && rc == PDB_OK && opts->after_load && !opts->dry_run; i++)
         rc = opts->after_load(db, ss.runs[i]);
+    if (rc == PDB_OK && opts->before_commit && !opts->dry_run)
+        rc = opts->before_commit(db, opts->before_commit_arg);
     pdb_db_release(ss.find_string);
     pdb_db_release(ss.add_string);
 out:
