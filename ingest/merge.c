@@ -274,10 +274,17 @@ static int map_runs(merger *m, const char *schema, const char *path)
     int64_t last;
     if (query_int(m->db, "SELECT coalesce(max(run_id), 0) FROM main.runs", &last) != PDB_OK)
         return PDB_ERR;
+    /* One ingest's runs are created in input order, and `profdb trend` puts
+     * runs created in the same second in run id order: a worker's run is not
+     * older than the runs this ingest created before it. */
+    char created[160] = "created_at";
+    if (m->o->as_ingest)
+        snprintf(created, sizeof created, "max(created_at, coalesce((SELECT max(created_at)"
+                 " FROM main.runs WHERE run_id > %lld), ''))", (long long)m->runs_before);
     if (exec_fmt(m->db, &m->sql, "INSERT INTO main.runs (name, created_at)"
-                 " SELECT name, created_at FROM %s.runs r WHERE NOT EXISTS"
+                 " SELECT name, %s FROM %s.runs r WHERE NOT EXISTS"
                  " (SELECT 1 FROM main.runs m WHERE m.name = r.name) ORDER BY run_id",
-                 schema) != PDB_OK ||
+                 created, schema) != PDB_OK ||
         pdb_db_exec(m->db, "DELETE FROM temp.merge_runs") != PDB_OK)
         return PDB_ERR;
     return exec_fmt(m->db, &m->sql, "INSERT INTO temp.merge_runs (old, new, fresh)"
