@@ -236,9 +236,8 @@ static int build_copy(merger *m, const char *schema, const char *table, copy_mod
 /* As ingest does with a run name that exists: refuse, or delete with
  * --replace. Only runs the target held before the merge began count; runs
  * an earlier shard of this merge created are joined. */
-static int settle_existing_runs(merger *m, const char *schema, const char *path)
+static int settle_existing_runs(merger *m, const char *schema)
 {
-    (void)path;
     char sql[256];
     snprintf(sql, sizeof sql, "SELECT m.run_id, m.name FROM %s.runs r JOIN main.runs m"
              " ON m.name = r.name WHERE m.run_id <= %lld ORDER BY r.run_id LIMIT 1",
@@ -267,9 +266,9 @@ static int settle_existing_runs(merger *m, const char *schema, const char *path)
 
 /* Runs of the shard: joined to the target's run of the same name, or new
  * (fresh); temp.merge_runs maps the shard's ids to the target's. */
-static int map_runs(merger *m, const char *schema, const char *path)
+static int map_runs(merger *m, const char *schema)
 {
-    if (m->o->as_ingest && settle_existing_runs(m, schema, path) != PDB_OK)
+    if (m->o->as_ingest && settle_existing_runs(m, schema) != PDB_OK)
         return PDB_ERR;
     int64_t last;
     if (query_int(m->db, "SELECT coalesce(max(run_id), 0) FROM main.runs", &last) != PDB_OK)
@@ -432,7 +431,7 @@ static int merge_shard(merger *m, const char *path, int index)
     char schema[16];
     snprintf(schema, sizeof schema, "shard%d", index);
     if (attach(m, path, schema) != PDB_OK || compute_offsets(m) != PDB_OK ||
-        map_runs(m, schema, path) != PDB_OK || map_strings(m, schema) != PDB_OK ||
+        map_runs(m, schema) != PDB_OK || map_strings(m, schema) != PDB_OK ||
         check_ranks(m, schema, path) != PDB_OK || check_pstats(m, schema, path) != PDB_OK)
         return PDB_ERR;
     /* a run that gains ranks needs its trend summaries computed again */

@@ -28,6 +28,7 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -136,7 +137,7 @@ static void split(const pdb_job_list *jobs, const input_kind *kind, int nw, int 
 /* Gives each worker its inputs; a trace's order among its run's traces is
  * counted over the whole list, as one process would count it. */
 static void assign(const pdb_job_list *jobs, const input_kind *kind, const int *part,
-                   worker *ws, int nw)
+                   worker *ws)
 {
     int traces_before = 0;
     for (int i = 0; i < jobs->n; i++) {
@@ -155,7 +156,6 @@ static void assign(const pdb_job_list *jobs, const input_kind *kind, const int *
         l->v[l->n++] = j;
         traces_before += kind[i] == IN_TRACE;
     }
-    (void)nw;
 }
 
 /* Runs that exist already: refused at once unless --replace, as one
@@ -325,45 +325,55 @@ static void print_log(const worker *w)
     fclose(f);
 }
 
+/* What a failed worker left: the position (in the whole list) of the input
+ * it failed on, and its message (or how the process ended). */
+static int read_failure(const worker *w, pdb_buf *msg)
+{
+    FILE *f = fopen(w->err, "r");
+    int read_before = 0;
+    char line[8192] = "";
+    if (f) {
+        if (fscanf(f, "%d\n", &read_before) != 1 || !fgets(line, sizeof line, f))
+            line[0] = '\0';
+        fclose(f);
+    }
+    pdb_buf_reset(msg);
+    if (line[0])
+        pdb_buf_adds(msg, line);
+    else if (WIFSIGNALED(w->status))
+        pdb_buf_addf(msg, "%s: worker process killed by signal %d", w->part.v[0].path,
+                     WTERMSIG(w->status));
+    else
+        pdb_buf_addf(msg, "%s: worker process failed", w->part.v[0].path);
+    if (read_before < 0 || read_before >= w->part.n)
+        read_before = read_before < 0 ? 0 : w->part.n - 1;
+    return w->index[read_before];
+}
+
 /* After a failure: the error of the first failing input in command-line
- * order, with what the workers printed before it. */
-static int report_failure(worker *ws, int nw)
+ * order, after what its worker printed before it (notes on skipped files).
+ * The logs of workers that succeeded are not shown: one process prints the
+ * per-file lines they hold only after a commit. */
+static int report_failure(const worker *ws, int nw)
 {
     int first = -1, first_index = 0;
-    pdb_buf msg = PDB_BUF_INIT;
+    pdb_buf msg = PDB_BUF_INIT, one = PDB_BUF_INIT;
     for (int k = 1; k < nw; k++) {
         if (WIFEXITED(ws[k].status) && WEXITSTATUS(ws[k].status) == 0)
             continue;
-        FILE *f = fopen(ws[k].err, "r");
-        int read_before = 0;
-        char line[8192] = "";
-        if (f) {
-            if (fscanf(f, "%d\n", &read_before) != 1)
-                read_before = 0;
-            if (!fgets(line, sizeof line, f))
-                line[0] = '\0';
-            fclose(f);
+        int index = read_failure(&ws[k], &one);
+        if (first < 0 || index < first_index) {
+            first = k;
+            first_index = index;
+            pdb_buf_reset(&msg);
+            pdb_buf_adds(&msg, pdb_buf_str(&one));
         }
-        if (read_before >= ws[k].part.n)
-            read_before = ws[k].part.n - 1;
-        int index = ws[k].index[read_before < 0 ? 0 : read_before];
-        if (first >= 0 && index >= first_index)
-            continue;
-        first = k;
-        first_index = index;
-        pdb_buf_reset(&msg);
-        if (line[0])
-            pdb_buf_adds(&msg, line);
-        else if (WIFSIGNALED(ws[k].status))
-            pdb_buf_addf(&msg, "%s: worker process killed by signal %d",
-                         ws[k].part.v[0].path, WTERMSIG(ws[k].status));
-        else
-            pdb_buf_addf(&msg, "%s: worker process failed", ws[k].part.v[0].path);
     }
-    for (int k = 1; k <= first && first >= 0; k++)
-        print_log(&ws[k]);
+    assert(first >= 1); /* called only when a worker failed */
+    print_log(&ws[first]);
     int rc = pdb_fail("%s", pdb_buf_str(&msg));
     pdb_buf_free(&msg);
+    pdb_buf_free(&one);
     return rc;
 }
 
@@ -439,7 +449,7 @@ static int ingest_split(sqlite3 *db, pdb_job_list *jobs, const pdb_ingest_opts *
         kind[i] = sniff_kind(&jobs->v[i], opts);
     split(jobs, kind, nw, part);
     worker *ws = pdb_xcalloc((size_t)nw, sizeof *ws);
-    assign(jobs, kind, part, ws, nw);
+    assign(jobs, kind, part, ws);
     free(kind);
     free(part);
     char *dir = NULL;

@@ -233,20 +233,29 @@ def check_atomic_ingest(c, tmp, base):
         data = f.read()
     with open(bad, "wb") as f:
         f.write(data[:len(data) // 2])
-    inputs = [OTHERS[1], RANK0, bad, OTHERS[2], RANK1]
-    results = {}
-    for jobs in (1, 2):
-        db = os.path.join(tmp, f"atomic{jobs}.db")
-        shutil.copy(base, db)
-        before = (table_counts(db), content(db))
-        code, _, err = ingest(db, *inputs, jobs=jobs, check=False)
-        results[jobs] = (code, err)
-        c.eq(f"--jobs {jobs}, one bad input: exit 2", code, 2)
-        c.true(f"--jobs {jobs}, one bad input: the database unchanged",
-               (table_counts(db), content(db)) == before)
-        c.eq(f"--jobs {jobs}, one bad input: no shard left", leftovers(tmp), [])
-    c.eq("one bad input: --jobs 2 says what --jobs 1 says", results[2], results[1])
-    c.true("one bad input: the message names the file", bad in results[1][1], results[1][1])
+    empty = os.path.join(tmp, "empty.json")
+    open(empty, "w").close()
+    # the bad input in the middle, last (a worker's part), and two bad ones
+    # in different parts (the first in command-line order is reported)
+    orders = {"in the middle": [OTHERS[1], RANK0, bad, OTHERS[2], RANK1],
+              "last": [OTHERS[1], RANK0, OTHERS[2], RANK1, bad],
+              "two": [empty, OTHERS[1], RANK0, OTHERS[2], RANK1, bad]}
+    for where, inputs in orders.items():
+        results = {}
+        for jobs in (1, 2, 3):
+            db = os.path.join(tmp, f"atomic{jobs}.db")
+            shutil.copy(base, db)
+            before = (table_counts(db), content(db))
+            code, _, err = ingest(db, *inputs, jobs=jobs, check=False)
+            results[jobs] = (code, err)
+            what = f"--jobs {jobs}, bad input {where}"
+            c.eq(f"{what}: exit 2", code, 2)
+            c.true(f"{what}: the database unchanged", (table_counts(db), content(db)) == before)
+            c.eq(f"{what}: no shard left", leftovers(tmp), [])
+        c.eq(f"bad input {where}: --jobs 2 says what --jobs 1 says", results[2], results[1])
+        c.eq(f"bad input {where}: --jobs 3 says what --jobs 1 says", results[3], results[1])
+        c.true(f"bad input {where}: the message names the file",
+               inputs[0 if where == "two" else inputs.index(bad)] in results[1][1], results[1][1])
 
 
 def check_atomic_merge(c, tmp, direct, shards):
