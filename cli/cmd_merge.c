@@ -14,9 +14,10 @@ static const pdb_cmd_help help = {
     "one transaction: on any error OUT.db is unchanged. Runs of the same name become\n"
     "one run with the ranks of all of them (a run made of the ranks that Slurm array\n"
     "tasks or 'profdb ingest --jobs' workers ingested separately); all ids and strings\n"
-    "are re-keyed, analysis results are carried over. A rank that a run already has,\n"
-    "or pstats dumps of one run in two databases, are refused. Shards must have this\n"
-    "profdb's schema version ('profdb migrate --db SHARD' upgrades an older one).",
+    "are re-keyed, analysis results are carried over, pstats statistics of one run\n"
+    "are added up as ingest adds its dumps. A rank that a run already has is refused.\n"
+    "Shards must have this profdb's schema version ('profdb migrate --db SHARD'\n"
+    "upgrades an older one).",
     "Ctrl-C (SIGINT) or SIGTERM rolls the merge back and exits with 130 or 143.",
 };
 

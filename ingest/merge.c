@@ -96,7 +96,7 @@ static const struct {
 };
 
 /* How a table is copied. */
-typedef enum { COPY_ALL, COPY_OR_IGNORE, COPY_FRESH_RUNS, COPY_NOT } copy_mode;
+typedef enum { COPY_ALL, COPY_OR_IGNORE, COPY_FRESH_RUNS, COPY_UNLESS_ADDED, COPY_NOT } copy_mode;
 
 static copy_mode copy_mode_of(const char *table)
 {
@@ -111,6 +111,9 @@ static copy_mode copy_mode_of(const char *table)
     /* summaries of a whole run: kept only for runs the shard brings whole */
     if (strcmp(table, "run_summaries") == 0)
         return COPY_FRESH_RUNS;
+    /* pstats statistics of a run that has some are added (merge_pstats.c) */
+    if (strcmp(table, "pstats_functions") == 0 || strcmp(table, "pstats_edges") == 0)
+        return COPY_UNLESS_ADDED;
     return COPY_ALL;
 }
 
@@ -226,6 +229,8 @@ static int build_copy(merger *m, const char *schema, const char *table, copy_mod
                  pdb_buf_str(&exprs), schema, table);
     if (mode == COPY_FRESH_RUNS)
         pdb_buf_adds(&m->sql, " WHERE x.run_id IN (SELECT old FROM temp.merge_runs WHERE fresh)");
+    if (mode == COPY_UNLESS_ADDED)
+        pdb_buf_adds(&m->sql, " WHERE x.run_id NOT IN (SELECT old FROM temp.merge_pstats_runs)");
     pdb_buf_free(&cols);
     pdb_buf_free(&exprs);
     return rc;
@@ -343,29 +348,21 @@ static int check_ranks(merger *m, const char *schema, const char *path)
     return rc;
 }
 
-/* pstats dumps of one run are added up in order (Stats.add) at ingest;
- * sums of sums would differ from that in the last bits, so a run's dumps
- * must all come from one shard. */
-static int check_pstats(merger *m, const char *schema, const char *path)
+/* Runs whose pstats statistics the target and the shard both have: the
+ * shard's are added (merge_pstats.c), not copied. */
+static int find_pstats_runs(merger *m, const char *schema, bool *any)
 {
-    char sql[512];
-    snprintf(sql, sizeof sql,
-             "SELECT r.name FROM %s.runs r JOIN temp.merge_runs mr ON mr.old = r.run_id"
-             " WHERE NOT mr.fresh AND EXISTS (SELECT 1 FROM %s.pstats_functions f"
-             " WHERE f.run_id = r.run_id) AND EXISTS (SELECT 1 FROM main.pstats_functions f"
-             " WHERE f.run_id = mr.new) LIMIT 1", schema, schema);
-    sqlite3_stmt *st;
-    if (pdb_db_prepare(m->db, sql, &st) != PDB_OK)
+    int64_t n;
+    if (pdb_db_exec(m->db, "DELETE FROM temp.merge_pstats_runs") != PDB_OK ||
+        exec_fmt(m->db, &m->sql, "INSERT INTO temp.merge_pstats_runs (old, new)"
+                 " SELECT mr.old, mr.new FROM temp.merge_runs mr WHERE NOT mr.fresh"
+                 " AND EXISTS (SELECT 1 FROM %s.pstats_functions f WHERE f.run_id = mr.old)"
+                 " AND EXISTS (SELECT 1 FROM main.pstats_functions f WHERE f.run_id = mr.new)",
+                 schema) != PDB_OK ||
+        query_int(m->db, "SELECT count(*) FROM temp.merge_pstats_runs", &n) != PDB_OK)
         return PDB_ERR;
-    int rc = PDB_OK, step = sqlite3_step(st);
-    if (step == SQLITE_ROW)
-        rc = pdb_fail("%s: run '%s' has pstats dumps here and in the target (or an earlier "
-                      "shard); the dumps of one run are added up in order, so ingest them "
-                      "into one shard", path, (const char *)sqlite3_column_text(st, 0));
-    else if (step != SQLITE_DONE)
-        rc = pdb_db_fail(m->db, "database error");
-    sqlite3_finalize(st);
-    return rc;
+    *any = n > 0;
+    return PDB_OK;
 }
 
 /* ---- one shard --------------------------------------------------------------- */
@@ -432,13 +429,18 @@ static int merge_shard(merger *m, const char *path, int index)
     snprintf(schema, sizeof schema, "shard%d", index);
     if (attach(m, path, schema) != PDB_OK || compute_offsets(m) != PDB_OK ||
         map_runs(m, schema) != PDB_OK || map_strings(m, schema) != PDB_OK ||
-        check_ranks(m, schema, path) != PDB_OK || check_pstats(m, schema, path) != PDB_OK)
+        check_ranks(m, schema, path) != PDB_OK)
         return PDB_ERR;
+    bool add_pstats;
     /* a run that gains ranks needs its trend summaries computed again */
-    if (pdb_db_exec(m->db, "DELETE FROM main.run_summaries WHERE run_id IN"
-                           " (SELECT new FROM temp.merge_runs WHERE NOT fresh)") != PDB_OK)
+    if (find_pstats_runs(m, schema, &add_pstats) != PDB_OK ||
+        pdb_db_exec(m->db, "DELETE FROM main.run_summaries WHERE run_id IN"
+                           " (SELECT new FROM temp.merge_runs WHERE NOT fresh)") != PDB_OK ||
+        copy_tables(m, schema) != PDB_OK)
         return PDB_ERR;
-    return copy_tables(m, schema);
+    if (!add_pstats)
+        return PDB_OK;
+    return pdb_merge_pstats(m->db, schema, path, m->offset[K_FUNC], m->offset[K_SOURCE]);
 }
 
 /* ---- many shards ----------------------------------------------------------- */
@@ -488,7 +490,11 @@ static int merge_batch(merger *m, const char *const *shards, int n)
     if (pdb_db_exec(m->db, "CREATE TEMP TABLE IF NOT EXISTS merge_runs"
                            " (old INTEGER PRIMARY KEY, new INTEGER NOT NULL, fresh INTEGER);"
                            "CREATE TEMP TABLE IF NOT EXISTS merge_strings"
-                           " (old INTEGER PRIMARY KEY, new INTEGER NOT NULL)") != PDB_OK)
+                           " (old INTEGER PRIMARY KEY, new INTEGER NOT NULL);"
+                           "CREATE TEMP TABLE IF NOT EXISTS merge_pstats_runs"
+                           " (old INTEGER PRIMARY KEY, new INTEGER NOT NULL);"
+                           "CREATE TEMP TABLE IF NOT EXISTS merge_funcs (old INTEGER PRIMARY KEY,"
+                           " new INTEGER, was_stats INTEGER, new_ord INTEGER)") != PDB_OK)
         return PDB_ERR;
     pdb_buf indexes = PDB_BUF_INIT;
     int rc = PDB_OK;
@@ -499,7 +505,8 @@ static int merge_batch(merger *m, const char *const *shards, int n)
     if (rc == PDB_OK && indexes.len)
         rc = pdb_db_exec(m->db, indexes.p);
     if (rc == PDB_OK)
-        rc = pdb_db_exec(m->db, "DROP TABLE temp.merge_runs; DROP TABLE temp.merge_strings");
+        rc = pdb_db_exec(m->db, "DROP TABLE temp.merge_runs; DROP TABLE temp.merge_strings;"
+                                "DROP TABLE temp.merge_pstats_runs; DROP TABLE temp.merge_funcs");
     pdb_buf_free(&indexes);
     return rc;
 }
