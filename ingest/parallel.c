@@ -37,6 +37,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -207,6 +210,10 @@ static void write_file(const char *path, const char *text)
  * goes to its err file as "N\nmessage", N = inputs read before it. */
 static void run_worker(worker *w, const pdb_ingest_opts *opts, int pipe_fd)
 {
+#ifdef __linux__
+    /* a parent killed with SIGKILL cannot stop its workers: the kernel does */
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+#endif
     progress_fd = pipe_fd;
     int fd = open(w->log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     if (fd >= 0) {
