@@ -416,9 +416,10 @@ static int finish_with_shards(sqlite3 *db, void *arg)
     pdb_merge_opts mo = {.as_ingest = true, .replace = st->opts->replace,
                          .runs_before = st->runs_before, .tmpdir = st->dir};
     bool tty = !st->opts->quiet && isatty(STDERR_FILENO);
-    if (tty)
-        fprintf(stderr, "\r\033[Kprofdb: merging the workers' %d shard%s", st->nw - 1,
-                st->nw == 2 ? "" : "s");
+    if (tty && st->nw == 2)
+        fputs("\r\033[Kprofdb: merging the worker's shard", stderr);
+    else if (tty)
+        fprintf(stderr, "\r\033[Kprofdb: merging the workers' %d shards", st->nw - 1);
     int rc = pdb_merge(db, paths, st->nw - 1, &mo);
     if (tty)
         fputs("\r\033[K", stderr);
