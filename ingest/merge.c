@@ -314,6 +314,19 @@ static int map_strings(merger *m, const char *schema)
     return PDB_OK;
 }
 
+/* The message for a rank a run has twice: as ingest says it when one
+ * session meets a rank twice, or naming the shard for `profdb merge`. */
+static int rank_conflict(const pdb_merge_opts *o, const char *shard, const char *run,
+                         int64_t rank, const char *from, const char *trace)
+{
+    if (o->as_ingest)
+        return pdb_fail("%s: rank %lld (from %s) is already in this run; ingest the file as a "
+                        "run of its own", trace, (long long)rank, from);
+    return pdb_fail("%s: run '%s' already has rank %lld, which %s in this shard also has; "
+                    "merge it into another database or ingest it under another run name",
+                    shard, run, (long long)rank, trace);
+}
+
 /* A run that gains ranks must not get one it has already. */
 static int check_ranks(merger *m, const char *schema, const char *path)
 {
@@ -328,22 +341,12 @@ static int check_ranks(merger *m, const char *schema, const char *path)
     if (pdb_db_prepare(m->db, sql, &st) != PDB_OK)
         return PDB_ERR;
     int rc = PDB_OK, step = sqlite3_step(st);
-    if (step == SQLITE_ROW) {
-        long long rank = sqlite3_column_int64(st, 0);
-        const char *from = (const char *)sqlite3_column_text(st, 1);
-        const char *trace = (const char *)sqlite3_column_text(st, 2);
-        const char *run = (const char *)sqlite3_column_text(st, 3);
-        /* ingest says what it says when one session meets the rank twice */
-        if (m->o->as_ingest)
-            rc = pdb_fail("%s: rank %lld (from %s) is already in this run; ingest the file as "
-                          "a run of its own", trace, rank, from);
-        else
-            rc = pdb_fail("%s: run '%s' already has rank %lld, which %s in this shard also "
-                          "has; merge it into another database or ingest it under another run "
-                          "name", path, run, rank, trace);
-    } else if (step != SQLITE_DONE) {
+    if (step == SQLITE_ROW)
+        rc = rank_conflict(m->o, path, (const char *)sqlite3_column_text(st, 3),
+                           sqlite3_column_int64(st, 0), (const char *)sqlite3_column_text(st, 1),
+                           (const char *)sqlite3_column_text(st, 2));
+    else if (step != SQLITE_DONE)
         rc = pdb_db_fail(m->db, "database error");
-    }
     sqlite3_finalize(st);
     return rc;
 }
@@ -513,6 +516,87 @@ static int merge_batch(merger *m, const char *const *shards, int n)
 
 static int merge_into(sqlite3 *db, const char *const *shards, int n, const pdb_merge_opts *o);
 
+/* The ranks the target's runs have that shards may join: all of them, or
+ * with as_ingest those this ingest created (other runs are refused or
+ * replaced), into table seen of the scratch connection mem. A few rows, one
+ * per trace. */
+static int seen_in_target(sqlite3 *db, sqlite3 *mem, const pdb_merge_opts *o)
+{
+    sqlite3_stmt *get, *put;
+    if (pdb_db_prepare(db, "SELECT r.name, t.rank, s.path FROM main.traces t"
+                           " JOIN main.runs r USING (run_id) JOIN main.sources s"
+                           " USING (source_id) WHERE r.run_id > ?", &get) != PDB_OK)
+        return PDB_ERR;
+    if (pdb_db_prepare(mem, "INSERT INTO seen VALUES (?, ?, ?)", &put) != PDB_OK) {
+        sqlite3_finalize(get);
+        return PDB_ERR;
+    }
+    sqlite3_bind_int64(get, 1, o->as_ingest ? o->runs_before : 0);
+    int rc = PDB_OK;
+    while (rc == PDB_OK && sqlite3_step(get) == SQLITE_ROW) {
+        for (int c = 0; c < 3; c++)
+            sqlite3_bind_value(put, c + 1, sqlite3_column_value(get, c));
+        rc = pdb_db_step_done(mem, put);
+    }
+    sqlite3_finalize(get);
+    sqlite3_finalize(put);
+    return rc;
+}
+
+/* One shard's ranks against those seen before it (mem: see above). */
+static int check_shard_ranks(sqlite3 *mem, const char *shard, const pdb_merge_opts *o)
+{
+    static const char *const find =
+        "SELECT r.name, t.rank, t.rank_from, s.path FROM shard.traces t"
+        " JOIN shard.runs r USING (run_id) JOIN shard.sources s USING (source_id)"
+        " JOIN seen ON seen.name = r.name AND seen.rank = t.rank ORDER BY t.trace_id LIMIT 1";
+    sqlite3_stmt *st;
+    if (pdb_db_prepare(mem, "ATTACH ?1 AS shard", &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_text(st, 1, shard, -1, SQLITE_STATIC);
+    int rc = pdb_db_step_done(mem, st);
+    sqlite3_finalize(st);
+    if (rc != PDB_OK || pdb_db_prepare(mem, find, &st) != PDB_OK)
+        return PDB_ERR;
+    int step = sqlite3_step(st);
+    if (step == SQLITE_ROW)
+        rc = rank_conflict(o, shard, (const char *)sqlite3_column_text(st, 0),
+                           sqlite3_column_int64(st, 1), (const char *)sqlite3_column_text(st, 2),
+                           (const char *)sqlite3_column_text(st, 3));
+    else if (step != SQLITE_DONE)
+        rc = pdb_db_fail(mem, "database error");
+    sqlite3_finalize(st);
+    if (rc == PDB_OK)
+        rc = pdb_db_exec(mem, "INSERT INTO seen SELECT r.name, t.rank, s.path FROM shard.traces t"
+                              " JOIN shard.runs r USING (run_id) JOIN shard.sources s"
+                              " USING (source_id)");
+    sqlite3_exec(mem, "DETACH shard", NULL, NULL, NULL);
+    return rc;
+}
+
+/* Before merging in groups: a rank that two shards (or a shard and the
+ * target) give one run is found here, where the message can still name the
+ * shard rather than an intermediate file. Reads only the traces tables, in
+ * a scratch connection (a transaction cannot detach what it has read). */
+static int check_ranks_across(sqlite3 *db, const char *const *shards, int n,
+                              const pdb_merge_opts *o)
+{
+    sqlite3 *mem;
+    if (sqlite3_open_v2(":memory:", &mem, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
+        SQLITE_OK) {
+        sqlite3_close(mem);
+        return pdb_fail("cannot open a scratch database");
+    }
+    int rc = pdb_db_exec(mem, "CREATE TABLE seen (name TEXT, rank INTEGER, trace TEXT,"
+                              " PRIMARY KEY (name, rank))");
+    if (rc == PDB_OK)
+        rc = seen_in_target(db, mem, o);
+    for (int i = 0; i < n && rc == PDB_OK; i++)
+        rc = check_shard_ranks(mem, shards[i], o);
+    pdb_db_close(mem);
+    return rc;
+}
+
 /* Merges shards[0..n) into a new database file path (its own transaction). */
 static int merge_to_file(const char *path, const char *const *shards, int n)
 {
@@ -541,6 +625,12 @@ static int merge_in_groups(sqlite3 *db, const char *const *shards, int n,
         dir = pdb_xstrdup(o->tmpdir);
     else if (pdb_shard_dir_make(target && *target ? target : "profdb.db", &dir) != PDB_OK)
         return PDB_ERR;
+    if (check_ranks_across(db, shards, n, o) != PDB_OK) {
+        if (!o->tmpdir)
+            pdb_shard_dir_remove(dir);
+        free(dir);
+        return PDB_ERR;
+    }
     int groups = (n + MAX_ATTACHED - 1) / MAX_ATTACHED;
     char **parts = pdb_xmalloc((size_t)groups * sizeof *parts);
     int made = 0, rc = PDB_OK;

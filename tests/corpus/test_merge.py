@@ -15,10 +15,12 @@
    shard (a truncated file, a text file, a rank the run already has)
    changes nothing, even when it comes after good ones; pstats dumps of one
    run in three shards add up exactly as one ingest adds them.
-4. Foreign shards are refused with one line and exit 2: another schema
+4. More shards than SQLite attaches at once (12 and 13, merged in groups):
+   the same result, and a bad last shard changes nothing.
+5. Foreign shards are refused with one line and exit 2: another schema
    version (newer and older), a SQLite file that is not profdb's.
-5. Runs that exist: --jobs 2 refuses them like --jobs 1, --replace replaces.
-6. SIGINT or SIGTERM during an `ingest --jobs 2` (to the parent alone, and
+6. Runs that exist: --jobs 2 refuses them like --jobs 1, --replace replaces.
+7. SIGINT or SIGTERM during an `ingest --jobs 2` (to the parent alone, and
    to the whole process group as a terminal's Ctrl-C does): exit 130/143,
    'nothing was stored', the database unchanged, no shard folder and no
    worker process left behind."""
@@ -333,6 +335,47 @@ def check_existing_runs(c, tmp, direct):
          content(os.path.join(tmp, "exists1.db")))
 
 
+def check_many_shards(c, tmp):
+    """More shards than SQLite attaches at once (10): merged in groups through
+    intermediate files, with the same result; a bad last shard changes
+    nothing and leaves no intermediate file."""
+    d = os.path.join(tmp, "many")
+    os.mkdir(d)
+    traces, shards = [], []
+    for i in range(12):
+        traces.append(os.path.join(d, f"r{i}.json"))
+        subprocess.run([GENTRACE, "--steps", "1", "--rank", str(i), "--world", "12", "--seed",
+                        str(i + 1), traces[-1]], check=True, capture_output=True)
+        shards.append(os.path.join(d, f"s{i}.db"))
+        ingest(shards[-1], "-q", "--run", "job", traces[-1])
+    direct = os.path.join(d, "direct.db")
+    ingest(direct, "-q", "--run", "job", *traces)
+    merged = os.path.join(d, "merged.db")
+    code, _, err = run("merge", merged, *shards, check=False)
+    c.eq("merge of 12 shards: exit 0", code, 0)
+    same_db(c, "merge of 12 shards", merged, direct, with_reports=False)
+    jobs = os.path.join(d, "jobs.db")
+    ingest(jobs, "-q", "--run", "job", *traces, jobs=12)
+    same_db(c, "--jobs 12 (11 shards) vs --jobs 1", jobs, direct, with_reports=False)
+    c.eq("12 shards: the gpu report of --jobs 12 equals --jobs 1",
+         run("report", "gpu", db=jobs)[1], run("report", "gpu", db=direct)[1])
+    before = (table_counts(merged), content(merged))
+    code, _, err = run("merge", merged, *shards[:11], os.path.join(d, "r0.json"), check=False)
+    c.eq("merge of 12 shards, the last not a database: exit 2", code, 2)
+    c.true("merge of 12 shards, the last not a database: the target unchanged",
+           (table_counts(merged), content(merged)) == before)
+    again = os.path.join(d, "again.db")
+    ingest(again, "-q", "--run", "other", traces[0])
+    before = (table_counts(again), content(again))
+    code, _, err = run("merge", again, *shards, shards[5], check=False)
+    c.eq("merge of 13 shards, the last a rank again: exit 2", code, 2)
+    c.true("merge of 13 shards, the last a rank again: names that shard",
+           err.startswith(f"profdb: {shards[5]}: run 'job' already has rank 5"), err)
+    c.true("merge of 13 shards, the last a rank again: the target unchanged",
+           (table_counts(again), content(again)) == before)
+    c.eq("many shards: no intermediate folder left", leftovers(d), [])
+
+
 def workers_of(db):
     """Processes whose command line names db (the parent and its forks)."""
     found = []
@@ -402,6 +445,8 @@ def main():
         check_atomic_merge(c, tmp, direct, shards)
         check_existing_runs(c, tmp, direct)
         lap("failures")
+        check_many_shards(c, tmp)
+        lap("many shards")
         check_interrupt(c, tmp, base)
         lap("interruptions")
     c.close()
