@@ -9,7 +9,8 @@
  * the result is exactly that of ingesting the dumps in shard order. A shard
  * holding several dumps of the run adds their sum, which can differ from
  * adding them one by one in the last bits of the times (float addition is
- * not associative); `ingest --jobs` keeps a run's dumps in one worker. */
+ * not associative); `ingest --jobs` keeps a run's dumps in one worker. So
+ * does a merge of more than 10 shards, which adds groups of them first. */
 #include "ingest/merge.h"
 #include "common/db.h"
 #include "common/error.h"
