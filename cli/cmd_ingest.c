@@ -1,10 +1,12 @@
 /* cmd_ingest.c: `profdb ingest`: load inputs into the database. */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "cli/cli.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "analyze/analyze.h"
 #include "ingest/ingest.h"
 
+#include <sched.h>
 #include <stdbool.h>
 #include <unistd.h>
 
@@ -28,12 +30,25 @@ static const pdb_cmd_help help = {
     "name, else the order of the traces given.",
 };
 
+/* The default --jobs: the cores this process may run on (a Slurm job step
+ * or taskset gets fewer than the machine has), else the cores online. */
+static long cores(void)
+{
+#ifdef __linux__
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+#endif
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? n : 1;
+}
+
 int cmd_ingest(int argc, char **argv, pdb_cli *cli)
 {
     pdb_ingest_opts o = {0};
     pdb_strlist labels = {0};
     bool quiet = false, no_analyze = false;
-    long jobs = sysconf(_SC_NPROCESSORS_ONLN);
+    long jobs = cores();
     const pdb_opt opts[] = {
         PDB_OPT_DB(cli),
         {PDB_OPT_STRING, "run", 'r', &o.run_name, "NAME", "put every input into run NAME"},
@@ -47,7 +62,7 @@ int cmd_ingest(int argc, char **argv, pdb_cli *cli)
         {PDB_OPT_FLAG, "dry-run", 'n', &o.dry_run, NULL,
          "read and check every input, print what would be stored, store nothing"},
         {PDB_OPT_INT, "jobs", 'j', &jobs, "N",
-         "worker processes for several inputs (default: the number of cores)"},
+         "worker processes for several inputs (default: the cores it may use)"},
         {0},
     };
     int npos;
