@@ -22,11 +22,10 @@ static const pdb_cmd_help help = {
 };
 
 /* The merge, inside a write transaction on out (interruptible). */
-static int merge_all(sqlite3 *out, const char *const *shards, int n)
+static int merge_all(sqlite3 *out, const char *const *shards, int n, bool quiet)
 {
-    if (pdb_ingest_interrupted())
-        return pdb_fail("interrupted; nothing was merged");
-    if (pdb_db_exec(out, "BEGIN IMMEDIATE") != PDB_OK)
+    /* another merge into the same database (a second Slurm array) is waited for */
+    if (pdb_ingest_begin_write(out, quiet) != PDB_OK)
         return PDB_ERR;
     pdb_merge_opts o = {0};
     int rc = pdb_merge(out, shards, n, &o);
@@ -40,13 +39,8 @@ static int merge_all(sqlite3 *out, const char *const *shards, int n)
                      pdb_ingest_interrupted() == SIGTERM ? "SIGTERM" : "SIGINT");
         sqlite3_exec(out, "ROLLBACK", NULL, NULL, NULL);
     }
+    sqlite3_busy_timeout(out, PDB_DB_BUSY_MS);
     return rc;
-}
-
-static int stop_if_interrupted(void *arg)
-{
-    (void)arg;
-    return pdb_ingest_interrupted() != 0;
 }
 
 int cmd_merge(int argc, char **argv, pdb_cli *cli)
@@ -76,8 +70,7 @@ int cmd_merge(int argc, char **argv, pdb_cli *cli)
     sqlite3 *out;
     if (pdb_db_open(out_path, PDB_DB_CREATE, &out) != PDB_OK)
         return pdb_cli_fail();
-    sqlite3_progress_handler(out, 1000, stop_if_interrupted, NULL);
-    int rc = merge_all(out, shards, n);
+    int rc = merge_all(out, shards, n, quiet);
     if (rc == PDB_OK && !quiet) {
         int64_t runs = 0, traces = 0;
         pdb_db_query_int(out, "SELECT count(*) FROM runs", 0, &runs);

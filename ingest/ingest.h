@@ -80,6 +80,12 @@ int pdb_ingest_interrupted(void);
 struct pdb_buf;
 int pdb_bulk_indexes_drop(sqlite3 *db, struct pdb_buf *saved);
 
+/* BEGIN IMMEDIATE on db as an ingest takes it, for other writers (profdb
+ * merge): waits for another writer while it makes progress, saying so
+ * unless quiet, and stops on SIGINT/SIGTERM. Its busy handler stays until
+ * sqlite3_busy_timeout() replaces it. */
+int pdb_ingest_begin_write(sqlite3 *db, bool quiet);
+
 /* Deletes a run and every row that belongs to it. */
 int pdb_run_delete(sqlite3 *db, int64_t run_id);
 /* Looks up a run by name: returns 1 and sets *run_id when found, 0 if not. */

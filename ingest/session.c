@@ -714,6 +714,18 @@ static int begin_write(pdb_session *ss)
     return rc == SQLITE_OK ? PDB_OK : pdb_db_fail(ss->db, "database error");
 }
 
+int pdb_ingest_begin_write(sqlite3 *db, bool quiet)
+{
+    /* the busy handler keeps pointing here until the caller resets it */
+    static pdb_ingest_opts opts;
+    static pdb_session ss;
+    opts.quiet = quiet;
+    memset(&ss, 0, sizeof ss);
+    ss.db = db;
+    ss.opts = &opts;
+    return begin_write(&ss);
+}
+
 /* Ends the transaction: COMMIT on success (ROLLBACK for a dry run), else
  * ROLLBACK (never interrupted). */
 static int end_write(pdb_session *ss, int rc, bool began)

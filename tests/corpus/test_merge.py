@@ -23,7 +23,8 @@
 7. SIGINT or SIGTERM during an `ingest --jobs 2` (to the parent alone, and
    to the whole process group as a terminal's Ctrl-C does): exit 130/143,
    'nothing was stored', the database unchanged, no shard folder and no
-   worker process left behind."""
+   worker process left behind; SIGINT during a `profdb merge`: exit 130 and
+   the target unchanged."""
 
 # ctest-labels: slow (about 30 processes ingesting, 100 reports, three signalled ingests)
 
@@ -245,7 +246,7 @@ def check_atomic_ingest(c, tmp, base):
               "two": [empty, OTHERS[1], RANK0, OTHERS[2], RANK1, bad]}
     for where, inputs in orders.items():
         results = {}
-        for jobs in (1, 2, 3):
+        for jobs in (1, 2, 3) if where == "two" else (1, 2):
             db = os.path.join(tmp, f"atomic{jobs}.db")
             shutil.copy(base, db)
             before = (table_counts(db), content(db))
@@ -256,7 +257,8 @@ def check_atomic_ingest(c, tmp, base):
             c.true(f"{what}: the database unchanged", (table_counts(db), content(db)) == before)
             c.eq(f"{what}: no shard left", leftovers(tmp), [])
         c.eq(f"bad input {where}: --jobs 2 says what --jobs 1 says", results[2], results[1])
-        c.eq(f"bad input {where}: --jobs 3 says what --jobs 1 says", results[3], results[1])
+        if 3 in results:
+            c.eq(f"bad input {where}: --jobs 3 says what --jobs 1 says", results[3], results[1])
         c.true(f"bad input {where}: the message names the file",
                inputs[0 if where == "two" else inputs.index(bad)] in results[1][1], results[1][1])
 
@@ -427,6 +429,31 @@ def check_interrupt(c, tmp, base):
         c.eq(f"{what}: no worker left", workers_of(db), [])
 
 
+def check_merge_interrupt(c, tmp, base):
+    """SIGINT during a merge of a large shard: exit 130, the target as it was."""
+    shard = os.path.join(tmp, "timing.db")
+    db = os.path.join(tmp, "merge-interrupted.db")
+    shutil.copy(base, os.path.join(tmp, "merge-timing.db"))
+    t0 = time.time()
+    run("merge", "-q", os.path.join(tmp, "merge-timing.db"), shard)
+    took = time.time() - t0
+    print(f"an uninterrupted merge took {took:.2f} s")
+    shutil.copy(base, db)
+    before = (table_counts(db), content(db))
+    p = subprocess.Popen([PROFDB, "merge", db, shard], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    time.sleep(took * 0.4)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=120)
+    if p.returncode == 0:
+        print("SIGINT to merge: came too late (the merge had finished)")
+        return
+    c.eq("SIGINT to merge: exit 130", p.returncode, 130)
+    c.true("SIGINT to merge: says nothing was merged or stored",
+           "nothing was merged" in err or "nothing was stored" in err, err)
+    c.true("SIGINT to merge: the target unchanged", (table_counts(db), content(db)) == before)
+
+
 def main():
     c = Checker()
     t0 = time.time()
@@ -448,6 +475,7 @@ def main():
         check_many_shards(c, tmp)
         lap("many shards")
         check_interrupt(c, tmp, base)
+        check_merge_interrupt(c, tmp, base)
         lap("interruptions")
     c.close()
 
