@@ -34,7 +34,7 @@ run_once() { # jobs -> "wall cpu rss_kb"
     awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }' "$out/time.txt"
 }
 best1=""; best2=""
-for round in 1 2 3; do
+for _ in 1 2 3; do
     for j in 1 2; do
         r=$(run_once $j)
         eval "b=\$best$j"
@@ -42,7 +42,9 @@ for round in 1 2 3; do
     done
 done
 events=$("$build/profdb" --db "$out/jobs.db" sql "SELECT sum(records) FROM sources" --format tsv | tail -1)
+# shellcheck disable=SC2086 # split "wall cpu rss" into its three words
 set -- $best1; t1=$1; c1=$2; m1=$3
+# shellcheck disable=SC2086
 set -- $best2; t2=$1; c2=$2; m2=$3
 echo "inputs: 2 traces, $events events in all; $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "--jobs 1: ${t1} s, CPU ${c1} s, peak RSS $(echo "$m1 / 1024" | bc) MB"

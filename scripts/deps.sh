@@ -26,10 +26,12 @@ if [ -n "$missing$missing_bare" ]; then
 fi
 if [ -n "$missing" ]; then
     echo "installing:$missing" >&2
+    # shellcheck disable=SC2086 # a list of package names
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
 fi
 if [ -n "$missing_bare" ]; then
     echo "installing (without recommended packages):$missing_bare" >&2
+    # shellcheck disable=SC2086
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
         $missing_bare >/dev/null
 fi
