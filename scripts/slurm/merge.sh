@@ -17,19 +17,22 @@ out=${1:?usage: merge.sh OUT.db SHARD_DIR [REPORT...]}
 dir=${2:?usage: merge.sh OUT.db SHARD_DIR [REPORT...]}
 shift 2
 profdb=${PROFDB:-profdb}
+case $profdb in /*) ;; */*) profdb=$(pwd)/$profdb ;; esac
+case $out in /*) ;; *) out=$(pwd)/$out ;; esac
 n=$(grep -c . "$dir/inputs.txt")
+# shard names without blanks, relative to SHARD_DIR (which may have some)
+cd "$dir"
 shards=""
 i=0
 while [ "$i" -lt "$n" ]; do
-    [ -f "$dir/shard-$i.db" ] || { echo "profdb: $dir/shard-$i.db is missing" >&2; exit 2; }
-    shards="$shards $dir/shard-$i.db"
+    [ -f "shard-$i.db" ] || { echo "profdb: $dir/shard-$i.db is missing" >&2; exit 2; }
+    shards="$shards shard-$i.db"
     i=$((i + 1))
 done
-# shellcheck disable=SC2086 # the shard paths are made above, without blanks
+# shellcheck disable=SC2086 # the shard names are made above
 "$profdb" merge "$out" $shards
-report="$dir/report.txt"
 set -- --db "$out" report "$@"
 [ -n "${PROFDB_RUN:-}" ] && set -- "$@" --run "$PROFDB_RUN"
-"$profdb" "$@" > "$report"
-echo "profdb: $out: report in $report" >&2
+"$profdb" "$@" > report.txt
+echo "profdb: $out: report in $dir/report.txt" >&2
 for s in $shards; do rm -f "$s" "$s-wal" "$s-shm"; done
