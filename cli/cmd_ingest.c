@@ -1,15 +1,17 @@
 /* cmd_ingest.c: `profdb ingest`: load inputs into the database. */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "cli/cli.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "analyze/analyze.h"
 #include "ingest/ingest.h"
 
+#include <sched.h>
 #include <stdbool.h>
 #include <unistd.h>
 
 static const pdb_cmd_help help = {
-    "profdb ingest [--db FILE] [--run NAME] [--replace] [--format FMT] INPUT...",
+    "profdb ingest [--db FILE] [--run NAME] [--replace] [--format FMT] [--jobs N] INPUT...",
     "Loads PyTorch profiler traces (Kineto JSON, legacy autograd JSON arrays; plain or\n"
     "gzip), pstats dumps and step logs into the database. The format is sniffed from\n"
     "the content. INPUT is a file, '-' for stdin, or a directory whose files are the\n"
@@ -20,16 +22,33 @@ static const pdb_cmd_help help = {
     "another ingest into the same database waits for this one (up to 30 s).\n"
     "--dry-run reads and checks every input as a real ingest does (same errors, same\n"
     "exit codes), prints the record and skip counts, and stores nothing; without an\n"
-    "existing database it creates none. Use it to validate artifacts in CI.",
+    "existing database it creates none. Use it to validate artifacts in CI.\n"
+    "Several input files are read by --jobs worker processes (default: one per core),\n"
+    "each into a private shard next to the database; the shards are then merged in\n"
+    "the one transaction (as 'profdb merge' does). --jobs 1 reads them one by one.",
     "Rank of a trace: distributedInfo.rank, else a number after 'rank' in the file\n"
     "name, else the order of the traces given.",
 };
+
+/* The default --jobs: the cores this process may run on (a Slurm job step
+ * or taskset gets fewer than the machine has), else the cores online. */
+static long cores(void)
+{
+#ifdef __linux__
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+#endif
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? n : 1;
+}
 
 int cmd_ingest(int argc, char **argv, pdb_cli *cli)
 {
     pdb_ingest_opts o = {0};
     pdb_strlist labels = {0};
     bool quiet = false, no_analyze = false;
+    long jobs = cores();
     const pdb_opt opts[] = {
         PDB_OPT_DB(cli),
         {PDB_OPT_STRING, "run", 'r', &o.run_name, "NAME", "put every input into run NAME"},
@@ -42,6 +61,8 @@ int cmd_ingest(int argc, char **argv, pdb_cli *cli)
          "load only; run 'profdb analyze' later for the reports that need it"},
         {PDB_OPT_FLAG, "dry-run", 'n', &o.dry_run, NULL,
          "read and check every input, print what would be stored, store nothing"},
+        {PDB_OPT_INT, "jobs", 'j', &jobs, "N",
+         "worker processes for several inputs (default: the cores it may use)"},
         {0},
     };
     int npos;
@@ -52,6 +73,12 @@ int cmd_ingest(int argc, char **argv, pdb_cli *cli)
         pdb_fail("no input given (usage: %s)", help.usage);
         return pdb_cli_fail();
     }
+    if (jobs < 1 || jobs > 4096) {
+        pdb_fail("--jobs must be between 1 and 4096, got %ld", jobs);
+        pdb_strlist_free(&labels);
+        return pdb_cli_fail();
+    }
+    o.jobs = (int)jobs;
     o.labels = labels.v;
     o.nlabels = labels.n;
     o.quiet = quiet;

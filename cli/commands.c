@@ -5,6 +5,7 @@
 
 const pdb_command pdb_commands[] = {
     {"ingest", cmd_ingest, "load traces, pstats dumps and step logs into the database"},
+    {"merge", cmd_merge, "combine databases (shards of one job's ranks) into one, in one transaction"},
     {"analyze", cmd_analyze, "recompute the analysis tables (ingest does it by default)"},
     {"runs", cmd_runs, "list the runs in the database with their sources and counts"},
     {"report", cmd_report, "print reports for a run (tables, CSV, JSON, Markdown)"},

@@ -51,6 +51,15 @@ typedef struct pdb_ingest_opts {
      * called on a dry run. */
     int (*after_load)(sqlite3 *db, int64_t run_id);
     bool dry_run;           /* read and check everything, then roll back */
+    /* Worker processes for several inputs (parallel.c): each loads its
+     * share into a shard, the shards are merged in one transaction. 0 or
+     * 1: everything in this process, one input after another. */
+    int jobs;
+    void (*on_file)(void);  /* called after each input is read, or NULL */
+    /* Called last inside the transaction, after after_load (NULL: nothing):
+     * parallel.c merges the workers' shards there. */
+    int (*before_commit)(sqlite3 *db, void *arg);
+    void *before_commit_arg;
 } pdb_ingest_opts;
 
 /* Ingests all inputs (files, directories or "-") in one transaction. */
@@ -65,6 +74,17 @@ int pdb_ingest_buffer(sqlite3 *db, const char *name, const void *data, size_t le
 void pdb_ingest_catch_signals(void);
 /* The signal that interrupted an ingest, or 0. */
 int pdb_ingest_interrupted(void);
+
+/* Drops the indexes named bulk_* (see schemas/20_trace.sql) and appends
+ * the statements that create them again to *saved, for a large load. */
+struct pdb_buf;
+int pdb_bulk_indexes_drop(sqlite3 *db, struct pdb_buf *saved);
+
+/* BEGIN IMMEDIATE on db as an ingest takes it, for other writers (profdb
+ * merge): waits for another writer while it makes progress, saying so
+ * unless quiet, and stops on SIGINT/SIGTERM. Its busy handler stays until
+ * sqlite3_busy_timeout() replaces it. */
+int pdb_ingest_begin_write(sqlite3 *db, bool quiet);
 
 /* Deletes a run and every row that belongs to it. */
 int pdb_run_delete(sqlite3 *db, int64_t run_id);

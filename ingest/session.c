@@ -8,6 +8,7 @@
  * the statement running, the transaction rolls back and the command says so.
  * A second signal terminates at once; SQLite's journal keeps the file whole. */
 #include "ingest/ingest.h"
+#include "ingest/jobs.h"
 #include "ingest/readers.h"
 #include "common/db.h"
 #include "common/error.h"
@@ -42,20 +43,8 @@ struct pdb_session {
     struct timespec other_wal_mtime;
 };
 
-/* One input file and the run it goes to. */
-typedef struct {
-    char *path;
-    char *run;
-    int group;           /* jobs of one group form one run */
-    bool from_directory;
-    const void *mem;     /* in-memory input (pdb_ingest_buffer), else NULL */
-    size_t mem_len;
-} job;
-
-typedef struct {
-    job *v;
-    int n, cap;
-} job_list;
+typedef pdb_job job;
+typedef pdb_job_list job_list;
 
 /* ---- interruption and waiting ------------------------------------------ */
 
@@ -367,7 +356,7 @@ static void add_job(job_list *jobs, const char *path, const char *run, int group
         jobs->cap = jobs->cap ? jobs->cap * 2 : 8;
         jobs->v = pdb_xrealloc(jobs->v, (size_t)jobs->cap * sizeof(job));
     }
-    jobs->v[jobs->n++] = (job){pdb_xstrdup(path), pdb_xstrdup(run), group, from_dir, NULL, 0};
+    jobs->v[jobs->n++] = (job){pdb_xstrdup(path), pdb_xstrdup(run), group, from_dir, NULL, 0, 0};
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -620,7 +609,7 @@ static int ingest_one(pdb_session *ss, const job *j, int64_t run_id, int trace_o
 
 /* ---- bulk indexes ------------------------------------------------------ */
 
-static int drop_bulk_indexes(sqlite3 *db, pdb_buf *saved)
+int pdb_bulk_indexes_drop(sqlite3 *db, pdb_buf *saved)
 {
     sqlite3_stmt *st;
     if (pdb_db_prepare(db, "SELECT name, sql FROM sqlite_schema WHERE type = 'index'"
@@ -686,17 +675,19 @@ static int run_jobs(pdb_session *ss, job_list *jobs)
                 return PDB_ERR;
             ss->runs = pdb_xrealloc(ss->runs, (size_t)(ss->nruns + 1) * sizeof *ss->runs);
             ss->runs[ss->nruns++] = run_id;
-            trace_order = 0;
+            trace_order = j->trace_order; /* 0, but for a worker's part (parallel.c) */
         }
         bool was_trace;
         if (ingest_one(ss, j, run_id, trace_order, &was_trace) != PDB_OK)
             return PDB_ERR;
         trace_order += was_trace;
+        if (ss->opts->on_file)
+            ss->opts->on_file();
     }
     return PDB_OK;
 }
 
-static int check_runs_distinct(const job_list *jobs)
+int pdb_jobs_check(const job_list *jobs)
 {
     /* Two inputs with the same base name would become the same run. */
     for (int i = 1; i < jobs->n; i++)
@@ -723,6 +714,18 @@ static int begin_write(pdb_session *ss)
     return rc == SQLITE_OK ? PDB_OK : pdb_db_fail(ss->db, "database error");
 }
 
+int pdb_ingest_begin_write(sqlite3 *db, bool quiet)
+{
+    /* the busy handler keeps pointing here until the caller resets it */
+    static pdb_ingest_opts opts;
+    static pdb_session ss;
+    opts.quiet = quiet;
+    memset(&ss, 0, sizeof ss);
+    ss.db = db;
+    ss.opts = &opts;
+    return begin_write(&ss);
+}
+
 /* Ends the transaction: COMMIT on success (ROLLBACK for a dry run), else
  * ROLLBACK (never interrupted). */
 static int end_write(pdb_session *ss, int rc, bool began)
@@ -745,12 +748,12 @@ static int end_write(pdb_session *ss, int rc, bool began)
 }
 
 /* Loads planned jobs in one transaction (see the file comment). */
-static int run_session(sqlite3 *db, job_list *jobs, const pdb_ingest_opts *opts)
+int pdb_jobs_ingest(sqlite3 *db, job_list *jobs, const pdb_ingest_opts *opts)
 {
     pdb_session ss = {.db = db, .opts = opts, .strings = pdb_strmap_new(),
                       .tty = !opts->quiet && isatty(STDERR_FILENO)};
     pdb_buf indexes = PDB_BUF_INIT;
-    int rc = check_runs_distinct(jobs);
+    int rc = pdb_jobs_check(jobs);
     bool began = false;
     if (rc == PDB_OK)
         rc = begin_write(&ss);
@@ -762,13 +765,15 @@ static int run_session(sqlite3 *db, job_list *jobs, const pdb_ingest_opts *opts)
         rc = pdb_db_prepare(db, "INSERT INTO strings (value) VALUES (?)", &ss.add_string);
     /* A dry run rolls back, so rebuilding indexes would be wasted work. */
     if (rc == PDB_OK && !opts->dry_run && inputs_are_large(db, jobs))
-        rc = drop_bulk_indexes(db, &indexes);
+        rc = pdb_bulk_indexes_drop(db, &indexes);
     if (rc == PDB_OK)
         rc = run_jobs(&ss, jobs);
     if (rc == PDB_OK && indexes.len)
         rc = pdb_db_exec(db, indexes.p);
     for (int i = 0; i < ss.nruns && rc == PDB_OK && opts->after_load && !opts->dry_run; i++)
         rc = opts->after_load(db, ss.runs[i]);
+    if (rc == PDB_OK && opts->before_commit && !opts->dry_run)
+        rc = opts->before_commit(db, opts->before_commit_arg);
     pdb_db_release(ss.find_string);
     pdb_db_release(ss.add_string);
 out:
@@ -796,7 +801,8 @@ int pdb_ingest_paths(sqlite3 *db, const char *const *paths, int npaths,
     job_list jobs = {0};
     int rc = plan_jobs(paths, npaths, opts, &jobs);
     if (rc == PDB_OK)
-        rc = run_session(db, &jobs, opts);
+        rc = opts->jobs > 1 ? pdb_jobs_ingest_parallel(db, &jobs, opts)
+                            : pdb_jobs_ingest(db, &jobs, opts);
     free_jobs(&jobs);
     return rc;
 }
@@ -810,7 +816,7 @@ int pdb_ingest_buffer(sqlite3 *db, const char *name, const void *data, size_t le
     jobs.v[0].mem = data;
     jobs.v[0].mem_len = len;
     free(run);
-    int rc = run_session(db, &jobs, opts);
+    int rc = pdb_jobs_ingest(db, &jobs, opts);
     free_jobs(&jobs);
     return rc;
 }

@@ -248,6 +248,8 @@ int main(int argc, char **argv)
             world = atol(argv[++i]);
         else if (i + 1 < argc && strcmp(argv[i], "--seed") == 0)
             seed = atol(argv[++i]);
+        else if (argv[i][0] == '-' && argv[i][1] != '\0')
+            usage(); /* --help or a typo: not a file name ("-" alone is stdout) */
         else if (!path)
             path = argv[i];
         else

@@ -1,0 +1,86 @@
+/* cmd_merge.c: `profdb merge OUT.db SHARD.db...`: combine databases. */
+#include "cli/cli.h"
+#include "common/db.h"
+#include "common/error.h"
+#include "ingest/ingest.h"
+#include "ingest/merge.h"
+
+#include <signal.h>
+#include <stdio.h>
+
+static const pdb_cmd_help help = {
+    "profdb merge OUT.db SHARD.db...",
+    "Copies every run of the shard databases into OUT.db (created when missing), in\n"
+    "one transaction: on any error OUT.db is unchanged. Runs of the same name become\n"
+    "one run with the ranks of all of them (a run made of the ranks that Slurm array\n"
+    "tasks or 'profdb ingest --jobs' workers ingested separately); all ids and strings\n"
+    "are re-keyed, analysis results are carried over, pstats statistics of one run\n"
+    "are added up as ingest adds its dumps. A rank that a run already has is refused.\n"
+    "Shards must have this profdb's schema version ('profdb migrate --db SHARD'\n"
+    "upgrades an older one).",
+    "Ctrl-C (SIGINT) or SIGTERM rolls the merge back and exits with 130 or 143.",
+};
+
+/* The merge, inside a write transaction on out (interruptible). */
+static int merge_all(sqlite3 *out, const char *const *shards, int n, bool quiet)
+{
+    /* another merge into the same database (a second Slurm array) is waited for */
+    if (pdb_ingest_begin_write(out, quiet) != PDB_OK)
+        return PDB_ERR;
+    pdb_merge_opts o = {0};
+    int rc = pdb_merge(out, shards, n, &o);
+    if (rc == PDB_OK && pdb_ingest_interrupted())
+        rc = pdb_fail("interrupted; nothing was merged");
+    if (rc == PDB_OK)
+        rc = pdb_db_exec(out, "COMMIT");
+    if (rc != PDB_OK) {
+        if (pdb_ingest_interrupted())
+            pdb_fail("interrupted by %s; nothing was merged",
+                     pdb_ingest_interrupted() == SIGTERM ? "SIGTERM" : "SIGINT");
+        sqlite3_exec(out, "ROLLBACK", NULL, NULL, NULL);
+    }
+    sqlite3_busy_timeout(out, PDB_DB_BUSY_MS);
+    return rc;
+}
+
+int cmd_merge(int argc, char **argv, pdb_cli *cli)
+{
+    bool quiet = false;
+    const pdb_opt opts[] = {
+        {PDB_OPT_FLAG, "quiet", 'q', &quiet, NULL, "print nothing but errors"},
+        {0},
+    };
+    int npos;
+    int early = pdb_cli_parse(argc, argv, opts, &help, &npos);
+    if (early >= 0)
+        return early;
+    (void)cli;
+    if (npos < 2) {
+        pdb_fail("expected OUT.db and at least one SHARD.db (usage: %s)", help.usage);
+        return pdb_cli_fail();
+    }
+    const char *out_path = argv[1];
+    const char *const *shards = (const char *const *)argv + 2;
+    int n = npos - 1;
+    /* Shards are checked before OUT is created, so a bad one leaves no file. */
+    for (int i = 0; i < n; i++)
+        if (pdb_merge_check(shards[i]) != PDB_OK)
+            return pdb_cli_fail();
+    pdb_ingest_catch_signals();
+    sqlite3 *out;
+    if (pdb_db_open(out_path, PDB_DB_CREATE, &out) != PDB_OK)
+        return pdb_cli_fail();
+    int rc = merge_all(out, shards, n, quiet);
+    if (rc == PDB_OK && !quiet) {
+        int64_t runs = 0, traces = 0;
+        pdb_db_query_int(out, "SELECT count(*) FROM runs", 0, &runs);
+        pdb_db_query_int(out, "SELECT count(*) FROM traces", 0, &traces);
+        fprintf(stderr, "profdb: %s: merged %d database%s; it holds %lld runs, %lld traces\n",
+                out_path, n, n == 1 ? "" : "s", (long long)runs, (long long)traces);
+    }
+    pdb_db_close(out);
+    if (rc == PDB_OK)
+        return PDB_EXIT_OK;
+    pdb_cli_fail();
+    return pdb_ingest_interrupted() ? 128 + pdb_ingest_interrupted() : PDB_EXIT_ERROR;
+}
