@@ -149,7 +149,7 @@ static int64_t range_stat_for(range_set *s, const pdb_row *r, int kind)
 static void range_stat_add(range_stat *st, int64_t dur)
 {
     st->count++;
-    st->total += dur;
+    pdb_sum(&st->total, dur);
     if (dur < st->min)
         st->min = dur;
     if (dur > st->max)
@@ -436,7 +436,7 @@ static int64_t lane_kernel_add(mode_state *m, const pdb_row *r, int64_t start, i
         }
     }
     if (best >= 0) {
-        m->ranges.v[best].kernel_ns += end - start;
+        pdb_sum(&m->ranges.v[best].kernel_ns, end - start);
         m->ranges.v[best].kernels++;
     }
     if (l->nk == l->kcap) {
@@ -461,12 +461,12 @@ static int lane_range_add(pdb_attr_acc *a, int mode, const pdb_row *r, int64_t s
         if (!overlaps(k->start, k->end, start, end) || (k->stat >= 0 && dur > k->stat_dur))
             continue;
         if (k->stat >= 0) {
-            m->ranges.v[k->stat].kernel_ns -= k->dur;
+            pdb_sum_sub(&m->ranges.v[k->stat].kernel_ns, k->dur);
             m->ranges.v[k->stat].kernels--;
         }
         k->stat = stat;
         k->stat_dur = dur;
-        m->ranges.v[stat].kernel_ns += k->dur;
+        pdb_sum(&m->ranges.v[stat].kernel_ns, k->dur);
         m->ranges.v[stat].kernels++;
         if (mode == 0) {
             if (!a->set_gpu_range &&

@@ -66,7 +66,7 @@ void pdb_gpu_acc_add(pdb_gpu_acc *a, const pdb_row *r, int64_t start, int64_t en
     a->events++;
     kernel_stat *k = stat_for(a, r, dur);
     k->count++;
-    k->total += dur;
+    pdb_sum(&k->total, dur);
     if (dur < k->min)
         k->min = dur;
     if (dur > k->max)

@@ -62,11 +62,11 @@ void pdb_idle_acc_add(pdb_idle_acc *a, sqlite3_value *stream, int64_t start, int
         int64_t gap = start - s->prev_end;
         int64_t counted = a->hta || gap > 0 ? gap : 0;
         if (has_launch && launch > s->prev_end)
-            s->host += counted;
+            pdb_sum(&s->host, counted);
         else if (gap < KERNEL_WAIT_NS)
-            s->kernel += counted;
+            pdb_sum(&s->kernel, counted);
         else
-            s->other += gap;
+            pdb_sum(&s->other, gap);
     }
     s->events++;
     if (a->hta || end > s->prev_end || s->events == 1)

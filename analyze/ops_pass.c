@@ -228,8 +228,8 @@ static void bucket_add(step_bucket *b, const op_stat *s, int64_t total, int64_t 
         pdb_idmap_put(&b->index, key, i);
     }
     b->v[i].calls++;
-    b->v[i].total += total;
-    b->v[i].self += self;
+    pdb_sum(&b->v[i].total, total);
+    pdb_sum(&b->v[i].self, self);
 }
 
 /* Writes a finished step's op totals and frees the bucket. */
@@ -287,8 +287,9 @@ static void pop(pdb_ops_acc *a, thread_stack *t)
     assert(t->depth > 0);
     frame *f = &t->v[--t->depth];
     op_stat *s = &a->v[f->stat];
-    int64_t self = f->dur - f->children;
-    s->self += self;
+    int64_t self = f->dur;
+    pdb_sum_sub(&self, f->children);
+    pdb_sum(&s->self, self);
     step_bucket *b = bucket_for(a, f->step);
     bucket_add(b, s, f->dur, self);
     b->open--;
@@ -311,12 +312,12 @@ int pdb_ops_acc_add(pdb_ops_acc *a, const pdb_row *r)
     while (t->depth > 0 && t->v[t->depth - 1].end < end)
         pop(a, t);
     if (t->depth > 0)
-        t->v[t->depth - 1].children += r->dur;
+        pdb_sum(&t->v[t->depth - 1].children, r->dur);
     op_stat *s = &a->v[stat];
     s->count++;
-    s->total += r->dur;
+    pdb_sum(&s->total, r->dur);
     if (t->depth == MAX_DEPTH) {
-        s->self += r->dur; /* absurdly deep: count it as a leaf */
+        pdb_sum(&s->self, r->dur); /* absurdly deep: count it as a leaf */
         bucket_add(bucket_for(a, step), s, r->dur, r->dur);
         a->last = NULL;
         return PDB_OK;
@@ -400,7 +401,7 @@ int32_t pdb_ops_acc_context(pdb_ops_acc *a, int64_t *op_slice)
 void pdb_ops_acc_gpu(pdb_ops_acc *a, int32_t node, int64_t dur)
 {
     if (node >= 0)
-        a->nodes[node].gpu += dur;
+        pdb_sum(&a->nodes[node].gpu, dur);
 }
 
 static int64_t name_of(const pdb_ops_acc *a, int64_t stat)
@@ -486,12 +487,12 @@ static void propagate_gpu(pdb_ops_acc *a)
             if (s->mark == a->walk)
                 continue; /* recursion: counted once */
             s->mark = a->walk;
-            s->gpu_total += n->gpu;
+            pdb_sum(&s->gpu_total, n->gpu);
         }
         int64_t inner[] = {n->op, n->annot, n->module};
         for (size_t k = 0; k < sizeof inner / sizeof *inner; k++)
             if (inner[k] >= 0)
-                a->v[inner[k]].gpu_self += n->gpu;
+                pdb_sum(&a->v[inner[k]].gpu_self, n->gpu);
     }
 }
 

@@ -140,6 +140,20 @@ static void free_cache(id_cache *c)
     sqlite3_finalize(c->text_of);
 }
 
+static bool sum_overflowed;
+
+void pdb_sum(int64_t *sum, int64_t v)
+{
+    if (__builtin_add_overflow(*sum, v, sum))
+        sum_overflowed = true;
+}
+
+void pdb_sum_sub(int64_t *sum, int64_t v)
+{
+    if (__builtin_sub_overflow(*sum, v, sum))
+        sum_overflowed = true;
+}
+
 void pdb_value_key(sqlite3_value *v, char *buf, size_t cap, size_t *len)
 {
     int t = sqlite3_value_type(v);
@@ -281,6 +295,22 @@ static int write_all(sqlite3 *db, int64_t run_id, int rank, accs *a)
     return pdb_steps_acc_write(a->steps, db, run_id, rank);
 }
 
+/* The trace's file and why its analysis stops. */
+static int fail_overflow(sqlite3 *db, int64_t trace_id)
+{
+    sqlite3_stmt *st;
+    if (pdb_db_prepare(db, "SELECT s.path FROM traces t JOIN sources s USING (source_id)"
+                           " WHERE t.trace_id = ?", &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, trace_id);
+    const char *path = sqlite3_step(st) == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0)
+                                                      : "trace";
+    pdb_fail("%s: a sum of event durations exceeds int64 nanoseconds (292 years): the "
+             "durations are not plausible", path);
+    sqlite3_finalize(st);
+    return PDB_ERR;
+}
+
 int pdb_analyze_trace(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank)
 {
     id_cache names = {0}, cats = {0};
@@ -298,10 +328,13 @@ int pdb_analyze_trace(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank)
         rc = pdb_attr_acc_new(db, run_id, trace_id, rank, a.ops, &a.attr);
     if (rc == PDB_OK)
         rc = pdb_hta_settings(db, trace_id, &a.hta);
+    sum_overflowed = false;
     if (rc == PDB_OK)
         rc = read_rows(db, trace_id, &names, &cats, &a);
     if (rc == PDB_OK)
         rc = write_all(db, run_id, rank, &a);
+    if (rc == PDB_OK && sum_overflowed)
+        rc = fail_overflow(db, trace_id);
     for (int m = 0; m < 2; m++) {
         pdb_gpu_acc_free(a.gpu[m]);
         pdb_idle_acc_free(a.idle[m]);

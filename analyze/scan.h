@@ -136,6 +136,14 @@ bool pdb_steps_acc_step_at(pdb_steps_acc *a, int64_t ts, int64_t *step);
 void pdb_steps_acc_family(pdb_steps_acc *a, int64_t step, int family, int64_t dur);
 void pdb_steps_acc_free(pdb_steps_acc *a);
 
+/* Adds v to a sum of durations. Each time the store accepts is below 2^62
+ * ns in magnitude, so one difference fits in int64, but a sum of many may
+ * not: an overflowing sum is noted and fails the analysis of the trace
+ * with a message (pdb_analyze_trace) instead of wrapping around. */
+void pdb_sum(int64_t *sum, int64_t v);
+/* Subtracts v, with the same check. */
+void pdb_sum_sub(int64_t *sum, int64_t v);
+
 /* Values of pid, tid or stream as hashable bytes (type tag + value). */
 void pdb_value_key(sqlite3_value *v, char *buf, size_t cap, size_t *len);
 

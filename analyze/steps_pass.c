@@ -110,7 +110,7 @@ void pdb_steps_acc_family(pdb_steps_acc *a, int64_t num, int family, int64_t dur
      * earlier one: a few steps back at most. */
     for (int i = a->at; i >= 0 && i < a->n; i--)
         if (a->v[i].num == num) {
-            a->v[i].family[family] += dur;
+            pdb_sum(&a->v[i].family[family], dur);
             return;
         }
 }

@@ -233,13 +233,18 @@ static void gen_scalar(yajl_gen g, const scalar *v)
         yajl_gen_number(g, v->s, v->len);
 }
 
-static int set_time(parser *p, const scalar *v, bool *has, int64_t *ns)
+/* A time in microseconds, kept in ns. A number out of range is not an
+ * error in the file: the event is skipped and counted (the store sees
+ * bad_time), as other events with unusable values are. */
+static int set_time(parser *p, const scalar *v, bool *has, int64_t *ns, const char *what)
 {
     if (v->type != PDB_V_INT && v->type != PDB_V_REAL)
         return failf_key(p, "a number (microseconds)");
     int rc = pdb_decimal_scaled(v->s, v->len, 3, ns);
-    if (rc != PDB_NUM_OK)
-        return failf_key(p, "a time in microseconds within +-9.2e15");
+    if (rc != PDB_NUM_OK || *ns <= -PDB_TIME_LIMIT_NS || *ns >= PDB_TIME_LIMIT_NS) {
+        p->ev.bad_time = what;
+        *ns = 0;
+    }
     *has = true;
     return 1;
 }
@@ -283,8 +288,11 @@ static int event_scalar(parser *p, const scalar *v)
     case F_S: return set_text(p, v, &ev->scope, "a string");
     case F_TS:
         ev->float_ts = v->type == PDB_V_REAL;
-        return set_time(p, v, &ev->has_ts, &ev->ts);
-    case F_DUR: return set_time(p, v, &ev->has_dur, &ev->dur);
+        return set_time(p, v, &ev->has_ts, &ev->ts,
+                        "event with ts out of range (beyond +-4.6e15 us)");
+    case F_DUR:
+        return set_time(p, v, &ev->has_dur, &ev->dur,
+                        "event with dur out of range (beyond +-4.6e15 us)");
     case F_ARGS:
         if (v->type == PDB_V_NONE && !v->is_bool)
             return 1; /* "args": null */

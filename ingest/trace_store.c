@@ -292,6 +292,11 @@ static int store_complete(pdb_trace_store *s, const pdb_trace_event *ev)
         pdb_skip(s->src, "X event with negative dur");
         return PDB_OK;
     }
+    /* Both are below the limit, so the sum cannot overflow. */
+    if (ev->ts + ev->dur >= PDB_TIME_LIMIT_NS) {
+        pdb_skip(s->src, "X event ending out of range (ts + dur beyond 4.6e15 us)");
+        return PDB_OK;
+    }
     s->src->records++;
     return insert_slice(s, ev, 'X', ev->dur);
 }
@@ -343,7 +348,11 @@ int pdb_trace_store_event(pdb_trace_store *s, pdb_trace_event *ev)
         s->counts[ph]++;
     else
         s->other_phases++;
-    int rc = dispatch(s, ev, (char)ph);
+    int rc = PDB_OK;
+    if (ev->bad_time)
+        pdb_skip(s->src, ev->bad_time);
+    else
+        rc = dispatch(s, ev, (char)ph);
     pdb_progress(s->src, s->src->records);
     if (rc != PDB_OK && strstr(pdb_errmsg(), "byte ") == NULL)
         pdb_fail_at(s->src->path, ev->offset, "cannot store event: %s", pdb_errmsg());
