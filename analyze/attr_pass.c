@@ -169,8 +169,6 @@ typedef struct {
 } lane_kernel;
 
 typedef struct {
-    char key[136];
-    size_t klen;
     lane_range *r;
     int nr, rcap;
     lane_kernel *k;
@@ -179,28 +177,29 @@ typedef struct {
 
 typedef struct {
     lane *v;
-    int n, cap;
+    int64_t n, cap;
+    pdb_strmap *index;           /* (pid, tid) key -> index into v */
+    pdb_buf key;
     range_set ranges;
 } mode_state;
 
+/* The lane of a row's (pid, tid), found by hashing: a linear search was
+ * quadratic in GPU streams. */
 static lane *lane_for(mode_state *m, const pdb_row *r)
 {
-    char key[136];
-    size_t n1, n2;
-    pdb_value_key(r->pid, key, 64, &n1);
-    key[n1] = '\x1f';
-    pdb_value_key(r->tid, key + n1 + 1, 64, &n2);
-    size_t klen = n1 + 1 + n2;
-    for (int i = 0; i < m->n; i++)
-        if (m->v[i].klen == klen && memcmp(m->v[i].key, key, klen) == 0)
-            return &m->v[i];
+    pdb_buf_reset(&m->key);
+    pdb_value_key(&m->key, r->pid);
+    pdb_value_key(&m->key, r->tid);
+    int64_t i;
+    if (pdb_strmap_get(m->index, m->key.p, m->key.len, &i))
+        return &m->v[i];
     if (m->n == m->cap) {
         m->cap = m->cap ? m->cap * 2 : 8;
         m->v = pdb_xrealloc(m->v, (size_t)m->cap * sizeof *m->v);
     }
+    pdb_strmap_put(m->index, m->key.p, m->key.len, m->n);
     lane *l = &m->v[m->n++];
-    *l = (lane){.klen = klen};
-    memcpy(l->key, key, klen);
+    *l = (lane){0};
     return l;
 }
 
@@ -274,8 +273,10 @@ int pdb_attr_acc_new(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank, pd
     const char *limit = getenv("PROFDB_ATTR_MAP_MAX");
     if (limit && atol(limit) > 0)
         a->map_max = (size_t)atol(limit);
-    for (int m = 0; m < 2; m++)
+    for (int m = 0; m < 2; m++) {
         a->mode[m].ranges.index = pdb_strmap_new();
+        a->mode[m].index = pdb_strmap_new();
+    }
     *out = a;
     if (pdb_db_prepare(db,
                        "INSERT INTO analysis_gpu_attribution (run_id, rank, slice_id, name,"
@@ -667,11 +668,13 @@ void pdb_attr_acc_free(pdb_attr_acc *a)
         return;
     free(a->map.v);
     for (int m = 0; m < 2; m++) {
-        for (int i = 0; i < a->mode[m].n; i++) {
+        for (int64_t i = 0; i < a->mode[m].n; i++) {
             free(a->mode[m].v[i].r);
             free(a->mode[m].v[i].k);
         }
         free(a->mode[m].v);
+        pdb_strmap_free(a->mode[m].index);
+        pdb_buf_free(&a->mode[m].key);
         free(a->mode[m].ranges.v);
         pdb_strmap_free(a->mode[m].ranges.index);
     }

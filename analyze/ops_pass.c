@@ -104,8 +104,7 @@ struct pdb_ops_acc {
     op_stat *v;
     int64_t n, cap;
     pdb_strmap *threads;  /* (pid, tid) -> thread_stack */
-    char last_thread[136];
-    size_t last_thread_len;
+    pdb_buf thread_key, last_thread;
     int64_t last_stack;
     thread_stack *stacks;
     int nstacks;
@@ -178,23 +177,22 @@ static int64_t stat_for(pdb_ops_acc *a, const pdb_row *r)
 
 static thread_stack *stack_for(pdb_ops_acc *a, const pdb_row *r)
 {
-    char key[136];
-    size_t n1, n2;
-    pdb_value_key(r->pid, key, 64, &n1);
-    key[n1] = '\x1f';
-    pdb_value_key(r->tid, key + n1 + 1, 64, &n2);
+    pdb_buf *key = &a->thread_key;
+    pdb_buf_reset(key);
+    pdb_value_key(key, r->pid);
+    pdb_value_key(key, r->tid);
     int64_t i;
-    size_t len = n1 + 1 + n2;
-    if (a->last_stack >= 0 && len == a->last_thread_len && memcmp(key, a->last_thread, len) == 0)
+    if (a->last_stack >= 0 && key->len == a->last_thread.len &&
+        memcmp(key->p, a->last_thread.p, key->len) == 0)
         return &a->stacks[a->last_stack];
-    if (!pdb_strmap_get(a->threads, key, n1 + 1 + n2, &i)) {
+    if (!pdb_strmap_get(a->threads, key->p, key->len, &i)) {
         i = a->nstacks++;
         a->stacks = pdb_xrealloc(a->stacks, (size_t)a->nstacks * sizeof *a->stacks);
         a->stacks[i] = (thread_stack){0};
-        pdb_strmap_put(a->threads, key, n1 + 1 + n2, i);
+        pdb_strmap_put(a->threads, key->p, key->len, i);
     }
-    memcpy(a->last_thread, key, len);
-    a->last_thread_len = len;
+    pdb_buf_reset(&a->last_thread);
+    pdb_buf_add(&a->last_thread, key->p, key->len);
     a->last_stack = i;
     return &a->stacks[i];
 }
@@ -553,5 +551,7 @@ void pdb_ops_acc_free(pdb_ops_acc *a)
     pdb_idmap_free(&a->node_index);
     pdb_idmap_free(&a->last_dims);
     pdb_buf_free(&a->key);
+    pdb_buf_free(&a->thread_key);
+    pdb_buf_free(&a->last_thread);
     free(a);
 }

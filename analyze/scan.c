@@ -154,22 +154,23 @@ void pdb_sum_sub(int64_t *sum, int64_t v)
         sum_overflowed = true;
 }
 
-void pdb_value_key(sqlite3_value *v, char *buf, size_t cap, size_t *len)
+void pdb_value_key(pdb_buf *b, sqlite3_value *v)
 {
     int t = sqlite3_value_type(v);
-    buf[0] = (char)('0' + t);
-    *len = 1;
-    if (t == SQLITE_INTEGER || t == SQLITE_FLOAT) {
-        int64_t i = t == SQLITE_INTEGER ? sqlite3_value_int64(v) : 0;
-        double d = t == SQLITE_FLOAT ? sqlite3_value_double(v) : 0;
-        memcpy(buf + 1, t == SQLITE_INTEGER ? (const void *)&i : (const void *)&d, 8);
-        *len = 9;
+    pdb_buf_addc(b, (char)('0' + t));
+    if (t == SQLITE_INTEGER) {
+        int64_t i = sqlite3_value_int64(v);
+        pdb_buf_add(b, &i, sizeof i);
+    } else if (t == SQLITE_FLOAT) {
+        double d = sqlite3_value_double(v);
+        pdb_buf_add(b, &d, sizeof d);
     } else if (t == SQLITE_TEXT || t == SQLITE_BLOB) {
+        const void *p = sqlite3_value_blob(v); /* the bytes as stored, NULs included */
         size_t n = (size_t)sqlite3_value_bytes(v);
-        if (n > cap - 1)
-            n = cap - 1; /* stream and thread names are short */
-        memcpy(buf + 1, sqlite3_value_text(v), n);
-        *len = 1 + n;
+        uint64_t len = n; /* the length first: keys of pairs (pid, tid) stay unambiguous */
+        pdb_buf_add(b, &len, sizeof len);
+        if (n)
+            pdb_buf_add(b, p, n);
     }
 }
 

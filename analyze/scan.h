@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "analyze/analyze.h"
+#include "common/strbuf.h"
 
 /* Op families measured by their outermost calls (a call inside another
  * call of its family is not counted again): copies (aten::to ->
@@ -144,7 +145,8 @@ void pdb_sum(int64_t *sum, int64_t v);
 /* Subtracts v, with the same check. */
 void pdb_sum_sub(int64_t *sum, int64_t v);
 
-/* Values of pid, tid or stream as hashable bytes (type tag + value). */
-void pdb_value_key(sqlite3_value *v, char *buf, size_t cap, size_t *len);
+/* Appends a value of pid, tid or stream to b as hashable bytes: a type tag
+ * and the whole value (two names that share a long prefix stay apart). */
+void pdb_value_key(pdb_buf *b, sqlite3_value *v);
 
 #endif
