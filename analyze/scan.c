@@ -42,24 +42,30 @@ static const char *const scan_sql =
     "  AND coalesce(g.cat, 0) NOT IN " CPU_IDS ") ELSE 0 END"
     " FROM slices s WHERE s.trace_id = ?1 ORDER BY s.ts, s.dur DESC, s.id";
 
-/* Names and categories by string id, classified once. */
+/* Names and categories by string id, classified from their text, in a
+ * direct-mapped cache of ID_CACHE slots: a trace with millions of distinct
+ * names re-reads a name's text when it comes back after its slot was
+ * taken, instead of keeping every name (933 MB at 2 million names). */
+#define ID_CACHE 4096
+
 typedef struct {
     sqlite3_stmt *text_of;
-    pdb_idmap index;
-    void **v; /* pdb_name_info* or pdb_cat_info* */
-    int64_t n;
-    int64_t last_id;  /* consecutive rows often repeat a name or category */
-    void *last;
+    void (*classify)(const char *text, void *info);
+    size_t info_size;
+    int64_t *ids;     /* per slot: the string id held, or -1 */
+    char *infos;      /* per slot: a pdb_name_info or pdb_cat_info */
+    int err;
 } id_cache;
 
-static char *lookup_text(id_cache *c, int64_t id)
+static int cache_init(sqlite3 *db, id_cache *c, void (*classify)(const char *, void *),
+                      size_t info_size)
 {
-    sqlite3_bind_int64(c->text_of, 1, id);
-    const char *t = sqlite3_step(c->text_of) == SQLITE_ROW
-                        ? (const char *)sqlite3_column_text(c->text_of, 0) : NULL;
-    char *copy = pdb_xstrdup(t ? t : "");
-    sqlite3_reset(c->text_of);
-    return copy;
+    c->classify = classify;
+    c->info_size = info_size;
+    c->ids = pdb_xmalloc(ID_CACHE * sizeof *c->ids);
+    memset(c->ids, -1, ID_CACHE * sizeof *c->ids);
+    c->infos = pdb_xcalloc(ID_CACHE, info_size);
+    return pdb_db_prepare(db, "SELECT value FROM strings WHERE id = ?", &c->text_of);
 }
 
 static bool starts(const char *s, const char *p)
@@ -67,10 +73,12 @@ static bool starts(const char *s, const char *p)
     return strncmp(s, p, strlen(p)) == 0;
 }
 
-static void *classify_name(char *text)
+/* The text is cut at a NUL here: classification looks at prefixes and
+ * whole names, and a name with a NUL matches none of them. */
+static void classify_name(const char *text, void *info)
 {
-    pdb_name_info *n = pdb_xcalloc(1, sizeof *n);
-    n->text = text;
+    pdb_name_info *n = info;
+    *n = (pdb_name_info){0};
     n->kt = pdb_kernel_type_of(text);
     n->kt_hta = pdb_kernel_type_hta(text);
     n->profiler_step = starts(text, "ProfilerStep#");
@@ -89,16 +97,15 @@ static void *classify_name(char *text)
         if (strcmp(text, sync[i]) == 0)
             n->family = PDB_FAMILY_SYNC;
     n->device_sync = strcmp(text, "Event Sync") == 0 || strcmp(text, "Context Sync") == 0;
-    return n;
 }
 
-static void *classify_cat(char *text)
+static void classify_cat(const char *text, void *info)
 {
-    pdb_cat_info *c = pdb_xcalloc(1, sizeof *c);
+    pdb_cat_info *c = info;
+    *c = (pdb_cat_info){0};
     static const char *const cpu[] = {"cuda_runtime", "cuda_driver", "hip_runtime", "cpu_op",
                                       "user_annotation", "python_function"};
     static const char *const idle[] = {"kernel", "gpu_memcpy", "gpu_memset", "mtia_ccp_events"};
-    c->text = text;
     for (size_t i = 0; i < sizeof cpu / sizeof cpu[0]; i++)
         c->cpu_side |= strcmp(text, cpu[i]) == 0;
     for (size_t i = 0; i < sizeof idle / sizeof idle[0]; i++)
@@ -111,32 +118,30 @@ static void *classify_cat(char *text)
     c->annotation = strcmp(text, "user_annotation") == 0;
     c->gpu_range = strcmp(text, "gpu_user_annotation") == 0;
     c->python = strcmp(text, "python_function") == 0;
-    return c;
 }
 
-static void *cached(id_cache *c, int64_t id, void *(*classify)(char *))
+/* The info of string id, classified now if its slot holds another id. */
+static const void *cached(id_cache *c, int64_t id)
 {
-    int64_t i;
-    if (c->last && id == c->last_id)
-        return c->last;
-    if (!pdb_idmap_get(&c->index, id, &i)) {
-        c->v = pdb_xrealloc(c->v, (size_t)(c->n + 1) * sizeof *c->v);
-        c->v[c->n] = classify(lookup_text(c, id));
-        pdb_idmap_put(&c->index, id, c->n);
-        i = c->n++;
-    }
-    c->last_id = id;
-    return c->last = c->v[i];
+    size_t slot = (size_t)(((uint64_t)id * 0x9E3779B97F4A7C15ULL) >> 40) & (ID_CACHE - 1);
+    void *info = c->infos + slot * c->info_size;
+    if (c->ids[slot] == id)
+        return info;
+    sqlite3_bind_int64(c->text_of, 1, id);
+    int rc = sqlite3_step(c->text_of);
+    const char *t = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(c->text_of, 0) : NULL;
+    c->classify(t ? t : "", info);
+    sqlite3_reset(c->text_of);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE && c->err == PDB_OK)
+        c->err = PDB_ERR;
+    c->ids[slot] = id;
+    return info;
 }
 
 static void free_cache(id_cache *c)
 {
-    for (int64_t i = 0; i < c->n; i++) {
-        free(*(char **)c->v[i]); /* text is the first member of both infos */
-        free(c->v[i]);
-    }
-    free(c->v);
-    pdb_idmap_free(&c->index);
+    free(c->ids);
+    free(c->infos);
     sqlite3_finalize(c->text_of);
 }
 
@@ -254,8 +259,8 @@ static void row_from(sqlite3_stmt *st, id_cache *names, id_cache *cats, pdb_row 
                    .has_corr = sqlite3_column_type(st, 10) != SQLITE_NULL,
                    .corr = sqlite3_column_int64(st, 10),
                    .launches = sqlite3_column_int64(st, 11)};
-    r->name = cached(names, r->name_id, classify_name);
-    r->cat = sqlite3_column_type(st, 3) == SQLITE_NULL ? NULL : cached(cats, r->cat_id, classify_cat);
+    r->name = cached(names, r->name_id);
+    r->cat = sqlite3_column_type(st, 3) == SQLITE_NULL ? NULL : cached(cats, r->cat_id);
     r->gpu = sqlite3_value_type(r->stream) != SQLITE_NULL && !(r->cat && r->cat->cpu_side);
 }
 
@@ -278,6 +283,8 @@ static int read_rows(sqlite3 *db, int64_t trace_id, id_cache *names, id_cache *c
         }
     }
     sqlite3_finalize(st);
+    if (step == SQLITE_DONE && (names->err != PDB_OK || cats->err != PDB_OK))
+        return pdb_db_fail(db, "reading a name");
     return step == SQLITE_DONE ? PDB_OK : pdb_db_fail(db, "analysis query failed");
 }
 
@@ -315,16 +322,17 @@ static int fail_overflow(sqlite3 *db, int64_t trace_id)
 int pdb_analyze_trace(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank)
 {
     id_cache names = {0}, cats = {0};
-    accs a = {{pdb_gpu_acc_new(false), pdb_gpu_acc_new(true)},
-              {pdb_idle_acc_new(false), pdb_idle_acc_new(true)},
-              NULL, NULL, NULL, {0}};
-    int rc = pdb_db_prepare(db, "SELECT value FROM strings WHERE id = ?", &names.text_of);
+    accs a = {{NULL, NULL}, {pdb_idle_acc_new(false), pdb_idle_acc_new(true)}, NULL, NULL, NULL,
+              {0}};
+    int rc = cache_init(db, &names, classify_name, sizeof(pdb_name_info));
     if (rc == PDB_OK)
-        rc = pdb_db_prepare(db, "SELECT value FROM strings WHERE id = ?", &cats.text_of);
+        rc = cache_init(db, &cats, classify_cat, sizeof(pdb_cat_info));
+    for (int m = 0; m < 2 && rc == PDB_OK; m++)
+        rc = pdb_gpu_acc_new(db, m == 1, &a.gpu[m]);
     if (rc == PDB_OK)
         rc = pdb_steps_acc_new(db, trace_id, &a.steps);
     if (rc == PDB_OK)
-        a.ops = pdb_ops_acc_new(db, run_id, rank, a.steps);
+        rc = pdb_ops_acc_new(db, run_id, rank, a.steps, &a.ops);
     if (rc == PDB_OK)
         rc = pdb_attr_acc_new(db, run_id, trace_id, rank, a.ops, &a.attr);
     if (rc == PDB_OK)

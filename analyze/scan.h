@@ -3,7 +3,9 @@
  *
  * scan.c runs a single query per trace and hands every row to accumulators
  * (GPU time, idle time, CPU ops, steps), so the table is read once. Names and
- * categories arrive as string ids and are classified once per id. */
+ * categories arrive as string ids and are classified from their text in a
+ * fixed-size cache: a row's name and category info are valid while that
+ * row is fed, and accumulators keep ids and what they need, not pointers. */
 #ifndef PDB_SCAN_H
 #define PDB_SCAN_H
 
@@ -21,8 +23,9 @@
  * explicit synchronize calls). */
 enum { PDB_FAMILY_NONE, PDB_FAMILY_COPY, PDB_FAMILY_SYNC, PDB_FAMILY_COUNT };
 
+/* What the passes need to know of a name or category, decided once from
+ * its text; the text itself is read from strings when a row is written. */
 typedef struct {
-    char *text;
     pdb_kernel_type kt;     /* as a GPU event name */
     pdb_kernel_type kt_hta; /* the same by HTA's rule */
     bool profiler_step;     /* "ProfilerStep#N" */
@@ -34,7 +37,6 @@ typedef struct {
 } pdb_name_info;
 
 typedef struct {
-    char *text;
     bool cpu_side;          /* runtime, driver, op, annotation: never a GPU event */
     bool runtime;           /* cuda_runtime, cuda_driver, hip_runtime */
     bool trace;             /* the profiler's own 'Trace' span */
@@ -76,7 +78,7 @@ typedef struct pdb_steps_acc pdb_steps_acc;
 
 /* GPU time: sweep by kernel type and per-kernel statistics. */
 typedef struct pdb_gpu_acc pdb_gpu_acc;
-pdb_gpu_acc *pdb_gpu_acc_new(bool hta);
+int pdb_gpu_acc_new(sqlite3 *db, bool hta, pdb_gpu_acc **out);
 void pdb_gpu_acc_add(pdb_gpu_acc *a, const pdb_row *r, int64_t start, int64_t end);
 int pdb_gpu_acc_write(pdb_gpu_acc *a, sqlite3 *db, int64_t run_id, int rank, const char *mode);
 void pdb_gpu_acc_free(pdb_gpu_acc *a);
@@ -92,15 +94,16 @@ void pdb_idle_acc_free(pdb_idle_acc *a);
 /* CPU operators with self time, per-step op totals (written as steps end),
  * and the contexts GPU time is attributed to. */
 typedef struct pdb_ops_acc pdb_ops_acc;
-pdb_ops_acc *pdb_ops_acc_new(sqlite3 *db, int64_t run_id, int rank, pdb_steps_acc *steps);
+int pdb_ops_acc_new(sqlite3 *db, int64_t run_id, int rank, pdb_steps_acc *steps,
+                    pdb_ops_acc **out);
 int pdb_ops_acc_add(pdb_ops_acc *a, const pdb_row *r);
 /* The context node of the frames enclosing the row just added (-1: none)
  * and the slices.id of the innermost op among them (-1: none). */
-int32_t pdb_ops_acc_context(pdb_ops_acc *a, int64_t *op_slice);
+int64_t pdb_ops_acc_context(pdb_ops_acc *a, int64_t *op_slice);
 /* Adds GPU time launched from a context. */
-void pdb_ops_acc_gpu(pdb_ops_acc *a, int32_t node, int64_t dur);
+void pdb_ops_acc_gpu(pdb_ops_acc *a, int64_t node, int64_t dur);
 /* The names of a context (module paths are interned in strings). */
-int pdb_ops_acc_names(pdb_ops_acc *a, int32_t node, pdb_ctx_names *out);
+int pdb_ops_acc_names(pdb_ops_acc *a, int64_t node, pdb_ctx_names *out);
 int pdb_ops_acc_write(pdb_ops_acc *a);
 void pdb_ops_acc_free(pdb_ops_acc *a);
 
