@@ -69,7 +69,7 @@ typedef struct {
 
 typedef struct {
     int64_t end, dur, children;
-    int64_t stat, slice_id, step;
+    int64_t stat, slice_id, step, step_idx;
     int64_t name_id, cat_id;    /* of the stat, for the step bucket */
     int64_t node;               /* context node of the path up to here, -2 unknown */
     int32_t op_frame;           /* innermost op frame at or below this one, -1 */
@@ -343,7 +343,7 @@ static int pop(pdb_ops_acc *a, thread_stack *t)
     if (f->family != PDB_FAMILY_NONE) {
         t->open[f->family]--;
         if (f->family_outer && f->step != NO_STEP)
-            pdb_steps_acc_family(a->steps, f->step, f->family, f->dur);
+            pdb_steps_acc_family(a->steps, f->step_idx, f->family, f->dur);
     }
     return bucket_add(a, b, f, f->dur, self);
 }
@@ -399,7 +399,7 @@ int pdb_ops_acc_add(pdb_ops_acc *a, const pdb_row *r)
     s->count++;
     pdb_sum(&s->total, r->dur);
     int kind = (int)s->kind, family = r->name->family;
-    frame f = {end, r->dur, 0, stat, r->id, step, r->name_id, r->cat_id, -2, -1,
+    frame f = {end, r->dur, 0, stat, r->id, step, r->in_step ? r->step_idx : -1, r->name_id, r->cat_id, -2, -1,
                (int8_t)kind, (int8_t)family, r->cat != NULL,
                family != PDB_FAMILY_NONE && t->open[family] == 0};
     if (t->depth == MAX_DEPTH) {

@@ -224,7 +224,7 @@ static int feed_hta(accs *a, const pdb_row *r)
 
 static int feed(accs *a, pdb_row *r)
 {
-    r->in_step = pdb_steps_acc_step_at(a->steps, r->ts, &r->step);
+    r->in_step = pdb_steps_acc_step_at(a->steps, r->ts, &r->step, &r->step_idx);
     bool op = !r->gpu && !(r->cat && (r->cat->trace || r->cat->gpu_annotation));
     if (op) { /* the profiler's span and GPU annotations are not ops */
         if (pdb_ops_acc_add(a->ops, r) != PDB_OK)

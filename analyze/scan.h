@@ -64,6 +64,7 @@ typedef struct pdb_row {
                                        how many GPU events it launched, else 0 */
     bool in_step;
     int64_t step;                   /* the ProfilerStep number whose window holds ts */
+    int64_t step_idx;               /* that window's place in start order (0, 1, ...) */
     bool has_launch;
     int64_t launch;                 /* start of the launching runtime call */
     int64_t launch_id;              /* its slices.id */
@@ -133,11 +134,13 @@ void pdb_attr_acc_free(pdb_attr_acc *a);
 int pdb_steps_acc_new(sqlite3 *db, int64_t trace_id, pdb_steps_acc **out);
 void pdb_steps_acc_add(pdb_steps_acc *a, const pdb_row *r);
 int pdb_steps_acc_write(pdb_steps_acc *a, sqlite3 *db, int64_t run_id, int rank);
-/* The number of the ProfilerStep whose window holds ts (ts nondecreasing
- * from call to call); false outside every step. */
-bool pdb_steps_acc_step_at(pdb_steps_acc *a, int64_t ts, int64_t *step);
-/* Adds an outermost call of an op family (PDB_FAMILY_*) to a step. */
-void pdb_steps_acc_family(pdb_steps_acc *a, int64_t step, int family, int64_t dur);
+/* The number of the ProfilerStep whose window holds ts and the window's
+ * place in start order (ts nondecreasing from call to call, and called for
+ * every row before pdb_steps_acc_add); false outside every step. */
+bool pdb_steps_acc_step_at(pdb_steps_acc *a, int64_t ts, int64_t *step, int64_t *idx);
+/* Adds an outermost call of an op family (PDB_FAMILY_*) to the window
+ * numbered idx (by pdb_steps_acc_step_at). */
+void pdb_steps_acc_family(pdb_steps_acc *a, int64_t idx, int family, int64_t dur);
 void pdb_steps_acc_free(pdb_steps_acc *a);
 
 /* Adds v to a sum of durations. Each time the store accepts is below 2^62
