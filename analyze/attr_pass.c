@@ -132,7 +132,9 @@ typedef struct {
 /* The record of (kind, name), or -1 after a database error. */
 static int64_t range_stat_for(pdb_recstore *s, const pdb_row *r, int kind)
 {
-    int64_t key[2] = {kind, r->name_id};
+    unsigned char key[16];
+    pdb_rs_key_int(key, kind);
+    pdb_rs_key_int(key + 8, r->name_id);
     range_stat init = {r->name_id, kind, 0, 0, INT64_MAX, INT64_MIN, 0, 0, 0, 0};
     bool created;
     return pdb_rs_find(s, key, sizeof key, &init, &created);

@@ -57,7 +57,9 @@ static kernel_stat *stat_for(pdb_gpu_acc *a, const pdb_row *r, int64_t dur)
         kernel_stat init = {r->name_id, a->hta ? r->name->kt_hta : r->name->kt, 0, 0, dur, dur,
                             0, 0};
         bool created;
-        a->last = pdb_rs_find(a->kernels, &r->name_id, sizeof r->name_id, &init, &created);
+        unsigned char key[8];
+        pdb_rs_key_int(key, r->name_id);
+        a->last = pdb_rs_find(a->kernels, key, sizeof key, &init, &created);
         a->last_id = r->name_id;
         if (a->last < 0)
             return &scratch;

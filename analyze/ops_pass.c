@@ -189,15 +189,17 @@ static int64_t stat_for(pdb_ops_acc *a, const pdb_row *r, size_t dims_len)
     int64_t nc = name_cat_key(r);
     last_dims *l = &a->shapes[(size_t)(((uint64_t)nc * 0x9E3779B97F4A7C15ULL) >> 40) & (LAST_DIMS - 1)];
     const size_t head = 2 * sizeof(int64_t);
-    if (l->key == nc) {
+    if (l->key == nc && l->stat >= 0) {
         size_t klen;
         const char *k = pdb_rs_key(a->stats, l->stat, &klen);
         if (klen == head + dims_len && memcmp(k + head, r->dims, dims_len) == 0)
             return l->stat;
     }
+    unsigned char ids[16];
+    pdb_rs_key_int(ids, r->name_id);
+    pdb_rs_key_int(ids + 8, r->cat_id);
     pdb_buf_reset(&a->key);
-    pdb_buf_add(&a->key, &r->name_id, sizeof r->name_id);
-    pdb_buf_add(&a->key, &r->cat_id, sizeof r->cat_id);
+    pdb_buf_add(&a->key, ids, sizeof ids);
     pdb_buf_add(&a->key, r->dims, dims_len);
     op_stat init = {r->name_id, r->cat_id, r->cat != NULL, kind_of(r), 0, 0, 0, 0, 0, -1};
     bool created;
@@ -445,7 +447,9 @@ static int64_t node_for(pdb_ops_acc *a, int64_t parent, const frame *f)
     } else if (f->kind == K_MODULE) {
         n.module = f->stat;
     }
-    int64_t key[2] = {parent, f->stat};
+    unsigned char key[16];
+    pdb_rs_key_int(key, parent);
+    pdb_rs_key_int(key + 8, f->stat);
     bool created;
     int64_t h = pdb_rs_find(a->nodes, key, sizeof key, &n, &created);
     if (created && f->kind == K_MODULE)

@@ -210,8 +210,16 @@ static int prepare(pdb_recstore *s, sqlite3_stmt **st, const char *fmt)
     return pdb_db_prepare(s->db, sql, st) == PDB_OK ? PDB_OK : fail_db(s);
 }
 
+/* SQLite's cache for temporary tables while records spill (its default
+ * is 2 MB): bounded memory that saves most reads of the key index. */
+#define TEMP_CACHE_KB 8192
+
 static void start_spilling(pdb_recstore *s)
 {
+    char pragma[64];
+    snprintf(pragma, sizeof pragma, "PRAGMA temp.cache_size = -%d", TEMP_CACHE_KB);
+    if (pdb_db_exec(s->db, pragma) != PDB_OK)
+        s->err = PDB_ERR;
     s->spilling = true;
     s->cache = pdb_xcalloc(CACHE, sizeof *s->cache);
     for (int i = 0; i < CACHE; i++) {
