@@ -25,10 +25,17 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Interned strings answered from memory: two generations of at most
+ * STRINGS_BYTES of keys each. A trace has a few thousand names and never
+ * fills one; a hostile one with millions (885 MB at 2 million names) asks
+ * SQLite's unique index for the rest, so memory stays bounded. */
+#define STRINGS_BYTES (4 << 20)
+
 struct pdb_session {
     sqlite3 *db;
     const pdb_ingest_opts *opts;
-    pdb_strmap *strings;
+    pdb_strmap *strings, *strings_old; /* the current and the previous generation */
+    size_t strings_bytes;              /* key bytes in the current one */
     sqlite3_stmt *find_string, *add_string;
     bool tty;
     pdb_buf report;        /* per-file lines, printed once the commit succeeded */
@@ -155,11 +162,32 @@ static int wait_for_writer(void *arg, int count)
 
 /* ---- strings and skips ---------------------------------------------- */
 
+/* Remembers an interned string in the current generation; a full one
+ * becomes the previous generation and the one before is dropped. */
+static void remember_string(pdb_session *ss, const char *s, size_t len, int64_t id)
+{
+    size_t cost = len + 48; /* the key and its slot */
+    if (ss->strings_bytes + cost > STRINGS_BYTES) {
+        pdb_strmap_free(ss->strings_old);
+        ss->strings_old = ss->strings;
+        ss->strings = pdb_strmap_new();
+        ss->strings_bytes = 0;
+    }
+    if (cost <= STRINGS_BYTES) {
+        pdb_strmap_put(ss->strings, s, len, id);
+        ss->strings_bytes += cost;
+    }
+}
+
 int pdb_intern(pdb_source *src, const char *s, size_t len, int64_t *id)
 {
     pdb_session *ss = src->session;
     if (pdb_strmap_get(ss->strings, s, len, id))
         return PDB_OK;
+    if (ss->strings_old && pdb_strmap_get(ss->strings_old, s, len, id)) {
+        remember_string(ss, s, len, *id);
+        return PDB_OK;
+    }
     sqlite3_bind_text(ss->find_string, 1, s, (int)len, SQLITE_TRANSIENT);
     int rc = sqlite3_step(ss->find_string);
     if (rc == SQLITE_ROW) {
@@ -174,7 +202,7 @@ int pdb_intern(pdb_source *src, const char *s, size_t len, int64_t *id)
             return PDB_ERR;
         *id = sqlite3_last_insert_rowid(ss->db);
     }
-    pdb_strmap_put(ss->strings, s, len, *id);
+    remember_string(ss, s, len, *id);
     return PDB_OK;
 }
 
@@ -787,6 +815,7 @@ out:
     pdb_buf_free(&ss.report);
     pdb_buf_free(&indexes);
     pdb_strmap_free(ss.strings);
+    pdb_strmap_free(ss.strings_old);
     return rc;
 }
 
