@@ -640,6 +640,10 @@ static int ingest_one(pdb_session *ss, const job *j, int64_t run_id, int trace_o
         rc = finish_source(&src, (int64_t)((now_seconds() - t0) * 1000));
     if (rc == PDB_OK && !ss->opts->quiet)
         report_source(ss, &src, j->run);
+    if (rc == PDB_OK && src.text_replaced)
+        pdb_warn("%s: %lld strings held invalid UTF-8 (overlong forms, lone surrogates, stray "
+                 "bytes); stored with U+FFFD in place of each bad sequence", src.path,
+                 (long long)src.text_replaced);
     *was_read = rc == PDB_OK && strcmp(reader->name, "trace") == 0;
     pdb_strmap_free(src.skips);
     pdb_input_close(in);
