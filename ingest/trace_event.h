@@ -50,7 +50,8 @@ typedef struct pdb_trace_event {
     bool has_ts, has_dur;
     bool float_ts;              /* ts written with a fraction or exponent */
     int64_t ts, dur;            /* nanoseconds */
-    const char *bad_time;       /* a skip reason when ts or dur is out of range, else NULL */
+    const char *skip;           /* why the event cannot be stored (a time out of range, a
+                                   fractional stream), counted as a skip; else NULL */
     pdb_val arg[PDB_ARG_COUNT]; /* columns; Input Dims is JSON text */
     bool has_args;
     size_t args_off, args_len;  /* remaining args as a JSON object, or len 0 */

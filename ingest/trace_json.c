@@ -26,6 +26,7 @@
 #include "common/xalloc.h"
 
 #include <assert.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -275,14 +276,14 @@ static void gen_scalar(yajl_gen g, const scalar *v)
 
 /* A time in microseconds, kept in ns. A number out of range is not an
  * error in the file: the event is skipped and counted (the store sees
- * bad_time), as other events with unusable values are. */
+ * skip), as other events with unusable values are. */
 static int set_time(parser *p, const scalar *v, bool *has, int64_t *ns, const char *what)
 {
     if (v->type != PDB_V_INT && v->type != PDB_V_REAL)
         return failf_key(p, "a number (microseconds)");
     int rc = pdb_decimal_scaled(v->s, v->len, 3, ns);
     if (rc != PDB_NUM_OK || *ns <= -PDB_TIME_LIMIT_NS || *ns >= PDB_TIME_LIMIT_NS) {
-        p->ev.bad_time = what;
+        p->ev.skip = what;
         *ns = 0;
     }
     *has = true;
@@ -354,11 +355,28 @@ static void add_series(parser *p, const scalar *v)
     s->value = n.type == PDB_V_INT ? (double)n.i : n.d;
 }
 
+/* A stream written as a fraction: 7.0 is stream 7; 7.5 names no stream, and
+ * storing the event without one would silently make it a CPU event, so it
+ * is skipped and counted. */
+static bool stream_from_real(parser *p, const scalar *v)
+{
+    double d;
+    if (pdb_number_to_double(v->s, v->len, &d) == PDB_NUM_OK && d == trunc(d) &&
+        fabs(d) < 9007199254740992.0) {
+        p->ev.arg[PDB_ARG_STREAM] = (pdb_val){.type = PDB_V_INT, .i = (int64_t)d};
+        return true;
+    }
+    p->ev.skip = "event with a stream that is not an integer or a string";
+    return false;
+}
+
 static int args_scalar(parser *p, const scalar *v)
 {
     if (v->type == PDB_V_INT || v->type == PDB_V_REAL)
         add_series(p, v);
     int col = p->key_arg;
+    if (col == PDB_ARG_STREAM && v->type == PDB_V_REAL && stream_from_real(p, v))
+        return 1;
     if (col >= 0 && column_accepts(col, v->type)) {
         if (v->type == PDB_V_TEXT)
             p->ev.arg[col] = text_val(p, (const unsigned char *)v->s, v->len);

@@ -544,8 +544,8 @@ int pdb_trace_store_event(pdb_trace_store *s, pdb_trace_event *ev)
     else
         s->other_phases++;
     int rc = PDB_OK;
-    if (ev->bad_time)
-        pdb_skip(s->src, ev->bad_time);
+    if (ev->skip)
+        pdb_skip(s->src, ev->skip);
     else
         rc = dispatch(s, ev, (char)ph);
     pdb_progress(s->src, s->src->records);
