@@ -601,7 +601,7 @@ static int choose_reader(pdb_session *ss, pdb_input *in, const job *j, const pdb
         return PDB_OK; /* not ours: the caller reports it */
     }
     if (len == 0)
-        return pdb_fail_at(j->path, 0, "empty input");
+        return pdb_fail("%s: empty input", j->path); /* no byte to point at */
     return pdb_fail_at(j->path, 0,
                        "not a recognised input (expected a PyTorch trace, a pstats dump or a "
                        "step log)");

@@ -761,7 +761,7 @@ static int finish_parse(parser *p)
         if (p->failed)
             return PDB_ERR;
         if (p->st == S_ROOT)
-            return pdb_fail_at(p->src->path, p->chunk_base, "empty input: expected JSON");
+            return pdb_fail("%s: empty input: expected JSON", p->src->path);
         return pdb_fail_at(p->src->path, p->chunk_base,
                            "unexpected end of data inside %s (truncated file?)",
                            p->st == S_TOP ? "the trace object" : "the event list");

@@ -150,7 +150,7 @@ def pstats_cases(tmp, bomb_size):
     path = os.path.join(tmp, "zeros.prof.gz")
     write_bomb(path, b"\0", b"\0", bomb_size, b"")
     yield ("pstats: gzip bomb of zeros is refused at byte 0", ["--format", "pstats"], path, 2,
-           "byte 0: expected a dict of functions", 64)
+           "byte 0 (decompressed): expected a dict of functions", 64)
     # 100,000 nested one-element lists as a function key
     yield ("pstats: 100,000 nested lists", ["--format", "pstats"], write(os.path.join(tmp, "deep.prof"),
            b"{" + b"[\x01\0\0\0" * 100000 + b"N" + b"N0"), 2, "nested deeper", 64)
