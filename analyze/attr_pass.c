@@ -29,6 +29,7 @@
 #include "analyze/hta.h"
 #include "analyze/recstore.h"
 #include "analyze/scan.h"
+#include "common/bounds.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/strmap.h"
@@ -268,7 +269,7 @@ int pdb_attr_acc_new(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank, pd
 {
     pdb_attr_acc *a = pdb_xcalloc(1, sizeof *a);
     *a = (pdb_attr_acc){.db = db, .run_id = run_id, .trace_id = trace_id, .rank = rank,
-                        .ops = ops, .cur_id = -1, .map_max = MAP_MAX};
+                        .ops = ops, .cur_id = -1, .map_max = (size_t)pdb_bound(MAP_MAX, 4)};
     const char *limit = getenv("PROFDB_ATTR_MAP_MAX");
     if (limit && atol(limit) > 0)
         a->map_max = (size_t)atol(limit);

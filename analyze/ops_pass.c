@@ -33,10 +33,16 @@
  * steps). Stacks hold the open slices: a frame that ended before the scan's
  * time can take no more children, so when threads pile up (a trace with a
  * thread per event) every stack is popped up to the scan's time and empty
- * stacks are dropped; what remains is the slices open at that time. */
+ * stacks are dropped; what remains is the slices open at that time. When
+ * even those are more than STACKS_IN_MEMORY threads (a slice open on each
+ * of a million threads), the stacks used least recently move whole to a
+ * temporary table and come back when their thread does (or at the end):
+ * a frame's numbers do not depend on when it is popped, only on the
+ * children it had, and no thread gets children while it is away. */
 #include "analyze/idmap.h"
 #include "analyze/recstore.h"
 #include "analyze/scan.h"
+#include "common/bounds.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/strbuf.h"
@@ -55,6 +61,7 @@
 #define BUCKET_MAX 16384             /* ops of one step held before a partial write */
 #define LAST_DIMS 4096               /* (name, cat) -> the op record seen last */
 #define STACKS_PRUNE 1024            /* stacks kept before popping up to the scan's time */
+#define STACKS_IN_MEMORY 4096        /* open stacks kept before the idle half moves out */
 
 enum { K_OTHER, K_STEP, K_OP, K_ANNOT, K_MODULE };
 
@@ -83,6 +90,7 @@ typedef struct {
     int depth, cap;
     int open[PDB_FAMILY_COUNT]; /* open frames per op family */
     pdb_buf key;                /* (pid, tid) */
+    int64_t used;               /* when a row last came to it (for eviction) */
 } thread_stack;
 
 /* Key: (parent node, stat). op, top, annot, module: stat numbers or -1, and
@@ -128,6 +136,10 @@ struct pdb_ops_acc {
     int64_t last_stack;
     thread_stack *stacks;
     int nstacks, stacks_cap, prune_at;
+    int64_t rows;         /* rows added: the clock of thread_stack.used */
+    int64_t away;         /* stacks in temp.ops_stacks */
+    sqlite3_stmt *stack_put, *stack_get, *stack_del;
+    pdb_buf blob;
     thread_stack *last;   /* the stack of the last row added */
     pdb_recstore *nodes;  /* (parent node, stat) -> ctx_node */
     step_bucket *buckets;
@@ -147,10 +159,20 @@ int pdb_ops_acc_new(sqlite3 *db, int64_t run_id, int rank, pdb_steps_acc *steps,
     a->rank = rank;
     a->threads = pdb_strmap_new();
     a->last_stack = -1;
-    a->prune_at = STACKS_PRUNE;
+    a->prune_at = (int)pdb_bound(STACKS_PRUNE, 8);
     for (int i = 0; i < LAST_DIMS; i++)
         a->shapes[i].key = -1;
-    if (pdb_rs_new(db, "ops", sizeof(op_stat), OPS_IN_MEMORY, OP_KEYS_IN_MEMORY, &a->stats) !=
+    /* Made before the scan: a schema change would abort its query. */
+    if (pdb_db_exec(db, "CREATE TEMP TABLE IF NOT EXISTS ops_stacks (thread BLOB PRIMARY KEY,"
+                        " stack BLOB NOT NULL) WITHOUT ROWID; DELETE FROM temp.ops_stacks") !=
+            PDB_OK ||
+        pdb_db_prepare(db, "INSERT INTO temp.ops_stacks VALUES (?, ?)", &a->stack_put) !=
+            PDB_OK ||
+        pdb_db_prepare(db, "SELECT stack FROM temp.ops_stacks WHERE thread = ?", &a->stack_get) !=
+            PDB_OK ||
+        pdb_db_prepare(db, "DELETE FROM temp.ops_stacks WHERE thread = ?", &a->stack_del) !=
+            PDB_OK ||
+        pdb_rs_new(db, "ops", sizeof(op_stat), OPS_IN_MEMORY, OP_KEYS_IN_MEMORY, &a->stats) !=
             PDB_OK ||
         pdb_rs_new(db, "nodes", sizeof(ctx_node), NODES_IN_MEMORY, SIZE_MAX, &a->nodes) !=
             PDB_OK)
@@ -209,6 +231,78 @@ static int64_t stat_for(pdb_ops_acc *a, const pdb_row *r, size_t dims_len)
     return i;
 }
 
+/* A stack as bytes: the family counts, then the frames. */
+static void stack_to_blob(pdb_buf *b, const thread_stack *t)
+{
+    pdb_buf_reset(b);
+    pdb_buf_add(b, t->open, sizeof t->open);
+    pdb_buf_add(b, t->v, (size_t)t->depth * sizeof *t->v);
+}
+
+/* Brings a thread's stack back from the table into t, if it is there. */
+static int stack_back(pdb_ops_acc *a, thread_stack *t)
+{
+    if (a->away == 0)
+        return PDB_OK;
+    sqlite3_bind_blob(a->stack_get, 1, t->key.p, (int)t->key.len, SQLITE_STATIC);
+    int rc = sqlite3_step(a->stack_get);
+    if (rc == SQLITE_ROW) {
+        const char *p = sqlite3_column_blob(a->stack_get, 0);
+        size_t n = (size_t)sqlite3_column_bytes(a->stack_get, 0);
+        assert(n >= sizeof t->open && (n - sizeof t->open) % sizeof(frame) == 0);
+        memcpy(t->open, p, sizeof t->open);
+        t->depth = t->cap = (int)((n - sizeof t->open) / sizeof(frame));
+        t->v = pdb_xmalloc((size_t)t->cap * sizeof *t->v + 1);
+        memcpy(t->v, p + sizeof t->open, n - sizeof t->open);
+    }
+    sqlite3_reset(a->stack_get);
+    if (rc == SQLITE_ROW) {
+        sqlite3_bind_blob(a->stack_del, 1, t->key.p, (int)t->key.len, SQLITE_STATIC);
+        a->away--;
+        return pdb_db_step_done(a->db, a->stack_del);
+    }
+    return rc == SQLITE_DONE ? PDB_OK : pdb_db_fail(a->db, "reading an op stack");
+}
+
+static int cmp_int64(const void *x, const void *y)
+{
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* Moves the stacks used least recently (half of them) to the table. */
+static int send_away(pdb_ops_acc *a)
+{
+    int64_t *used = pdb_xmalloc((size_t)a->nstacks * sizeof *used);
+    for (int i = 0; i < a->nstacks; i++)
+        used[i] = a->stacks[i].used;
+    qsort(used, (size_t)a->nstacks, sizeof *used, cmp_int64);
+    int64_t cut = used[a->nstacks / 2];
+    free(used);
+    int kept = 0, rc = PDB_OK;
+    pdb_strmap_free(a->threads);
+    a->threads = pdb_strmap_new();
+    for (int i = 0; i < a->nstacks; i++) {
+        thread_stack *t = &a->stacks[i];
+        if (t->used < cut && rc == PDB_OK) {
+            stack_to_blob(&a->blob, t);
+            sqlite3_bind_blob(a->stack_put, 1, t->key.p, (int)t->key.len, SQLITE_STATIC);
+            sqlite3_bind_blob(a->stack_put, 2, a->blob.p, (int)a->blob.len, SQLITE_STATIC);
+            rc = pdb_db_step_done(a->db, a->stack_put);
+            a->away++;
+            free(t->v);
+            pdb_buf_free(&t->key);
+            continue;
+        }
+        a->stacks[kept] = *t;
+        pdb_strmap_put(a->threads, t->key.p, t->key.len, kept);
+        kept++;
+    }
+    a->nstacks = kept;
+    a->last_stack = -1;
+    return rc;
+}
+
 static thread_stack *stack_for(pdb_ops_acc *a, const pdb_row *r)
 {
     pdb_buf *key = &a->thread_key;
@@ -230,8 +324,11 @@ static thread_stack *stack_for(pdb_ops_acc *a, const pdb_row *r)
         a->stacks[i] = (thread_stack){0};
         pdb_buf_add(&a->stacks[i].key, key->p, key->len);
         pdb_strmap_put(a->threads, key->p, key->len, i);
+        if (stack_back(a, &a->stacks[i]) != PDB_OK)
+            return NULL;
     }
     a->last_stack = i;
+    a->stacks[i].used = a->rows;
     return &a->stacks[i];
 }
 
@@ -292,7 +389,7 @@ static int bucket_add(pdb_ops_acc *a, step_bucket *b, const frame *f, int64_t to
 {
     int64_t key = pdb_idmap_pair(f->name_id, f->cat_id), i;
     if (!pdb_idmap_get(&b->index, key, &i)) {
-        if (b->n == BUCKET_MAX && bucket_write(a, b) != PDB_OK)
+        if (b->n == pdb_bound(BUCKET_MAX, 4) && bucket_write(a, b) != PDB_OK)
             return PDB_ERR;
         if (b->n == b->cap) {
             b->cap = b->cap ? b->cap * 2 : 64;
@@ -374,7 +471,10 @@ static int prune_stacks(pdb_ops_acc *a, int64_t now)
     }
     a->nstacks = kept;
     a->last_stack = -1;
-    a->prune_at = kept * 2 > STACKS_PRUNE ? kept * 2 : STACKS_PRUNE;
+    if (a->nstacks > pdb_bound(STACKS_IN_MEMORY, 4) && send_away(a) != PDB_OK)
+        return PDB_ERR;
+    int floor = (int)pdb_bound(STACKS_PRUNE, 8);
+    a->prune_at = a->nstacks * 2 > floor ? a->nstacks * 2 : floor;
     return PDB_OK;
 }
 
@@ -389,7 +489,10 @@ int pdb_ops_acc_add(pdb_ops_acc *a, const pdb_row *r)
     int64_t stat = stat_for(a, r, dims_len);
     if (stat < 0)
         return pdb_rs_error(a->stats);
+    a->rows++;
     thread_stack *t = stack_for(a, r);
+    if (!t)
+        return PDB_ERR;
     a->last = t;
     int64_t end = r->ts + r->dur;
     while (t->depth > 0 && t->v[t->depth - 1].end < end)
@@ -637,12 +740,46 @@ static int write_op(int64_t h, const void *key, size_t klen, const void *rec, vo
     return pdb_db_step_done(w->db, st);
 }
 
+/* Pops every frame of the stacks still in the table. */
+static int pop_away(pdb_ops_acc *a)
+{
+    sqlite3_stmt *st;
+    if (a->away == 0)
+        return PDB_OK;
+    if (pdb_db_prepare(a->db, "SELECT stack FROM temp.ops_stacks", &st) != PDB_OK)
+        return PDB_ERR;
+    thread_stack t = {0};
+    int rc = PDB_OK, step;
+    while (rc == PDB_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *p = sqlite3_column_blob(st, 0);
+        size_t n = (size_t)sqlite3_column_bytes(st, 0);
+        assert(n >= sizeof t.open && (n - sizeof t.open) % sizeof(frame) == 0);
+        memcpy(t.open, p, sizeof t.open);
+        t.depth = (int)((n - sizeof t.open) / sizeof(frame));
+        if (t.depth > t.cap) {
+            t.cap = t.depth;
+            t.v = pdb_xrealloc(t.v, (size_t)t.cap * sizeof *t.v);
+        }
+        memcpy(t.v, p + sizeof t.open, n - sizeof t.open);
+        while (rc == PDB_OK && t.depth > 0)
+            rc = pop(a, &t);
+    }
+    if (rc == PDB_OK && step != SQLITE_DONE)
+        rc = pdb_db_fail(a->db, "reading an op stack");
+    free(t.v);
+    sqlite3_finalize(st);
+    a->away = 0;
+    return rc == PDB_OK ? pdb_db_exec(a->db, "DELETE FROM temp.ops_stacks") : rc;
+}
+
 int pdb_ops_acc_write(pdb_ops_acc *a)
 {
     for (int i = 0; i < a->nstacks; i++)
         while (a->stacks[i].depth > 0)
             if (pop(a, &a->stacks[i]) != PDB_OK)
                 return PDB_ERR;
+    if (pop_away(a) != PDB_OK)
+        return PDB_ERR;
     while (a->nbuckets > 0)
         if (bucket_flush(a, 0) != PDB_OK)
             return PDB_ERR;
@@ -679,6 +816,10 @@ void pdb_ops_acc_free(pdb_ops_acc *a)
     free(a->buckets);
     sqlite3_finalize(a->step_insert);
     sqlite3_finalize(a->text_of);
+    sqlite3_finalize(a->stack_put);
+    sqlite3_finalize(a->stack_get);
+    sqlite3_finalize(a->stack_del);
+    pdb_buf_free(&a->blob);
     pdb_strmap_free(a->threads);
     pdb_buf_free(&a->key);
     pdb_buf_free(&a->thread_key);

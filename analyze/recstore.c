@@ -10,6 +10,7 @@
  * filter says it may be there and neither the key cache nor the slots hold
  * it, so creating a new record costs one INSERT, when it leaves the cache. */
 #include "analyze/recstore.h"
+#include "common/bounds.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/strbuf.h"
@@ -84,9 +85,7 @@ int pdb_rs_new(sqlite3 *db, const char *name, size_t rsize, int64_t mem_max, siz
     s->rsize = rsize;
     s->mem_max = mem_max;
     s->key_budget = key_budget;
-    const char *knob = getenv("PROFDB_RECSTORE_MEM_MAX");
-    if (knob && atol(knob) >= 0 && atol(knob) < s->mem_max)
-        s->mem_max = atol(knob);
+    s->mem_max = pdb_bound(mem_max, 3);
     s->scratch = pdb_xcalloc(1, rsize);
     s->index_cap = 64;
     s->index = pdb_xmalloc(s->index_cap * sizeof *s->index);

@@ -28,9 +28,8 @@ typedef struct pdb_recstore pdb_recstore;
 
 /* A store named name (a temp table pdb_rs_NAME is made now: a schema change
  * during the scan would abort its query) for records of rsize bytes; at
- * most mem_max of them and key_budget bytes of keys stay in memory. A test
- * knob, PROFDB_RECSTORE_MEM_MAX, lowers mem_max to take the table path on
- * small traces. */
+ * most mem_max of them (3 under PROFDB_SPILL_TEST, common/bounds.h) and
+ * key_budget bytes of keys stay in memory. */
 int pdb_rs_new(sqlite3 *db, const char *name, size_t rsize, int64_t mem_max, size_t key_budget,
                pdb_recstore **out);
 void pdb_rs_free(pdb_recstore *s);

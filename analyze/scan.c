@@ -10,6 +10,7 @@
 #include "analyze/scan.h"
 #include "analyze/hta.h"
 #include "analyze/idmap.h"
+#include "common/bounds.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/strmap.h"
@@ -49,6 +50,7 @@ static const char *const scan_sql =
 #define ID_CACHE 4096
 
 typedef struct {
+    size_t slots;     /* ID_CACHE (4 under PROFDB_SPILL_TEST) */
     sqlite3_stmt *text_of;
     void (*classify)(const char *text, void *info);
     size_t info_size;
@@ -62,9 +64,10 @@ static int cache_init(sqlite3 *db, id_cache *c, void (*classify)(const char *, v
 {
     c->classify = classify;
     c->info_size = info_size;
-    c->ids = pdb_xmalloc(ID_CACHE * sizeof *c->ids);
-    memset(c->ids, -1, ID_CACHE * sizeof *c->ids);
-    c->infos = pdb_xcalloc(ID_CACHE, info_size);
+    c->slots = (size_t)pdb_bound(ID_CACHE, 4);
+    c->ids = pdb_xmalloc(c->slots * sizeof *c->ids);
+    memset(c->ids, -1, c->slots * sizeof *c->ids);
+    c->infos = pdb_xcalloc(c->slots, info_size);
     return pdb_db_prepare(db, "SELECT value FROM strings WHERE id = ?", &c->text_of);
 }
 
@@ -123,7 +126,7 @@ static void classify_cat(const char *text, void *info)
 /* The info of string id, classified now if its slot holds another id. */
 static const void *cached(id_cache *c, int64_t id)
 {
-    size_t slot = (size_t)(((uint64_t)id * 0x9E3779B97F4A7C15ULL) >> 40) & (ID_CACHE - 1);
+    size_t slot = (size_t)(((uint64_t)id * 0x9E3779B97F4A7C15ULL) >> 40) & (c->slots - 1);
     void *info = c->infos + slot * c->info_size;
     if (c->ids[slot] == id)
         return info;

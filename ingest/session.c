@@ -9,6 +9,7 @@
  * A second signal terminates at once; SQLite's journal keeps the file whole. */
 #include "ingest/ingest.h"
 #include "ingest/readers.h"
+#include "common/bounds.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/strbuf.h"
@@ -166,14 +167,15 @@ static int wait_for_writer(void *arg, int count)
  * becomes the previous generation and the one before is dropped. */
 static void remember_string(pdb_session *ss, const char *s, size_t len, int64_t id)
 {
-    size_t cost = len + 48; /* the key and its slot */
-    if (ss->strings_bytes + cost > STRINGS_BYTES) {
+    size_t cost = len + 48, /* the key and its slot */
+        budget = (size_t)pdb_bound(STRINGS_BYTES, 256);
+    if (ss->strings_bytes + cost > budget) {
         pdb_strmap_free(ss->strings_old);
         ss->strings_old = ss->strings;
         ss->strings = pdb_strmap_new();
         ss->strings_bytes = 0;
     }
-    if (cost <= STRINGS_BYTES) {
+    if (cost <= budget) {
         pdb_strmap_put(ss->strings, s, len, id);
         ss->strings_bytes += cost;
     }
@@ -188,19 +190,20 @@ int pdb_intern(pdb_source *src, const char *s, size_t len, int64_t *id)
         remember_string(ss, s, len, *id);
         return PDB_OK;
     }
-    sqlite3_bind_text(ss->find_string, 1, s, (int)len, SQLITE_TRANSIENT);
-    int rc = sqlite3_step(ss->find_string);
-    if (rc == SQLITE_ROW) {
+    /* Not in memory: most such strings are new (a hostile trace's millions),
+     * so insert first and look up only what was there already. */
+    sqlite3_bind_text(ss->add_string, 1, s, (int)len, SQLITE_STATIC);
+    if (pdb_db_step_done(ss->db, ss->add_string) != PDB_OK)
+        return PDB_ERR;
+    if (sqlite3_changes(ss->db) == 1) {
+        *id = sqlite3_last_insert_rowid(ss->db);
+    } else {
+        sqlite3_bind_text(ss->find_string, 1, s, (int)len, SQLITE_STATIC);
+        int rc = sqlite3_step(ss->find_string);
         *id = sqlite3_column_int64(ss->find_string, 0);
         sqlite3_reset(ss->find_string);
-    } else {
-        sqlite3_reset(ss->find_string);
-        if (rc != SQLITE_DONE)
+        if (rc != SQLITE_ROW)
             return pdb_db_fail(ss->db, "database error");
-        sqlite3_bind_text(ss->add_string, 1, s, (int)len, SQLITE_TRANSIENT);
-        if (pdb_db_step_done(ss->db, ss->add_string) != PDB_OK)
-            return PDB_ERR;
-        *id = sqlite3_last_insert_rowid(ss->db);
     }
     remember_string(ss, s, len, *id);
     return PDB_OK;
@@ -791,7 +794,8 @@ static int run_session(sqlite3 *db, job_list *jobs, const pdb_ingest_opts *opts)
     began = true;
     rc = pdb_db_prepare(db, "SELECT id FROM strings WHERE value = ?", &ss.find_string);
     if (rc == PDB_OK)
-        rc = pdb_db_prepare(db, "INSERT INTO strings (value) VALUES (?)", &ss.add_string);
+        rc = pdb_db_prepare(db, "INSERT OR IGNORE INTO strings (value) VALUES (?)",
+                            &ss.add_string);
     /* A dry run rolls back, so rebuilding indexes would be wasted work. */
     if (rc == PDB_OK && !opts->dry_run && inputs_are_large(db, jobs))
         rc = drop_bulk_indexes(db, &indexes);

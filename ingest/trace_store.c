@@ -15,6 +15,7 @@
 #define _GNU_SOURCE /* memmem */
 #include "ingest/trace_event.h"
 #include "ingest/ingest.h"
+#include "common/bounds.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/xalloc.h"
@@ -410,7 +411,8 @@ static int pop_from_table(pdb_trace_store *s, const pdb_trace_event *ev, pdb_tra
 static int push_begin(pdb_trace_store *s, const pdb_trace_event *ev)
 {
     if (!s->open_in_table &&
-        (s->open >= OPEN_IN_MEMORY || s->open_bytes + (int64_t)ev->arena.len > OPEN_BYTES) &&
+        (s->open >= pdb_bound(OPEN_IN_MEMORY, 4) ||
+         s->open_bytes + (int64_t)ev->arena.len > pdb_bound(OPEN_BYTES, 1 << 16)) &&
         open_in_table(s) != PDB_OK)
         return PDB_ERR;
     if (s->open_in_table)
