@@ -73,7 +73,7 @@ for shape in $shapes; do
         "$gen" --shape steps --events "$events" --steps 100000 --seed 2 - 2>/dev/null >"$out/fifo" &
         "$profdb" --db "$db" ingest --quiet --run b "$out/fifo"
         wait
-        measure "diff steps a b" "$profdb" --db "$db" diff steps a b
+        measure "diff a b steps" "$profdb" --db "$db" diff a b steps
         measure "check a b" "$profdb" --db "$db" check a b
         ;;
     steplog)
@@ -89,7 +89,8 @@ for shape in $shapes; do
         ;;
     sql)
         fresh
-        "$profdb" --db "$db" sql --write "SELECT 1" >/dev/null
+        echo '{"step": 1, "loss": 1}' >"$out/one.jsonl"
+        "$profdb" --db "$db" ingest --quiet "$out/one.jsonl"
         for f in table csv md json; do
             measure "sql 10 M rows --format $f" "$profdb" --db "$db" sql --format "$f" \
                 "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 10000000)
