@@ -358,8 +358,10 @@ int pdb_attr_launcher(pdb_attr_acc *a, const pdb_row *r)
     launch e = {true, r->corr, r->id, r->ts, -1, r->in_step ? r->step : NO_STEP, -1,
                 (int32_t)(r->launches < INT32_MAX ? r->launches : INT32_MAX)};
     e.node = pdb_ops_acc_context(a->ops, &e.op_id);
-    if (a->map.count >= a->map_max)
+    if (a->map.count >= a->map_max) {
+        pdb_bound_passed("launches in flight sent to a table");
         return spill(a, &e);
+    }
     map_put(&a->map, &e);
     return PDB_OK;
 }

@@ -257,6 +257,7 @@ static int stack_back(pdb_ops_acc *a, thread_stack *t)
     }
     sqlite3_reset(a->stack_get);
     if (rc == SQLITE_ROW) {
+        pdb_bound_passed("op stack back from the table");
         sqlite3_bind_blob(a->stack_del, 1, t->key.p, (int)t->key.len, SQLITE_STATIC);
         a->away--;
         return pdb_db_step_done(a->db, a->stack_del);
@@ -273,6 +274,7 @@ static int cmp_int64(const void *x, const void *y)
 /* Moves the stacks used least recently (half of them) to the table. */
 static int send_away(pdb_ops_acc *a)
 {
+    pdb_bound_passed("op stacks sent to a table");
     int64_t *used = pdb_xmalloc((size_t)a->nstacks * sizeof *used);
     for (int i = 0; i < a->nstacks; i++)
         used[i] = a->stacks[i].used;
@@ -389,8 +391,11 @@ static int bucket_add(pdb_ops_acc *a, step_bucket *b, const frame *f, int64_t to
 {
     int64_t key = pdb_idmap_pair(f->name_id, f->cat_id), i;
     if (!pdb_idmap_get(&b->index, key, &i)) {
-        if (b->n == pdb_bound(BUCKET_MAX, 4) && bucket_write(a, b) != PDB_OK)
-            return PDB_ERR;
+        if (b->n == pdb_bound(BUCKET_MAX, 4)) {
+            pdb_bound_passed("step bucket written in parts");
+            if (bucket_write(a, b) != PDB_OK)
+                return PDB_ERR;
+        }
         if (b->n == b->cap) {
             b->cap = b->cap ? b->cap * 2 : 64;
             b->v = pdb_xrealloc(b->v, (size_t)b->cap * sizeof *b->v);

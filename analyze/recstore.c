@@ -50,8 +50,9 @@ struct pdb_recstore {
     /* table part: records nmem .. count-1 */
     int64_t count;
     bool spilling;
-    slot *cache;
-    int64_t *key_cache;
+    slot *cache;             /* ncache slots (CACHE; 2 under PROFDB_SPILL_TEST) */
+    int64_t *key_cache;      /* nkey_cache entries (KEY_CACHE; 2 likewise) */
+    int64_t ncache, nkey_cache;
     uint8_t *bloom;
     sqlite3_stmt *ins, *upd, *get, *find;
     char *scratch;
@@ -220,13 +221,16 @@ static void start_spilling(pdb_recstore *s)
     if (pdb_db_exec(s->db, pragma) != PDB_OK)
         s->err = PDB_ERR;
     s->spilling = true;
-    s->cache = pdb_xcalloc(CACHE, sizeof *s->cache);
-    for (int i = 0; i < CACHE; i++) {
+    pdb_bound_passed(s->table);
+    s->ncache = pdb_bound(CACHE, 2);
+    s->nkey_cache = pdb_bound(KEY_CACHE, 2);
+    s->cache = pdb_xcalloc((size_t)s->ncache, sizeof *s->cache);
+    for (int64_t i = 0; i < s->ncache; i++) {
         s->cache[i].h = -1;
         s->cache[i].rec = pdb_xmalloc(s->rsize);
     }
-    s->key_cache = pdb_xmalloc(KEY_CACHE * sizeof *s->key_cache);
-    memset(s->key_cache, -1, KEY_CACHE * sizeof *s->key_cache);
+    s->key_cache = pdb_xmalloc((size_t)s->nkey_cache * sizeof *s->key_cache);
+    memset(s->key_cache, -1, (size_t)s->nkey_cache * sizeof *s->key_cache);
     s->bloom = pdb_xcalloc(BLOOM_BITS / 8, 1);
 }
 
@@ -259,7 +263,7 @@ static int write_back(pdb_recstore *s, slot *c)
  * previous record) if needed; NULL after a database error. */
 static slot *load(pdb_recstore *s, int64_t h)
 {
-    slot *c = &s->cache[h % CACHE];
+    slot *c = &s->cache[h % s->ncache];
     if (c->h == h)
         return c;
     if (s->err != PDB_OK || write_back(s, c) != PDB_OK ||
@@ -295,7 +299,7 @@ static bool slot_has(const slot *c, const void *key, size_t klen, uint64_t h)
 /* The table record with this key, or -1. */
 static int64_t table_find(pdb_recstore *s, const void *key, size_t klen, uint64_t h)
 {
-    int64_t guess = s->key_cache[h % KEY_CACHE];
+    int64_t guess = s->key_cache[h % (uint64_t)s->nkey_cache];
     if (guess >= 0) {
         slot *c = load(s, guess);
         if (c && slot_has(c, key, klen, h))
@@ -303,7 +307,7 @@ static int64_t table_find(pdb_recstore *s, const void *key, size_t klen, uint64_
     }
     if (!bloom_may_have(s, h))
         return -1;
-    for (int i = 0; i < CACHE; i++) /* created but not yet written */
+    for (int64_t i = 0; i < s->ncache; i++) /* created but not yet written */
         if (slot_has(&s->cache[i], key, klen, h))
             return s->cache[i].h;
     if (prepare(s, &s->find, "SELECT h FROM temp.%s WHERE k = ?") != PDB_OK)
@@ -321,7 +325,7 @@ static int64_t table_add(pdb_recstore *s, const void *key, size_t klen, uint64_t
                          const void *init)
 {
     int64_t r = s->count;
-    slot *c = &s->cache[r % CACHE];
+    slot *c = &s->cache[r % s->ncache];
     if (write_back(s, c) != PDB_OK)
         return -1;
     s->count++;
@@ -360,7 +364,7 @@ int64_t pdb_rs_find(pdb_recstore *s, const void *key, size_t klen, const void *i
         *created = r >= 0;
     }
     if (r >= 0)
-        s->key_cache[h % KEY_CACHE] = r;
+        s->key_cache[h % (uint64_t)s->nkey_cache] = r;
     return r;
 }
 
@@ -424,7 +428,7 @@ int pdb_rs_each(pdb_recstore *s,
             return PDB_ERR;
     if (!s->spilling || s->err != PDB_OK)
         return s->err;
-    for (int i = 0; i < CACHE; i++)
+    for (int64_t i = 0; i < s->ncache; i++)
         if (write_back(s, &s->cache[i]) != PDB_OK)
             return PDB_ERR;
     char sql[128];
@@ -457,7 +461,7 @@ void pdb_rs_free(pdb_recstore *s)
     if (!s)
         return;
     if (s->cache)
-        for (int i = 0; i < CACHE; i++) {
+        for (int64_t i = 0; i < s->ncache; i++) {
             pdb_buf_free(&s->cache[i].key);
             free(s->cache[i].rec);
         }

@@ -170,6 +170,7 @@ static void remember_string(pdb_session *ss, const char *s, size_t len, int64_t 
     size_t cost = len + 48, /* the key and its slot */
         budget = (size_t)pdb_bound(STRINGS_BYTES, 256);
     if (ss->strings_bytes + cost > budget) {
+        pdb_bound_passed("interned strings: a generation dropped");
         pdb_strmap_free(ss->strings_old);
         ss->strings_old = ss->strings;
         ss->strings = pdb_strmap_new();

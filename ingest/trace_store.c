@@ -321,6 +321,7 @@ static int event_from_blob(pdb_trace_event *ev, const unsigned char *p, size_t n
 /* Moves every open B event into the table; pairing continues there. */
 static int open_in_table(pdb_trace_store *s)
 {
+    pdb_bound_passed("open B events sent to a table");
     /* The table is temporary: no other statement of this ingest is running,
      * so creating it mid-file costs only a re-prepare of the inserts. */
     if (pdb_db_exec(s->db, "CREATE TEMP TABLE IF NOT EXISTS trace_open_b (thread BLOB, depth"
