@@ -10,7 +10,9 @@
 # usage: bench/shapes.sh [BUILD_DIR] [EVENTS] [SHAPE...]
 #   shapes: typical names names400 tids streams steps steplog sql (default all)
 #   EVENTS defaults to 2000000; steps makes 100000 ProfilerSteps, streams
-#   100000 streams, steplog 10000000 lines, sql 10000000 rows.
+#   100000 streams, steplog 10000000 lines, sql 10000000 rows (the sizes of
+#   issue 13's acceptance). STEPS, STREAMS, LINES and ROWS in the environment
+#   change them, for a smaller run or for a build that is quadratic in them.
 set -eu
 build=$(cd "${1:-build}" && pwd)
 events=${2:-2000000}
@@ -21,6 +23,10 @@ mkdir -p "$out"
 db="$out/shapes.db"
 gen="$build/profdb-gentrace"
 profdb="$build/profdb"
+steps=${STEPS:-100000}
+streams=${STREAMS:-100000}
+lines=${LINES:-10000000}
+rows=${ROWS:-10000000}
 reports="summary gpu kernel-types kernels ops annotations steps idle launch comm ranks insights"
 
 # measure LABEL CMD...: runs CMD once (stdout to /dev/null) and prints a row.
@@ -67,10 +73,10 @@ for shape in $shapes; do
     names) ingest_shape --shape names --events "$events" ;;
     names400) ingest_shape --shape names --events "$events" --name-len 400 ;;
     tids) ingest_shape --shape tids --events "$events" ;;
-    streams) ingest_shape --shape streams --events "$events" --streams 100000 ;;
+    streams) ingest_shape --shape streams --events "$events" --streams "$streams" ;;
     steps)
-        ingest_shape --shape steps --events "$events" --steps 100000
-        "$gen" --shape steps --events "$events" --steps 100000 --seed 2 - 2>/dev/null >"$out/fifo" &
+        ingest_shape --shape steps --events "$events" --steps "$steps"
+        "$gen" --shape steps --events "$events" --steps "$steps" --seed 2 - 2>/dev/null >"$out/fifo" &
         "$profdb" --db "$db" ingest --quiet --run b "$out/fifo"
         wait
         measure "diff a b steps" "$profdb" --db "$db" diff a b steps
@@ -78,10 +84,10 @@ for shape in $shapes; do
         ;;
     steplog)
         fresh
-        awk 'BEGIN { for (i = 1; i <= 10000000; i++)
+        awk 'BEGIN { for (i = 1; i <= '"$lines"'; i++)
                 printf "{\"step\": %d, \"loss\": %.5f, \"step_time_ms\": %.3f}\n",
                        i, 4 / (1 + i / 5000), 100 + (i % 17) }' >"$out/fifo" &
-        measure "ingest (10 M lines)" "$profdb" --db "$db" ingest --quiet --run a "$out/fifo"
+        measure "ingest ($lines lines)" "$profdb" --db "$db" ingest --quiet --run a "$out/fifo"
         wait
         for r in metrics phases throughput step-insights; do
             measure "report $r" "$profdb" --db "$db" report "$r"
@@ -92,8 +98,8 @@ for shape in $shapes; do
         echo '{"step": 1, "loss": 1}' >"$out/one.jsonl"
         "$profdb" --db "$db" ingest --quiet "$out/one.jsonl"
         for f in table csv md json; do
-            measure "sql 10 M rows --format $f" "$profdb" --db "$db" sql --format "$f" \
-                "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 10000000)
+            measure "sql $rows rows --format $f" "$profdb" --db "$db" sql --format "$f" \
+                "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < $rows)
                  SELECT x, 'name ' || x AS name FROM c"
         done
         ;;
