@@ -11,7 +11,10 @@ static int clear_run(sqlite3 *db, int64_t run_id)
                                          "analysis_kernels", "analysis_ops",
                                          "analysis_steps", "analysis_idle",
                                          "analysis_op_steps", "analysis_gpu_attribution",
-                                         "analysis_annotations"};
+                                         "analysis_annotations", "analysis_queue",
+                                         "analysis_queue_ranks",
+                                         "analysis_memory_ops", "analysis_memory_peaks",
+                                         "analysis_memory_allocs"};
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
         char sql[128];
         snprintf(sql, sizeof sql, "DELETE FROM %s WHERE run_id = %lld", tables[i],

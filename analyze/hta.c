@@ -2,6 +2,7 @@
 #include "analyze/hta.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "common/strbuf.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -96,4 +97,96 @@ int64_t pdb_hta_stream(sqlite3_value *stream)
         return -1;
     }
     return isfinite(v) && fabs(v) < 9e18 ? (int64_t)trunc(v) : -1;
+}
+
+/* HTA's reading of a trace (analyze/hta.h): hta_start(ts, round) and
+ * hta_end(ts, dur, round) are an event's start and end in ns as HTA rounds
+ * them when round is true (ts and ts + dur otherwise); hta_stream(stream)
+ * is the stream number HTA reads (-1: not a GPU event). */
+static void sql_hta_start(sqlite3_context *cx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    int64_t ts = sqlite3_value_int64(argv[0]);
+    sqlite3_result_int64(cx, sqlite3_value_int(argv[1]) ? pdb_hta_ceil(ts) : ts);
+}
+
+static void sql_hta_end(sqlite3_context *cx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    int64_t ts = sqlite3_value_int64(argv[0]), dur = sqlite3_value_int64(argv[1]), start, end;
+    if (sqlite3_value_int(argv[2]))
+        pdb_hta_round(ts, dur, &start, &end);
+    else
+        end = ts + dur;
+    sqlite3_result_int64(cx, end);
+}
+
+static void sql_hta_stream(sqlite3_context *cx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    sqlite3_result_int64(cx, pdb_hta_stream(argv[0]));
+}
+
+int pdb_hta_sql_functions(sqlite3 *db)
+{
+    /* Registered already? (Replacing a function fails while statements run.) */
+    sqlite3_stmt *probe;
+    if (sqlite3_prepare_v2(db, "SELECT hta_start(0, 0)", -1, &probe, NULL) == SQLITE_OK) {
+        sqlite3_finalize(probe);
+        return PDB_OK;
+    }
+    int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
+    if (sqlite3_create_function(db, "hta_start", 2, flags, NULL, sql_hta_start, NULL, NULL) !=
+            SQLITE_OK ||
+        sqlite3_create_function(db, "hta_end", 3, flags, NULL, sql_hta_end, NULL, NULL) !=
+            SQLITE_OK ||
+        sqlite3_create_function(db, "hta_stream", 1, flags, NULL, sql_hta_stream, NULL, NULL) !=
+            SQLITE_OK)
+        return pdb_fail("cannot register HTA's SQL functions: %s", sqlite3_errmsg(db));
+    return PDB_OK;
+}
+
+/* HTA's is_memory_kernel: ^(hip)?Memcpy, ^(hip)?Memset, ^dma. */
+static bool hta_memory_name(const char *name)
+{
+    const char *n = strncmp(name, "hip", 3) == 0 ? name + 3 : name;
+    return strncmp(n, "Memcpy", 6) == 0 || strncmp(n, "Memset", 6) == 0 ||
+           strncmp(name, "dma", 3) == 0;
+}
+
+void pdb_hta_shorten_name(const char *name, pdb_buf *out)
+{
+    pdb_buf_reset(out);
+    if (hta_memory_name(name) || (!strchr(name, '<') && !strchr(name, '('))) {
+        pdb_buf_adds(out, name);
+        return;
+    }
+    pdb_buf stack = PDB_BUF_INIT;
+    for (const char *c = name; *c; c++) {
+        if (c[0] == '-' && c[1] == '>') { /* name.replace("->", "") */
+            c++;
+            continue;
+        }
+        char open = *c == '>' ? '<' : *c == ')' ? '(' : 0;
+        if (!open) {
+            pdb_buf_addc(&stack, *c);
+            continue;
+        }
+        while (stack.len && stack.p[stack.len - 1] != open)
+            stack.len--;
+        if (stack.len)
+            stack.len--;
+    }
+    const char *s = pdb_buf_str(&stack);
+    size_t n = stack.len, from = n;
+    while (from > 0 && s[from - 1] != ' ')
+        from--;
+    pdb_buf_add(out, s + from, n - from); /* .split(" ")[-1] */
+    pdb_buf_free(&stack);
+}
+
+bool pdb_hta_comm_name(const char *name)
+{
+    return strncmp(name, "nccl", 4) == 0 || strncmp(name, "hip", 3) == 0 ||
+           strncmp(name, "hccl", 4) == 0 || strstr(name, "ncclKernel") != NULL;
 }

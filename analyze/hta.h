@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "analyze/analyze.h"
+#include "common/strbuf.h"
 
 #define PDB_HTA_US 1000 /* HTA's unit, in profdb's nanoseconds */
 
@@ -36,6 +37,17 @@ int64_t pdb_hta_ceil(int64_t ts);
 /* A stream arg as HTA reads it: pd.to_numeric(errors="coerce"), NaN -> -1,
  * truncated to an integer. HTA's GPU events are those whose value is not -1. */
 int64_t pdb_hta_stream(sqlite3_value *stream);
+
+/* Registers hta_start(ts, round), hta_end(ts, dur, round) (an event's
+ * start and end in ns as HTA rounds them when round is true) and
+ * hta_stream(stream) (HTA's stream number, -1: not a GPU event) on db. */
+int pdb_hta_sql_functions(sqlite3 *db);
+
+/* HTA's shorten_name: template and argument lists dropped, the last
+ * space-separated word kept; memory kernels and plain names unchanged. */
+void pdb_hta_shorten_name(const char *name, pdb_buf *out);
+/* HTA's is_comm_kernel: ^nccl, ^hip, ^hccl, or ncclKernel anywhere. */
+bool pdb_hta_comm_name(const char *name);
 
 /* HTA's GPU time arithmetic (hta_time.c). */
 typedef struct {

@@ -93,7 +93,8 @@ static void sweep_to(pdb_hta_time *h, int64_t limit)
         for (int k = 0; k < 3; k++)
             h->run[k] += h->pending[i].d[k];
     }
-    memmove(h->pending, h->pending + i, (size_t)(h->npending - i) * sizeof *h->pending);
+    if (i > 0 && i < h->npending) /* memmove of a NULL array is undefined, even for 0 bytes */
+        memmove(h->pending, h->pending + i, (size_t)(h->npending - i) * sizeof *h->pending);
     h->npending -= i;
 }
 

@@ -56,6 +56,32 @@ void pdb_idmap_put(pdb_idmap *m, int64_t key, int64_t val)
     assert(m->count < m->cap);
 }
 
+/* Linear-probing deletion: later members of the cluster move back into the
+ * hole unless their home slot lies cyclically after it. */
+void pdb_idmap_del(pdb_idmap *m, int64_t key)
+{
+    if (!m->cap)
+        return;
+    size_t i = slot_of(m, key);
+    while (m->used[i] && m->keys[i] != key)
+        i = (i + 1) & (m->cap - 1);
+    if (!m->used[i])
+        return;
+    m->used[i] = false;
+    m->count--;
+    for (size_t j = (i + 1) & (m->cap - 1); m->used[j]; j = (j + 1) & (m->cap - 1)) {
+        size_t home = slot_of(m, m->keys[j]);
+        bool stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
+        if (!stays) {
+            m->keys[i] = m->keys[j];
+            m->vals[i] = m->vals[j];
+            m->used[i] = true;
+            m->used[j] = false;
+            i = j;
+        }
+    }
+}
+
 void pdb_idmap_free(pdb_idmap *m)
 {
     free(m->keys);

@@ -17,6 +17,8 @@ typedef struct {
 
 bool pdb_idmap_get(const pdb_idmap *m, int64_t key, int64_t *val);
 void pdb_idmap_put(pdb_idmap *m, int64_t key, int64_t val);
+/* Removes key if present (maps whose keys come and go: launches in flight). */
+void pdb_idmap_del(pdb_idmap *m, int64_t key);
 void pdb_idmap_free(pdb_idmap *m);
 /* Two 32-bit halves as one key (pairs of small indexes). */
 static inline int64_t pdb_idmap_pair(int64_t hi, int64_t lo)

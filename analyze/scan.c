@@ -10,6 +10,7 @@
 #include "analyze/scan.h"
 #include "analyze/hta.h"
 #include "analyze/idmap.h"
+#include "analyze/series.h"
 #include "common/bounds.h"
 #include "common/db.h"
 #include "common/error.h"
@@ -100,6 +101,8 @@ static void classify_name(const char *text, void *info)
         if (strcmp(text, sync[i]) == 0)
             n->family = PDB_FAMILY_SYNC;
     n->device_sync = strcmp(text, "Event Sync") == 0 || strcmp(text, "Context Sync") == 0;
+    n->memory_filtered = pdb_memory_filtered_name(text);
+    n->hta_launch = pdb_queue_launch_name(text);
 }
 
 static void classify_cat(const char *text, void *info)
@@ -182,12 +185,32 @@ void pdb_value_key(pdb_buf *b, sqlite3_value *v)
     }
 }
 
+void pdb_value_key_cut(sqlite3_value *v, char *buf, size_t cap, size_t *len)
+{
+    int t = sqlite3_value_type(v);
+    buf[0] = (char)('0' + t);
+    *len = 1;
+    if (t == SQLITE_INTEGER || t == SQLITE_FLOAT) {
+        int64_t i = t == SQLITE_INTEGER ? sqlite3_value_int64(v) : 0;
+        double d = t == SQLITE_FLOAT ? sqlite3_value_double(v) : 0;
+        memcpy(buf + 1, t == SQLITE_INTEGER ? (const void *)&i : (const void *)&d, 8);
+        *len = 9;
+    } else if (t == SQLITE_TEXT || t == SQLITE_BLOB) {
+        size_t n = (size_t)sqlite3_value_bytes(v);
+        if (n > cap - 1)
+            n = cap - 1;
+        memcpy(buf + 1, sqlite3_value_text(v), n);
+        *len = 1 + n;
+    }
+}
+
 typedef struct {
     pdb_gpu_acc *gpu[2];
     pdb_idle_acc *idle[2];
     pdb_ops_acc *ops;
     pdb_steps_acc *steps;
     pdb_attr_acc *attr;
+    pdb_series_acc *series;
     pdb_hta_mode hta;
 } accs;
 
@@ -248,6 +271,8 @@ static int feed(accs *a, pdb_row *r)
         pdb_attr_range(a->attr, r, false, r->ts, r->ts + r->dur) != PDB_OK)
         return PDB_ERR;
     pdb_steps_acc_add(a->steps, r);
+    if (pdb_series_acc_add(a->series, r) != PDB_OK)
+        return PDB_ERR;
     return feed_hta(a, r);
 }
 
@@ -303,6 +328,8 @@ static int write_all(sqlite3 *db, int64_t run_id, int rank, accs *a)
         if (pdb_gpu_acc_write(a->gpu[m], db, run_id, rank, modes[m]) != PDB_OK ||
             pdb_idle_acc_write(a->idle[m], db, run_id, rank) != PDB_OK)
             return PDB_ERR;
+    if (pdb_series_acc_write(a->series) != PDB_OK)
+        return PDB_ERR;
     return pdb_steps_acc_write(a->steps, db, run_id, rank);
 }
 
@@ -326,7 +353,7 @@ int pdb_analyze_trace(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank)
 {
     id_cache names = {0}, cats = {0};
     accs a = {{NULL, NULL}, {pdb_idle_acc_new(false), pdb_idle_acc_new(true)}, NULL, NULL, NULL,
-              {0}};
+              NULL, {0}};
     int rc = cache_init(db, &names, classify_name, sizeof(pdb_name_info));
     if (rc == PDB_OK)
         rc = cache_init(db, &cats, classify_cat, sizeof(pdb_cat_info));
@@ -342,6 +369,8 @@ int pdb_analyze_trace(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank)
         rc = pdb_hta_settings(db, trace_id, &a.hta);
     sum_overflowed = false;
     if (rc == PDB_OK)
+        rc = pdb_series_acc_new(db, run_id, trace_id, rank, &a.hta, &a.series);
+    if (rc == PDB_OK)
         rc = read_rows(db, trace_id, &names, &cats, &a);
     if (rc == PDB_OK)
         rc = write_all(db, run_id, rank, &a);
@@ -352,6 +381,7 @@ int pdb_analyze_trace(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank)
         pdb_idle_acc_free(a.idle[m]);
     }
     pdb_attr_acc_free(a.attr);
+    pdb_series_acc_free(a.series);
     pdb_ops_acc_free(a.ops);
     pdb_steps_acc_free(a.steps);
     free_cache(&names);

@@ -34,6 +34,8 @@ typedef struct {
     bool module;            /* "nn.Module: ..." (python_function of with_modules) */
     int family;             /* PDB_FAMILY_*: ops whose nesting findings must not add */
     bool device_sync;       /* "Event Sync" or "Context Sync" (stream -1, still GPU work) */
+    bool memory_filtered;   /* left out of the memory view (pdb_memory_filtered_name) */
+    bool hta_launch;        /* a runtime launch for HTA's queue length (pdb_queue_launch_name) */
 } pdb_name_info;
 
 typedef struct {
@@ -154,5 +156,10 @@ void pdb_sum_sub(int64_t *sum, int64_t v);
 /* Appends a value of pid, tid or stream to b as hashable bytes: a type tag
  * and the whole value (two names that share a long prefix stay apart). */
 void pdb_value_key(pdb_buf *b, sqlite3_value *v);
+/* The same bytes in a fixed buffer, the text cut to cap - 1 bytes: two
+ * names that share that prefix get one key. Only the passes written before
+ * whole keys use it (critical path, queue lengths, memory, kernel
+ * sequences); they are to move to pdb_value_key. */
+void pdb_value_key_cut(sqlite3_value *v, char *buf, size_t cap, size_t *len);
 
 #endif

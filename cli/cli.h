@@ -29,6 +29,7 @@ int cmd_diff(int argc, char **argv, pdb_cli *cli);
 int cmd_check(int argc, char **argv, pdb_cli *cli);
 int cmd_trend(int argc, char **argv, pdb_cli *cli);
 int cmd_schema(int argc, char **argv, pdb_cli *cli);
+int cmd_migrate(int argc, char **argv, pdb_cli *cli);
 
 /* Prints "profdb: MESSAGE" and returns PDB_EXIT_ERROR. */
 int pdb_cli_fail(void);

@@ -103,7 +103,8 @@ static int run_reports(pdb_report_ctx *ctx, char **names, int n)
 
 int cmd_report(int argc, char **argv, pdb_cli *cli)
 {
-    pdb_report_ctx ctx = {.out = stdout, .top = -1, .skip_first = 0};
+    pdb_report_ctx ctx = {.out = stdout, .top = -1, .skip_first = 0, .queue_limit = -1,
+                          .instance = -1, .min_len = -1};
     const char *format = NULL, *unit = NULL, *run = NULL, *outdir = NULL;
     long width = 60;
     const pdb_opt opts[] = {
@@ -118,7 +119,13 @@ int cmd_report(int argc, char **argv, pdb_cli *cli)
         {PDB_OPT_INT, "skip-first", 0, &ctx.skip_first, "N", "phases: drop the first N steps"},
         {PDB_OPT_FLAG, "by-shape", 0, &ctx.by_shape, NULL, "ops: one row per input shape"},
         {PDB_OPT_STRING, "compat", 0, &ctx.compat, "TOOL", "trace passes: 'hta' for HTA's conventions"},
-        {PDB_OPT_STRING, "by", 0, &ctx.by, "KEY", "kernels: GPU time by op, top-op, annotation, gpu-annotation, module or step"},
+        {PDB_OPT_STRING, "by", 0, &ctx.by, "KEY", "kernels: GPU time by op, top-op, annotation, gpu-annotation, module or step; launch: by launch or op; memory-bw: by point; queue-length --compat hta: by rank"},
+        {PDB_OPT_STRING, "annotation", 0, &ctx.annotation, "TEXT", "critical-path: windows are the events whose name contains TEXT (default ProfilerStep; '' the whole trace)"},
+        {PDB_OPT_INT, "instance", 0, &ctx.instance, "I", "critical-path: only the I-th window (from 0)"},
+        {PDB_OPT_FLAG, "zero-weight-launch-edges", 0, &ctx.zero_weight_launch, NULL, "critical-path: HTA's CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE"},
+        {PDB_OPT_STRING, "op", 0, &ctx.op, "NAME", "kernel-sequences: ops whose name contains NAME (default: the op with the most GPU time)"},
+        {PDB_OPT_INT, "min-len", 0, &ctx.min_len, "L", "kernel-sequences: at least L kernels per pattern (default 3)"},
+        {PDB_OPT_INT, "queue-limit", 0, &ctx.queue_limit, "N", "queue-length: time at or above N launches in flight (default 1024)"},
         {PDB_OPT_STRING, "names", 0, &ctx.names, "full|short", "trace reports: kernel and op names (default: short in tables, full in CSV/JSON)"},
         {PDB_OPT_STRING, "out", 'o', &outdir, "DIR", "write a report folder (index.md, CSVs, charts)"},
         {0},

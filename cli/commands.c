@@ -13,5 +13,6 @@ const pdb_command pdb_commands[] = {
     {"trend", cmd_trend, "a metric over many runs: medians, change points, a CI check"},
     {"sql", cmd_sql, "run an SQL query against the database"},
     {"schema", cmd_schema, "print the database schema (tables users can query)"},
+    {"migrate", cmd_migrate, "upgrade a database written by an older profdb"},
     {NULL, NULL, NULL},
 };

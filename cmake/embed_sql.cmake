@@ -1,7 +1,11 @@
-# Writes OUT: a C file holding each schema file's text as a string, in order.
-# Invoked at build time with -DOUT=... -DFILES=a.sql|b.sql
+# Writes OUT: a C file holding each schema file's text as a string, in order,
+# as PREFIX_names, PREFIX_texts and PREFIX_count (PREFIX default pdb_schema).
+# Invoked at build time with -DOUT=... -DFILES=a.sql|b.sql [-DPREFIX=...]
 string(REPLACE "|" ";" FILES "${FILES}")
-set(body "/* Generated from the schemas/ folder by cmake/embed_sql.cmake; do not edit. */\n")
+if(NOT PREFIX)
+  set(PREFIX pdb_schema)
+endif()
+set(body "/* Generated from schemas/ by cmake/embed_sql.cmake; do not edit. */\n")
 string(APPEND body "#include <stddef.h>\n")
 set(names "")
 set(texts "")
@@ -17,9 +21,9 @@ foreach(f ${FILES})
   string(APPEND names "  \"${name}\",\n")
   math(EXPR n "${n} + 1")
 endforeach()
-string(APPEND body "const char *const pdb_schema_names[] = {\n${names}  NULL\n};\n")
-string(APPEND body "const char *const pdb_schema_texts[] = {\n${texts}  NULL\n};\n")
-string(APPEND body "const size_t pdb_schema_count = ${n};\n")
+string(APPEND body "const char *const ${PREFIX}_names[] = {\n${names}  NULL\n};\n")
+string(APPEND body "const char *const ${PREFIX}_texts[] = {\n${texts}  NULL\n};\n")
+string(APPEND body "const size_t ${PREFIX}_count = ${n};\n")
 file(WRITE ${OUT}.tmp "${body}")
 # Only touch OUT when it changed, so rebuilds stay incremental.
 execute_process(COMMAND ${CMAKE_COMMAND} -E copy_if_different ${OUT}.tmp ${OUT})

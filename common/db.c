@@ -1,4 +1,4 @@
-/* db.c: opens databases, applies and checks the schema. */
+/* db.c: opens databases, applies, checks and migrates the schema. */
 #include "common/db.h"
 #include "common/error.h"
 
@@ -148,69 +148,6 @@ static int apply_schema(sqlite3 *db, bool *created)
     return PDB_OK;
 }
 
-/* Upgrades of older databases. Each takes version `from` to from + 1 by
- * applying one schema file that only adds tables, so a database written by
- * an older profdb keeps everything it holds and gains what is new. A schema
- * change that alters existing tables needs a new database instead (no row
- * here: check_schema says so). */
-static const struct {
-    int64_t from;
-    const char *file;
-} upgrades[] = {
-    {1, "60_trend.sql"}, /* run_summaries for `profdb trend` */
-};
-
-static const char *upgrade_file(int64_t from)
-{
-    for (size_t i = 0; i < sizeof upgrades / sizeof upgrades[0]; i++)
-        if (upgrades[i].from == from)
-            return upgrades[i].file;
-    return NULL;
-}
-
-static bool upgradable(int64_t version)
-{
-    for (int64_t v = version; v < PDB_SCHEMA_VERSION; v++)
-        if (v < 1 || !upgrade_file(v))
-            return false;
-    return true;
-}
-
-static const char *schema_text(const char *file)
-{
-    for (size_t i = 0; i < pdb_schema_count; i++)
-        if (strcmp(pdb_schema_names[i], file) == 0)
-            return pdb_schema_texts[i];
-    assert(!"an upgrade names a schema file that is not embedded");
-    return NULL;
-}
-
-/* Applies the upgrades from the database's version to the current one in one
- * write transaction; another profdb may be upgrading the same file, so the
- * version is read again under the write lock. */
-static int upgrade(sqlite3 *db, const char *path)
-{
-    int64_t version;
-    if (pdb_db_exec(db, "BEGIN IMMEDIATE") != PDB_OK)
-        return pdb_fail("%s: cannot upgrade the schema: %s", path, pdb_errmsg());
-    int rc = pdb_db_query_int(db, "PRAGMA user_version", 0, &version);
-    for (; rc == PDB_OK && version < PDB_SCHEMA_VERSION; version++) {
-        rc = pdb_db_exec(db, schema_text(upgrade_file(version)));
-        if (rc != PDB_OK)
-            pdb_fail("%s: upgrading the schema from version %lld: %s", path,
-                     (long long)version, pdb_errmsg());
-    }
-    char pragma[64];
-    snprintf(pragma, sizeof pragma, "PRAGMA user_version=%d", PDB_SCHEMA_VERSION);
-    if (rc == PDB_OK)
-        rc = pdb_db_exec(db, pragma);
-    if (rc == PDB_OK)
-        rc = pdb_db_exec(db, "COMMIT");
-    if (rc != PDB_OK)
-        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-    return rc;
-}
-
 /* Version, application id and table count, read in one statement so they
  * come from one snapshot while another process may be creating the schema. */
 static int read_header(sqlite3 *db, int64_t *version, int64_t *app, int64_t *tables)
@@ -230,8 +167,62 @@ static int read_header(sqlite3 *db, int64_t *version, int64_t *app, int64_t *tab
     return rc == SQLITE_ROW ? PDB_OK : pdb_db_fail(db, "database error");
 }
 
-/* Decides whether the file is a new, current, older or foreign database. */
-static int check_schema(sqlite3 *db, const char *path, int flags)
+/* Migrations add analysis tables and columns that SQL cannot fill from
+ * what is stored (002: GPU attribution, op steps, annotations, copy and
+ * sync times; 004: the launch queue and the memory of profile_memory
+ * traces): trace runs analysed before have them empty or 0 until the
+ * passes run again, so the user is told how. */
+static void note_reanalysis(sqlite3 *db, const char *path, int64_t from)
+{
+    int64_t traces = 0;
+    if (from >= 4 || pdb_db_query_int(db, "SELECT count(*) FROM traces", 0, &traces) != PDB_OK ||
+        traces == 0)
+        return;
+    pdb_warn("%s: trace runs analysed by an older profdb lack %suntil 'profdb analyze --db %s' "
+             "runs the passes again", path,
+             from < 2 ? "GPU attribution, annotation, copy and sync times, launch queue lengths "
+                        "and memory analyses "
+                      : "launch queue lengths and memory analyses ",
+             path);
+}
+
+/* Brings an older database up to date: the migrations after its version,
+ * in order, and the new user_version, in one transaction (a failure leaves
+ * the file as it was). Another process may have migrated it meanwhile, so
+ * the version is read again under the write lock and *from is that one. */
+static int migrate(sqlite3 *db, const char *path, int *from)
+{
+    if (pdb_db_exec(db, "BEGIN IMMEDIATE") != PDB_OK)
+        return PDB_ERR;
+    int64_t version;
+    int rc = pdb_db_query_int(db, "PRAGMA user_version", 0, &version);
+    for (int64_t v = version; rc == PDB_OK && v < PDB_SCHEMA_VERSION; v++) {
+        assert(v >= 1 && (size_t)(v - 1) < pdb_migration_count);
+        if (pdb_db_exec(db, pdb_migration_texts[v - 1]) != PDB_OK) {
+            char msg[1024];
+            snprintf(msg, sizeof msg, "%s", pdb_errmsg());
+            rc = pdb_fail("%s: cannot migrate the schema from version %lld to %lld (%s): %s",
+                          path, (long long)v, (long long)v + 1, pdb_migration_names[v - 1], msg);
+        }
+    }
+    char pragma[64];
+    snprintf(pragma, sizeof pragma, "PRAGMA user_version=%d", PDB_SCHEMA_VERSION);
+    if (rc == PDB_OK && version < PDB_SCHEMA_VERSION)
+        rc = pdb_db_exec(db, pragma);
+    if (rc == PDB_OK)
+        rc = pdb_db_exec(db, "COMMIT");
+    if (rc != PDB_OK) {
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+        return PDB_ERR;
+    }
+    *from = (int)version;
+    note_reanalysis(db, path, version);
+    return PDB_OK;
+}
+
+/* Decides whether the file is a new, current, older or foreign database;
+ * a writable connection migrates an older one (*from: its version). */
+static int check_schema(sqlite3 *db, const char *path, int flags, int *from)
 {
     int64_t version, app, tables;
     bool created, retried = false;
@@ -257,20 +248,24 @@ again:
         return pdb_fail("%s: schema version %lld is newer than this profdb supports (%d); "
                         "upgrade profdb",
                         path, (long long)version, PDB_SCHEMA_VERSION);
-    if (version < PDB_SCHEMA_VERSION && !upgradable(version))
-        return pdb_fail("%s: schema version %lld is older than %d and cannot be migrated; "
-                        "re-ingest into a new database",
+    *from = (int)version;
+    if (version < 1)
+        return pdb_fail("%s: schema version %lld is unknown (this profdb reads versions 1 to %d)",
                         path, (long long)version, PDB_SCHEMA_VERSION);
-    /* Read-only commands read an older database as it is: upgrades only add
-     * tables, which only writing commands use. */
-    if (version < PDB_SCHEMA_VERSION && !(flags & PDB_DB_READONLY))
-        return upgrade(db, path);
+    if (version < PDB_SCHEMA_VERSION && (flags & PDB_DB_READONLY))
+        return pdb_fail("%s: schema version %lld is older than this profdb's (%d); upgrade the "
+                        "database with 'profdb migrate --db %s' (any command that writes, such "
+                        "as 'profdb ingest', also does)",
+                        path, (long long)version, PDB_SCHEMA_VERSION, path);
+    if (version < PDB_SCHEMA_VERSION)
+        return migrate(db, path, from);
     return PDB_OK;
 }
 
-int pdb_db_open(const char *path, int flags, sqlite3 **out)
+static int open_db(const char *path, int flags, int *from, sqlite3 **out)
 {
     *out = NULL;
+    *from = PDB_SCHEMA_VERSION;
     bool memory = strcmp(path, ":memory:") == 0;
     if (!memory && !(flags & PDB_DB_CREATE) && access(path, F_OK) != 0)
         return pdb_fail("%s: no such database (create it with 'profdb ingest')", path);
@@ -286,7 +281,7 @@ int pdb_db_open(const char *path, int flags, sqlite3 **out)
     }
     /* Another profdb may be writing: wait for it rather than fail at once. */
     sqlite3_busy_timeout(db, PDB_DB_BUSY_MS);
-    if (check_schema(db, path, flags) != PDB_OK) {
+    if (check_schema(db, path, flags, from) != PDB_OK) {
         pdb_db_close(db); /* also drops its cached statements */
         return PDB_ERR;
     }
@@ -297,6 +292,20 @@ int pdb_db_open(const char *path, int flags, sqlite3 **out)
     }
     *out = db;
     return PDB_OK;
+}
+
+int pdb_db_open(const char *path, int flags, sqlite3 **out)
+{
+    int from;
+    int rc = open_db(path, flags, &from, out);
+    if (rc == PDB_OK && from < PDB_SCHEMA_VERSION)
+        pdb_warn("%s: schema upgraded from version %d to %d", path, from, PDB_SCHEMA_VERSION);
+    return rc;
+}
+
+int pdb_db_migrate(const char *path, int *from, sqlite3 **out)
+{
+    return open_db(path, 0, from, out);
 }
 
 void pdb_db_close(sqlite3 *db)

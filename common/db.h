@@ -1,10 +1,12 @@
 /* db.h: opening a profdb database and small SQLite helpers.
  *
- * The schema lives in the schemas/ folder (one .sql file per part), embedded at build time and applied in
- * file-name order to a new database. PRAGMA user_version holds the schema
- * version and PRAGMA application_id marks the file as profdb's. An older
- * database is read as it is and upgraded when opened for writing, where an
- * upgrade (a schema file that only adds tables) exists. */
+ * The schema lives in the schemas/ folder (one .sql file per part), embedded
+ * at build time and applied in file-name order to a new database. PRAGMA
+ * user_version holds the schema version and PRAGMA application_id marks the
+ * file as profdb's. An older database is brought up to date by the files of
+ * schemas/migrations/ (NNN_what.sql takes version NNN - 1 to NNN), applied
+ * in one transaction when a writable connection opens it; a read-only open
+ * of an older database is refused with how to upgrade it. */
 #ifndef PDB_DB_H
 #define PDB_DB_H
 
@@ -13,9 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* 2: run_summaries (schemas/60_trend.sql); version 1 databases are upgraded
- * in place by the first command that writes (db.c). */
-#define PDB_SCHEMA_VERSION 2
+/* The version this profdb writes: 1 (the first schema) + one per migration. */
+#define PDB_SCHEMA_VERSION (1 + (int)pdb_migration_count)
 #define PDB_APPLICATION_ID 0x50444231 /* "PDB1" */
 /* How long a connection waits for another process's write transaction. */
 #define PDB_DB_BUSY_MS 30000
@@ -25,8 +26,12 @@ enum {
     PDB_DB_READONLY = 2, /* open for queries only */
 };
 
-/* Opens (and if needed creates and initialises) a database. ":memory:" works. */
+/* Opens (and if needed creates and initialises) a database. ":memory:" works.
+ * A writable open of an older database migrates it (saying so on stderr). */
 int pdb_db_open(const char *path, int flags, sqlite3 **out);
+/* Opens path for writing and brings its schema up to date; *from is the
+ * version it had (PDB_SCHEMA_VERSION when it was current). */
+int pdb_db_migrate(const char *path, int *from, sqlite3 **out);
 void pdb_db_close(sqlite3 *db);
 
 /* Runs SQL with no result rows; records SQLite's message on failure. */
@@ -48,5 +53,9 @@ int pdb_db_query_int(sqlite3 *db, const char *sql, int64_t dflt, int64_t *out);
 extern const char *const pdb_schema_names[];
 extern const char *const pdb_schema_texts[];
 extern const size_t pdb_schema_count;
+/* The migrations, in order: entry i takes version i + 1 to i + 2. */
+extern const char *const pdb_migration_names[];
+extern const char *const pdb_migration_texts[];
+extern const size_t pdb_migration_count;
 
 #endif

@@ -7,8 +7,10 @@
  *                       that applies as a Markdown table (first rows)
  *   DIR/KIND.csv        each comparison in full
  *   DIR/NAME.{gp,dat}   before/after charts (and .png, .svg with gnuplot):
- *                       step-time distributions overlaid, phase medians side
- *                       by side, GPU time by part, top changed kernels and ops
+ *                       step-time distributions one over the other, and
+ *                       paired bars with the change printed: phase medians,
+ *                       GPU time by part, the kernels and ops (short names)
+ *                       that changed most
  *
  * The biggest absolute impact comes first everywhere: a kernel that went
  * from 2.7 ms to 93 ms matters more than one that doubled from 2 us. The
@@ -22,6 +24,7 @@
 #include "compare/queries.h"
 #include "render/chart.h"
 #include "render/files.h"
+#include "report/trace_sql.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -200,12 +203,12 @@ static const diff_chart charts[] = {
     {{"step-dist", "Step time distribution, before and after", "step time (ms)",
       PDB_CHART_HIST, true, 2}, "diff_folder.dist_chart", "steps"},
     {{"phases", "Median time per phase, before and after", "milliseconds",
-      PDB_CHART_GROUPED, false, 1}, "diff_folder.phases_chart", "steps"},
+      PDB_CHART_PAIRED, false, 1}, "diff_folder.phases_chart", "steps"},
     {{"gpu", "GPU time by part (all ranks), before and after", "milliseconds",
-      PDB_CHART_GROUPED, false, 1}, "diff_folder.gpu_chart", "gpu"},
-    {{"kernels", "GPU kernels whose total time changed most", "milliseconds", PDB_CHART_HBAR,
+      PDB_CHART_PAIRED, false, 1}, "diff_folder.gpu_chart", "gpu"},
+    {{"kernels", "GPU kernels whose total time changed most", "milliseconds", PDB_CHART_PAIRED,
       false, 1}, "diff_folder.kernels_chart", "kernels"},
-    {{"ops", "CPU ops whose self time changed most", "milliseconds", PDB_CHART_HBAR, false, 1},
+    {{"ops", "CPU ops whose self time changed most", "milliseconds", PDB_CHART_PAIRED, false, 1},
      "diff_folder.ops_chart", "ops"},
 };
 enum { N_CHARTS = sizeof charts / sizeof charts[0] };
@@ -213,7 +216,8 @@ enum { N_CHARTS = sizeof charts / sizeof charts[0] };
 static int write_chart(pdb_diff_ctx *ctx, const diff_chart *d, const char *dir, bool *written)
 {
     sqlite3_stmt *st;
-    if (pdb_compare_prepare(ctx->db, d->query, ctx->test_schema, &st) != PDB_OK)
+    if (pdb_trace_sql_functions(ctx->db) != PDB_OK ||
+        pdb_compare_prepare(ctx->db, d->query, ctx->test_schema, &st) != PDB_OK)
         return PDB_ERR;
     if (sqlite3_bind_parameter_count(st) >= 2) {
         sqlite3_bind_int64(st, 1, ctx->base_id);

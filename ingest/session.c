@@ -701,7 +701,7 @@ static bool inputs_are_large(sqlite3 *db, const job_list *jobs)
     }
     int64_t rows = 0;
     if (pdb_db_query_int(db, "SELECT coalesce((SELECT max(rowid) FROM slices), 0)"
-                             " + coalesce((SELECT max(rowid) FROM steplog_values), 0)",
+                             " + coalesce((SELECT max(ctx_id) FROM steplog_contexts), 0)",
                          0, &rows) != PDB_OK)
         return true;
     return bytes / 150 >= rows / 4;

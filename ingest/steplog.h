@@ -5,7 +5,8 @@
  * steplog_megatron.c, steplog_blocks.c). A flavor reader starts a record with
  * pdb_steplog_record(), sets its context (step, epoch, rank, ...) and adds
  * values with pdb_steplog_value(); the writer maps raw names to canonical
- * metrics, infers units from names and inserts one row per value. */
+ * metrics, infers units from names and hands each value to the store
+ * (steplog_store.h), which keeps it in its series. */
 #ifndef PDB_STEPLOG_H
 #define PDB_STEPLOG_H
 
@@ -13,10 +14,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/strbuf.h"
 #include "ingest/ingest.h"
 
 typedef struct pdb_steplog_rule pdb_steplog_rule;
 typedef struct pdb_steplog_name pdb_steplog_name;
+typedef struct pdb_sl_store pdb_sl_store;
 
 /* Line recognisers used by the sniffer and by the text reader. */
 typedef enum {
@@ -25,16 +28,41 @@ typedef enum {
 } pdb_steplog_linekind;
 typedef struct pdb_steplog_general pdb_steplog_general;
 
+/* DeepSpeed-Chat: a first engine's "step=N" line, held until the next step
+ * line says whether a second engine followed (steplog_megatron.c). */
+typedef struct {
+    bool held, has_rank, has_wall, has_lr;
+    int64_t record, line, rank, step;
+    double wall;
+    pdb_buf text;         /* the skipped= text, then the lr= text */
+    size_t skipped_len;
+} pdb_steplog_held;
+
+#define PDB_SL_NAME_AT 64
+
 typedef struct pdb_steplog {
     pdb_source *src;
     const char *flavor;          /* the flavor being read */
-    sqlite3_stmt *ins, *ins_note, *ins_block;
+    pdb_sl_store *store;         /* where values go (steplog_store.c) */
+    sqlite3_stmt *ins_note, *ins_block;
     pdb_steplog_rule *rules;
     int nrules;
     pdb_strmap *rule_cache;      /* raw name -> index in names */
     pdb_steplog_name *names;     /* resolved raw names (steplog_writer.c) */
     int nnames, names_cap;
-    int64_t first_rowid;         /* this source's rows are rowids >= first_rowid */
+    int name_at[PDB_SL_NAME_AT]; /* names[i - 1] was the last value at this position
+                                  * in its record; 0: none */
+    int class_at[PDB_SL_NAME_AT]; /* the same for pdb_steplog_name_class */
+    /* step times from timestamps, worked out while reading (steplog_writer.c) */
+    pdb_strmap *ts_groups;       /* (kind, rank, loader) -> index in ts_last */
+    struct ts_last *ts_last;
+    int nts;
+    pdb_buf ts_key;
+    int64_t ts_record;           /* the last record that counted */
+    int64_t ts_values;           /* values stored, deleted when the log times its steps */
+    pdb_strmap *interned;        /* kinds and splits of derived values (derive()) */
+    char **interned_strs;
+    int ninterned;
     /* the current record */
     int64_t record, line;
     const char *kind;
@@ -46,6 +74,10 @@ typedef struct pdb_steplog {
     bool is_step;                /* the record is a step of the run (default); eval and
                                   * summary records are not, and a file without a
                                   * single step record is refused */
+    int64_t pos;                 /* values of the record so far: the next one's position */
+    bool derived;                /* storing values derived after the file: their context
+                                  * and position are derived_ctx and derived_pos */
+    int64_t derived_ctx, derived_pos;
     int64_t step_records;        /* step records that stored a value */
     int64_t counted_record;      /* the last record counted in step_records */
     int64_t malformed;           /* record-like lines that did not parse */
@@ -55,7 +87,8 @@ typedef struct pdb_steplog {
     double tt_wall;
     int64_t meg_first_record;    /* first iteration record, window unknown until the next */
     int64_t hf_max_steps, hf_logging_steps, hf_train_dicts; /* HF Trainer stdout */
-    int64_t ds_engine, ds_record;  /* DeepSpeed-Chat: engine of the last step= line */
+    int64_t ds_engine;           /* DeepSpeed-Chat: engine of the last step= line */
+    pdb_steplog_held ds_held;    /* its first engine's line, until the next one */
     bool meg_timer_block;        /* inside Megatron's "(min, max) time across ranks" */
     bool seen_loss_record;       /* JSON Lines: a record with a loss or lr key was read */
     int64_t family_hits[16];     /* records per pdb_steplog_linekind */
@@ -64,7 +97,9 @@ typedef struct pdb_steplog {
     pdb_steplog_general *gen;    /* the general reader (steplog_general.c), or NULL */
 } pdb_steplog;
 
-/* Starts a new record at line `line`; context fields are reset. */
+/* Starts a new record at line `line`; context fields are reset. kind (and
+ * w->kind, w->split, units and aggs given to the writer) must outlive the
+ * writer: literals or the flavor's name. */
 void pdb_steplog_record(pdb_steplog *w, const char *kind, int64_t line);
 /* Adds one value of the current record. unit is canonical ("s", "%", ...) or
  * NULL to infer it from the raw name (ms suffixes and the like, scaling the
@@ -125,6 +160,11 @@ int pdb_steplog_general_end(pdb_steplog *w);
 bool pdb_steplog_val_name(const char *name, size_t len);
 bool pdb_steplog_train_key(const char *name, size_t len);
 bool pdb_steplog_eval_metric(const char *name, size_t len);
+/* The three above for a name a log repeats, answered from the writer's name
+ * cache (steplog_writer.c): PDB_SL_NAME_* bits. at: the name's position in
+ * its record (-1: none), which makes a repeated order cheap. */
+enum { PDB_SL_NAME_TRAIN = 1, PDB_SL_NAME_VAL = 2, PDB_SL_NAME_EVAL = 4 };
+int pdb_steplog_name_class(pdb_steplog *w, const char *name, size_t len, int at);
 /* Whether a line is a step record of the general reader (for sniffing). */
 bool pdb_steplog_general_is_step_line(const char *s, size_t len);
 
@@ -135,6 +175,8 @@ pdb_steplog_linekind pdb_steplog_classify(const char *line, size_t len);
  * 0 when not, PDB_ERR on a database error. */
 int pdb_steplog_megatron_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno);
 int pdb_steplog_deepspeed_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno);
+/* Stores a held DeepSpeed step line (at the end of the text). */
+int pdb_steplog_deepspeed_end(pdb_steplog *w);
 int pdb_steplog_block_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno);
 
 /* Like pdb_steplog_timestamp, also "MM/DD/YYYY HH:MM:SS", "MM/DD HH:MM:SS"

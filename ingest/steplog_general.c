@@ -173,10 +173,13 @@ static int counter_rank(const char *name, size_t nl, const char *const *set, boo
 static bool name_has_word(const char *name, size_t nl, const char *word)
 {
     size_t n = strlen(word);
+    int first = tolower((unsigned char)word[0]);
+    /* cheap tests first: this runs for every key of every JSON line */
     for (size_t i = 0; i + n <= nl; i++)
-        if (strncasecmp(name + i, word, n) == 0 &&
+        if (tolower((unsigned char)name[i]) == first &&
             (i == 0 || !isalpha((unsigned char)name[i - 1])) &&
-            (i + n == nl || !isalpha((unsigned char)name[i + n])))
+            (i + n == nl || !isalpha((unsigned char)name[i + n])) &&
+            strncasecmp(name + i, word, n) == 0)
             return true;
     return false;
 }

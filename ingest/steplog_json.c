@@ -4,16 +4,22 @@
  * detectron2's metrics.json, which also writes bare NaN), HuggingFace
  * Trainer's trainer_state.json (`log_history` array) and Megatron-LM's
  * metric-major golden values ({metric: {values: {"step": v}}}). JSON Lines
- * are parsed line by line; the two whole documents are small and are parsed
- * with yajl's tree API from a size-capped buffer. */
+ * are parsed line by line with yajl's event API into a flat list of the
+ * line's values (no tree, no allocation per line: this is the hot path of
+ * large logs); the two whole documents are small and are parsed with
+ * yajl's tree API from a size-capped buffer, and trainer_state's entries
+ * are flattened into the same list, so one set of rules reads both. */
 #include "ingest/steplog.h"
 #include "common/error.h"
 #include "common/strbuf.h"
 #include "common/strutil.h"
+#include "common/xalloc.h"
 #include "ingest/steplog_units.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <yajl/yajl_parse.h>
 #include <yajl/yajl_tree.h>
@@ -105,46 +111,412 @@ static const char *const epoch_keys[] = {"epoch", "train/epoch", NULL};
 static const char *const wall_keys[] = {"_timestamp", "timestamp", "wall_time", "walltime", NULL};
 static const char *const rank_keys[] = {"rank", "global_rank", NULL};
 
-/* Sets step/epoch/wall/rank of the record from an object's keys. */
-static void object_context(pdb_steplog *w, yajl_val obj)
-{
-    for (size_t i = 0; i < obj->u.object.len; i++) {
-        const char *k = obj->u.object.keys[i];
-        yajl_val v = obj->u.object.values[i];
-        if (!YAJL_IS_NUMBER(v))
-            continue;
-        double d = YAJL_GET_DOUBLE(v);
-        if (key_is(k, step_keys) && !w->has_step) {
-            w->has_step = pdb_steplog_to_int(d, &w->step);
-        } else if (key_is(k, epoch_keys)) {
-            w->has_epoch = true;
-            w->epoch = d;
-        } else if (key_is(k, wall_keys) && d > 1e8) {
-            w->has_wall = true;
-            w->wall = d > 1e12 ? d / 1000 : d;
-        } else if (key_is(k, rank_keys)) {
-            w->has_rank = pdb_steplog_to_int(d, &w->rank);
-        }
-    }
-}
+/* ---- a record's values, flattened ----------------------------------------- */
+
+/* What a key of the record's object is for (found once per key). */
+enum { K_VALUE, K_STEP, K_EPOCH, K_WALL, K_RANK, K_CUMULATIVE };
 
 /* Time counters since the start (LLaMA-Factory's elapsed_time "0:01:23",
  * wandb's _runtime): stored as cumulative, per-step times derived. */
 static const char *const cumulative_keys[] = {"elapsed_time", "_runtime", "train_time",
                                               "time_elapsed", "elapsed", NULL};
 
-static bool is_context_key(const char *k)
+static int key_kind(const char *k)
 {
-    return key_is(k, step_keys) || key_is(k, epoch_keys) || key_is(k, wall_keys) ||
-           key_is(k, rank_keys);
+    return key_is(k, step_keys) ? K_STEP : key_is(k, epoch_keys) ? K_EPOCH
+         : key_is(k, wall_keys) ? K_WALL : key_is(k, rank_keys) ? K_RANK
+         : key_is(k, cumulative_keys) ? K_CUMULATIVE : K_VALUE;
+}
+
+/* One value of a record, in document order. Values of nested objects are
+ * named "outer/inner" (at most 255 bytes past the first level) down to
+ * three levels below the record's keys; arrays, and whatever a context key
+ * holds, are not looked into. Keys and strings end at a NUL they contain,
+ * as C strings do. */
+typedef enum { J_NUMBER, J_NULL, J_TRUE, J_FALSE, J_STRING, J_OBJECT, J_OTHER } jl_type;
+
+typedef struct {
+    int depth;     /* 0: a key of the record's object */
+    int kind;      /* K_*, for depth 0 */
+    jl_type type;
+    size_t name;   /* offsets into the record's text (NUL-terminated there) */
+    size_t str;    /* J_STRING */
+    double num;    /* J_NUMBER */
+} jl_entry;
+
+typedef struct {
+    pdb_buf text;
+    jl_entry *e;
+    size_t n, cap;
+    /* the event parser's state */
+    int depth;          /* containers open; the record's object is 1 */
+    int skip_from;      /* > 0: containers at this depth and deeper are not read */
+    size_t key;         /* the current key */
+    int key_kind;
+    size_t open[3];     /* names of the objects open at depths 0..2 */
+    int nkeys;          /* keys of the record's object so far */
+    struct {            /* the key at each position in the last record, and its K_* */
+        char text[48];
+        int kind;
+    } last_key[64];
+    char mem[8192];     /* yajl's memory for one line (see jl_malloc) */
+    size_t mem_used;
+} jl_record;
+
+static void jl_reset(jl_record *r)
+{
+    pdb_buf_reset(&r->text);
+    pdb_buf_addc(&r->text, '\0'); /* offset 0 is "" */
+    r->n = 0;
+    r->depth = 0;
+    r->skip_from = 0;
+    r->key = 0;
+    r->key_kind = K_VALUE;
+    r->nkeys = 0;
+}
+
+static void jl_record_free(jl_record *r)
+{
+    pdb_buf_free(&r->text);
+    free(r->e);
+    free(r);
+}
+
+/* Appends s (up to a NUL in it) and a NUL; returns where it starts. */
+static size_t jl_add_text(jl_record *r, const char *s, size_t len)
+{
+    const char *nul = memchr(s, '\0', len);
+    if (nul)
+        len = (size_t)(nul - s);
+    pdb_buf *b = &r->text;
+    pdb_buf_grow(b, len + 1);
+    size_t at = b->len;
+    memcpy(b->p + at, s, len);
+    b->p[at + len] = '\0';
+    b->len += len + 1;
+    b->p[b->len] = '\0'; /* pdb_buf keeps one past the end (grow left room) */
+    return at;
+}
+
+static const char *jl_text(const jl_record *r, size_t at)
+{
+    return r->text.p + at;
+}
+
+/* Adds an entry for the current key (named as object_values named it). */
+static jl_entry *jl_add(jl_record *r, jl_type type)
+{
+    if (r->n == r->cap) {
+        r->cap = r->cap ? r->cap * 2 : 32;
+        r->e = pdb_xrealloc(r->e, r->cap * sizeof *r->e);
+    }
+    jl_entry *e = &r->e[r->n++];
+    e->depth = r->depth - 1;
+    e->kind = e->depth == 0 ? r->key_kind : K_VALUE;
+    e->type = type;
+    e->str = 0;
+    e->num = 0;
+    if (e->depth == 0) {
+        e->name = r->key;
+    } else {
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s/%s", jl_text(r, r->open[e->depth - 1]), jl_text(r, r->key));
+        e->name = jl_add_text(r, buf, strlen(buf));
+    }
+    return e;
+}
+
+static bool is_digit(char c)
+{
+    return (unsigned)(c - '0') < 10;
+}
+
+/* The double strtod makes of a JSON number (yajl checked its grammar).
+ * Most numbers have at most 15 significant digits and a small exponent:
+ * then digits / 10^k (or * 10^k) is exact to round once, as strtod does
+ * (both operands are exact doubles). Others go to strtod. */
+static double json_number(const char *s, size_t len)
+{
+    static const double pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                   1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                   1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    size_t i = 0;
+    bool neg = i < len && s[i] == '-';
+    i += neg;
+    uint64_t m = 0;
+    int digits = 0, scale = 0;
+    for (; i < len && is_digit(s[i]); i++) {
+        m = m * 10 + (uint64_t)(s[i] - '0');
+        digits += m != 0;
+    }
+    if (i < len && s[i] == '.')
+        for (i++; i < len && is_digit(s[i]); i++) {
+            m = m * 10 + (uint64_t)(s[i] - '0');
+            digits += m != 0;
+            scale--;
+        }
+    if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        bool eneg = i < len && s[i] == '-';
+        i += i < len && (s[i] == '-' || s[i] == '+');
+        int e = 0;
+        for (; i < len && is_digit(s[i]) && e < 10000; i++)
+            e = e * 10 + (s[i] - '0');
+        scale += eneg ? -e : e;
+    }
+    if (i == len && digits <= 15 && scale >= -22 && scale <= 22) {
+        double d = (double)m;
+        d = scale < 0 ? d / pow10[-scale] : d * pow10[scale];
+        return neg ? -d : d;
+    }
+    char buf[64];
+    if (len < sizeof buf) {
+        memcpy(buf, s, len);
+        buf[len] = '\0';
+        return strtod(buf, NULL);
+    }
+    char *copy = pdb_xstrndup(s, len);
+    double d = strtod(copy, NULL);
+    free(copy);
+    return d;
+}
+
+/* ---- yajl events ---- */
+
+static bool jl_skipping(const jl_record *r)
+{
+    return r->skip_from && r->depth >= r->skip_from;
+}
+
+static int jl_null(void *ctx)
+{
+    jl_record *r = ctx;
+    if (!jl_skipping(r) && r->depth > 0)
+        jl_add(r, J_NULL);
+    return 1;
+}
+
+static int jl_boolean(void *ctx, int b)
+{
+    jl_record *r = ctx;
+    if (!jl_skipping(r) && r->depth > 0)
+        jl_add(r, b ? J_TRUE : J_FALSE);
+    return 1;
+}
+
+static int jl_number(void *ctx, const char *s, size_t len)
+{
+    jl_record *r = ctx;
+    if (!jl_skipping(r) && r->depth > 0)
+        jl_add(r, J_NUMBER)->num = json_number(s, len);
+    return 1;
+}
+
+static int jl_string(void *ctx, const unsigned char *s, size_t len)
+{
+    jl_record *r = ctx;
+    if (!jl_skipping(r) && r->depth > 0) {
+        size_t at = jl_add_text(r, (const char *)s, len);
+        jl_add(r, J_STRING)->str = at;
+    }
+    return 1;
+}
+
+/* The K_* of a key of the record's object: lines repeat their keys in the
+ * same order, so the key at the same position last time is tried first. */
+static int top_key_kind(jl_record *r, const char *k)
+{
+    int at = r->nkeys++;
+    if (at >= (int)(sizeof r->last_key / sizeof r->last_key[0]))
+        return key_kind(k);
+    size_t n = strlen(k);
+    if (n < sizeof r->last_key[at].text && memcmp(r->last_key[at].text, k, n + 1) == 0)
+        return r->last_key[at].kind;
+    int kind = key_kind(k);
+    if (n < sizeof r->last_key[at].text) {
+        memcpy(r->last_key[at].text, k, n + 1);
+        r->last_key[at].kind = kind;
+    }
+    return kind;
+}
+
+static int jl_key(void *ctx, const unsigned char *s, size_t len)
+{
+    jl_record *r = ctx;
+    if (!jl_skipping(r)) {
+        r->key = jl_add_text(r, (const char *)s, len);
+        r->key_kind = r->depth == 1 ? top_key_kind(r, jl_text(r, r->key)) : K_VALUE;
+    }
+    return 1;
+}
+
+/* A container: what its values are read as, or that they are not read. */
+static void jl_open(jl_record *r, bool is_object)
+{
+    if (jl_skipping(r) || r->depth == 0) {
+        r->depth++;
+        return;
+    }
+    jl_entry *e = jl_add(r, is_object ? J_OBJECT : J_OTHER);
+    bool read = is_object && e->depth < 3 && !(e->depth == 0 && e->kind != K_VALUE &&
+                                                e->kind != K_CUMULATIVE);
+    if (read)
+        r->open[e->depth] = e->name;
+    else
+        r->skip_from = r->depth + 1;
+    r->depth++;
+}
+
+static int jl_start_map(void *ctx)
+{
+    jl_open(ctx, true);
+    return 1;
+}
+
+static int jl_start_array(void *ctx)
+{
+    jl_open(ctx, false);
+    return 1;
+}
+
+static int jl_end(void *ctx)
+{
+    jl_record *r = ctx;
+    r->depth--;
+    if (r->skip_from && r->depth < r->skip_from)
+        r->skip_from = 0;
+    return 1;
+}
+
+static const yajl_callbacks jl_callbacks = {jl_null,   jl_boolean,   NULL,   NULL,
+                                            jl_number, jl_string,    jl_start_map,
+                                            jl_key,    jl_end,       jl_start_array,
+                                            jl_end};
+
+/* yajl's handle, lexer and buffers for one line come from r->mem, given
+ * back all at once when the line is done (malloc for the rare big line). */
+static void *jl_malloc(void *ctx, size_t n)
+{
+    jl_record *r = ctx;
+    n = (n + 15) & ~(size_t)15;
+    if (r->mem_used + n + 16 <= sizeof r->mem) {
+        char *p = r->mem + r->mem_used;
+        memcpy(p, &n, sizeof n); /* its size, for jl_realloc */
+        r->mem_used += n + 16;
+        return p + 16;
+    }
+    char *p = malloc(n + 16);
+    if (!p)
+        return NULL;
+    memcpy(p, &n, sizeof n);
+    return p + 16;
+}
+
+static bool jl_own(const jl_record *r, const void *p)
+{
+    return (const char *)p >= r->mem && (const char *)p < r->mem + sizeof r->mem;
+}
+
+static void jl_free(void *ctx, void *p)
+{
+    if (p && !jl_own(ctx, p))
+        free((char *)p - 16);
+}
+
+static void *jl_realloc(void *ctx, void *p, size_t n)
+{
+    if (!p)
+        return jl_malloc(ctx, n);
+    size_t old;
+    memcpy(&old, (char *)p - 16, sizeof old);
+    if (n <= old)
+        return p;
+    void *q = jl_malloc(ctx, n);
+    if (q) {
+        memcpy(q, p, old);
+        jl_free(ctx, p);
+    }
+    return q;
+}
+
+/* Parses one line (NUL-terminated, as yajl_tree_parse reads it: with
+ * comments allowed) into r; false when it is not valid JSON. */
+static bool jl_parse(jl_record *r, const char *text)
+{
+    jl_reset(r);
+    r->mem_used = 0;
+    yajl_alloc_funcs afs = {jl_malloc, jl_realloc, jl_free, r};
+    yajl_handle h = yajl_alloc(&jl_callbacks, &afs, r);
+    if (!h)
+        return false;
+    yajl_config(h, yajl_allow_comments, 1);
+    bool ok = yajl_parse(h, (const unsigned char *)text, strlen(text)) == yajl_status_ok &&
+              yajl_complete_parse(h) == yajl_status_ok;
+    yajl_free(h);
+    return ok;
+}
+
+/* The same entries from a parsed object (trainer_state's log_history). */
+static void jl_from_tree(jl_record *r, yajl_val obj, int depth)
+{
+    for (size_t i = 0; i < obj->u.object.len; i++) {
+        const char *k = obj->u.object.keys[i];
+        yajl_val v = obj->u.object.values[i];
+        r->depth = depth + 1;
+        jl_key(r, (const unsigned char *)k, strlen(k));
+        if (YAJL_IS_NUMBER(v))
+            jl_add(r, J_NUMBER)->num = YAJL_GET_DOUBLE(v);
+        else if (YAJL_IS_NULL(v))
+            jl_add(r, J_NULL);
+        else if (YAJL_IS_TRUE(v) || YAJL_IS_FALSE(v))
+            jl_add(r, YAJL_IS_TRUE(v) ? J_TRUE : J_FALSE);
+        else if (YAJL_IS_STRING(v)) {
+            const char *t = v->u.string;
+            jl_string(r, (const unsigned char *)t, strlen(t));
+        } else {
+            jl_open(r, YAJL_IS_OBJECT(v));
+            if (!r->skip_from)
+                jl_from_tree(r, v, depth + 1);
+            r->depth = depth + 2;
+            jl_end(r);
+        }
+    }
+}
+
+/* ---- the record's rules ---------------------------------------------------- */
+
+/* Sets step/epoch/wall/rank of the record from its keys. */
+static void record_context(pdb_steplog *w, const jl_record *r)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        const jl_entry *e = &r->e[i];
+        if (e->depth != 0 || e->type != J_NUMBER)
+            continue;
+        double d = e->num;
+        if (e->kind == K_STEP && !w->has_step) {
+            w->has_step = pdb_steplog_to_int(d, &w->step);
+        } else if (e->kind == K_EPOCH) {
+            w->has_epoch = true;
+            w->epoch = d;
+        } else if (e->kind == K_WALL && d > 1e8) {
+            w->has_wall = true;
+            w->wall = d > 1e12 ? d / 1000 : d;
+        } else if (e->kind == K_RANK) {
+            w->has_rank = pdb_steplog_to_int(d, &w->rank);
+        }
+    }
+}
+
+static bool is_context(const jl_entry *e)
+{
+    return e->depth == 0 && e->kind != K_VALUE && e->kind != K_CUMULATIVE;
 }
 
 /* How a key's value aggregates steps in a given flavor. */
-static const char *agg_for(const pdb_steplog *w, const char *key, int64_t *window)
+static const char *agg_for(bool detectron2, const char *key, int64_t *window)
 {
     *window = 0;
-    if ((key[0] == 't' || key[0] == 'd') && strcmp(w->flavor, "detectron2") == 0 &&
-        (strcmp(key, "time") == 0 || strcmp(key, "data_time") == 0)) {
+    if (detectron2 && (strcmp(key, "time") == 0 || strcmp(key, "data_time") == 0)) {
         *window = 20; /* detectron2's CommonMetricPrinter: median of the last 20 */
         return "window_median";
     }
@@ -152,51 +524,45 @@ static const char *agg_for(const pdb_steplog *w, const char *key, int64_t *windo
 }
 
 /* A time value as a number of seconds or a text like "0:01:23" or "83s". */
-static bool seconds_of(yajl_val v, double *secs)
+static bool seconds_of(const jl_record *r, const jl_entry *e, double *secs)
 {
-    if (YAJL_IS_NUMBER(v)) {
-        *secs = YAJL_GET_DOUBLE(v);
+    if (e->type == J_NUMBER) {
+        *secs = e->num;
         return true;
     }
-    const char *t = YAJL_IS_STRING(v) ? YAJL_GET_STRING(v) : NULL;
+    const char *t = e->type == J_STRING ? jl_text(r, e->str) : NULL;
     const char *u;
     return t && pdb_units_quantity(t, strlen(t), secs, &u) &&
            (u[0] == '\0' || strcmp(u, PDB_UNIT_SECONDS) == 0);
 }
 
-/* Stores every number (and number-like string, boolean) of an object,
- * flattening nested objects as "outer/inner". */
-static int object_values(pdb_steplog *w, yajl_val obj, const char *prefix, int depth)
+/* Stores every number (and number-like string, boolean) of the record. */
+static int record_values(pdb_steplog *w, const jl_record *r)
 {
-    for (size_t i = 0; i < obj->u.object.len; i++) {
-        const char *k = obj->u.object.keys[i];
-        yajl_val v = obj->u.object.values[i];
-        if (depth == 0 && is_context_key(k))
+    bool detectron2 = strcmp(w->flavor, "detectron2") == 0;
+    for (size_t i = 0; i < r->n; i++) {
+        const jl_entry *e = &r->e[i];
+        if (is_context(e) || e->type == J_OBJECT || e->type == J_OTHER)
             continue;
-        char buf[256];
-        const char *name = k;
-        if (*prefix) {
-            snprintf(buf, sizeof buf, "%s/%s", prefix, k);
-            name = buf;
-        }
+        const char *name = jl_text(r, e->name);
+        size_t nl = strlen(name);
         int64_t window;
-        const char *agg = agg_for(w, name, &window);
+        const char *agg = agg_for(detectron2, name, &window);
         int rc = PDB_OK;
         double secs;
-        if (depth == 0 && key_is(k, cumulative_keys) && seconds_of(v, &secs))
-            rc = pdb_steplog_cumulative_time(w, name, strlen(name), secs);
-        else if (YAJL_IS_NUMBER(v))
-            rc = pdb_steplog_value(w, name, strlen(name), YAJL_GET_DOUBLE(v), NULL, agg, window);
-        else if (YAJL_IS_NULL(v))
-            rc = pdb_steplog_value(w, name, strlen(name), NAN, NULL, agg, window);
-        else if (YAJL_IS_TRUE(v) || YAJL_IS_FALSE(v))
-            rc = pdb_steplog_value(w, name, strlen(name), YAJL_IS_TRUE(v), "", agg, window);
-        else if (YAJL_IS_STRING(v)) {
-            const char *t = YAJL_GET_STRING(v);
-            rc = pdb_steplog_text_value(w, name, strlen(name), t, strlen(t), agg, window) < 0
-                     ? PDB_ERR : PDB_OK;
-        } else if (YAJL_IS_OBJECT(v) && depth < 3)
-            rc = object_values(w, v, name, depth + 1);
+        if (e->kind == K_CUMULATIVE && seconds_of(r, e, &secs))
+            rc = pdb_steplog_cumulative_time(w, name, nl, secs);
+        else if (e->type == J_NUMBER)
+            rc = pdb_steplog_value(w, name, nl, e->num, NULL, agg, window);
+        else if (e->type == J_NULL)
+            rc = pdb_steplog_value(w, name, nl, NAN, NULL, agg, window);
+        else if (e->type == J_TRUE || e->type == J_FALSE)
+            rc = pdb_steplog_value(w, name, nl, e->type == J_TRUE, "", agg, window);
+        else if (e->type == J_STRING) {
+            const char *t = jl_text(r, e->str);
+            rc = pdb_steplog_text_value(w, name, nl, t, strlen(t), agg, window) < 0 ? PDB_ERR
+                                                                                     : PDB_OK;
+        }
         if (rc != PDB_OK)
             return PDB_ERR;
     }
@@ -207,18 +573,20 @@ static int object_values(pdb_steplog *w, yajl_val obj, const char *prefix, int d
  * have their loss and learning rate (MMEngine's scalars.json writes
  * {"accuracy/top1": 83.7, "time": 0.1, "step": 5} with step = epoch), or
  * whose keys all say validation, is split val and is not a step. */
-static void object_split(pdb_steplog *w, yajl_val obj, bool log_trains)
+static void record_split(pdb_steplog *w, const jl_record *r, bool log_trains)
 {
     bool train = false, val = false, eval = false, other = false;
-    for (size_t i = 0; i < obj->u.object.len; i++) {
-        const char *k = obj->u.object.keys[i];
-        size_t kl = strlen(k);
-        if (is_context_key(k))
+    int at = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        const jl_entry *e = &r->e[i];
+        if (e->depth != 0 || is_context(e))
             continue;
-        bool t = pdb_steplog_train_key(k, kl), v = pdb_steplog_val_name(k, kl);
+        const char *k = jl_text(r, e->name);
+        int c = pdb_steplog_name_class(w, k, strlen(k), at++);
+        bool t = c & PDB_SL_NAME_TRAIN, v = c & PDB_SL_NAME_VAL;
         train |= t;
         val |= v;
-        eval |= pdb_steplog_eval_metric(k, kl);
+        eval |= (c & PDB_SL_NAME_EVAL) != 0;
         other |= !t && !v;
     }
     if (train)
@@ -247,10 +615,10 @@ int pdb_steplog_read_jsonl(pdb_steplog *w)
     pdb_input *in = w->src->in;
     bool log_trains = log_has_train_keys(w);
     pdb_buf buf = PDB_BUF_INIT;
+    jl_record *rec = pdb_xcalloc(1, sizeof *rec);
     const char *line;
     size_t len;
     int r, rc = PDB_OK;
-    char err[128];
     while (rc == PDB_OK && (r = pdb_input_getline(in, &line, &len)) == 1) {
         len = pdb_steplog_trim(&line, len);
         if (len == 0) {
@@ -262,19 +630,17 @@ int pdb_steplog_read_jsonl(pdb_steplog *w)
             continue;
         }
         normalise_json(line, len, &buf);
-        yajl_val obj = yajl_tree_parse(pdb_buf_str(&buf), err, sizeof err);
-        if (!obj || !YAJL_IS_OBJECT(obj)) {
+        if (!jl_parse(rec, pdb_buf_str(&buf))) {
             pdb_steplog_malformed(w, pdb_input_lineno(in), "expected one JSON object per line");
-            yajl_tree_free(obj);
             continue;
         }
         pdb_steplog_record(w, w->flavor, pdb_input_lineno(in));
-        object_context(w, obj);
-        object_split(w, obj, log_trains);
-        rc = object_values(w, obj, "", 0);
-        yajl_tree_free(obj);
+        record_context(w, rec);
+        record_split(w, rec, log_trains);
+        rc = record_values(w, rec);
     }
     pdb_buf_free(&buf);
+    jl_record_free(rec);
     return rc != PDB_OK || r < 0 ? PDB_ERR : PDB_OK;
 }
 
@@ -296,7 +662,7 @@ static int slurp(pdb_steplog *w, pdb_buf *doc)
 
 /* HF Trainer: log_history entries are training logs, eval logs (eval_*) or
  * the final summary (train_runtime, ...). */
-static int read_trainer_state(pdb_steplog *w, yajl_val root)
+static int read_log_history(pdb_steplog *w, yajl_val root, jl_record *rec)
 {
     const char *path[] = {"log_history", NULL};
     yajl_val hist = yajl_tree_get(root, path, yajl_t_array);
@@ -316,16 +682,27 @@ static int read_trainer_state(pdb_steplog *w, yajl_val root)
                 kind = "summary";
         }
         pdb_steplog_record(w, kind, 0);
-        object_context(w, e);
+        jl_reset(rec);
+        jl_from_tree(rec, e, 0);
+        record_context(w, rec);
         /* evaluations and the end-of-training summary are not steps; the
          * summary's train_loss is not a point of the loss curve */
         w->split = strcmp(kind, "eval") == 0 ? "val" : strcmp(kind, "summary") == 0 ? "summary"
                                                                                    : "train";
         w->is_step = strcmp(kind, "train") == 0;
-        if (object_values(w, e, "", 0) != PDB_OK)
+        if (record_values(w, rec) != PDB_OK)
             return PDB_ERR;
     }
     return PDB_OK;
+}
+
+/* HF Trainer: see read_log_history. */
+static int read_trainer_state(pdb_steplog *w, yajl_val root)
+{
+    jl_record *rec = pdb_xcalloc(1, sizeof *rec);
+    int rc = read_log_history(w, root, rec);
+    jl_record_free(rec);
+    return rc;
 }
 
 /* Megatron golden values: {metric: {start_step, end_step, step_interval,

@@ -10,6 +10,7 @@
  * `wall_clock_breakdown` timer lines, and DeepSpeed-Chat's PPO lines
  * `epoch: 0|step: N|...` with `|E2E latency=3.73s |Generate time=...`. */
 #include "ingest/steplog.h"
+#include "common/strbuf.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/strutil.h"
@@ -326,19 +327,56 @@ static int eq_fields(pdb_steplog *w, const char *s, size_t len, char sep)
     return 1;
 }
 
-/* The first engine's step line was stored before the second one showed
- * that there are two: name its rows engine0 now. */
-static int label_engine0(pdb_steplog *w)
+/* The values of a "step=N, skipped=K, lr=[...]" line: stored as they are,
+ * or kept in w->ds_held until the next such line says which engine it was. */
+static int step_values(pdb_steplog *w, const char *skipped, size_t skl, const char *lr,
+                       size_t lrl, bool has_lr)
 {
-    sqlite3_stmt *st;
-    if (pdb_db_prepare(w->src->db, "UPDATE steplog_values SET loader = 'engine0'"
-                                   " WHERE source_id = ? AND record = ?", &st) != PDB_OK)
+    if (pdb_steplog_text_value(w, "skipped", 7, skipped, skl, "cumulative", 0) < 0)
         return PDB_ERR;
-    sqlite3_bind_int64(st, 1, w->src->source_id);
-    sqlite3_bind_int64(st, 2, w->ds_record);
-    int rc = pdb_db_step_done(w->src->db, st);
-    pdb_db_release(st);
+    if (has_lr && pdb_steplog_text_value(w, "lr", 2, lr, lrl, "point", 0) < 0)
+        return PDB_ERR;
+    return PDB_OK;
+}
+
+/* Stores the held first-engine line in its own record, as engine0 when a
+ * second engine's line for the same step followed, else without a loader.
+ * The record's number and the first positions in it were reserved when it
+ * was read, so it reads back as if stored then. */
+static int store_held(pdb_steplog *w, const char *loader)
+{
+    pdb_steplog_held *h = &w->ds_held;
+    if (!h->held)
+        return PDB_OK;
+    h->held = false;
+    int64_t record = w->record, pos = w->pos;
+    w->record = h->record;
+    w->line = h->line;
+    w->kind = "ds_step";
+    w->has_rank = h->has_rank;
+    w->rank = h->rank;
+    w->has_step = true;
+    w->step = h->step;
+    w->has_epoch = false;
+    w->has_wall = h->has_wall;
+    w->wall = h->wall;
+    snprintf(w->loader, sizeof w->loader, "%s", loader);
+    w->split = NULL;
+    w->is_step = true;
+    w->pos = 0;
+    const char *t = pdb_buf_str(&h->text);
+    int rc = step_values(w, t, h->skipped_len, t + h->skipped_len, h->text.len - h->skipped_len,
+                         h->has_lr);
+    /* the reader's current record is another one: only its number and
+     * position matter to what comes next (a new record resets the rest) */
+    w->record = record;
+    w->pos = pos;
     return rc;
+}
+
+int pdb_steplog_deepspeed_end(pdb_steplog *w)
+{
+    return store_held(w, "");
 }
 
 int pdb_steplog_deepspeed_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno)
@@ -351,9 +389,11 @@ int pdb_steplog_deepspeed_line(pdb_steplog *w, const char *s, size_t len, int64_
             return 1;
         }
         /* DeepSpeed-Chat runs two engines (actor, critic) that both print
-         * "[Rank 0] step=N": a repeated N is the next engine's line. */
+         * "[Rank 0] step=N": a repeated N is the next engine's line. Until
+         * the next step line, a first engine's line may be engine0 or the
+         * only engine: it is held, its record reserved, and stored then. */
         int64_t engine = w->has_ds_step && step == w->ds_step ? w->ds_engine + 1 : 0;
-        if (engine == 1 && label_engine0(w) != PDB_OK)
+        if (store_held(w, engine == 1 ? "engine0" : "") != PDB_OK)
             return PDB_ERR;
         pdb_steplog_record(w, "ds_step", lineno);
         set_wall(w, s, len);
@@ -363,19 +403,30 @@ int pdb_steplog_deepspeed_line(pdb_steplog *w, const char *s, size_t len, int64_
         w->has_ds_step = true;
         w->ds_step = step;
         w->ds_engine = engine;
-        w->ds_record = w->record;
-        if (engine > 0)
-            snprintf(w->loader, sizeof w->loader, "engine%lld", (long long)engine);
         const char *sk = pdb_steplog_after(s, len, "skipped=");
         size_t skl = strcspn_mem(sk, (size_t)(s + len - sk), ",");
-        if (pdb_steplog_text_value(w, "skipped", 7, sk, skl, "cumulative", 0) < 0)
-            return PDB_ERR;
         const char *lr = pdb_steplog_after(s, len, "lr=[");
-        if (lr) {
-            size_t n = strcspn_mem(lr, (size_t)(s + len - lr), ",]");
-            if (pdb_steplog_text_value(w, "lr", 2, lr, n, "point", 0) < 0)
-                return PDB_ERR;
+        size_t lrl = lr ? strcspn_mem(lr, (size_t)(s + len - lr), ",]") : 0;
+        if (engine > 0) {
+            snprintf(w->loader, sizeof w->loader, "engine%lld", (long long)engine);
+            return step_values(w, sk, skl, lr, lrl, lr != NULL) == PDB_OK ? 1 : PDB_ERR;
         }
+        pdb_steplog_held *h = &w->ds_held;
+        h->held = true;
+        h->record = w->record;
+        h->line = lineno;
+        h->has_rank = w->has_rank;
+        h->rank = w->rank;
+        h->step = step;
+        h->has_wall = w->has_wall;
+        h->wall = w->wall;
+        h->has_lr = lr != NULL;
+        pdb_buf_reset(&h->text);
+        pdb_buf_add(&h->text, sk, skl);
+        h->skipped_len = skl;
+        if (lr)
+            pdb_buf_add(&h->text, lr, lrl);
+        w->pos = 2; /* its two values come first in the record */
         return 1;
     }
     const char *t = s;

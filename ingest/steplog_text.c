@@ -611,5 +611,7 @@ int pdb_steplog_read_text(pdb_steplog *w)
     pdb_buf_free(&clean);
     if (rc == PDB_OK && r >= 0 && w->gen)
         rc = pdb_steplog_general_end(w);
+    if (rc == PDB_OK && r >= 0)
+        rc = pdb_steplog_deepspeed_end(w);
     return rc != PDB_OK || r < 0 ? PDB_ERR : PDB_OK;
 }

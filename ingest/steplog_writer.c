@@ -1,21 +1,24 @@
 /* steplog_writer.c: the row writer of the step-log readers, and the passes
- * that run over a source's rows once it is read.
+ * that run over a source's values once it is read.
  *
  * Every flavor reader hands its values to pdb_steplog_value(), which maps the
  * raw name to a canonical metric (steplog_metric_rules), infers a unit from
- * the name when the log printed none, and inserts one row of steplog_values.
- * Some meanings only show in the whole series, not in one line: a time column
- * that never decreases and ends near the run's length is a cumulative clock,
- * and a log that prints no step time still times its steps with timestamps.
- * pdb_steplog_finish() works these out with SQL over the rows this source
- * stored (a rowid range, inside the ingest's transaction): no record is held
- * in memory, and each pass is one scan plus a sort. */
+ * the name when the log printed none, and stores the value in its series
+ * (steplog_store.c; read back through the view steplog_values). Some meanings
+ * only show in the whole series, not in one line: a time column that never
+ * decreases and ends near the run's length is a cumulative clock, and a log
+ * that prints no step time still times its steps with timestamps.
+ * pdb_steplog_finish() works these out with SQL over the values this source
+ * stored (the view steplog_points over a chunk_id range, inside the
+ * ingest's transaction): no record is held in memory, and each pass is one
+ * scan plus a sort. */
 #include "ingest/steplog.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/strutil.h"
 #include "common/utf8.h"
 #include "common/xalloc.h"
+#include "ingest/steplog_store.h"
 #include "ingest/steplog_units.h"
 
 #include <assert.h>
@@ -75,19 +78,60 @@ static int load_rules(pdb_steplog *w)
 }
 
 /* What a raw name resolves to: its canonical metric (first matching rule,
- * else the name lower-cased) and the unit its name implies. Resolved once
- * per distinct raw name and cached, since a log repeats the same names. */
+ * else the name lower-cased), the unit its name implies, the split and
+ * loader its name says, and the series its last value went to. Resolved
+ * once per distinct raw name and cached, since a log repeats the same names;
+ * at most MAX_NAMES are cached (then the cache starts again). */
+#define MAX_NAMES 16384
+
 struct pdb_steplog_name {
     char *metric;
     const char *unit;  /* implied by the name, or NULL */
     double factor;
+    const char *split; /* implied by the name, or NULL */
+    char loader[64];   /* implied by the name, or "" */
+    int classes;       /* PDB_SL_NAME_* bits, once class_known */
+    bool class_known;
+    char *raw;         /* the raw name (the map's key, kept for name_at) */
+    size_t rawlen;
+    /* the series of the last value: index in the store, and its key */
+    int series;
+    const char *s_kind, *s_split, *s_unit, *s_agg;
+    char s_loader[64];
+    bool s_has_rank;
+    int64_t s_rank;
 };
 
-static const pdb_steplog_name *resolve(pdb_steplog *w, const char *raw, size_t len)
+static void forget_names(pdb_steplog *w)
+{
+    for (int i = 0; i < w->nnames; i++) {
+        free(w->names[i].metric);
+        free(w->names[i].raw);
+    }
+    w->nnames = 0;
+    memset(w->name_at, 0, sizeof w->name_at);
+    memset(w->class_at, 0, sizeof w->class_at);
+    pdb_strmap_free(w->rule_cache);
+    w->rule_cache = pdb_strmap_new();
+}
+
+/* The store forgot its series: so do the names. */
+static void forget_series(pdb_steplog *w)
+{
+    for (int i = 0; i < w->nnames; i++)
+        w->names[i].series = -1;
+}
+
+static const char *split_from_name(const char *raw, size_t len);
+static void loader_from_name(const char *raw, size_t len, char *out, size_t cap);
+
+static pdb_steplog_name *resolve(pdb_steplog *w, const char *raw, size_t len)
 {
     int64_t idx;
     if (pdb_strmap_get(w->rule_cache, raw, len, &idx))
         return &w->names[idx];
+    if (w->nnames >= MAX_NAMES)
+        forget_names(w);
     char buf[256];
     size_t n = len < sizeof buf - 1 ? len : sizeof buf - 1;
     /* "Time (avg)", a running mean printed beside the value: same metric */
@@ -111,9 +155,15 @@ static const pdb_steplog_name *resolve(pdb_steplog *w, const char *raw, size_t l
         w->names = pdb_xrealloc(w->names, (size_t)w->names_cap * sizeof *w->names);
     }
     pdb_steplog_name *e = &w->names[w->nnames];
+    memset(e, 0, sizeof *e);
     e->metric = pdb_xstrdup(metric);
     e->factor = 1;
     e->unit = pdb_units_from_name(base, baselen, &e->factor);
+    e->split = split_from_name(raw, len);
+    loader_from_name(raw, len, e->loader, sizeof e->loader);
+    e->series = -1;
+    e->raw = pdb_xstrndup(raw, len);
+    e->rawlen = len;
     pdb_strmap_put(w->rule_cache, raw, len, w->nnames);
     return &w->names[w->nnames++];
 }
@@ -148,6 +198,36 @@ static void loader_from_name(const char *raw, size_t len, char *out, size_t cap)
     out[n] = '\0';
 }
 
+/* The name at position `at` of a record (-1: unknown), or `raw`: the one at
+ * that position last time when it is the same, else from the map. A log
+ * prints its names in the same order on every line. */
+static pdb_steplog_name *resolve_at(pdb_steplog *w, int *cache, int64_t at, const char *raw,
+                                    size_t rawlen)
+{
+    if (at >= 0 && at < PDB_SL_NAME_AT && cache[at] > 0) {
+        pdb_steplog_name *e = &w->names[cache[at] - 1];
+        if (e->rawlen == rawlen && memcmp(e->raw, raw, rawlen) == 0)
+            return e;
+    }
+    pdb_steplog_name *e = resolve(w, raw, rawlen);
+    if (at >= 0 && at < PDB_SL_NAME_AT)
+        cache[at] = (int)(e - w->names) + 1;
+    return e;
+}
+
+int pdb_steplog_name_class(pdb_steplog *w, const char *name, size_t len, int at)
+{
+    pdb_steplog_name *e = resolve_at(w, w->class_at, at, name, len);
+    if (!e->class_known) {
+        bool val = pdb_steplog_val_name(name, len);
+        e->classes = (val ? PDB_SL_NAME_VAL : 0) |
+                     (!val && pdb_steplog_train_key(name, len) ? PDB_SL_NAME_TRAIN : 0) |
+                     (pdb_steplog_eval_metric(name, len) ? PDB_SL_NAME_EVAL : 0);
+        e->class_known = true;
+    }
+    return e->classes;
+}
+
 void pdb_steplog_record(pdb_steplog *w, const char *kind, int64_t line)
 {
     w->record++;
@@ -157,62 +237,153 @@ void pdb_steplog_record(pdb_steplog *w, const char *kind, int64_t line)
     w->loader[0] = '\0';
     w->split = NULL;
     w->is_step = true;
+    w->pos = 0;
 }
 
-static void bind_opt_int(sqlite3_stmt *st, int i, bool has_v, int64_t v)
+static bool same_str(const char *a, const char *b)
 {
-    if (has_v)
-        sqlite3_bind_int64(st, i, v);
-    else
-        sqlite3_bind_null(st, i);
+    return a == b || (a && b && strcmp(a, b) == 0);
 }
 
-static void bind_opt_real(sqlite3_stmt *st, int i, bool has_v, double v)
+/* Whether the last series of a name has this key (the name fixes metric
+ * and raw name). Kinds, splits, units and aggs are strings that outlive the
+ * writer (literals, the flavor's name, kinds interned by derive()), so the
+ * same pointer is the same text; different pointers are compared. */
+static bool same_series(const pdb_steplog_name *e, const pdb_sl_key *k)
 {
-    if (has_v && isfinite(v))
-        sqlite3_bind_double(st, i, v);
-    else
-        sqlite3_bind_null(st, i);
+    return e->series >= 0 && same_str(e->s_kind, k->kind) && same_str(e->s_split, k->split) &&
+           same_str(e->s_unit, k->unit) && same_str(e->s_agg, k->agg) &&
+           e->s_has_rank == k->has_rank && (!k->has_rank || e->s_rank == k->rank) &&
+           strcmp(e->s_loader, k->loader) == 0;
+}
+
+/* The store index of the series for key k of name e. */
+static int series_of(pdb_steplog *w, pdb_steplog_name *e, const pdb_sl_key *k, int *series)
+{
+    if (same_series(e, k)) {
+        *series = e->series;
+        return PDB_OK;
+    }
+    if (pdb_sl_full(w->store)) {
+        if (pdb_sl_forget(w->store) != PDB_OK)
+            return PDB_ERR;
+        forget_series(w);
+    }
+    if (pdb_sl_series(w->store, k, series) != PDB_OK)
+        return PDB_ERR;
+    e->series = *series;
+    e->s_kind = k->kind;
+    e->s_split = k->split;
+    e->s_unit = k->unit;
+    e->s_agg = k->agg;
+    e->s_has_rank = k->has_rank;
+    e->s_rank = k->rank;
+    snprintf(e->s_loader, sizeof e->s_loader, "%s", k->loader);
+    return PDB_OK;
+}
+
+/* ---- step times from timestamps ---------------------------------------------- */
+
+/* Step times from timestamps, for logs that print none (OLMo's text log,
+ * wandb histories): the time between consecutive step records of the same
+ * kind, rank and loader over the steps between them. Exact over each
+ * window, however coarse the clock; records with the same timestamp give
+ * nothing. A record counts with its first training value (by line, then
+ * order) whose context has a step and a timestamp, and the time is stored
+ * in that value's context as 'timestamp delta', agg 'derived'. It is worked
+ * out while reading, in record order, as values with agg TENTATIVE (no
+ * reader uses it, and aggs never come from log text); pdb_steplog_finish()
+ * makes them 'derived', or deletes them when the source turns out to time
+ * its steps (a step_time, perhaps derived from a clock). Reading every value
+ * again after the file instead cost ~4 us a value. At most MAX_TS_GROUPS
+ * (kind, rank, loader) groups are followed; beyond that they start afresh. */
+#define MAX_TS_GROUPS 65536
+#define TENTATIVE "tentative"
+
+struct ts_last {
+    int64_t step;
+    double wall;
+};
+typedef struct ts_last ts_last;
+
+static int timestamp_delta(pdb_steplog *w, const pdb_sl_key *k, int64_t ctx)
+{
+    pdb_buf *key = &w->ts_key;
+    pdb_buf_reset(key);
+    pdb_buf_addf(key, "%s%c%lld%c%s", k->kind, 0, k->has_rank ? (long long)k->rank : -1LL,
+                 k->has_rank ? 1 : 0, k->loader);
+    int64_t i;
+    bool seen = pdb_strmap_get(w->ts_groups, key->p, key->len, &i);
+    if (!seen) {
+        if (w->nts >= MAX_TS_GROUPS) {
+            pdb_strmap_free(w->ts_groups);
+            w->ts_groups = pdb_strmap_new();
+            w->nts = 0;
+        }
+        i = w->nts++;
+        w->ts_last = pdb_xrealloc(w->ts_last, (size_t)w->nts * sizeof *w->ts_last);
+        pdb_strmap_put(w->ts_groups, key->p, key->len, i);
+    }
+    ts_last *last = &w->ts_last[i];
+    int64_t ds = seen ? w->step - last->step : 0;
+    double dw = seen ? w->wall - last->wall : 0;
+    last->step = w->step;
+    last->wall = w->wall;
+    if (!(ds > 0 && dw > 0))
+        return PDB_OK;
+    /* a derived value of this record: the reader's record state is kept */
+    const char *kind = w->kind, *split = w->split;
+    char loader[sizeof w->loader];
+    memcpy(loader, w->loader, sizeof loader);
+    bool is_step = w->is_step, has_rank = w->has_rank;
+    int64_t rank = w->rank;
+    w->kind = k->kind;
+    w->split = NULL;
+    snprintf(w->loader, sizeof w->loader, "%s", k->loader);
+    w->has_rank = k->has_rank;
+    w->rank = k->rank;
+    w->is_step = false;
+    w->derived = true;
+    w->derived_ctx = ctx;
+    w->derived_pos = (int64_t)2 << 20;
+    int rc = pdb_steplog_value(w, "timestamp delta", 15, dw / (double)ds, PDB_UNIT_SECONDS,
+                               TENTATIVE, ds);
+    w->derived = false;
+    w->kind = kind;
+    w->split = split;
+    memcpy(w->loader, loader, sizeof loader);
+    w->is_step = is_step;
+    w->has_rank = has_rank;
+    w->rank = rank;
+    w->ts_values++;
+    return rc;
 }
 
 int pdb_steplog_value(pdb_steplog *w, const char *raw, size_t rawlen, double value,
                       const char *unit, const char *agg, int64_t window)
 {
-    const pdb_steplog_name *name = resolve(w, raw, rawlen);
+    pdb_steplog_name *name = resolve_at(w, w->name_at, w->derived ? -1 : w->pos, raw, rawlen);
     if (!unit) {
         unit = name->unit ? name->unit : "";
         value *= name->factor;
     }
-    const char *metric = name->metric;
-    char loader[64];
-    const char *split = w->split ? w->split : split_from_name(raw, rawlen);
-    loader_from_name(raw, rawlen, loader, sizeof loader);
-    sqlite3_stmt *st = w->ins;
-    sqlite3_bind_int64(st, 1, w->src->run_id);
-    sqlite3_bind_int64(st, 2, w->src->source_id);
-    sqlite3_bind_int64(st, 3, w->record);
-    sqlite3_bind_int64(st, 4, w->line);
-    sqlite3_bind_text(st, 5, w->kind, -1, SQLITE_STATIC);
-    bind_opt_int(st, 6, w->has_rank, w->rank);
-    if (w->loader[0] || loader[0])
-        sqlite3_bind_text(st, 7, loader[0] ? loader : w->loader, -1, SQLITE_STATIC);
-    else
-        sqlite3_bind_null(st, 7);
-    if (split)
-        sqlite3_bind_text(st, 8, split, -1, SQLITE_STATIC);
-    else
-        sqlite3_bind_null(st, 8);
-    bind_opt_int(st, 9, w->has_step, w->step);
-    bind_opt_real(st, 10, w->has_epoch, w->epoch);
-    bind_opt_real(st, 11, w->has_wall, w->wall);
-    sqlite3_bind_text(st, 12, metric, -1, SQLITE_STATIC);
-    bind_opt_real(st, 13, true, value);
-    sqlite3_bind_text(st, 14, unit, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 15, agg, -1, SQLITE_STATIC);
-    bind_opt_int(st, 16, window > 0, window);
-    /* STATIC is safe: the row is inserted (and the statement reset) below */
-    sqlite3_bind_text(st, 17, raw, (int)rawlen, SQLITE_STATIC);
-    if (pdb_db_step_done(w->src->db, st) != PDB_OK)
+    pdb_sl_key k = {
+        .kind = w->kind, .loader = name->loader[0] ? name->loader : w->loader,
+        .split = w->split ? w->split : name->split, .metric = name->metric, .unit = unit,
+        .agg = agg, .raw = raw, .rawlen = rawlen, .has_rank = w->has_rank, .rank = w->rank,
+    };
+    int64_t ctx = w->derived_ctx, pos = w->derived_pos;
+    if (!w->derived) {
+        pdb_sl_ctx c = {.record = w->record, .line = w->line, .has_step = w->has_step,
+                        .step = w->step, .has_epoch = w->has_epoch, .epoch = w->epoch,
+                        .has_wall = w->has_wall, .wall = w->wall};
+        if (pdb_sl_context(w->store, &c, &ctx) != PDB_OK)
+            return PDB_ERR;
+        pos = w->pos++;
+    }
+    int series;
+    if (series_of(w, name, &k, &series) != PDB_OK ||
+        pdb_sl_add(w->store, series, ctx, pos, window, value, !w->derived) != PDB_OK)
         return PDB_ERR;
     if (w->is_step && w->counted_record != w->record) {
         w->counted_record = w->record;
@@ -220,6 +391,11 @@ int pdb_steplog_value(pdb_steplog *w, const char *raw, size_t rawlen, double val
     }
     w->src->records++;
     pdb_progress(w->src, w->src->records);
+    if (!w->derived && w->has_step && w->has_wall && isfinite(w->wall) &&
+        w->ts_record != w->record && (!k.split || strcmp(k.split, "train") == 0)) {
+        w->ts_record = w->record;
+        return timestamp_delta(w, &k, ctx);
+    }
     return PDB_OK;
 }
 
@@ -267,6 +443,14 @@ int pdb_steplog_note(pdb_steplog *w, const char *section, const char *text, size
     return pdb_db_step_done(w->src->db, st);
 }
 
+static void bind_opt_int(sqlite3_stmt *st, int i, bool has_v, int64_t v)
+{
+    if (has_v)
+        sqlite3_bind_int64(st, i, v);
+    else
+        sqlite3_bind_null(st, i);
+}
+
 int pdb_steplog_block(pdb_steplog *w, const char *title, size_t len, bool has_step,
                       int64_t step)
 {
@@ -285,23 +469,22 @@ int pdb_steplog_block(pdb_steplog *w, const char *title, size_t len, bool has_st
 int pdb_steplog_open(pdb_steplog *w)
 {
     sqlite3 *db = w->src->db;
-    if (pdb_db_prepare(db, "INSERT INTO steplog_values VALUES"
-                           " (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &w->ins) != PDB_OK ||
-        pdb_db_prepare(db, "INSERT INTO steplog_notes VALUES (?,?,?,?,?,?)", &w->ins_note) != PDB_OK ||
+    if (pdb_db_prepare(db, "INSERT INTO steplog_notes VALUES (?,?,?,?,?,?)", &w->ins_note) != PDB_OK ||
         pdb_db_prepare(db, "INSERT INTO steplog_blocks VALUES (?,?,?,?,?,?)", &w->ins_block) != PDB_OK)
         return PDB_ERR;
-    /* Rows are appended in one transaction, so this source's rows are the
-     * rowids from here on: the post-passes read that range, not the table. */
-    if (pdb_db_query_int(db, "SELECT coalesce(max(rowid), 0) + 1 FROM steplog_values", 1,
-                         &w->first_rowid) != PDB_OK)
+    w->store = pdb_sl_open(w->src);
+    if (!w->store)
         return PDB_ERR;
     w->rule_cache = pdb_strmap_new();
+    w->ts_groups = pdb_strmap_new();
+    w->ts_record = -1;
     return load_rules(w);
 }
 
 void pdb_steplog_close(pdb_steplog *w)
 {
-    pdb_db_release(w->ins);
+    pdb_sl_close(w->store);
+    pdb_buf_free(&w->ds_held.text);
     pdb_db_release(w->ins_note);
     pdb_db_release(w->ins_block);
     for (int r = 0; r < w->nrules; r++) {
@@ -309,20 +492,36 @@ void pdb_steplog_close(pdb_steplog *w)
         free(w->rules[r].metric);
     }
     free(w->rules);
-    for (int i = 0; i < w->nnames; i++)
+    for (int i = 0; i < w->nnames; i++) {
         free(w->names[i].metric);
+        free(w->names[i].raw);
+    }
     free(w->names);
     if (w->rule_cache)
         pdb_strmap_free(w->rule_cache);
     if (w->gen)
         pdb_steplog_general_free(w->gen);
+    if (w->ts_groups)
+        pdb_strmap_free(w->ts_groups);
+    free(w->ts_last);
+    pdb_buf_free(&w->ts_key);
+    for (int i = 0; i < w->ninterned; i++)
+        free(w->interned_strs[i]);
+    free(w->interned_strs);
+    if (w->interned)
+        pdb_strmap_free(w->interned);
 }
 
-/* ---- post-passes over the source's rows --------------------------------------- */
+/* ---- post-passes over the source's values -------------------------------------- */
 
-/* Training rows of this source: rowid range and no eval or summary split. */
-#define SOURCE_ROWS "rowid >= ?1 AND coalesce(split, 'train') = 'train'"
-/* One series: the same raw name in records of one kind, split, rank, loader. */
+/* The passes read steplog_points (schemas/40_steplog.sql) or the series
+ * summaries of this source, ?1 = its source_id. Every open chunk is written
+ * before a pass reads. Where the order within a record matters, it is
+ * (record, pos): the order the values were read. */
+/* Training values of this source: no eval or summary split. */
+#define SOURCE_POINTS "source_id = ?1 AND coalesce(split, 'train') = 'train'"
+/* One series as the passes group values: the same raw name in records of
+ * one kind, split, rank, loader (whatever their unit and agg). */
 #define SERIES "raw_name, kind, coalesce(split, ''), coalesce(rank, -1), coalesce(loader, '')"
 
 /* A time column (seconds, point values) whose values never decrease over at
@@ -331,38 +530,54 @@ void pdb_steplog_close(pdb_steplog *w)
  * results.csv `time`, fairseq's `wall`. The counter is the step, else the
  * epoch, else the record ordinal. "About zero" is within a quarter of the
  * last value: a per-step time that happens to creep up extrapolates to
- * nearly its own size, a clock to the length of its first interval. */
+ * nearly its own size, a clock to the length of its first interval. Unit
+ * and agg are the series', so the change is one of series rows; what it
+ * needs of the values (count, decreases, first and last) is in
+ * temp.steplog_summary (steplog_store.h), one row per series row: a series
+ * the store forgot and met again has two, read one after the other. */
 static const char *const detect_cumulative_sql =
-    "UPDATE steplog_values SET agg = 'cumulative',"
+    "UPDATE steplog_series SET agg = 'cumulative',"
     " metric = CASE metric WHEN 'step_time' THEN 'elapsed_time' ELSE metric END"
-    " WHERE rowid >= ?1 AND unit = 's' AND agg = 'point'"
+    " WHERE source_id = ?1 AND unit = 's' AND agg = 'point'"
     " AND (" SERIES ") IN ("
-    "  WITH v AS (SELECT raw_name, kind, split, rank, loader, record, value,"
-    "     coalesce(step, epoch, record) AS c FROM steplog_values"
-    "     WHERE " SOURCE_ROWS " AND unit = 's' AND agg = 'point' AND value IS NOT NULL),"
-    "  d AS (SELECT raw_name AS rn, kind AS k, coalesce(split, '') AS sp, coalesce(rank, -1) AS rk,"
-    "     coalesce(loader, '') AS ld, value AS x, c, value - lag(value) OVER w AS dx,"
-    "     row_number() OVER w AS i, count(*) OVER p AS n FROM v"
-    "     WINDOW p AS (PARTITION BY raw_name, kind, split, rank, loader),"
-    "     w AS (p ORDER BY record)),"
-    "  g AS (SELECT rn, k, sp, rk, ld, max(n) AS n, sum(dx < 0) AS ndec,"
-    "     max(CASE WHEN i = 1 THEN x END) AS x1, max(CASE WHEN i = 1 THEN c END) AS c1,"
-    "     max(CASE WHEN i = n THEN x END) AS xn, max(CASE WHEN i = n THEN c END) AS cn"
-    "     FROM d GROUP BY rn, k, sp, rk, ld)"
+    "  WITH t AS (SELECT m.*, s.raw_name AS rn, s.kind AS k, coalesce(s.split, '') AS sp,"
+    "     coalesce(s.rank, -1) AS rk, coalesce(s.loader, '') AS ld"
+    "     FROM temp.steplog_summary m JOIN steplog_series s USING (series_id)"
+    "     WHERE s.source_id = ?1 AND s.unit = 's' AND s.agg = 'point'"
+    "     AND coalesce(s.split, 'train') = 'train' AND m.n > 0),"
+    "  o AS (SELECT *, coalesce(x1 < lag(xn) OVER w, 0) AS bdec, first_value(x1) OVER w AS gx1,"
+    "     first_value(c1) OVER w AS gc1, last_value(xn) OVER w AS gxn,"
+    "     last_value(cn) OVER w AS gcn FROM t"
+    "     WINDOW w AS (PARTITION BY rn, k, sp, rk, ld ORDER BY r1, p1"
+    "     ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)),"
+    "  g AS (SELECT rn, k, sp, rk, ld, sum(n) AS n, sum(ndec) + sum(bdec) AS ndec,"
+    "     max(gx1) AS x1, max(gc1) AS c1, max(gxn) AS xn, max(gcn) AS cn"
+    "     FROM o GROUP BY rn, k, sp, rk, ld)"
     "  SELECT rn, k, sp, rk, ld FROM g WHERE n >= 3 AND ndec = 0 AND xn > x1 AND cn > c1"
     "  AND abs(x1 - (xn - x1) / (cn - c1) * c1) <= 0.25 * xn)";
 
 /* The first record of an interval log does not know its interval: Megatron
  * resumed at iteration 43 does not average over 43 iterations. Readers leave
  * its window NULL; here it gets the distance to the next record of the same
- * series (the log interval), when that record has a window. */
-static const char *const fill_first_window_sql =
-    "UPDATE steplog_values SET window = x.w FROM ("
-    "  SELECT rowid AS id, lead(step) OVER s - step AS w, lead(window) OVER s AS nw,"
-    "  row_number() OVER s AS i FROM steplog_values WHERE rowid >= ?1 AND step IS NOT NULL"
-    "  WINDOW s AS (PARTITION BY " SERIES " ORDER BY record)) AS x"
-    " WHERE steplog_values.rowid = x.id AND x.i = 1 AND x.w > 0 AND x.nw IS NOT NULL"
-    " AND steplog_values.window IS NULL";
+ * series (the log interval), when that record has a window. Of the values
+ * whose context has a step, only each series' first two can be a group's
+ * first two: temp.steplog_summary has them. Rows: the value's chunk and
+ * slot, and its window. */
+static const char *const first_window_sql =
+    "WITH c AS (SELECT series_id, f_record AS r, f_pos AS p, f_step AS step, f_window AS win,"
+    "   f_chunk AS chunk, f_slot AS slot FROM temp.steplog_summary WHERE f_record IS NOT NULL"
+    "  UNION ALL SELECT series_id, s_record, s_pos, s_step, s_window, NULL, NULL"
+    "   FROM temp.steplog_summary WHERE s_record IS NOT NULL),"
+    " cs AS (SELECT c.*, s.raw_name, s.kind, s.split, s.rank, s.loader FROM c"
+    "   JOIN steplog_series s USING (series_id) WHERE s.source_id = ?1),"
+    /* only groups where a window is known can change (window functions over
+     * many tiny partitions cost ~7 us each) */
+    " k AS (SELECT DISTINCT " SERIES " FROM cs WHERE win IS NOT NULL),"
+    " g AS (SELECT *, row_number() OVER o AS i, lead(step) OVER o - step AS w,"
+    "   lead(win) OVER o AS nw FROM cs WHERE (" SERIES ") IN k"
+    "   WINDOW o AS (PARTITION BY " SERIES " ORDER BY r, p))"
+    " SELECT chunk, slot, w FROM g WHERE i = 1 AND w > 0 AND nw IS NOT NULL AND win IS NULL"
+    " ORDER BY chunk, slot";
 
 /* Per-step times from cumulative clocks: the difference to the previous
  * record of the same series over the steps between them (window). A value
@@ -375,79 +590,116 @@ static const char *const fill_first_window_sql =
  * as "NAME per step". */
 static const char *const derive_cumulative_sql =
     "WITH v AS (SELECT raw_name AS rn, kind AS k, split AS sp, rank AS rk, loader AS ld,"
-    "   record AS r, line, step, epoch, wall_time, value AS x,"
-    "   coalesce(step, epoch, record) AS c FROM steplog_values"
-    "   WHERE " SOURCE_ROWS " AND unit = 's' AND agg = 'cumulative' AND value IS NOT NULL),"
+    "   record AS r, pos, ctx_id, value AS x,"
+    "   coalesce(step, epoch, record) AS c FROM steplog_points"
+    "   WHERE " SOURCE_POINTS " AND unit = 's' AND agg = 'cumulative' AND value IS NOT NULL),"
     " d AS (SELECT *, lag(x) OVER w AS xp, lag(c) OVER w AS cp, lead(c) OVER w AS cnext,"
     "   row_number() OVER w AS i, max(x) OVER p - min(x) OVER p AS growth FROM v"
-    "   WINDOW p AS (PARTITION BY rn, k, sp, rk, ld), w AS (p ORDER BY r)),"
+    "   WINDOW p AS (PARTITION BY rn, k, sp, rk, ld), w AS (p ORDER BY r, pos)),"
     " e AS (SELECT *, dense_rank() OVER (PARTITION BY k, rk, ld ORDER BY growth, rn) AS pick"
     "   FROM d)"
-    " SELECT r, line, k, rk, ld, sp, step, epoch, wall_time, rn, pick,"
+    " SELECT r, ctx_id, k, rk, ld, sp, rn, pick,"
     "  CASE WHEN i = 1 THEN x / c WHEN x >= xp THEN (x - xp) / (c - cp) ELSE x / (c - cp) END,"
     "  CASE WHEN i = 1 THEN c ELSE c - cp END"
     " FROM e WHERE (i = 1 AND c > 0 AND cnext IS NOT NULL AND c <= cnext - c AND x >= 0)"
     "  OR (i > 1 AND c > cp)"
-    " ORDER BY r";
+    " ORDER BY r, k, rk, ld, pick";
 
-/* Step times from timestamps, for logs that print none (OLMo's text log,
- * wandb histories): the time between consecutive step records of the same
- * kind over the steps between them. Exact over each window, however coarse
- * the clock; records with the same timestamp give nothing. */
-static const char *const derive_timestamps_sql =
-    "WITH v AS (SELECT record AS r, min(line) AS line, kind AS k, rank AS rk, loader AS ld,"
-    "   NULL AS sp, step, epoch, wall_time FROM steplog_values"
-    "   WHERE " SOURCE_ROWS " AND wall_time IS NOT NULL AND step IS NOT NULL GROUP BY record),"
-    " d AS (SELECT *, wall_time - lag(wall_time) OVER w AS dw, step - lag(step) OVER w AS ds"
-    "   FROM v WINDOW w AS (PARTITION BY k, rk, ld ORDER BY r))"
-    " SELECT r, line, k, rk, ld, sp, step, epoch, wall_time, dw / ds, ds FROM d"
-    " WHERE ds > 0 AND dw > 0 ORDER BY r";
-
-/* Sets the record context from columns first..first+8 of a derivation row
- * (record, line, kind, rank, loader, split, step, epoch, wall_time); kind and
- * split are copied, as the row's text goes away at the next step. */
-static void context_from_row(pdb_steplog *w, sqlite3_stmt *st, char *kind, size_t kcap,
-                             char *split, size_t scap)
+/* Prepares a pass's SQL with ?1 (the source) bound, after writing every
+ * open chunk. */
+static int prepare_pass(pdb_steplog *w, const char *sql, sqlite3_stmt **st)
 {
-    w->record = sqlite3_column_int64(st, 0);
-    w->line = sqlite3_column_int64(st, 1);
-    snprintf(kind, kcap, "%s", (const char *)sqlite3_column_text(st, 2));
-    w->kind = kind;
-    w->has_rank = sqlite3_column_type(st, 3) != SQLITE_NULL;
-    w->rank = sqlite3_column_int64(st, 3);
-    const unsigned char *ld = sqlite3_column_text(st, 4);
-    snprintf(w->loader, sizeof w->loader, "%s", ld ? (const char *)ld : "");
-    const unsigned char *sp = sqlite3_column_text(st, 5);
-    snprintf(split, scap, "%s", sp ? (const char *)sp : "");
-    w->split = sp ? split : NULL;
-    w->has_step = sqlite3_column_type(st, 6) != SQLITE_NULL;
-    w->step = sqlite3_column_int64(st, 6);
-    w->has_epoch = sqlite3_column_type(st, 7) != SQLITE_NULL;
-    w->epoch = sqlite3_column_double(st, 7);
-    w->has_wall = sqlite3_column_type(st, 8) != SQLITE_NULL;
-    w->wall = sqlite3_column_double(st, 8);
-    w->is_step = false; /* derived rows do not make a file a step log */
+    if (pdb_sl_flush(w->store) != PDB_OK || pdb_db_prepare(w->src->db, sql, st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(*st, 1, w->src->source_id);
+    return PDB_OK;
 }
 
-/* Runs a derivation query and stores each row it returns; name_of builds
- * the raw name from the row. The query's rows are sorted before the first
- * one is returned, so the inserts do not feed back into it. */
-static int derive(pdb_steplog *w, const char *sql,
-                  void (*name_of)(sqlite3_stmt *st, char *out, size_t cap), int value_col)
+/* Runs a pass that returns no rows. */
+static int run_pass(pdb_steplog *w, const char *sql)
 {
     sqlite3_stmt *st;
-    if (pdb_db_prepare(w->src->db, sql, &st) != PDB_OK)
+    if (prepare_pass(w, sql, &st) != PDB_OK)
         return PDB_ERR;
-    sqlite3_bind_int64(st, 1, w->first_rowid);
-    char kind[64], split[16], name[200];
+    int rc = pdb_db_step_done(w->src->db, st);
+    pdb_db_release(st);
+    return rc;
+}
+
+/* Sets the windows first_window_sql finds. Its rows are sorted before the
+ * first is returned, so the rewrites do not feed back into it, and a chunk
+ * holds at most one of them (the first value of its series). */
+static int set_first_windows(pdb_steplog *w)
+{
+    sqlite3_stmt *st;
+    if (prepare_pass(w, first_window_sql, &st) != PDB_OK)
+        return PDB_ERR;
     int rc = PDB_OK, r;
+    while (rc == PDB_OK && (r = sqlite3_step(st)) == SQLITE_ROW)
+        rc = pdb_sl_set_window(w->store, sqlite3_column_int64(st, 0), sqlite3_column_int(st, 1),
+                               sqlite3_column_int64(st, 2));
+    if (rc == PDB_OK && r != SQLITE_DONE)
+        rc = pdb_db_fail(w->src->db, "step log window pass");
+    pdb_db_release(st);
+    return rc;
+}
+
+/* A kind or split read back from the database, as a string that outlives
+ * the writer (see same_series). */
+static const char *intern(pdb_steplog *w, const unsigned char *text)
+{
+    if (!text)
+        return NULL;
+    size_t n = strlen((const char *)text);
+    int64_t i;
+    if (!w->interned)
+        w->interned = pdb_strmap_new();
+    if (pdb_strmap_get(w->interned, (const char *)text, n, &i))
+        return w->interned_strs[i];
+    w->interned_strs = pdb_xrealloc(w->interned_strs,
+                                    (size_t)(w->ninterned + 1) * sizeof *w->interned_strs);
+    w->interned_strs[w->ninterned] = pdb_xstrdup((const char *)text);
+    pdb_strmap_put(w->interned, (const char *)text, n, w->ninterned);
+    return w->interned_strs[w->ninterned++];
+}
+
+/* Runs a derivation query and stores each row it returns as a derived value
+ * of the row's record and context. Columns: record, ctx_id, kind, rank,
+ * loader, split, raw name (or the clock it comes from), pick, value, window.
+ * The query's rows are sorted before the first one is returned, so the
+ * values stored do not feed back into it. Derived values come after the
+ * logged ones in their record: pass p gives positions from p * 2^20, in
+ * the order of the rows. */
+static int derive(pdb_steplog *w, const char *sql, int pass,
+                  void (*name_of)(sqlite3_stmt *st, char *out, size_t cap))
+{
+    sqlite3_stmt *st;
+    if (prepare_pass(w, sql, &st) != PDB_OK)
+        return PDB_ERR;
+    char loader[sizeof w->loader], name[200];
+    int rc = PDB_OK, r;
+    int64_t last_record = -1, k = 0;
+    w->derived = true;
     while (rc == PDB_OK && (r = sqlite3_step(st)) == SQLITE_ROW) {
-        context_from_row(w, st, kind, sizeof kind, split, sizeof split);
+        int64_t record = sqlite3_column_int64(st, 0);
+        k = record == last_record ? k + 1 : 0;
+        last_record = record;
+        w->record = record;
+        w->derived_ctx = sqlite3_column_int64(st, 1);
+        w->derived_pos = ((int64_t)pass << 20) + k;
+        w->kind = intern(w, sqlite3_column_text(st, 2));
+        w->has_rank = sqlite3_column_type(st, 3) != SQLITE_NULL;
+        w->rank = sqlite3_column_int64(st, 3);
+        const unsigned char *ld = sqlite3_column_text(st, 4);
+        snprintf(loader, sizeof loader, "%s", ld ? (const char *)ld : "");
+        snprintf(w->loader, sizeof w->loader, "%s", loader);
+        w->split = intern(w, sqlite3_column_text(st, 5));
+        w->is_step = false; /* derived values do not make a file a step log */
         name_of(st, name, sizeof name);
-        double v = sqlite3_column_double(st, value_col);
-        int64_t win = sqlite3_column_int64(st, value_col + 1);
-        rc = pdb_steplog_value(w, name, strlen(name), v, PDB_UNIT_SECONDS, "derived", win);
+        rc = pdb_steplog_value(w, name, strlen(name), sqlite3_column_double(st, 8),
+                               PDB_UNIT_SECONDS, "derived", sqlite3_column_int64(st, 9));
     }
+    w->derived = false;
     if (rc == PDB_OK && r != SQLITE_DONE)
         rc = pdb_db_fail(w->src->db, "step time derivation");
     pdb_db_release(st);
@@ -456,50 +708,50 @@ static int derive(pdb_steplog *w, const char *sql,
 
 static void cumulative_name(sqlite3_stmt *st, char *out, size_t cap)
 {
-    const char *rn = (const char *)sqlite3_column_text(st, 9);
-    if (sqlite3_column_int64(st, 10) == 1)
+    const char *rn = (const char *)sqlite3_column_text(st, 6);
+    if (sqlite3_column_int64(st, 7) == 1)
         snprintf(out, cap, "delta %.150s", rn);
     else
         snprintf(out, cap, "%.150s per step", rn);
-}
-
-static void timestamp_name(sqlite3_stmt *st, char *out, size_t cap)
-{
-    (void)st;
-    snprintf(out, cap, "timestamp delta");
-}
-
-/* Runs an UPDATE over the source's rows (?1 = first rowid). */
-static int update_rows(pdb_steplog *w, const char *sql)
-{
-    sqlite3_stmt *st;
-    if (pdb_db_prepare(w->src->db, sql, &st) != PDB_OK)
-        return PDB_ERR;
-    sqlite3_bind_int64(st, 1, w->first_rowid);
-    int rc = pdb_db_step_done(w->src->db, st);
-    pdb_db_release(st);
-    return rc;
 }
 
 int pdb_steplog_finish(pdb_steplog *w)
 {
     sqlite3 *db = w->src->db;
     sqlite3_stmt *st;
-    int rc = update_rows(w, fill_first_window_sql);
+    int rc = pdb_sl_summarise(w->store);
     if (rc == PDB_OK)
-        rc = update_rows(w, detect_cumulative_sql);
-    if (rc != PDB_OK || derive(w, derive_cumulative_sql, cumulative_name, 11) != PDB_OK)
+        rc = set_first_windows(w);
+    if (rc == PDB_OK)
+        rc = run_pass(w, detect_cumulative_sql);
+    /* series rows changed under the cache */
+    if (rc != PDB_OK || pdb_sl_forget(w->store) != PDB_OK)
         return PDB_ERR;
+    forget_series(w);
+    if (derive(w, derive_cumulative_sql, 1, cumulative_name) != PDB_OK ||
+        pdb_sl_flush(w->store) != PDB_OK)
+        return PDB_ERR;
+    /* the tentative step times from timestamps stay only when nothing else
+     * times the steps */
     int64_t timed;
-    if (pdb_db_prepare(db, "SELECT EXISTS (SELECT 1 FROM steplog_values WHERE rowid >= ?1"
-                           " AND metric = 'step_time' AND unit = 's')", &st) != PDB_OK)
+    if (prepare_pass(w, "SELECT EXISTS (SELECT 1 FROM steplog_points WHERE source_id = ?1"
+                        " AND metric = 'step_time' AND unit = 's' AND agg <> '" TENTATIVE "')",
+                     &st) != PDB_OK)
         return PDB_ERR;
-    sqlite3_bind_int64(st, 1, w->first_rowid);
     rc = sqlite3_step(st);
     timed = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
     rc = rc == SQLITE_ROW ? PDB_OK : pdb_db_fail(db, "step time check");
     pdb_db_release(st);
     if (rc == PDB_OK && !timed)
-        rc = derive(w, derive_timestamps_sql, timestamp_name, 9);
+        rc = run_pass(w, "UPDATE steplog_series SET agg = 'derived'"
+                         " WHERE source_id = ?1 AND agg = '" TENTATIVE "'");
+    if (rc == PDB_OK && timed && w->ts_values > 0) {
+        rc = run_pass(w, "DELETE FROM steplog_chunks WHERE series_id IN (SELECT series_id"
+                         " FROM steplog_series WHERE source_id = ?1 AND agg = '" TENTATIVE "')");
+        if (rc == PDB_OK)
+            rc = run_pass(w, "DELETE FROM steplog_series WHERE source_id = ?1"
+                             " AND agg = '" TENTATIVE "'");
+        w->src->records -= w->ts_values;
+    }
     return rc;
 }

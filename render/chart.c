@@ -1,9 +1,11 @@
 /* chart.c: one gnuplot chart from a result set: NAME.dat and NAME.gp
- * (see chart.h).
+ * (see chart.h); chart_forms.c chooses the chart's form and writes its
+ * plot commands.
  *
  * The query returns a label column and numbers, either wide (one column per
- * series) or long (label, series, value; pivoted here). The data file holds
- * a header row of series names and one row per label, labels escaped by
+ * series, maybe share_pct and class) or long (label, series, value; pivoted
+ * here). The data file holds a header row of column names and one row per
+ * label: labels, classes and the texts printed on bars are escaped by
  * pdb_gp_data_label; the script refers to the data only by column, so no
  * data text is ever part of a gnuplot command. */
 #include "render/chart.h"
@@ -12,6 +14,7 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "render/files.h"
+#include "render/chart_int.h"
 #include "render/gnuplot.h"
 
 #include <math.h>
@@ -21,15 +24,16 @@
 
 /* ---- the data: labels x series ---------------------------------------- */
 
-typedef struct {
-    char **labels;
-    int nx, capx;
-    char **series;
-    int ns;
-    double *v;  /* capx * ns, row-major; NAN where a long-form row was missing */
-} grid;
+/* How each column of a wide row is read: a series, or a named extra. */
+enum { COL_SHARE = -1, COL_CLASS = -2 };
 
-static int series_index(grid *g, const char *name)
+typedef struct {
+    chart_grid g;
+    int *colmap; /* wide rows: per result column from 1, a series index or COL_* */
+    int ncols;
+} loader;
+
+static int series_index(chart_grid *g, const char *name)
 {
     for (int i = 0; i < g->ns; i++)
         if (strcmp(g->series[i], name) == 0)
@@ -38,7 +42,7 @@ static int series_index(grid *g, const char *name)
 }
 
 /* Re-lays the matrix for cap rows of ns series, keeping the rows so far. */
-static void relayout(grid *g, int cap, int ns)
+static void relayout(chart_grid *g, int cap, int ns)
 {
     double *v = pdb_xmalloc((size_t)cap * (size_t)(ns ? ns : 1) * sizeof *v);
     for (int x = 0; x < cap; x++)
@@ -46,10 +50,17 @@ static void relayout(grid *g, int cap, int ns)
             v[x * ns + s] = x < g->nx && s < g->ns ? g->v[x * g->ns + s] : NAN;
     free(g->v);
     g->v = v;
+    if (cap != g->capx) {
+        g->labels = pdb_xrealloc(g->labels, (size_t)cap * sizeof *g->labels);
+        if (g->share)
+            g->share = pdb_xrealloc(g->share, (size_t)cap * sizeof *g->share);
+        if (g->cls)
+            g->cls = pdb_xrealloc(g->cls, (size_t)cap * sizeof *g->cls);
+    }
     g->capx = cap;
 }
 
-static void add_series(grid *g, const char *name)
+static void add_series(chart_grid *g, const char *name)
 {
     relayout(g, g->capx ? g->capx : 64, g->ns + 1);
     g->series = pdb_xrealloc(g->series, (size_t)(g->ns + 1) * sizeof *g->series);
@@ -57,14 +68,17 @@ static void add_series(grid *g, const char *name)
 }
 
 /* Adds a row (or, in long form, returns the last one when its label repeats). */
-static int row_for(grid *g, const char *label, bool reuse_last)
+static int row_for(chart_grid *g, const char *label, bool reuse_last)
 {
     if (reuse_last && g->nx && strcmp(g->labels[g->nx - 1], label) == 0)
         return g->nx - 1;
     if (g->nx == g->capx || !g->v)
         relayout(g, g->capx ? 2 * g->capx : 64, g->ns);
-    g->labels = pdb_xrealloc(g->labels, (size_t)g->capx * sizeof *g->labels);
     g->labels[g->nx] = pdb_xstrdup(label);
+    if (g->share)
+        g->share[g->nx] = NAN;
+    if (g->cls)
+        g->cls[g->nx] = NULL;
     return g->nx++;
 }
 
@@ -74,7 +88,7 @@ static const char *col_text(sqlite3_stmt *st, int c)
     return s ? s : "";
 }
 
-static void add_long_row(grid *g, sqlite3_stmt *st)
+static void add_long_row(chart_grid *g, sqlite3_stmt *st)
 {
     const char *series = col_text(st, 1);
     int s = series_index(g, series);
@@ -86,293 +100,243 @@ static void add_long_row(grid *g, sqlite3_stmt *st)
     g->v[x * g->ns + s] = sqlite3_column_double(st, 2);
 }
 
-static void add_wide_row(grid *g, sqlite3_stmt *st)
+/* The first wide row: which columns are series and which are extras. */
+static void map_columns(loader *l, sqlite3_stmt *st)
 {
-    if (!g->series)
-        for (int s = 1; s < sqlite3_column_count(st); s++)
-            add_series(g, sqlite3_column_name(st, s));
-    int x = row_for(g, col_text(st, 0), false);
-    for (int s = 0; s < g->ns; s++)
-        g->v[x * g->ns + s] = sqlite3_column_type(st, s + 1) == SQLITE_NULL
-                                  ? NAN : sqlite3_column_double(st, s + 1);
+    chart_grid *g = &l->g;
+    l->ncols = sqlite3_column_count(st);
+    l->colmap = pdb_xcalloc((size_t)l->ncols, sizeof *l->colmap);
+    for (int c = 1; c < l->ncols; c++) {
+        const char *name = sqlite3_column_name(st, c);
+        if (strcmp(name, "share_pct") == 0 && !g->share) {
+            l->colmap[c] = COL_SHARE;
+            g->share = pdb_xcalloc(64, sizeof *g->share);
+        } else if (strcmp(name, "class") == 0 && !g->cls) {
+            l->colmap[c] = COL_CLASS;
+            g->cls = pdb_xcalloc(64, sizeof *g->cls);
+        } else {
+            l->colmap[c] = g->ns;
+            add_series(g, name);
+        }
+    }
 }
 
-static int load_grid(sqlite3_stmt *st, const pdb_chart_spec *d, grid *g)
+static void add_wide_row(loader *l, sqlite3_stmt *st)
+{
+    chart_grid *g = &l->g;
+    if (!l->colmap)
+        map_columns(l, st);
+    int x = row_for(g, col_text(st, 0), false);
+    for (int c = 1; c < l->ncols; c++) {
+        bool null = sqlite3_column_type(st, c) == SQLITE_NULL;
+        double v = null ? NAN : sqlite3_column_double(st, c);
+        if (l->colmap[c] == COL_SHARE)
+            g->share[x] = v;
+        else if (l->colmap[c] == COL_CLASS)
+            g->cls[x] = null ? NULL : pdb_xstrdup(col_text(st, c));
+        else
+            g->v[x * g->ns + l->colmap[c]] = v;
+    }
+}
+
+static int load_grid(sqlite3_stmt *st, loader *l)
 {
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-        (d->long_form ? add_long_row : add_wide_row)(g, st);
+        if (l->g.spec->long_form)
+            add_long_row(&l->g, st);
+        else
+            add_wide_row(l, st);
     return rc == SQLITE_DONE ? PDB_OK
                              : pdb_db_fail(sqlite3_db_handle(st), "chart query failed");
 }
 
-static void free_grid(grid *g)
+static void free_loader(loader *l)
 {
-    for (int i = 0; i < g->nx; i++)
+    chart_grid *g = &l->g;
+    for (int i = 0; i < g->nx; i++) {
         free(g->labels[i]);
+        if (g->cls)
+            free(g->cls[i]);
+    }
     for (int i = 0; i < g->ns; i++)
         free(g->series[i]);
     free(g->labels);
     free(g->series);
     free(g->v);
+    free(g->share);
+    free(g->cls);
+    free(g->row_rgb);
+    free(l->colmap);
 }
 
 /* ---- files --------------------------------------------------------------- */
 
-/* Header row of series names, then one row per label. Missing cells are
- * 0 in stacked charts (nothing of that series) and '?' elsewhere. */
-static int write_data(const char *dir, const pdb_chart_spec *d, const grid *g)
+/* Pixels a character takes at the charts' font (sans, 9 pt), roughly:
+ * capitals and wide letters more than the rest. */
+static double char_px(const unsigned char *c)
 {
-    FILE *f = pdb_out_create(dir, d->name, "dat");
+    if (c[0] == 0xE2 && c[1] == 0x80 && c[2] == 0xA6) /* … */
+        return 9.0;
+    if (*c == 'M' || *c == 'W' || *c == 'm' || *c == 'w')
+        return 10.5;
+    if ((*c >= 'A' && *c <= 'Z') || *c == '<' || *c == '>' || *c == '_')
+        return 8.4;
+    if (*c == 'i' || *c == 'l' || *c == 'j' || *c == '.' || *c == ',' || *c == ':' || *c == ' ' ||
+        *c == '(' || *c == ')' || *c == '\'' || *c == '|' || *c == 'I' || *c == 't' || *c == 'f')
+        return 4.0;
+    return 7.0;
+}
+
+/* Code points of a label a data file keeps: bar names span the chart's
+ * width (w - 60 pixels), as many characters as fit; tick labels 60. */
+static size_t label_width(const chart_grid *g, const char *label)
+{
+    if (g->form != FORM_BARS && g->form != FORM_PAIRED)
+        return 60;
+    double room = g->w - 60, px = 0, ellipsis = 9;
+    size_t points = 0, n = 0;
+    for (const unsigned char *p = (const unsigned char *)label; *p; p++)
+        if ((*p & 0xC0) != 0x80) {
+            points++;
+            px += char_px(p);
+            if (px + ellipsis <= room)
+                n = points;
+        }
+    return px <= room ? 0 : n; /* 0: never cut */
+}
+
+static void header_row(const chart_grid *g, pdb_buf *b)
+{
+    pdb_gp_data_label(b, "label", 0);
+    for (int s = 0; s < g->ns; s++) {
+        pdb_buf_addc(b, ' ');
+        pdb_gp_data_label(b, g->series[s], 40);
+    }
+    static const char *const extra[] = {"share_pct", "class", "color", "color_light",
+                                        "text",      "text2", "up"};
+    const int cols[] = {g->col_share, g->col_class, g->col_color, g->col_light,
+                        g->col_text,  g->col_text2, g->col_up};
+    for (int i = 0; i < 7; i++)
+        if (cols[i])
+            pdb_buf_addf(b, " \"%s\"", extra[i]);
+}
+
+/* One data row: label, values, then the extras the form asked for. Missing
+ * values are 0 in stacked forms (nothing of that series), '?' elsewhere. */
+static void data_row(const chart_grid *g, int x, pdb_buf *b)
+{
+    if (g->form == FORM_LINES || g->form == FORM_TIMELINE)
+        pdb_buf_addf(b, "%.9g", strtod(g->labels[x], NULL)); /* a number, never text */
+    else
+        pdb_gp_data_label(b, g->labels[x], label_width(g, g->labels[x]));
+    bool zero_fill = g->form == FORM_COLUMNS || g->form == FORM_AREAS ||
+                     g->form == FORM_SHARE_BARS;
+    for (int s = 0; s < g->ns; s++) {
+        double v = g->v[x * g->ns + s];
+        if (isfinite(v))
+            pdb_buf_addf(b, " %.9g", v);
+        else
+            pdb_buf_adds(b, zero_fill ? " 0" : " ?");
+    }
+    if (g->col_share)
+        pdb_buf_addf(b, isfinite(g->share[x]) ? " %.4g" : " ?", g->share[x]);
+    if (g->col_class) {
+        pdb_buf_addc(b, ' ');
+        pdb_gp_data_label(b, g->cls[x] ? g->cls[x] : "", 40);
+    }
+    if (g->col_color)
+        pdb_buf_addf(b, " %ld", pdb_chart_row_color(g, x, false));
+    if (g->col_light)
+        pdb_buf_addf(b, " %ld", pdb_chart_row_color(g, x, true));
+    pdb_buf t = PDB_BUF_INIT;
+    const int texts[] = {g->col_text, g->col_text2};
+    for (int i = 0; i < 2; i++)
+        if (texts[i]) {
+            pdb_buf_reset(&t);
+            pdb_chart_row_text(g, x, texts[i], &t);
+            pdb_buf_addc(b, ' ');
+            pdb_gp_data_label(b, pdb_buf_str(&t), 0);
+        }
+    pdb_buf_free(&t);
+    if (g->col_up) { /* 1: the time grew, -1: it shrank, 0: the same */
+        double base = g->v[x * g->ns], test = g->v[x * g->ns + 1];
+        base = isfinite(base) ? base : 0;
+        test = isfinite(test) ? test : 0;
+        pdb_buf_addf(b, " %d", (test > base) - (test < base));
+    }
+}
+
+static int write_data(const char *dir, const chart_grid *g)
+{
+    FILE *f = pdb_out_create(dir, g->spec->name, "dat");
     if (!f)
         return PDB_ERR;
     pdb_buf b = PDB_BUF_INIT;
-    fprintf(f, "# profdb chart data: %s (first row: series names; first column: labels)\n",
-            d->name);
-    pdb_gp_data_label(&b, "label", 0);
-    for (int s = 0; s < g->ns; s++) {
-        pdb_buf_addc(&b, ' ');
-        pdb_gp_data_label(&b, g->series[s], 40);
-    }
-    fprintf(f, "%s\n", b.p);
+    fprintf(f, "# profdb chart data: %s (first row: column names; first column: labels)\n",
+            g->spec->name);
+    header_row(g, &b);
+    fprintf(f, "%s\n", pdb_buf_str(&b));
     for (int x = 0; x < g->nx; x++) {
         pdb_buf_reset(&b);
-        if (d->kind == PDB_CHART_LINES)
-            pdb_buf_addf(&b, "%.9g", strtod(g->labels[x], NULL)); /* a number, never text */
-        else
-            pdb_gp_data_label(&b, g->labels[x], 70);
-        fputs(b.p, f);
-        for (int s = 0; s < g->ns; s++) {
-            double v = g->v[x * g->ns + s];
-            if (isfinite(v))
-                fprintf(f, " %.9g", v);
-            else
-                fputs(d->kind == PDB_CHART_STACKED ? " 0" : " ?", f);
-        }
-        fputc('\n', f);
+        data_row(g, x, &b);
+        fprintf(f, "%s\n", pdb_buf_str(&b));
     }
     pdb_buf_free(&b);
-    return pdb_out_close(f, d->name);
+    return pdb_out_close(f, g->spec->name);
 }
 
-/* The plot commands of each kind; the data file is "NAME.dat". */
-static void plot_stacked(FILE *f, const pdb_chart_spec *d, const grid *g)
+static int write_script(const char *dir, const chart_grid *g, const char *subtitle)
 {
-    int every = g->nx > 40 ? (g->nx + 39) / 40 : 1; /* at most ~40 tick labels */
-    /* Many bars: no outlines, no gaps, or the borders are all one sees. */
-    bool dense = g->nx > 60;
-    fprintf(f, "set style data histograms\nset style histogram rowstacked\n"
-               "set style fill solid 0.85 %s\nset boxwidth %s relative\n"
-               "set key outside right top\nset grid ytics\nset yrange [0:*]\n"
-               "set xtics scale 0%s\n",
-            dense ? "noborder" : "border -1", dense ? "1" : "0.75",
-            g->nx > 8 ? " rotate by -45" : "");
-    fputs("set ylabel ", f);
-    pdb_gp_quote_file(f, d->axis);
-    fprintf(f, "\nplot for [i=2:%d] '%s.dat' using i:xtic(int(column(0)) %% %d == 0 ?"
-               " strcol(1) : '') title columnheader(i)\n",
-            g->ns + 1, d->name, every);
-}
-
-static void plot_hbar(FILE *f, const pdb_chart_spec *d, const grid *g)
-{
-    static const char *const colors[] = {"#4e79a7", "#e15759"};
-    fprintf(f, "set yrange [%d.5:-0.5]\nset xrange [0:*]\nset ytics scale 0\n"
-               "set grid xtics\nset style fill solid 0.85 border -1\nset key below\n",
-            g->nx - 1);
-    fputs("set xlabel ", f);
-    pdb_gp_quote_file(f, d->axis);
-    fputs("\nplot ", f);
-    /* One series: a full-height bar; two: side by side within the row. */
-    double h = g->ns > 1 ? 0.4 : 0.35;
-    for (int s = 0; s < g->ns && s < 2; s++) {
-        double lo = g->ns > 1 ? (s ? 0 : -h) : -h, hi = g->ns > 1 ? (s ? h : 0) : h;
-        fprintf(f, "%s'%s.dat' using %d:0:(0):%d:($0%+.2f):($0%+.2f)%s with boxxyerror"
-                   " lc rgb '%s' title columnheader(%d)",
-                s ? ", \\\n     " : "", d->name, s + 2, s + 2, lo, hi, s ? "" : ":ytic(1)",
-                colors[s], s + 2);
-    }
-    fputc('\n', f);
-}
-
-static void plot_ranks(FILE *f, const pdb_chart_spec *d)
-{
-    fputs("set style fill solid 0.85 border -1\nset boxwidth 0.6\nset yrange [0:*]\n"
-          "set grid ytics\nset key off\nset offsets 0, 0, graph 0.08, 0\n"
-          "set key autotitle columnheader\nset ylabel ", f);
-    pdb_gp_quote_file(f, d->axis);
-    fprintf(f, "\nplot '%s.dat' using 0:2:($3 > 0 ? 0xe15759 : 0x4e79a7):xtic(1) with boxes"
-               " lc rgb variable notitle, \\\n"
-               "     '' using 0:($3 > 0 ? $2 : NaN):('straggler') with labels offset 0,0.8"
-               " notitle\n", d->name);
-}
-
-/* The range of every series' values, padded when they are all equal
- * (gnuplot draws nothing over an empty range); *bins is set to suit. */
-static void hist_range(const grid *g, double *lo, double *hi, int *bins)
-{
-    *lo = INFINITY;
-    *hi = -INFINITY;
-    for (int x = 0; x < g->nx; x++)
-        for (int s = 0; s < g->ns; s++)
-            if (isfinite(g->v[x * g->ns + s])) {
-                *lo = fmin(*lo, g->v[x * g->ns + s]);
-                *hi = fmax(*hi, g->v[x * g->ns + s]);
-            }
-    *bins = g->nx < 20 ? g->nx : 20;
-    if (g->ns > 1) /* before and after: finer bins, so two close shapes separate */
-        *bins = g->nx * 2 < 10 ? 10 : g->nx * 2 > 30 ? 30 : g->nx * 2;
-    if (!(*hi > *lo)) {
-        double pad = isfinite(*hi) && fabs(*hi) > 0 ? fabs(*hi) * 0.05 : 0.5;
-        *lo = isfinite(*lo) ? *lo - pad : 0;
-        *hi = isfinite(*hi) ? *hi + pad : 1;
-        *bins = 5; /* odd: the value sits in the middle bin, not on an edge */
-    }
-}
-
-/* One series: a histogram. Several (before and after): overlaid on the
- * same bins, half transparent, so the shift shows. */
-static void plot_hist(FILE *f, const pdb_chart_spec *d, const grid *g)
-{
-    double lo, hi;
-    int bins;
-    hist_range(g, &lo, &hi, &bins);
-    if (g->ns == 1) {
-        fputs("set style fill solid 0.85 border -1\nset yrange [0:*]\nset grid ytics\n"
-              "set key off\nset ylabel 'steps'\nset xlabel ", f);
-        pdb_gp_quote_file(f, d->axis);
-        fprintf(f, "\nplot '%s.dat' using 2 bins=%d binrange [%.9g:%.9g] with boxes"
-                   " lc rgb '#4e79a7' title columnheader(2)\n", d->name, bins, lo, hi);
-        return;
-    }
-    fputs("set datafile missing '?'\nset style fill transparent solid 0.5 border -1\n"
-          "set yrange [0:*]\nset grid ytics\nset key outside right top\n"
-          "set ylabel 'steps'\nset xlabel ", f);
-    pdb_gp_quote_file(f, d->axis);
-    fprintf(f, "\nplot for [i=2:%d] '%s.dat' using i bins=%d binrange [%.9g:%.9g] with boxes"
-               " title columnheader(i)\n", g->ns + 1, d->name, bins, lo, hi);
-}
-
-/* Bars per label, one per series side by side (base and test per phase). */
-static void plot_grouped(FILE *f, const pdb_chart_spec *d, const grid *g)
-{
-    fprintf(f, "set datafile missing '?'\nset style data histograms\n"
-               "set style histogram clustered gap 1\nset style fill solid 0.85 border -1\n"
-               "set key outside right top\nset grid ytics\nset yrange [0:*]\n"
-               "set xtics scale 0%s\n", g->nx > 8 ? " rotate by -45" : "");
-    fputs("set ylabel ", f);
-    pdb_gp_quote_file(f, d->axis);
-    fprintf(f, "\nplot for [i=2:%d] '%s.dat' using i:xtic(1) title columnheader(i)\n",
-            g->ns + 1, d->name);
-}
-
-static void plot_lines(FILE *f, const pdb_chart_spec *d, const grid *g)
-{
-    fputs("set datafile missing '?'\nset key outside right top\nset grid\nset yrange [0:*]\n"
-          "set xlabel 'seconds since the first sample'\nset ylabel ", f);
-    pdb_gp_quote_file(f, d->axis);
-    fprintf(f, "\nplot for [i=2:%d] '%s.dat' using 1:i with lines lw 1.5"
-               " title columnheader(i)\n", g->ns + 1, d->name);
-}
-
-/* A metric over runs, x = the run's position: the band between the
- * quartiles, the level of each segment (a step at each change point), the
- * median per run with the x labels, and a mark on each change point. */
-static void plot_trend(FILE *f, const pdb_chart_spec *d, const grid *g)
-{
-    int every = g->nx > 40 ? (g->nx + 39) / 40 : 1; /* at most ~40 tick labels */
-    size_t widest = 0;
-    for (int x = 0; x < g->nx; x++)
-        if (strlen(g->labels[x]) > widest)
-            widest = strlen(g->labels[x]);
-    /* Slanted when the labels side by side would not fit (~110 characters). */
-    bool slant = g->nx > 8 || (size_t)g->nx * widest > 110;
-    fprintf(f, "set datafile missing '?'\nset key autotitle columnheader\nset key below\n"
-               "set grid ytics\nset xtics scale 0%s\n"
-               "set offsets 0.5, 0.5, graph 0.05, graph 0.05\n",
-            slant ? " rotate by 45 right" : "");
-    fputs("set ylabel ", f);
-    pdb_gp_quote_file(f, d->axis);
-    fprintf(f, "\nplot '%s.dat' using 0:3:4 with filledcurves lc rgb '#4e79a7'"
-               " fs transparent solid 0.2 noborder title 'interquartile range', \\\n"
-               "     '' using 0:5 with histeps lc rgb '#59a14f' dt 2 lw 1.5 title 'level', \\\n"
-               "     '' using 0:2:xtic(int(column(0)) %% %d == 0 ? strcol(1) : '')"
-               " with linespoints lc rgb '#4e79a7' lw 1.5 pt 7 ps 0.5 title 'median', \\\n"
-               "     '' using 0:($6 > 0 ? $2 : NaN) with points lc rgb '#e15759' pt 9 ps 2"
-               " title 'change point'\n", d->name, every);
-}
-
-static void chart_size(const pdb_chart_spec *d, const grid *g, int *w, int *h)
-{
-    *w = 900;
-    *h = 500;
-    if (d->kind == PDB_CHART_HBAR) {
-        *w = 1100;
-        *h = 140 + 22 * g->nx;
-    } else if (d->kind == PDB_CHART_STACKED && g->nx > 30) {
-        *w = g->nx * 16 + 200 > 1800 ? 1800 : g->nx * 16 + 200;
-    } else if (d->kind == PDB_CHART_TREND && g->nx > 40) {
-        *w = 1200;
-    }
-}
-
-static int write_script(const char *dir, const pdb_chart_spec *d, const grid *g,
-                        const char *subtitle)
-{
+    const pdb_chart_spec *d = g->spec;
     FILE *f = pdb_out_create(dir, d->name, "gp");
     if (!f)
         return PDB_ERR;
-    int w, h;
-    chart_size(d, g, &w, &h);
     fprintf(f, "# profdb chart '%s': %s\n"
                "# Render in this folder: gnuplot %s.gp  (writes %s.png and %s.svg)\n"
                "# The data, labels included, is in %s.dat; restyle freely.\n",
             d->name, d->title, d->name, d->name, d->name, d->name);
     fprintf(f, "set terminal pngcairo noenhanced size %d,%d font 'sans,9'\n"
-               "set output '%s.png'\n", w, h, d->name);
-    /* Tableau 10 colours, in the order the series come. */
+               "set output '%s.png'\n", g->w, g->h, d->name);
+    /* Tableau 10 colours for what has no colour of its own (pdb_chart_color). */
     static const char *const palette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
                                           "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
     for (int i = 0; i < 10; i++)
         fprintf(f, "set linetype %d lc rgb '%s'\n", i + 1, palette[i]);
-    fputs("set title ", f);
+    /* The title at a fixed place, the legend (if any) under it, then the
+     * plot: gnuplot would move a title with the margin. */
+    fputs("set label 1 ", f);
     pdb_buf t = PDB_BUF_INIT;
     pdb_buf_addf(&t, "%s%s%s", d->title, subtitle ? " - " : "", subtitle ? subtitle : "");
     pdb_gp_quote_file(f, t.p);
     pdb_buf_free(&t);
-    fputc('\n', f);
-    if (d->kind == PDB_CHART_STACKED)
-        plot_stacked(f, d, g);
-    else if (d->kind == PDB_CHART_HBAR)
-        plot_hbar(f, d, g);
-    else if (d->kind == PDB_CHART_RANKS)
-        plot_ranks(f, d);
-    else if (d->kind == PDB_CHART_HIST)
-        plot_hist(f, d, g);
-    else if (d->kind == PDB_CHART_GROUPED)
-        plot_grouped(f, d, g);
-    else if (d->kind == PDB_CHART_TREND)
-        plot_trend(f, d, g);
-    else
-        plot_lines(f, d, g);
+    fprintf(f, " at screen 0.5, screen %.4f center font ',10'\n"
+               "set tmargin at screen %.4f\n", 1 - 16.0 / g->h, 1 - (double)g->top_px / g->h);
+    /* Labels are UTF-8 (pdb_utf8_clean); the first row of the data names
+     * the columns, for every plot. */
+    fputs("set encoding utf8\nset datafile columnheaders\nset datafile missing '?'\n"
+          "set border 3\nset tics nomirror\n", f);
+    pdb_chart_plot(f, g);
     fprintf(f, "set terminal svg noenhanced size %d,%d font 'sans,9' background '#ffffff'\n"
-               "set output '%s.svg'\nreplot\nunset output\n", w, h, d->name);
+               "set output '%s.svg'\nreplot\nunset output\n", g->w, g->h, d->name);
     return pdb_out_close(f, d->name);
 }
 
 int pdb_chart_write(sqlite3_stmt *st, const pdb_chart_spec *d, const char *subtitle,
                     const char *dir, bool *written)
 {
-    grid g = {0};
+    loader l = {.g = {.spec = d}};
     *written = false;
-    int rc = load_grid(st, d, &g);
-    if (rc == PDB_OK && g.nx >= d->min_rows && g.ns > 0) {
-        rc = write_data(dir, d, &g);
+    int rc = load_grid(st, &l);
+    chart_grid *g = &l.g;
+    if (rc == PDB_OK && g->nx >= d->min_rows && g->ns > 0) {
+        pdb_chart_plan(g);
+        rc = write_data(dir, g);
         if (rc == PDB_OK)
-            rc = write_script(dir, d, &g, subtitle);
+            rc = write_script(dir, g, subtitle);
         *written = rc == PDB_OK;
     }
-    free_grid(&g);
+    free_loader(&l);
     return rc;
 }
 

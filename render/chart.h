@@ -12,15 +12,31 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+/* What a chart shows; the form it is drawn in follows from the data too
+ * (how many rows, samples, series), so each reads at a glance at its size. */
 typedef enum {
-    PDB_CHART_STACKED,  /* bars per label, series stacked */
-    PDB_CHART_HBAR,     /* horizontal bars, one or two series side by side */
+    PDB_CHART_STACKED,  /* per label in order (steps), series stacked: columns with
+                           their totals; many labels (> 40): stacked areas */
+    PDB_CHART_HBAR,     /* horizontal bars, largest first, the name above each bar and
+                           its value at its end; a second series no larger than the
+                           first is drawn inside it (a part: tottime in cumtime),
+                           otherwise beside it */
     PDB_CHART_RANKS,    /* one bar per rank; column 3 non-zero marks it red */
-    PDB_CHART_HIST,     /* histogram of column 2; of each series, overlaid, when several */
+    PDB_CHART_HIST,     /* distribution of each series: up to 40 samples a strip of
+                           dots, more a histogram; the medians marked; a second series
+                           (after) over the first (before) */
     PDB_CHART_GROUPED,  /* bars per label, the series side by side */
     PDB_CHART_LINES,    /* x (a number) against each series */
     PDB_CHART_TREND,    /* runs in order: label, median, q1, q3, level, change (non-zero
                            marks a change point): a line in a quartile band */
+    PDB_CHART_SHARES,   /* parts of a whole per label (a rank): up to 16 labels one
+                           horizontal stacked bar each, the parts' percentages on them;
+                           more labels: stacked columns */
+    PDB_CHART_PAIRED,   /* before and after per label: columns label, base, test; two
+                           bars per label, the change printed (red up, green down) */
+    PDB_CHART_TIMELINE, /* x (milliseconds from the start) against each series as a step
+                           line; a series whose name starts with "peak" is drawn as
+                           marked points (a peak on the other lines) */
 } pdb_chart_kind;
 
 typedef struct pdb_chart_spec {
@@ -30,6 +46,21 @@ typedef struct pdb_chart_spec {
     bool long_form;     /* rows are (label, series, value) */
     int min_rows;       /* fewer rows: the chart does not apply, nothing is written */
 } pdb_chart_spec;
+
+/* Wide rows may end with columns read by name, not drawn as series:
+ *   share_pct  the row's share of a whole only the query knows (all kernels,
+ *              not just the top ones), printed after its value;
+ *   class      text saying what the row is (compute, communication, memory,
+ *              runtime, ...): its bar's colour (pdb_chart_color) and legend.
+ * Values printed on charts carry the unit of the axis: "milliseconds" or
+ * "(ms)" prints ms (10 s and more as s), "(%)" prints %. */
+
+/* Colours mean the same in every chart: compute blue, communication orange,
+ * memory green, idle light grey, and fixed colours for the CPU parts of a
+ * step (runtime, cpu_exec, dataloader) and step-log phases (forward,
+ * backward, optimizer, data, sync, ...). Returns "#rrggbb" for a series or
+ * class name with a meaning, NULL for others (they get palette colours). */
+const char *pdb_chart_color(const char *name);
 
 /* Steps st to the end (a label column, then numbers; see above) and, when
  * it gave at least spec->min_rows rows, writes DIR/NAME.dat and DIR/NAME.gp;

@@ -2,11 +2,13 @@
  * (see charts.h; the queries are in report/queries/charts.sql);
  * render/chart.c draws them. Times are drawn in milliseconds. */
 #include "report/charts.h"
+#include "common/db.h"
 #include "common/error.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "render/chart.h"
 #include "report/queries.h"
+#include "report/reports.h"
 #include "report/thresholds.h"
 #include "report/trace_sql.h"
 
@@ -17,41 +19,60 @@ typedef struct {
     pdb_chart_spec spec;
     const char *query; /* in report/queries/charts.sql: ?1 run_id, ?2 top, ?3 and ?4 the
                           straggler test's level and minimum effect */
+    int (*prepare)(sqlite3 *db, int64_t run_id); /* on-demand analysis the query reads */
 } chart_def;
+
+static int memory_bw(sqlite3 *db, int64_t run_id)
+{
+    return pdb_memory_bw_fill(db, run_id, false);
+}
 
 static const chart_def charts[] = {
     {{"steps", "Step time by category", "milliseconds", PDB_CHART_STACKED, false, 1},
-     "charts.steps"},
-    {{"gpu", "GPU time breakdown per rank", "milliseconds", PDB_CHART_STACKED, false, 1},
-     "charts.gpu"},
-    {{"kernel-types", "GPU time per kernel type", "milliseconds", PDB_CHART_STACKED, true, 1},
-     "charts.kernel_types"},
+     "charts.steps", NULL},
+    {{"gpu", "GPU time per rank: compute, non-compute, idle", "milliseconds",
+      PDB_CHART_SHARES, false, 1},
+     "charts.gpu", NULL},
+    {{"kernel-types", "GPU busy time per kernel type", "milliseconds", PDB_CHART_SHARES, true,
+      1},
+     "charts.kernel_types", NULL},
     {{"top-kernels", "Top GPU kernels by total time (all ranks)", "milliseconds", PDB_CHART_HBAR,
       false, 1},
-     "charts.top_kernels"},
+     "charts.top_kernels", NULL},
     {{"top-ops", "Top CPU ops by self time (all ranks)", "milliseconds", PDB_CHART_HBAR, false, 1},
-     "charts.top_ops"},
-    {{"rank-steps", "Mean step time per rank (a straggler, by the ranks report's test, in red)",
-      "milliseconds", PDB_CHART_RANKS,
-      false, 2},
-     "charts.rank_steps"},
+     "charts.top_ops", NULL},
+    {{"rank-steps", "Mean step time per rank (a straggler by the ranks report's test in red)",
+      "milliseconds", PDB_CHART_RANKS, false, 2},
+     "charts.rank_steps", NULL},
     {{"step-hist", "Distribution of step times", "step time (ms)", PDB_CHART_HIST, false, 3},
-     "charts.step_hist"},
-    {{"top-functions", "Top Python functions (pstats) by cumulative time", "milliseconds",
-      PDB_CHART_HBAR, false, 1},
-     "charts.top_functions"},
+     "charts.step_hist", NULL},
+    {{"top-functions", "Top Python functions (pstats) by own time, in their cumulative time",
+      "milliseconds", PDB_CHART_HBAR, false, 1},
+     "charts.top_functions", NULL},
     {{"phase-steps", "Step-log phase times per step (mean over loaders and ranks)",
       "milliseconds", PDB_CHART_STACKED, true, 1},
-     "charts.phase_steps"},
+     "charts.phase_steps", NULL},
     {{"phase-hist", "Distribution of step times (step logs)", "step time (ms)", PDB_CHART_HIST,
       false, 3},
-     "charts.phase_hist"},
-    {{"phase-ranks", "Mean step time per rank, step logs (straggler in red)", "milliseconds",
-      PDB_CHART_RANKS, false, 2},
-     "charts.phase_ranks"},
+     "charts.phase_hist", NULL},
+    {{"phase-ranks", "Mean step time per rank, step logs (a straggler by the ranks test in red)",
+      "milliseconds", PDB_CHART_RANKS, false, 2},
+     "charts.phase_ranks", NULL},
     {{"gpu-util", "GPU utilisation over time (nvidia-smi)", "utilisation (%)", PDB_CHART_LINES,
       true, 2},
-     "charts.gpu_util"},
+     "charts.gpu_util", NULL},
+    {{"critical-path", "Critical path per iteration by what bounds it (the first 50 per rank)",
+      "milliseconds", PDB_CHART_STACKED, true, 1},
+     "charts.critical_path", pdb_critical_summary},
+    {{"queue-length", "CUDA launch queue length per stream",
+      "launches in flight", PDB_CHART_TIMELINE, true, 2},
+     "charts.queue_length", NULL},
+    {{"memory-bw", "Memory bandwidth per kind (memcpy, memset)", "GB/s",
+      PDB_CHART_TIMELINE, true, 2},
+     "charts.memory_bw", memory_bw},
+    {{"memory", "Memory allocated and reserved per device, the peak marked", "MiB",
+      PDB_CHART_TIMELINE, true, 2},
+     "charts.memory", NULL},
 };
 
 /* Runs one chart's query and draws it; *written says whether it applied. */
@@ -59,7 +80,8 @@ static int write_one(sqlite3 *db, const chart_def *d, int64_t run_id, const char
                      const char *dir, long top, bool *written)
 {
     sqlite3_stmt *st;
-    if (pdb_trace_sql_functions(db) != PDB_OK || pdb_report_prepare(db, d->query, &st) != PDB_OK)
+    if (pdb_trace_sql_functions(db) != PDB_OK || (d->prepare && d->prepare(db, run_id) != PDB_OK) ||
+        pdb_report_prepare(db, d->query, &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, run_id);
     if (sqlite3_bind_parameter_count(st) >= 2)

@@ -8,17 +8,25 @@
  *   steps          trace: per-step time stacked by category (analysis_steps)
  *   gpu            trace: GPU temporal breakdown per rank (analysis_gpu)
  *   kernel-types   trace: GPU time per kernel type per rank
- *   top-kernels    trace: top-N kernels by total time (summed over ranks)
+ *   top-kernels    trace: top-N kernels by total time (summed over ranks),
+ *                  short names, share and kind
  *   top-ops        trace: top-N CPU ops by self time (summed over ranks)
  *   rank-steps     trace: mean step time per rank, the straggler marked
  *   step-hist      trace: distribution of step times
- *   top-functions  pstats: top-N functions by cumulative time, with tottime
+ *   top-functions  pstats: top-N functions by own time (tottime), inside
+ *                  their cumulative time
  *   phase-steps    step logs: per-step phase times, stacked
  *   phase-hist     step logs: distribution of step times (step_time, else
  *                  the sum of the phases)
- *   phase-ranks    step logs with 2+ ranks: mean step time per rank, the
- *                  straggler marked
- *   gpu-util       nvidia-smi logs: utilisation per GPU over time */
+ *   phase-ranks    step logs with 2+ ranks: mean step time per rank, a
+ *                  straggler by the ranks report's test marked
+ *   gpu-util       nvidia-smi logs: utilisation per GPU over time
+ *   critical-path  trace: each iteration's critical path by what bounds it (the
+ *                  first 50, computed on demand)
+ *   queue-length   trace: the CUDA launch queue of each stream over time
+ *   memory-bw      trace: memcpy/memset bandwidth per kind over time
+ *   memory         profile_memory traces: allocated and reserved memory per
+ *                  device over time, the peak marked */
 #ifndef PDB_CHARTS_H
 #define PDB_CHARTS_H
 

@@ -16,7 +16,8 @@
 /* The tables of the folder, in reading order. */
 static const char *const tables[] = {
     "summary", "insights", "step-insights", "gpu", "kernel-types", "kernels", "ops", "steps",
-    "ranks", "idle", "launch", "comm", "pstats", "phases", "loaders", "throughput",
+    "ranks", "idle", "launch", "queue-length", "memory-bw", "memory", "comm", "pstats", "phases",
+    "loaders", "throughput",
     "rf-report", "gpu-util", "metric-rules", "metrics",
 };
 

@@ -23,6 +23,7 @@ int pdb_run_facts_get(sqlite3 *db, int64_t run_id, pdb_run_facts *f)
         {"overview.count_pstats_functions", &f->pstats_funcs},
         {"overview.count_steplog_values", &f->steplog_values},
         {"overview.count_steplog_steps", &f->steplog_steps},
+        {"overview.count_memory_events", &f->memory_events},
     };
     for (size_t i = 0; i < sizeof q / sizeof q[0]; i++)
         if (pdb_report_number(db, q[i].query, run_id, q[i].out) != PDB_OK)
@@ -35,6 +36,9 @@ int pdb_report_needs(const char *name)
     static const struct { const char *name; int needs; } t[] = {
         {"gpu", PDB_NEEDS_GPU}, {"kernel-types", PDB_NEEDS_GPU}, {"kernels", PDB_NEEDS_GPU},
         {"idle", PDB_NEEDS_GPU}, {"launch", PDB_NEEDS_GPU}, {"comm", PDB_NEEDS_GPU},
+        {"queue-length", PDB_NEEDS_GPU}, {"memory-bw", PDB_NEEDS_GPU},
+        {"memory", PDB_NEEDS_MEMORY}, {"critical-path", PDB_NEEDS_GPU},
+        {"kernel-sequences", PDB_NEEDS_GPU},
         {"ops", PDB_NEEDS_TRACE}, {"ranks", PDB_NEEDS_TRACE}, {"insights", PDB_NEEDS_TRACE},
         {"annotations", PDB_NEEDS_TRACE},
         {"steps", PDB_NEEDS_STEPS},
@@ -61,6 +65,8 @@ const char *pdb_report_missing(const pdb_run_facts *f, int needs)
         return "no pstats dump";
     if ((needs & PDB_NEEDS_STEPLOG) && !f->steplog_values)
         return "no step logs";
+    if ((needs & PDB_NEEDS_MEMORY) && !f->memory_events)
+        return "no [memory] events";
     return NULL;
 }
 
@@ -127,7 +133,7 @@ static void applicable(pdb_report_ctx *ctx, const pdb_run_facts *f)
     fputc('\n', ctx->out);
     static const char *const reasons[] = {"no traces", "no GPU events",
                                           "no ProfilerStep annotations", "no pstats dump",
-                                          "no step logs"};
+                                          "no step logs", "no [memory] events"};
     for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++) {
         bool any = false;
         for (const pdb_report *r = pdb_reports; r->name; r++) {

@@ -10,12 +10,12 @@
 
 typedef struct pdb_run_facts {
     int64_t sources, records, traces, ranks, gpu_events, steps, ops, pstats_funcs,
-        steplog_values, steplog_steps;
+        steplog_values, steplog_steps, memory_events;
 } pdb_run_facts;
 
 /* What a report needs from a run (PDB_NEEDS_* bits). */
 enum { PDB_NEEDS_TRACE = 1, PDB_NEEDS_GPU = 2, PDB_NEEDS_STEPS = 4, PDB_NEEDS_PSTATS = 8,
-       PDB_NEEDS_STEPLOG = 16 };
+       PDB_NEEDS_STEPLOG = 16, PDB_NEEDS_MEMORY = 32 };
 
 int pdb_run_facts_get(sqlite3 *db, int64_t run_id, pdb_run_facts *f);
 /* The PDB_NEEDS_* bits of a report name (0: applies to every run). */

@@ -37,6 +37,12 @@ typedef struct pdb_report_ctx {
     const char *compat;       /* --compat hta (trace passes) */
     const char *by;           /* --by KEY (kernels: op, top-op, annotation, ...) */
     const char *names;        /* --names full|short (trace reports) */
+    long queue_limit;         /* --queue-limit N (queue-length; -1: CUDA's 1024) */
+    const char *annotation;   /* --annotation TEXT (critical-path windows; '' whole trace) */
+    long instance;            /* --instance I (critical-path: one window; -1 all) */
+    bool zero_weight_launch;  /* --zero-weight-launch-edges (critical-path, as HTA's env) */
+    const char *op;           /* --op NAME (kernel-sequences: ops whose name contains NAME) */
+    long min_len;             /* --min-len L (kernel-sequences: kernels per pattern, 3) */
 } pdb_report_ctx;
 
 typedef struct pdb_report {
@@ -65,6 +71,15 @@ int pdb_report_render(pdb_report_ctx *ctx, sqlite3_stmt *st);
 int pdb_report_require(pdb_report_ctx *ctx, const char *report, const char *count_query,
                        const char *mode, const char *why, bool *ok);
 
+/* On-demand analyses into temp tables, shared by reports and charts:
+ * the critical path of the first PDB_CP_FIRST_STEPS iterations of every
+ * rank, exact mode (temp.cp_windows, cp_bounds), done once per run and
+ * connection (the insights' and the chart's; empty tables for runs
+ * without GPU events); the memory bandwidth series (temp.memory_bw). */
+#define PDB_CP_FIRST_STEPS 50
+int pdb_critical_summary(sqlite3 *db, int64_t run_id);
+int pdb_memory_bw_fill(sqlite3 *db, int64_t run_id, bool hta);
+
 /* Reports. */
 int pdb_report_summary(pdb_report_ctx *ctx);
 int pdb_report_gpu(pdb_report_ctx *ctx);
@@ -76,6 +91,11 @@ int pdb_report_steps(pdb_report_ctx *ctx);
 int pdb_report_idle(pdb_report_ctx *ctx);
 int pdb_report_launch(pdb_report_ctx *ctx);
 int pdb_report_comm(pdb_report_ctx *ctx);
+int pdb_report_queue_length(pdb_report_ctx *ctx);
+int pdb_report_memory_bw(pdb_report_ctx *ctx);
+int pdb_report_memory(pdb_report_ctx *ctx);
+int pdb_report_critical_path(pdb_report_ctx *ctx);
+int pdb_report_kernel_sequences(pdb_report_ctx *ctx);
 int pdb_report_ranks(pdb_report_ctx *ctx);
 int pdb_report_insights(pdb_report_ctx *ctx);
 int pdb_report_pstats(pdb_report_ctx *ctx);

@@ -18,7 +18,15 @@
  *   dataloader shutdown                DataLoader worker shutdown seen
  *   data loading                       above PDB_DATA_LOADING_PCT of step time
  *   GPU idle                           above PDB_GPU_IDLE_PCT of the GPU's
- *                                      kernel time */
+ *                                      kernel time
+ *   critical path                      what bounds the critical path of the
+ *                                      first PDB_CP_FIRST_STEPS iterations
+ *                                      most: CPU, GPU compute, GPU
+ *                                      communication or waiting (computed
+ *                                      on demand, as the chart's)
+ *   peak memory                        profile_memory traces: the peak of
+ *                                      allocated memory per device, its
+ *                                      step and the op it happened in */
 #include "report/reports.h"
 #include "common/error.h"
 #include "report/queries.h"
@@ -32,6 +40,7 @@ int pdb_report_insights(pdb_report_ctx *ctx)
     int short_names;
     if (pdb_report_short_names(ctx, &short_names) != PDB_OK ||
         pdb_trace_sql_functions(ctx->db) != PDB_OK ||
+        pdb_critical_summary(ctx->db, ctx->run_id) != PDB_OK ||
         pdb_report_prepare(ctx->db, "trace_insights.insights", &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, ctx->run_id);
@@ -39,5 +48,6 @@ int pdb_report_insights(pdb_report_ctx *ctx)
     sqlite3_bind_double(st, 3, PDB_COPY_HEAVY_PCT);
     sqlite3_bind_double(st, 4, PDB_GPU_IDLE_PCT);
     sqlite3_bind_int(st, 5, short_names);
+    sqlite3_bind_int(st, 6, PDB_CP_FIRST_STEPS);
     return pdb_report_render(ctx, st);
 }

@@ -1,14 +1,43 @@
 /* trace_launch.c: the reports that join the CPU and GPU sides of a trace:
- * launch (runtime call -> kernel delays) and comm (collectives: count, time,
- * bytes, bandwidth). Plain SQL over slices: report/queries/trace_launch.sql. */
+ * launch (runtime call -> kernel delays; --by launch: every launch with its
+ * CPU and GPU durations and delay; --by op: per op and kernel sequence, the
+ * delay from the op's start to its first launch and from that launch to its
+ * kernel) and comm (collectives: count, time, bytes, bandwidth). SQL over
+ * slices and the attribution: report/queries/trace_launch.sql. --compat hta
+ * gives HTA's get_cuda_kernel_launch_stats (summary, --by launch: its rows)
+ * and get_aten_op_kernels_and_delay (--by op). */
 #include "report/reports.h"
 #include "common/error.h"
+#include "common/xalloc.h"
+#include "analyze/op_kernels.h"
+#include "common/db.h"
+#include "report/queries.h"
+#include "report/trace_sql.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int launch_by_op(pdb_report_ctx *ctx, const char *mode);
+
+/* --compat hta: HTA's launch statistics over HTA's event set. */
+static int launch_hta(pdb_report_ctx *ctx, bool rows)
+{
+    if (pdb_hta_traces_table(ctx->db, ctx->run_id) != PDB_OK)
+        return PDB_ERR;
+    return pdb_trace_query(ctx, rows ? "trace_launch.hta_launches" : "trace_launch.hta_launch_summary",
+                           "hta", NULL);
+}
 
 int pdb_report_launch(pdb_report_ctx *ctx)
 {
     bool ok;
+    const char *mode;
+    if (pdb_report_mode(ctx, &mode) != PDB_OK)
+        return PDB_ERR;
+    if (ctx->by && strcmp(ctx->by, "launch") != 0 && strcmp(ctx->by, "op") != 0)
+        return pdb_fail("launch --by takes 'launch' (every launch) or 'op' (per op and kernel "
+                        "sequence)");
     pdb_report_title(ctx, "launch");
     if (pdb_report_require(ctx, "launch", "trace_launch.launch_require", "exact",
                            "no GPU events with a correlation id in this run: launch statistics "
@@ -16,6 +45,12 @@ int pdb_report_launch(pdb_report_ctx *ctx)
         return PDB_ERR;
     if (!ok)
         return PDB_OK;
+    if (ctx->by && strcmp(ctx->by, "op") == 0)
+        return launch_by_op(ctx, mode);
+    if (strcmp(mode, "hta") == 0)
+        return launch_hta(ctx, ctx->by != NULL);
+    if (ctx->by)
+        return pdb_trace_query(ctx, "trace_launch.launch_rows", mode, NULL);
     if (pdb_report_query_mode(ctx, "trace_launch.launch", "exact") != PDB_OK)
         return PDB_ERR;
     /* Machine formats carry one table: the summary. */
@@ -34,4 +69,117 @@ int pdb_report_comm(pdb_report_ctx *ctx)
                            "no communication kernels in this run", &ok) != PDB_OK)
         return PDB_ERR;
     return ok ? pdb_report_query_mode(ctx, "trace_launch.comm", "exact") : PDB_OK;
+}
+
+/* launch --by op: analyze/op_kernels.h into temp.op_delays, rank by rank. */
+static int on_delay(void *arg, const pdb_op_kernels_row *r)
+{
+    sqlite3_stmt *st = arg;
+    sqlite3_bind_int(st, 1, r->rank);
+    sqlite3_bind_text(st, 2, r->op, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, r->sequence, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 4, r->count);
+    sqlite3_bind_int64(st, 5, r->kernels);
+    sqlite3_bind_double(st, 6, r->op_delay_ns);
+    sqlite3_bind_double(st, 7, r->runtime_delay_ns);
+    return pdb_db_step_done(sqlite3_db_handle(st), st);
+}
+
+static int launch_by_op(pdb_report_ctx *ctx, const char *mode)
+{
+    sqlite3_stmt *ins, *traces;
+    if (pdb_db_exec(ctx->db, pdb_report_sql("trace_launch.create_op_delays")) != PDB_OK ||
+        pdb_db_prepare(ctx->db, "INSERT INTO temp.op_delays VALUES (?,?,?,?,?,?,?)", &ins) !=
+            PDB_OK)
+        return PDB_ERR;
+    int rc = pdb_db_prepare(ctx->db, "SELECT trace_id, rank FROM traces WHERE run_id = ?"
+                                     " ORDER BY rank", &traces);
+    if (rc == PDB_OK)
+        sqlite3_bind_int64(traces, 1, ctx->run_id);
+    while (rc == PDB_OK && sqlite3_step(traces) == SQLITE_ROW) {
+        const char *why;
+        int rank = sqlite3_column_int(traces, 1);
+        rc = pdb_op_delays(ctx->db, ctx->run_id, sqlite3_column_int64(traces, 0), rank,
+                           strcmp(mode, "hta") == 0, on_delay, ins, &why);
+        if (rc == PDB_OK && why)
+            fprintf(stderr, "profdb: launch --by op, rank %d: %s\n", rank, why);
+    }
+    if (rc == PDB_OK)
+        sqlite3_finalize(traces);
+    sqlite3_finalize(ins);
+    return rc == PDB_OK ? pdb_trace_query(ctx, "trace_launch.op_delays", mode, NULL) : PDB_ERR;
+}
+
+/* kernel-sequences: analyze/op_kernels.h into temp.kernel_sequences. */
+static int on_sequence(void *arg, const pdb_op_kernels_row *r)
+{
+    sqlite3_stmt *st = arg;
+    sqlite3_bind_int(st, 1, r->rank);
+    sqlite3_bind_text(st, 2, r->op, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, r->sequence, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 4, r->count);
+    sqlite3_bind_int64(st, 5, r->kernels);
+    sqlite3_bind_int64(st, 6, r->gpu_ns);
+    sqlite3_bind_int64(st, 7, r->cpu_ns);
+    return pdb_db_step_done(sqlite3_db_handle(st), st);
+}
+
+int pdb_report_kernel_sequences(pdb_report_ctx *ctx)
+{
+    const char *mode;
+    bool ok;
+    if (pdb_report_mode(ctx, &mode) != PDB_OK)
+        return PDB_ERR;
+    pdb_report_title(ctx, "kernel-sequences");
+    if (pdb_report_require(ctx, "kernel-sequences", "trace_launch.launch_require", "exact",
+                           "no GPU events with a correlation id in this run: kernel sequences "
+                           "do not apply", &ok) != PDB_OK)
+        return PDB_ERR;
+    if (!ok)
+        return PDB_OK;
+    char *op = NULL;
+    if (!ctx->op) {
+        sqlite3_stmt *st;
+        if (pdb_report_prepare(ctx->db, "trace_launch.default_op", &st) != PDB_OK)
+            return PDB_ERR;
+        sqlite3_bind_int64(st, 1, ctx->run_id);
+        if (sqlite3_step(st) == SQLITE_ROW)
+            op = pdb_xstrdup((const char *)sqlite3_column_text(st, 0));
+        sqlite3_finalize(st);
+        if (!op) {
+            fprintf(ctx->out, "kernel-sequences: no op launched GPU work; name one with --op\n");
+            return PDB_OK;
+        }
+    }
+    sqlite3_stmt *ins, *traces;
+    int rc = pdb_db_exec(ctx->db, pdb_report_sql("trace_launch.create_sequences"));
+    if (rc == PDB_OK)
+        rc = pdb_db_prepare(ctx->db, "INSERT INTO temp.kernel_sequences VALUES (?,?,?,?,?,?,?)",
+                            &ins);
+    if (rc != PDB_OK) {
+        free(op);
+        return PDB_ERR;
+    }
+    rc = pdb_db_prepare(ctx->db, "SELECT trace_id, rank FROM traces WHERE run_id = ?"
+                                 " ORDER BY rank", &traces);
+    if (rc == PDB_OK)
+        sqlite3_bind_int64(traces, 1, ctx->run_id);
+    while (rc == PDB_OK && sqlite3_step(traces) == SQLITE_ROW) {
+        const char *why;
+        int rank = sqlite3_column_int(traces, 1);
+        rc = pdb_kernel_sequences(ctx->db, sqlite3_column_int64(traces, 0), rank,
+                                  strcmp(mode, "hta") == 0, ctx->op ? ctx->op : op,
+                                  ctx->min_len > 0 ? (int)ctx->min_len : 3, on_sequence, ins,
+                                  &why);
+        if (rc == PDB_OK && why)
+            fprintf(stderr, "profdb: kernel-sequences, rank %d: %s\n", rank, why);
+    }
+    if (rc == PDB_OK)
+        sqlite3_finalize(traces);
+    sqlite3_finalize(ins);
+    if (rc == PDB_OK && op && (ctx->render.format == PDB_OUT_TABLE ||
+                               ctx->render.format == PDB_OUT_MD))
+        fprintf(ctx->out, "operator: %s (the most GPU time; --op NAME picks another)\n", op);
+    free(op);
+    return rc == PDB_OK ? pdb_trace_query(ctx, "trace_launch.sequences", mode, NULL) : PDB_ERR;
 }

@@ -10,7 +10,9 @@
  * each shortened the same way one level down, where every bracket is
  * written empty: <…>, (…), […]. */
 #include "report/trace_sql.h"
+#include "analyze/hta.h"
 #include "common/error.h"
+#include "common/db.h"
 #include "report/queries.h"
 
 #include <math.h>
@@ -197,7 +199,7 @@ void pdb_short_name(const char *name, pdb_buf *out)
                 start = i + 1;
         }
     }
-    bool templ = memchr(s + start, '<', (size_t)(end - start)) != NULL;
+    bool templ = end > start && memchr(s + start, '<', (size_t)(end - start)) != NULL;
     if (args || templ)
         emit(s, start, end, 0, out);
     else
@@ -329,6 +331,18 @@ static void sql_mann_whitney_min_p(sqlite3_context *cx, int argc, sqlite3_value 
         sqlite3_result_double(cx, p);
 }
 
+/* sqrt(x) for the standard deviations (SQLite's math functions are a
+ * compile-time option); NULL for NULL or negative x. */
+static void sql_sqrt(sqlite3_context *cx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    double x = sqlite3_value_double(argv[0]);
+    if (sqlite3_value_type(argv[0]) == SQLITE_NULL || x < 0)
+        sqlite3_result_null(cx);
+    else
+        sqlite3_result_double(cx, sqrt(x));
+}
+
 int pdb_trace_sql_functions(sqlite3 *db)
 {
     int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
@@ -339,7 +353,10 @@ int pdb_trace_sql_functions(sqlite3 *db)
         sqlite3_create_function(db, "mann_whitney_p", 4, flags, NULL, sql_mann_whitney_p, NULL,
                                 NULL) != SQLITE_OK ||
         sqlite3_create_function(db, "mann_whitney_min_p", 2, flags, NULL, sql_mann_whitney_min_p,
-                                NULL, NULL) != SQLITE_OK)
+                                NULL, NULL) != SQLITE_OK ||
+        sqlite3_create_function(db, "sqrt", 1, flags, NULL, sql_sqrt, NULL, NULL) != SQLITE_OK)
+        return pdb_fail("cannot register SQL functions: %s", sqlite3_errmsg(db));
+    if (pdb_hta_sql_functions(db) != PDB_OK)
         return pdb_fail("cannot register SQL functions: %s", sqlite3_errmsg(db));
     return PDB_OK;
 }
@@ -359,7 +376,7 @@ int pdb_report_short_names(const pdb_report_ctx *ctx, int *on)
 
 int pdb_trace_query(pdb_report_ctx *ctx, const char *query, const char *mode, const char *key)
 {
-    int short_names;
+    int short_names = 0;
     sqlite3_stmt *st;
     if (pdb_report_short_names(ctx, &short_names) != PDB_OK ||
         pdb_trace_sql_functions(ctx->db) != PDB_OK ||
@@ -372,4 +389,34 @@ int pdb_trace_query(pdb_report_ctx *ctx, const char *query, const char *mode, co
     if (key)
         sqlite3_bind_text(st, 5, key, -1, SQLITE_STATIC);
     return pdb_report_render(ctx, st);
+}
+
+int pdb_hta_traces_table(sqlite3 *db, int64_t run_id)
+{
+    sqlite3_stmt *list, *ins;
+    if (pdb_db_exec(db, pdb_report_sql("trace_launch.create_hta_traces")) != PDB_OK ||
+        pdb_db_prepare(db, "SELECT trace_id, rank FROM traces WHERE run_id = ?", &list) != PDB_OK)
+        return PDB_ERR;
+    if (pdb_db_prepare(db, "INSERT INTO temp.hta_traces VALUES (?,?,?,?,?)", &ins) != PDB_OK) {
+        sqlite3_finalize(list);
+        return PDB_ERR;
+    }
+    sqlite3_bind_int64(list, 1, run_id);
+    int rc = PDB_OK;
+    while (rc == PDB_OK && sqlite3_step(list) == SQLITE_ROW) {
+        pdb_hta_mode m;
+        int64_t trace_id = sqlite3_column_int64(list, 0);
+        rc = pdb_hta_settings(db, trace_id, &m);
+        if (rc != PDB_OK)
+            break;
+        sqlite3_bind_int64(ins, 1, trace_id);
+        sqlite3_bind_int64(ins, 2, sqlite3_column_int64(list, 1));
+        sqlite3_bind_int(ins, 3, m.round);
+        sqlite3_bind_int(ins, 4, m.drop_last);
+        sqlite3_bind_int64(ins, 5, m.cutoff);
+        rc = pdb_db_step_done(db, ins);
+    }
+    sqlite3_finalize(list);
+    sqlite3_finalize(ins);
+    return rc;
 }

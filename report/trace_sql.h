@@ -41,9 +41,16 @@ void pdb_short_name(const char *name, pdb_buf *out);
 /* The one-sided Mann-Whitney p-value (see above). */
 double pdb_mann_whitney_p(double u, long n1, long n2, double ties);
 
-/* Registers short_name(), name_tag(), mann_whitney_p() and
- * mann_whitney_min_p() on db (idempotent). */
+/* Registers short_name(), name_tag(), mann_whitney_p(),
+ * mann_whitney_min_p(), sqrt() and HTA's rounding: hta_start(ts, round),
+ * hta_end(ts, dur, round) (ns as HTA rounds them when round is true) and
+ * hta_stream(stream) (HTA's stream number, -1: no GPU event); idempotent. */
 int pdb_trace_sql_functions(sqlite3 *db);
+
+/* Fills temp.hta_traces (trace_launch.create_hta_traces) with HTA's
+ * reading of each trace of the run (analyze/hta.h: rounding, dropped last
+ * step and its start), for queries that apply HTA's event set. */
+int pdb_hta_traces_table(sqlite3 *db, int64_t run_id);
 
 /* Whether a report shows short names: --names short|full, else short for
  * tables and Markdown, full for CSV, TSV and JSON. */

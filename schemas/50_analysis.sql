@@ -103,8 +103,8 @@ CREATE TABLE analysis_ops (
     count       INTEGER NOT NULL,
     self_ns     INTEGER NOT NULL,
     total_ns    INTEGER NOT NULL,
-    gpu_self_ns  INTEGER NOT NULL,
-    gpu_total_ns INTEGER NOT NULL,
+    gpu_self_ns  INTEGER NOT NULL DEFAULT 0, -- (defaults: migration 002 adds the columns)
+    gpu_total_ns INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (run_id, rank, name, input_dims)
 );
 
@@ -232,8 +232,8 @@ CREATE TABLE analysis_steps (
     dataloader_ns  INTEGER NOT NULL,    -- slices whose name mentions DataLoader
     cpu_exec_ns    INTEGER NOT NULL,    -- other CPU slices
     other_ns       INTEGER NOT NULL,
-    copy_ns        INTEGER NOT NULL,    -- outermost copy calls
-    sync_ns        INTEGER NOT NULL,    -- outermost device-to-host sync calls
+    copy_ns        INTEGER NOT NULL DEFAULT 0, -- outermost copy calls (defaults: as migration 002)
+    sync_ns        INTEGER NOT NULL DEFAULT 0, -- outermost device-to-host sync calls
     PRIMARY KEY (run_id, rank, step)
 );
 
@@ -253,6 +253,155 @@ CREATE TABLE analysis_idle (
     kernel_wait_ns  INTEGER NOT NULL,
     other_ns        INTEGER NOT NULL,
     PRIMARY KEY (run_id, mode, rank, stream)
+);
+
+-- CUDA launch queue length per rank and stream (analyze/queue_pass.c): the
+-- number of operations the CPU has issued to a stream that the GPU has not
+-- yet started. The series: each GPU event with a launch adds +1 at the
+-- launch's start and -1 at its own start; points are ordered by time,
+-- launches before GPU events at equal times; the running sum is the queue
+-- length. A point lasts until the stream's next point (the last one: 0).
+-- The table is the series' histogram: per value, how many points take it
+-- and how long. From it: the summary (count = sum(points), mean, quartiles
+-- of the points' values) and the time at or above a limit M (sum of
+-- duration_ns where queue_length >= M: the time the CPU would block on a
+-- full queue, CUDA's limit being 1024 per stream).
+--   exact: kernels, memcpys and memsets (categories kernel, gpu_memcpy,
+--     gpu_memset, mtia_ccp_events, or none) whose correlation has a CPU-side
+--     event (the launch of analysis_gpu_attribution), per device (the GPU
+--     event's pid) and stream, at the trace's times.
+--   hta: HTA's get_queue_length_time_series: launches named
+--     cudaLaunchKernel(ExC), cuLaunchKernel(Ex), cudaMemcpyAsync,
+--     cudaMemsetAsync, hipLaunchKernel, hipExtModuleLaunchKernel,
+--     hipMemcpyAsync, hipMemsetAsync, hipMemcpyWithStream or MTIA's
+--     runFunction, and every GPU event (stream not -1) they launched, on
+--     HTA's event set and rounded times, by stream number alone (device
+--     NULL). HTA sorts the series with pandas' default sort, which is not
+--     stable: rows with equal times come in an unspecified order, which can
+--     change the values there (means by ~0.01 on three corpus traces).
+--     profdb takes the order a stable sort gives (launches first, each in
+--     trace order), which HTA gives with sort_values(kind='mergesort').
+CREATE TABLE analysis_queue (
+    run_id        INTEGER NOT NULL REFERENCES runs,
+    mode          TEXT NOT NULL,
+    rank          INTEGER NOT NULL,
+    device,                           -- pid of the stream's GPU events (exact); NULL (hta)
+    stream        NOT NULL,           -- as written (exact); HTA's stream number (hta)
+    queue_length  INTEGER NOT NULL,   -- a value of the series
+    points        INTEGER NOT NULL,   -- points with this value
+    duration_ns   INTEGER NOT NULL    -- time from those points to their stream's next point
+);
+
+-- Per rank and mode: the span the queue's relative durations are taken of
+-- (HTA's get_trace_duration: the first and last start of any event HTA
+-- keeps; exact: of any slice), and launches the queue pass stopped waiting
+-- for (in flight behind more than a million others: their points are added
+-- where the stream's series has got to; 0 on every trace seen so far).
+CREATE TABLE analysis_queue_ranks (
+    run_id         INTEGER NOT NULL REFERENCES runs,
+    mode           TEXT NOT NULL,
+    rank           INTEGER NOT NULL,
+    first_start    INTEGER NOT NULL,  -- ns, the trace's clock (hta: rounded)
+    last_start     INTEGER NOT NULL,
+    late_launches  INTEGER NOT NULL,
+    PRIMARY KEY (run_id, mode, rank)
+);
+
+-- Analyses computed on demand, when a report asks (their SQL and temp
+-- tables are in report/queries/trace_series.sql, trace_critical.sql and
+-- trace_launch.sql): memory bandwidth (memory-bw), the critical path
+-- (critical-path), per-op kernel delays (launch --by op) and kernel
+-- sequences (kernel-sequences). They are not stored: each costs a sort or a
+-- graph, and the ingest-time analysis budget (0.3x of ingest) is spent;
+-- reading them on demand uses the indexes ingest builds (correlation,
+-- (trace, ts), the attribution's (run, name)).
+--
+-- Memory bandwidth over time (analyze/bw_pass.c, temp.memory_bw): HTA's
+-- get_memory_bw_time_series, one row per point. Each memcpy or memset GPU
+-- event adds its bandwidth at its start and subtracts it at its end; per
+-- kind (name: 'Memset', else the first 11 characters of a name starting
+-- 'Memcpy' - 'Memcpy HtoD', 'Memcpy DtoH', 'Memcpy DtoD', ... - else
+-- 'Memcpy Unknown') the bandwidth is the running sum after the point.
+-- Points are ordered by time, starts before ends at equal times, each in
+-- trace order (HTA's order under a stable sort; see analysis_queue).
+--   exact: bandwidth = bytes / duration (1 byte per ns = 1 GB/s), the
+--     trace's "memory bandwidth (GB/s)" arg where bytes are missing; events
+--     of zero duration or with neither are left out; the trace's times.
+--   hta: the "memory bandwidth (GB/s)" arg (missing: 0, as HTA; AMD and
+--     MTIA copies have none), HTA's memory kernel type and event set,
+--     rounded times, a duration of 0 us counted as 1 us.
+-- The summary (report memory-bw) is pandas' describe() of the points with a
+-- bandwidth above 0, per rank and kind.
+
+
+-- Memory of traces recorded with profile_memory=True, from their
+-- "[memory]" instant events (args Bytes: + allocated / - freed, Addr, Total
+-- Allocated, Total Reserved, Device Type (c10: 0 CPU, 1 CUDA, ...), Device
+-- Id); analyze/memory_pass.c. Empty for traces without them.
+--
+-- Per rank and event name, as torch's key_averages() counts memory
+-- (cpu_memory_usage, self_cpu_memory_usage, device_memory_usage,
+-- self_device_memory_usage): an event's memory is the sum of Bytes of the
+-- memory events whose time lies in [start, end] (both ends, any thread);
+-- its self memory is that minus its children's, a child being an event
+-- nested in it on its thread by torch's rule (sorted by start, longest
+-- first; a child starts before the parent ends and ends no later). Events
+-- are the CPU-side slices (ops, record_function ranges, runtime calls) other
+-- than python_function frames, the profiler's Trace span and the utility
+-- ops key_averages leaves out (profiler::_record_function_enter(_new),
+-- _exit, aten::is_leaf, aten::output_nr, aten::_version). Memory events
+-- inside no event are the row "[memory]" (calls = those events), as in
+-- key_averages(). cpu_* count CPU memory (device types CPU, MKLDNN, IDEEP),
+-- device_* the rest (CUDA, HIP, ...). Bytes are signed: frees subtract.
+CREATE TABLE analysis_memory_ops (
+    run_id             INTEGER NOT NULL REFERENCES runs,
+    rank               INTEGER NOT NULL,
+    name               TEXT NOT NULL,
+    calls              INTEGER NOT NULL,  -- events of this name
+    cpu_bytes          INTEGER NOT NULL,  -- key_averages' cpu_memory_usage
+    self_cpu_bytes     INTEGER NOT NULL,
+    device_bytes       INTEGER NOT NULL,  -- cuda/device_memory_usage
+    self_device_bytes  INTEGER NOT NULL
+);
+
+-- Per rank and device: the peak of Total Allocated over the trace (step
+-- NULL) and within each ProfilerStep (memory events in [step start, step
+-- end]): its value, the first memory event reaching it (time, and its
+-- position seq among the trace's memory events in time order), the largest
+-- Total Reserved, and the innermost event around the peak on its thread.
+CREATE TABLE analysis_memory_peaks (
+    run_id                INTEGER NOT NULL REFERENCES runs,
+    rank                  INTEGER NOT NULL,
+    device_type           INTEGER NOT NULL,  -- c10::DeviceType: 0 CPU, 1 CUDA, ...
+    device_id             INTEGER NOT NULL,  -- -1 for the CPU
+    step                  INTEGER,           -- N of ProfilerStep#N; NULL: the whole trace
+    peak_allocated_bytes  INTEGER NOT NULL,
+    peak_ts               INTEGER NOT NULL,  -- ns, the trace's clock
+    peak_seq              INTEGER NOT NULL,
+    max_reserved_bytes    INTEGER NOT NULL,
+    op                    TEXT,              -- innermost event around the peak (NULL: none)
+    events                INTEGER NOT NULL   -- memory events counted
+);
+
+-- Every allocation made in the trace (a positive Bytes record) with its
+-- lifetime: until the next negative record of the same Addr on that device
+-- (free NULL: still alive at the end). seq orders the memory events (time,
+-- then trace order), so the allocations alive at a peak are those with
+-- alloc_seq <= peak_seq < free_seq (or free_seq NULL). Memory allocated
+-- before the trace began has no record: it is in Total Allocated but not
+-- here.
+CREATE TABLE analysis_memory_allocs (
+    run_id       INTEGER NOT NULL REFERENCES runs,
+    rank         INTEGER NOT NULL,
+    device_type  INTEGER NOT NULL,
+    device_id    INTEGER NOT NULL,
+    addr         INTEGER NOT NULL,
+    bytes        INTEGER NOT NULL,
+    alloc_ts     INTEGER NOT NULL,   -- ns
+    alloc_seq    INTEGER NOT NULL,
+    free_ts      INTEGER,
+    free_seq     INTEGER,
+    op           TEXT                -- innermost event around the allocation on its thread
 );
 
 -- The gate and trends read one kernel's (or op's) time per step of one run;

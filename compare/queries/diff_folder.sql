@@ -5,7 +5,10 @@
 -- "-- include: NAME". The base run is in schema main (?1), the test run in
 -- "{schema}" (?2): "main" or "tdb" (compare/queries.h). ?3 = rows to show.
 -- Chart queries return a label column and one column per series (base,
--- test), in milliseconds, as render/chart.c expects.
+-- test), in milliseconds, and a class that colours the row, as
+-- render/chart.h expects. Kernel and op names are short (short_name(),
+-- name_tag(): report/trace_sql.h), tagged where two share one; the CSV
+-- tables keep the full names.
 
 -- name: create_dist
 -- Step-time samples of both runs, for the distribution chart.
@@ -20,35 +23,51 @@ SELECT i, series, v FROM temp.pdb_diff_dist ORDER BY i, series
 
 -- name: phases_chart
 -- Median per-step time of each phase (the steps comparison's rows; it
--- must have run), both runs side by side.
-SELECT metric, base_median_ns / 1e6 AS base, test_median_ns / 1e6 AS test
- FROM temp.pdb_diff_steps WHERE metric <> 'step_time' ORDER BY metric
+-- must have run), both runs side by side, the largest change first; a
+-- phase neither run spends time in is left out.
+SELECT metric, base_median_ns / 1e6 AS base, test_median_ns / 1e6 AS test, metric AS class
+ FROM temp.pdb_diff_steps WHERE metric <> 'step_time'
+ AND (coalesce(base_median_ns, 0) <> 0 OR coalesce(test_median_ns, 0) <> 0)
+ ORDER BY abs(coalesce(test_median_ns, 0) - coalesce(base_median_ns, 0)) DESC, metric
 
 -- fragment: kernels
-b AS (SELECT name, sum(count) AS calls, sum(total_ns) AS ns FROM main.analysis_kernels
-   WHERE run_id = ?1 AND mode = 'exact' GROUP BY name),
- t AS (SELECT name, sum(count) AS calls, sum(total_ns) AS ns FROM {schema}.analysis_kernels
-   WHERE run_id = ?2 AND mode = 'exact' GROUP BY name),
+b AS (SELECT name, sum(count) AS calls, sum(total_ns) AS ns, max(kernel_type) AS type
+   FROM main.analysis_kernels WHERE run_id = ?1 AND mode = 'exact' GROUP BY name),
+ t AS (SELECT name, sum(count) AS calls, sum(total_ns) AS ns, max(kernel_type) AS type
+   FROM {schema}.analysis_kernels WHERE run_id = ?2 AND mode = 'exact' GROUP BY name),
  k AS (SELECT name FROM b UNION SELECT name FROM t),
  d AS (SELECT k.name, coalesce(b.calls, 0) AS base_calls, coalesce(t.calls, 0) AS test_calls,
-   coalesce(b.ns, 0) AS base_ns, coalesce(t.ns, 0) AS test_ns
+   coalesce(b.ns, 0) AS base_ns, coalesce(t.ns, 0) AS test_ns,
+   CASE coalesce(t.type, b.type) WHEN 'COMPUTATION' THEN 'compute'
+     WHEN 'COMMUNICATION' THEN 'communication' WHEN 'MEMORY' THEN 'memory'
+     ELSE lower(coalesce(t.type, b.type)) END AS class
    FROM k LEFT JOIN b USING (name) LEFT JOIN t USING (name))
 
 -- fragment: ops
-b AS (SELECT name, sum(count) AS calls, sum(self_ns) AS ns FROM main.analysis_ops
-   WHERE run_id = ?1 GROUP BY name),
- t AS (SELECT name, sum(count) AS calls, sum(self_ns) AS ns FROM {schema}.analysis_ops
-   WHERE run_id = ?2 GROUP BY name),
+-- ProfilerStep#N ranges are steps, not ops (the steps comparison has them).
+b AS (SELECT name, sum(count) AS calls, sum(self_ns) AS ns, max(cat) AS cat
+   FROM main.analysis_ops WHERE run_id = ?1 AND name NOT GLOB 'ProfilerStep#*' GROUP BY name),
+ t AS (SELECT name, sum(count) AS calls, sum(self_ns) AS ns, max(cat) AS cat
+   FROM {schema}.analysis_ops WHERE run_id = ?2 AND name NOT GLOB 'ProfilerStep#*'
+   GROUP BY name),
  k AS (SELECT name FROM b UNION SELECT name FROM t),
  d AS (SELECT k.name, coalesce(b.calls, 0) AS base_calls, coalesce(t.calls, 0) AS test_calls,
-   coalesce(b.ns, 0) AS base_ns, coalesce(t.ns, 0) AS test_ns
+   coalesce(b.ns, 0) AS base_ns, coalesce(t.ns, 0) AS test_ns,
+   CASE WHEN coalesce(t.cat, b.cat) GLOB '*_runtime' OR coalesce(t.cat, b.cat) GLOB '*_driver'
+     THEN 'runtime' WHEN coalesce(t.cat, b.cat) = 'user_annotation' THEN 'annotation'
+     WHEN coalesce(t.cat, b.cat) = 'python_function' THEN 'python' ELSE 'CPU op' END AS class
    FROM k LEFT JOIN b USING (name) LEFT JOIN t USING (name))
 
 -- name: kernels_chart
 -- The kernels whose total GPU time changed most, either way.
 WITH
 -- include: kernels
-SELECT name AS kernel, base_ns / 1e6 AS base, test_ns / 1e6 AS test FROM d
+ , s AS (SELECT *, short_name(name) AS sname FROM d),
+ -- tagged among all names of both runs (a window after WHERE would see
+ -- only the changed ones)
+ n AS (SELECT *, sname || CASE WHEN count(*) OVER (PARTITION BY sname) > 1
+   THEN ' [' || name_tag(name) || ']' ELSE '' END AS shown FROM s)
+SELECT shown AS kernel, base_ns / 1e6 AS base, test_ns / 1e6 AS test, class FROM n
  WHERE test_ns <> base_ns ORDER BY abs(test_ns - base_ns) DESC, name LIMIT ?3
 
 -- name: kernels_top
@@ -63,7 +82,12 @@ SELECT name, base_calls, test_calls, base_ns, test_ns FROM d
 -- nested ops would count a child inside its parent again).
 WITH
 -- include: ops
-SELECT name AS op, base_ns / 1e6 AS base, test_ns / 1e6 AS test FROM d
+ , s AS (SELECT *, short_name(name) AS sname FROM d),
+ -- tagged among all names of both runs (a window after WHERE would see
+ -- only the changed ones)
+ n AS (SELECT *, sname || CASE WHEN count(*) OVER (PARTITION BY sname) > 1
+   THEN ' [' || name_tag(name) || ']' ELSE '' END AS shown FROM s)
+SELECT shown AS op, base_ns / 1e6 AS base, test_ns / 1e6 AS test, class FROM n
  WHERE test_ns <> base_ns ORDER BY abs(test_ns - base_ns) DESC, name LIMIT ?3
 
 -- name: ops_top
@@ -81,12 +105,14 @@ b AS (SELECT sum(compute_ns) AS compute, sum(non_compute_ns) AS non_compute,
    WHERE run_id = ?2 AND mode = 'exact')
 
 -- name: gpu_chart
--- GPU time of all ranks by what it was spent on.
+-- GPU time of all ranks by what it was spent on (the class colours it).
 WITH
 -- include: gpu
-SELECT 'compute' AS part, b.compute / 1e6 AS base, t.compute / 1e6 AS test FROM b, t
- UNION ALL SELECT 'non-compute', b.non_compute / 1e6, t.non_compute / 1e6 FROM b, t
- UNION ALL SELECT 'idle', b.idle / 1e6, t.idle / 1e6 FROM b, t
+SELECT 'compute' AS part, b.compute / 1e6 AS base, t.compute / 1e6 AS test,
+ 'compute' AS class FROM b, t
+ UNION ALL SELECT 'non-compute', b.non_compute / 1e6, t.non_compute / 1e6, 'non-compute'
+ FROM b, t
+ UNION ALL SELECT 'idle', b.idle / 1e6, t.idle / 1e6, 'idle' FROM b, t
 
 -- name: gpu_top
 WITH

@@ -5,42 +5,82 @@
 -- "-- include: NAME". ?1 is the run_id, ?2 the number of bars (--top N).
 --
 -- The first column is the label. Stacked and bar charts have one column
--- per series, named after it; long-form charts (kernel_types, phase_steps,
--- gpu_util) give label, series, value rows. Rank charts end with a
--- straggler flag.
+-- per series, named after it, and may end with share_pct and class
+-- (render/chart.h); long-form charts (kernel_types, phase_steps, gpu_util)
+-- give label, series, value rows. Rank charts end with a straggler flag;
+-- ?3 and ?4 are the straggler test's level and minimum effect. Kernel and
+-- op names are short (short_name(), name_tag(): report/trace_sql.h); the
+-- CSV tables keep the full names.
 
 -- name: steps
-SELECT CASE WHEN (SELECT count(DISTINCT rank) FROM analysis_steps WHERE run_id = ?1) > 1
-   THEN 'r' || rank || ' ' ELSE '' END || coalesce('#' || step_num, step) AS step,
- kernel_ns / 1e6 AS kernel, memcpy_ns / 1e6 AS memcpy, memset_ns / 1e6 AS memset,
- runtime_ns / 1e6 AS runtime, dataloader_ns / 1e6 AS dataloader,
- cpu_exec_ns / 1e6 AS cpu_exec, other_ns / 1e6 AS other
- FROM analysis_steps WHERE run_id = ?1 ORDER BY rank, ts
+-- One column per rank and step; with more than 40 of them and several
+-- ranks, one per step, the mean over the ranks (rank-steps shows ranks).
+WITH s AS (SELECT * FROM analysis_steps WHERE run_id = ?1),
+ n AS (SELECT count(DISTINCT rank) AS ranks, count(*) AS cols FROM s)
+SELECT step, kernel, memcpy, memset, runtime, dataloader, cpu_exec, other FROM (
+ SELECT CASE WHEN ranks > 1 THEN 'r' || rank || ' ' ELSE '' END
+   || coalesce('#' || step_num, step) AS step, rank AS r, ts AS k,
+  kernel_ns / 1e6 AS kernel, memcpy_ns / 1e6 AS memcpy, memset_ns / 1e6 AS memset,
+  runtime_ns / 1e6 AS runtime, dataloader_ns / 1e6 AS dataloader,
+  cpu_exec_ns / 1e6 AS cpu_exec, other_ns / 1e6 AS other
+  FROM s, n WHERE ranks = 1 OR cols <= 40
+ UNION ALL
+ SELECT coalesce('#' || step_num, step), 0, coalesce(step_num, min(ts)),
+  avg(kernel_ns) / 1e6, avg(memcpy_ns) / 1e6, avg(memset_ns) / 1e6, avg(runtime_ns) / 1e6,
+  avg(dataloader_ns) / 1e6, avg(cpu_exec_ns) / 1e6, avg(other_ns) / 1e6
+  FROM s, n WHERE ranks > 1 AND cols > 40 GROUP BY coalesce(step_num, step))
+ ORDER BY r, k
 
 -- name: gpu
-SELECT 'rank ' || rank AS rank, compute_ns / 1e6 AS compute,
+-- Parts of each rank's span: compute, non-compute and idle add up to it.
+-- (The label is not called rank: ORDER BY rank would sort it as text.)
+SELECT 'rank ' || rank AS label, compute_ns / 1e6 AS compute,
  non_compute_ns / 1e6 AS "non-compute", idle_ns / 1e6 AS idle
  FROM analysis_gpu WHERE run_id = ?1 AND mode = 'exact' ORDER BY rank
 
 -- name: kernel_types
-SELECT 'rank ' || rank, kernel_type, time_ns / 1e6 FROM analysis_kernel_types
+-- HTA's kernel types in words: compute, communication, memory, and the
+-- time two or three overlap ("compute + communication"); in that order.
+SELECT 'rank ' || rank, replace(replace(replace(replace(kernel_type,
+   'COMPUTATION', 'compute'), 'COMMUNICATION', 'communication'), 'MEMORY', 'memory'),
+   ' overlapping ', ' + '), time_ns / 1e6 FROM analysis_kernel_types
  WHERE run_id = ?1 AND mode = 'exact'
- ORDER BY rank, sum(time_ns) OVER (PARTITION BY kernel_type) DESC, kernel_type
+ ORDER BY rank, CASE kernel_type WHEN 'COMPUTATION' THEN 1 WHEN 'COMMUNICATION' THEN 2
+   WHEN 'MEMORY' THEN 3 ELSE 4 END,
+   sum(time_ns) OVER (PARTITION BY kernel_type) DESC, kernel_type
 
 -- name: top_kernels
-SELECT name AS kernel, sum(total_ns) / 1e6 AS "total time" FROM analysis_kernels
- WHERE run_id = ?1 AND mode = 'exact' GROUP BY name ORDER BY 2 DESC, name LIMIT ?2
+-- Short names, tagged where two kernels share one (as the kernels report
+-- does); the share is of all kernel time; the class colours the bar.
+WITH k AS (SELECT name, max(kernel_type) AS kernel_type, sum(total_ns) AS ns
+   FROM analysis_kernels WHERE run_id = ?1 AND mode = 'exact' GROUP BY name),
+ s AS (SELECT *, short_name(name) AS sname, 100.0 * ns / sum(ns) OVER () AS share FROM k)
+SELECT sname || CASE WHEN count(*) OVER (PARTITION BY sname) > 1
+   THEN ' [' || name_tag(name) || ']' ELSE '' END AS kernel,
+ ns / 1e6 AS "total time", share AS share_pct,
+ CASE kernel_type WHEN 'COMPUTATION' THEN 'compute' WHEN 'COMMUNICATION' THEN 'communication'
+   WHEN 'MEMORY' THEN 'memory' ELSE lower(kernel_type) END AS class
+ FROM s ORDER BY ns DESC, name LIMIT ?2
 
 -- name: top_ops
-SELECT name AS op, sum(self_ns) / 1e6 AS "self time" FROM analysis_ops
- WHERE run_id = ?1 AND name NOT GLOB 'ProfilerStep#*' GROUP BY name
- ORDER BY 2 DESC, name LIMIT ?2
+-- As top_kernels; the class says what the op is: a CUDA (or other device)
+-- runtime or driver call, a record_function annotation, a Python frame or
+-- an operator.
+WITH o AS (SELECT name, max(cat) AS cat, sum(self_ns) AS ns FROM analysis_ops
+   WHERE run_id = ?1 AND name NOT GLOB 'ProfilerStep#*' GROUP BY name),
+ s AS (SELECT *, short_name(name) AS sname, 100.0 * ns / sum(ns) OVER () AS share FROM o)
+SELECT sname || CASE WHEN count(*) OVER (PARTITION BY sname) > 1
+   THEN ' [' || name_tag(name) || ']' ELSE '' END AS op,
+ ns / 1e6 AS "self time", share AS share_pct,
+ CASE WHEN cat GLOB '*_runtime' OR cat GLOB '*_driver' THEN 'runtime'
+   WHEN cat = 'user_annotation' THEN 'annotation' WHEN cat = 'python_function' THEN 'python'
+   ELSE 'CPU op' END AS class
+ FROM s ORDER BY ns DESC, name LIMIT ?2
 
--- name: rank_steps
--- Mean step per rank; red only for a straggler by the ranks report's rule
--- (trace_steps.ranks: one-sided Mann-Whitney p * ranks below ?3 and a mean
--- step ?4 percent above the other ranks'). Keep the two alike.
-WITH s AS (SELECT rank, dur_ns FROM analysis_steps WHERE run_id = ?1),
+-- fragment: straggler
+-- The ranks report's straggler rule (trace_steps.ranks: one-sided
+-- Mann-Whitney p * ranks below ?3 and a mean step ?4 percent above the
+-- other ranks'), over s(rank, dur_ns). Keep the two alike.
  pooled AS (SELECT rank, dur_ns, rank() OVER (ORDER BY dur_ns)
    + (count(*) OVER (PARTITION BY dur_ns) - 1) / 2.0 AS r FROM s),
  tot AS (SELECT count(*) AS n, sum(dur_ns) AS sum_ns, count(DISTINCT rank) AS ranks,
@@ -54,13 +94,27 @@ WITH s AS (SELECT rank, dur_ns FROM analysis_steps WHERE run_id = ?1),
      / (1.0 * (tot.sum_ns - per.sum_ns) / (tot.n - n1)) >= ?4, 0) AS straggler
  FROM per, tot ORDER BY per.rank
 
+-- name: rank_steps
+-- Mean step per rank; red only for a straggler by the ranks report's rule.
+WITH s AS (SELECT rank, dur_ns FROM analysis_steps WHERE run_id = ?1),
+-- include: straggler
+
 -- name: step_hist
 SELECT step, dur_ns / 1e6 AS "step time" FROM analysis_steps WHERE run_id = ?1
  ORDER BY rank, ts
 
 -- name: top_functions
-SELECT std_name, ct * 1e3 AS cumtime, tt * 1e3 AS tottime FROM pstats_functions
- WHERE run_id = ?1 AND in_stats ORDER BY ct DESC, ord LIMIT ?2
+-- By own time (tottime): by cumulative time a call chain fills the chart
+-- with one entry per caller. Names as file:line(function) without the
+-- directories, the full name where two would read the same.
+WITH f AS (SELECT std_name, file, line, name, tt, ct, ord FROM pstats_functions
+   WHERE run_id = ?1 AND in_stats ORDER BY tt DESC, ord LIMIT ?2),
+ s AS (SELECT *, CASE WHEN file = '~' THEN std_name
+   ELSE substr(file, length(rtrim(file, replace(replace(file, '/', ''), '\', ''))) + 1)
+     || ':' || line || '(' || name || ')' END AS short FROM f)
+SELECT CASE WHEN count(*) OVER (PARTITION BY short) > 1 THEN std_name ELSE short END
+   AS function, ct * 1e3 AS cumtime, tt * 1e3 AS tottime
+ FROM s ORDER BY tt DESC, ord
 
 -- fragment: steplog_phases
 -- p: per-step phase times in seconds of the train split. Summary-block
@@ -74,10 +128,17 @@ p AS (SELECT step, coalesce(loader, '') AS loader, rank, metric, value, agg
  a AS (SELECT agg FROM p GROUP BY agg ORDER BY count(*) DESC LIMIT 1)
 
 -- name: phase_steps
+-- Phases stacked in the order a step runs them: data, forward, backward,
+-- communication, optimizer, then the others by name.
 WITH
 -- include: steplog_phases
  SELECT step, metric, avg(value) * 1e3 FROM p WHERE agg = (SELECT agg FROM a)
- AND metric <> 'step_time' GROUP BY step, metric ORDER BY step, metric
+ AND metric <> 'step_time' GROUP BY step, metric
+ ORDER BY step, CASE metric WHEN 'data' THEN 1 WHEN 'data_generation' THEN 1
+   WHEN 'batch_wait' THEN 2 WHEN 'transfer' THEN 3 WHEN 'forward' THEN 4
+   WHEN 'forward_backward' THEN 4 WHEN 'backward' THEN 5 WHEN 'backward_inner' THEN 5
+   WHEN 'sync' THEN 6 WHEN 'gather' THEN 6 WHEN 'optimizer' THEN 7 WHEN 'ema' THEN 8
+   ELSE 9 END, metric
 
 -- name: phase_hist
 -- A step's time is its step_time when the log has one, else the sum of its phases.
@@ -91,16 +152,17 @@ WITH
  FROM m GROUP BY step HAVING "step time" IS NOT NULL ORDER BY step
 
 -- name: phase_ranks
+-- Mean step per rank; red only for a straggler by the ranks report's rule
+-- over the per-step times.
 WITH
 -- include: steplog_phases
  , m AS (SELECT rank, step, metric, avg(value) AS v FROM p WHERE agg = (SELECT agg FROM a)
    AND rank IS NOT NULL GROUP BY rank, step, metric),
- s AS (SELECT rank, step, CASE WHEN EXISTS (SELECT 1 FROM m WHERE metric = 'step_time')
+ st AS (SELECT rank, step, CASE WHEN EXISTS (SELECT 1 FROM m WHERE metric = 'step_time')
    THEN max(CASE WHEN metric = 'step_time' THEN v END) ELSE sum(v) END AS t
    FROM m GROUP BY rank, step),
- r AS (SELECT rank, avg(t) * 1e3 AS ms FROM s WHERE t IS NOT NULL GROUP BY rank)
- SELECT 'rank ' || rank, ms AS "mean step", ms = max(ms) OVER () AS straggler
- FROM r ORDER BY rank
+ s AS (SELECT rank, t * 1e9 AS dur_ns FROM st WHERE t IS NOT NULL),
+-- include: straggler
 
 -- name: gpu_util
 -- x is numeric (seconds since the first sample), written unquoted: gnuplot
@@ -109,3 +171,108 @@ WITH u AS (SELECT wall_time AS t, coalesce(rank, 0) AS gpu, value FROM steplog_v
    WHERE run_id = ?1 AND metric = 'gpu_util' AND wall_time IS NOT NULL)
  SELECT printf('%.3f', t - (SELECT min(t) FROM u)), 'GPU ' || gpu, value FROM u
  ORDER BY t, gpu
+
+-- name: critical_path
+-- The critical path of each iteration (of the first 50 per rank) split by
+-- what bounds it (ms), from temp.cp_windows and cp_bounds (report/
+-- trace_critical.c fills them first): HTA's bound types in words, CPU-bound,
+-- GPU-bound (compute, communication) and waiting (from a launch to its
+-- kernel; between kernels). Dependency and sync edges weigh nothing. Every
+-- bound on every column (0 where absent), so the stack keeps its order.
+WITH k(bound, series, o) AS (VALUES ('cpu_bound', 'CPU-bound', 1),
+   ('gpu_compute_bound', 'GPU compute', 2), ('gpu_communication_bound', 'GPU communication', 3),
+   ('gpu_kernel_launch_overhead', 'waiting: launch', 4),
+   ('gpu_kernel_kernel_overhead', 'waiting: kernel gap', 5)),
+ w AS (SELECT rank, instance, name FROM cp_windows w WHERE EXISTS (SELECT 1 FROM cp_bounds b
+   WHERE b.rank = w.rank AND b.instance = w.instance AND b.kind = 'bound' AND b.duration_ns > 0))
+SELECT CASE WHEN (SELECT count(DISTINCT rank) FROM w) > 1 THEN 'r' || w.rank || ' ' ELSE '' END
+   || CASE WHEN w.name GLOB '*#[0-9]*' THEN substr(w.name, instr(w.name, '#'))
+     ELSE '#' || w.instance END,
+ k.series, coalesce((SELECT duration_ns FROM cp_bounds b WHERE b.rank = w.rank
+   AND b.instance = w.instance AND b.kind = 'bound' AND b.name = k.bound), 0) / 1e6
+ FROM w, k ORDER BY w.rank, w.instance, k.o
+
+-- fragment: timeline
+-- A timeline chart's rows from s(series, o, t, v, n): series takes the
+-- value v at time t (ns) and keeps it until its next point, n numbers its
+-- points in order, o is its place in the legend. The span is cut into 400
+-- intervals; of the points of a series in one, the chart keeps the largest
+-- value, from the first point's time, and the last value, from the last
+-- point's time: a spike shorter than an interval stays visible and ends
+-- where it ended. tl: x in ms from the first point of all, series, o, v.
+ tr AS (SELECT min(t) AS t0, max(max(t) - min(t), 1) AS span FROM s),
+ bk AS (SELECT series, o, CAST((t - t0) * 400 / span AS INTEGER) AS bucket, t - t0 AS t, v, n
+   FROM s, tr),
+ hi AS (SELECT series, o, min(t) AS t, max(v) AS v FROM bk GROUP BY series, o, bucket),
+ lo AS (SELECT series, o, max(n) AS n, t, v FROM bk GROUP BY series, o, bucket),
+ tl AS (SELECT t / 1e6 AS x, series, o, v, 1 AS p FROM hi
+   UNION ALL SELECT t / 1e6, series, o, v, 2 FROM lo)
+
+-- name: queue_length
+-- The CUDA launch queue of each stream over time, as the queue-length
+-- report's exact mode counts it (analysis_queue): each kernel, copy and set
+-- with a launch adds 1 at its launch's start and takes it away at its own,
+-- launches first at equal times. Every stream is 0 from the first point
+-- of all to its own first. Streams are named "stream S", with the rank
+-- when there are several and the device when a rank has several.
+WITH q AS (SELECT a.rank, g.pid, g.stream, l.ts AS t, 1 AS d, 0 AS k, a.slice_id AS id
+   FROM analysis_gpu_attribution a JOIN slices g ON g.id = a.slice_id
+   JOIN slices l ON l.id = a.launch_id
+   WHERE a.run_id = ?1 AND coalesce(g.cat, 0) IN (SELECT id FROM strings WHERE value IN
+     ('kernel', 'gpu_memcpy', 'gpu_memset', 'mtia_ccp_events') UNION ALL SELECT 0)),
+ pts AS (SELECT * FROM q UNION ALL SELECT rank, pid, stream,
+   (SELECT ts FROM slices WHERE id = q.id), -1, 1, id FROM q),
+ v AS (SELECT rank, pid, stream, t, sum(d) OVER w AS ql, row_number() OVER w AS n FROM pts
+   WINDOW w AS (PARTITION BY rank, pid, stream ORDER BY t, k, id ROWS UNBOUNDED PRECEDING)),
+ ss AS (SELECT DISTINCT rank, pid, stream FROM q),
+ names AS (SELECT rank, pid, stream, row_number() OVER (ORDER BY rank, pid, stream) AS o,
+   CASE WHEN (SELECT count(DISTINCT rank) FROM ss) > 1 THEN 'rank ' || rank || ' ' ELSE '' END
+   || CASE WHEN (SELECT count(DISTINCT pid) FROM ss x WHERE x.rank = ss.rank) > 1
+     THEN 'device ' || pid || ' ' ELSE '' END || 'stream ' || stream AS series FROM ss),
+ s AS (SELECT series, o, t, ql AS v, n FROM v JOIN names USING (rank, pid, stream)),
+-- include: timeline
+ SELECT printf('%.6f', x), series, v FROM (SELECT 0 AS x, series, o, 0 AS v, 0 AS p FROM names
+   UNION ALL SELECT * FROM tl) ORDER BY x, o, p
+
+-- name: memory_bw
+-- Memory bandwidth per kind over time (GB/s), from temp.memory_bw
+-- (report/trace_series.c fills it first, exact mode); every kind starts at
+-- 0 from the first point.
+WITH names AS (SELECT rank, name, row_number() OVER (ORDER BY rank, name) AS o,
+   CASE WHEN (SELECT count(DISTINCT rank) FROM memory_bw) > 1 THEN 'rank ' || rank || ' '
+     ELSE '' END || name AS series FROM (SELECT DISTINCT rank, name FROM memory_bw)),
+ s AS (SELECT series, o, ts AS t, bw_gbps AS v, seq AS n FROM memory_bw
+   JOIN names USING (rank, name)),
+-- include: timeline
+ SELECT printf('%.6f', x), series, v FROM (SELECT 0 AS x, series, o, 0 AS v, 0 AS p FROM names
+   UNION ALL SELECT * FROM tl) ORDER BY x, o, p
+
+-- name: memory
+-- Allocated and reserved memory per device over time (MiB), from the
+-- [memory] events (the Total Allocated and Total Reserved after each), and
+-- the peak of allocated memory of each device (analysis_memory_peaks) as a
+-- marked point. Reserved only for devices that report it (CUDA's caching
+-- allocator; the CPU's is 0).
+WITH m AS (SELECT t.rank, i.ts, i.rowid AS id,
+   json_extract(i.args, '$."Total Allocated"') AS a, json_extract(i.args, '$."Total Reserved"') AS r,
+   json_extract(i.args, '$."Device Type"') AS dt, json_extract(i.args, '$."Device Id"') AS di
+   FROM instants i JOIN traces t USING (trace_id) WHERE t.run_id = ?1
+   AND i.name = (SELECT id FROM strings WHERE value = '[memory]')),
+ devs AS (SELECT rank, dt, di, max(r) > 0 AS has_r FROM m GROUP BY rank, dt, di),
+ names AS (SELECT rank, dt, di, has_r, row_number() OVER (ORDER BY rank, dt, di) AS o,
+   CASE WHEN (SELECT count(DISTINCT rank) FROM devs) > 1 THEN ' rank ' || rank ELSE '' END
+   || CASE dt WHEN 0 THEN ' CPU' WHEN 1 THEN ' GPU ' || di
+     ELSE ' device type ' || dt || ':' || di END AS dev FROM devs),
+ s AS (SELECT 'allocated' || dev AS series, 3 * o AS o, ts AS t, a / 1048576.0 AS v,
+   row_number() OVER (PARTITION BY m.rank, m.dt, m.di ORDER BY ts, id) AS n
+   FROM m JOIN names USING (rank, dt, di)
+   UNION ALL SELECT 'reserved' || dev, 3 * o + 1, ts, r / 1048576.0,
+   row_number() OVER (PARTITION BY m.rank, m.dt, m.di ORDER BY ts, id)
+   FROM m JOIN names USING (rank, dt, di) WHERE has_r),
+-- include: timeline
+ , pk AS (SELECT (k.peak_ts - tr.t0) / 1e6 AS x, 'peak allocated' || n.dev AS series,
+   3 * n.o + 2 AS o, k.peak_allocated_bytes / 1048576.0 AS v, 3 AS p
+   FROM analysis_memory_peaks k JOIN names n ON n.rank = k.rank AND n.dt = k.device_type
+   AND (n.dt = 0 OR n.di = k.device_id), tr WHERE k.run_id = ?1 AND k.step IS NULL)
+ SELECT printf('%.6f', x), series, v FROM (SELECT * FROM tl UNION ALL SELECT * FROM pk)
+ ORDER BY x, o, p

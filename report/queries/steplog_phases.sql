@@ -5,16 +5,18 @@
 -- temp.steplog_phase_stats (steplog_stats.sql), filled just before.
 
 -- name: metrics
--- The long metric table; ?2 = --metric NAME (NULL: all), ?3 = 1 for
--- people (table, md): reals are rounded to three decimals there, which
--- would print 5e-05 as 0, so small values get four significant digits.
+-- The long metric table, in log order: by record, then in the order the
+-- values were read (pos: steplog_points is steplog_values with it).
+-- ?2 = --metric NAME (NULL: all), ?3 = 1 for people (table, md): reals
+-- are rounded to three decimals there, which would print 5e-05 as 0, so
+-- small values get four significant digits.
 SELECT step, epoch, rank, split, metric,
  CASE WHEN ?3 AND value <> 0 AND abs(value) < 0.1
  THEN printf('%.4g', value) ELSE value END AS value,
  unit, agg, window,
- raw_name FROM steplog_values WHERE run_id = ?1
+ raw_name FROM steplog_points WHERE run_id = ?1
  AND (?2 IS NULL OR metric = ?2 OR raw_name = ?2)
- ORDER BY source_id, record, rowid
+ ORDER BY source_id, record, pos
 
 -- name: rules
 -- The names this run used, with the metric each became.

@@ -2,7 +2,9 @@
 -- A query starts at "-- name: NAME" and is known to C as trace_insights.NAME
 -- (common/query.h). ?1 is the run_id; the thresholds are bound from
 -- report/thresholds.h: ?2 data loading, ?3 copies, ?4 GPU idle, each a
--- percentage; ?5 is 1 for short names (report/trace_sql.h).
+-- percentage; ?5 is 1 for short names (report/trace_sql.h); ?6 the
+-- iterations of each rank whose critical path temp.cp_bounds holds
+-- (report/trace_critical.c fills it first).
 --
 -- Every finding measures something that adds up: self times, never a
 -- parent's total next to its child's; op families (copies, syncs) by their
@@ -43,7 +45,21 @@ WITH steps AS (SELECT rank, sum(dur_ns) AS step_ns, sum(dataloader_ns) AS dl_ns,
  copies AS (SELECT rank, group_concat(name, ' / ') AS names,
    group_concat(name || ' ' || count || 'x', ', ') AS calls FROM (
    SELECT rank, name, count FROM ops WHERE name IN ('aten::to', 'aten::_to_copy', 'aten::copy_')
-   ORDER BY rank, total_ns DESC) GROUP BY rank)
+   ORDER BY rank, total_ns DESC) GROUP BY rank),
+ cpb AS (SELECT rank, CASE name WHEN 'cpu_bound' THEN 'CPU-bound'
+   WHEN 'gpu_compute_bound' THEN 'GPU compute' WHEN 'gpu_communication_bound'
+   THEN 'GPU communication' ELSE 'waiting' END AS bound, sum(duration_ns) AS ns
+   FROM cp_bounds WHERE kind = 'bound' AND name <> '' GROUP BY 1, 2),
+ cpt AS (SELECT rank, sum(ns) AS ns, (SELECT count(*) FROM cp_windows w WHERE w.rank = b.rank
+   AND w.ok) AS windows FROM cpb b GROUP BY rank),
+ cpr AS (SELECT b.*, t.ns AS total, t.windows, row_number() OVER (PARTITION BY b.rank
+   ORDER BY b.ns DESC) AS n FROM cpb b JOIN cpt t USING (rank) WHERE t.ns > 0),
+ peaks AS (SELECT k.*, CASE k.device_type WHEN 0 THEN 'CPU' WHEN 1 THEN 'GPU ' || k.device_id
+   ELSE 'device type ' || k.device_type || ':' || k.device_id END AS dev,
+   (SELECT min(s.step) FROM analysis_memory_peaks s WHERE s.run_id = k.run_id
+     AND s.rank = k.rank AND s.device_type = k.device_type AND s.device_id = k.device_id
+     AND s.step IS NOT NULL AND s.peak_seq = k.peak_seq) AS at_step
+   FROM analysis_memory_peaks k WHERE k.run_id = ?1 AND k.step IS NULL)
  SELECT rank, 'slowest op' AS finding, CASE WHEN ?5 THEN short_name(name) ELSE name END AS item,
    self_ns AS time_ns,
    100.0 * self_ns / nullif((SELECT self_ns FROM cpu WHERE cpu.rank = top_ops.rank), 0)
@@ -74,4 +90,29 @@ WITH steps AS (SELECT rank, sum(dur_ns) AS step_ns, sum(dataloader_ns) AS dl_ns,
    printf('above %g%% of the GPU span (first event start to last end)', ?4)
    FROM analysis_gpu WHERE run_id = ?1 AND mode = 'exact'
    AND kernel_time_ns > 0 AND 100.0 * idle_ns / kernel_time_ns > ?4
+ UNION ALL SELECT rank, 'critical path', bound, ns, 100.0 * ns / total,
+   printf('the largest part of the critical path of the first %d iteration%s (%.1f ms): '
+     || 'CPU-bound %.0f%%, GPU compute %.0f%%, GPU communication %.0f%%, waiting %.0f%%; %s',
+     windows, CASE windows WHEN 1 THEN '' ELSE 's' END, total / 1e6,
+     100.0 * coalesce((SELECT ns FROM cpb x WHERE x.rank = cpr.rank AND x.bound = 'CPU-bound'), 0)
+       / total,
+     100.0 * coalesce((SELECT ns FROM cpb x WHERE x.rank = cpr.rank
+       AND x.bound = 'GPU compute'), 0) / total,
+     100.0 * coalesce((SELECT ns FROM cpb x WHERE x.rank = cpr.rank
+       AND x.bound = 'GPU communication'), 0) / total,
+     100.0 * coalesce((SELECT ns FROM cpb x WHERE x.rank = cpr.rank AND x.bound = 'waiting'), 0)
+       / total,
+     CASE bound WHEN 'CPU-bound' THEN 'the GPU waits for the CPU (launch overhead, Python, '
+       || 'syncs): less CPU work per kernel (CUDA graphs, torch.compile, larger kernels) first'
+     WHEN 'GPU compute' THEN 'faster kernels shorten the step: the top kernels first'
+     WHEN 'GPU communication' THEN 'communication is on the path: overlap it with compute '
+       || 'or shrink it'
+     ELSE 'kernels wait for their launch or for each other: the GPU idles on the path' END)
+   FROM cpr WHERE n = 1
+ UNION ALL SELECT rank, 'peak memory', CASE WHEN ?5 THEN short_name(op) ELSE op END, NULL, NULL,
+   printf('%.4g MiB allocated on %s%s, the most of the trace (%.4g MiB reserved at most)',
+     peak_allocated_bytes / 1048576.0, dev,
+     CASE WHEN at_step IS NOT NULL THEN ' at step ' || at_step ELSE ' outside the steps' END,
+     max_reserved_bytes / 1048576.0)
+   FROM peaks WHERE peak_allocated_bytes > 0
  ORDER BY 1, 2, 4 DESC

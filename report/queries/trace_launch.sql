@@ -83,3 +83,131 @@ WITH c AS (SELECT rank, dur, coalesce(coll_name, CASE
  sum(bytes) AS bytes, count(bytes) AS with_size,
  sum(bytes) / (sum(CASE WHEN bytes IS NOT NULL THEN dur END) / 1e9) / 1e9 AS algbw_gbps
  FROM c GROUP BY rank, kind ORDER BY rank, time_ns DESC
+
+-- name: create_hta_traces
+-- HTA's reading of each trace of the run (filled by report/trace_sql.c
+-- from analyze/hta.h): whether it rounds times, whether it drops the last
+-- ProfilerStep, and where (the step's start, ns, rounded as HTA does).
+CREATE TEMP TABLE IF NOT EXISTS hta_traces (trace_id INTEGER PRIMARY KEY, rank INTEGER,
+  round INTEGER, drop_last INTEGER, cutoff INTEGER);
+DELETE FROM hta_traces
+
+-- fragment: hta_launch_rows
+t AS (SELECT h.* FROM traces x JOIN temp.hta_traces h USING (trace_id) WHERE x.run_id = ?1),
+ ln AS (SELECT id FROM strings WHERE value IN ('cudaLaunchKernel', 'cudaLaunchKernelExC',
+   'cudaMemcpyAsync', 'cudaMemsetAsync', 'runFunction - job_prep_and_submit_for_execution')),
+ tr AS (SELECT id FROM strings WHERE value = 'Trace'),
+ ev AS (SELECT s.id, t.rank, s.trace_id, s.name, s.correlation, hta_stream(s.stream) AS hs,
+   hta_start(s.ts, t.round) AS start, hta_end(s.ts, s.dur, t.round) AS end_, t.drop_last, t.cutoff
+   FROM t JOIN slices s ON s.trace_id = t.trace_id
+   WHERE s.correlation IS NOT NULL AND s.ph = 'X' AND s.cat IS NOT NULL AND s.cat NOT IN tr),
+ corr AS (SELECT DISTINCT trace_id, correlation FROM ev
+   WHERE name IN ln AND (NOT drop_last OR start < cutoff)),
+ cpu AS (SELECT ev.* FROM ev JOIN corr USING (trace_id, correlation)
+   WHERE hs = -1 AND (NOT drop_last OR start < cutoff)),
+ gpu AS (SELECT ev.* FROM ev JOIN corr USING (trace_id, correlation) WHERE hs <> -1)
+,
+ r AS (SELECT cpu.rank, cpu.id AS cid, gpu.id AS gid, cpu.correlation,
+ cpu.end_ - cpu.start AS cpu_duration_ns,
+ gpu.end_ - gpu.start AS gpu_duration_ns,
+ max(0, gpu.start - cpu.end_) AS launch_delay_ns
+ FROM cpu JOIN gpu ON gpu.trace_id = cpu.trace_id AND gpu.correlation = cpu.correlation)
+
+-- name: hta_launches
+-- --compat hta, --by launch: get_cuda_kernel_launch_stats' rows. CPU events
+-- (stream -1) whose correlation is that of a cudaLaunchKernel,
+-- cudaLaunchKernelExC, cudaMemcpyAsync, cudaMemsetAsync or MTIA runFunction
+-- event, joined with the GPU events (stream not -1) of that correlation, in
+-- CPU row order; HTA's event set and rounded times; launch_delay = GPU
+-- start - CPU end, 0 when negative.
+WITH
+-- include: hta_launch_rows
+ SELECT rank, correlation, cpu_duration_ns, gpu_duration_ns, launch_delay_ns FROM r
+ ORDER BY rank, cid, gid
+
+-- name: hta_launch_summary
+-- --compat hta: the per-launch rows summarised per rank and measure (count,
+-- sum, mean, min, max, std (n - 1)), with the counts HTA would plot:
+-- beyond = launches whose CPU duration is over 50 us (runtime_cutoff) /
+-- whose delay is over 100 us (launch_delay_cutoff) / short GPU kernels
+-- (CPU duration <= 50 us and GPU duration below it).
+WITH
+-- include: hta_launch_rows
+ , m AS (SELECT rank, 'cpu_duration' AS measure, cpu_duration_ns AS v,
+   cpu_duration_ns > 50000 AS beyond FROM r
+   UNION ALL SELECT rank, 'gpu_duration', gpu_duration_ns,
+   cpu_duration_ns <= 50000 AND gpu_duration_ns < cpu_duration_ns FROM r
+   UNION ALL SELECT rank, 'launch_delay', launch_delay_ns, launch_delay_ns > 100000 FROM r),
+ a AS (SELECT rank, measure, count(*) AS n, avg(v) AS mean FROM m GROUP BY rank, measure)
+ SELECT m.rank, m.measure, count(*) AS count, sum(v) AS sum_ns, a.mean AS mean_ns,
+ min(v) AS min_ns, max(v) AS max_ns,
+ CASE WHEN a.n > 1 THEN sqrt(sum((v - a.mean) * (v - a.mean)) / (a.n - 1)) END AS std_ns,
+ sum(beyond) AS beyond
+ FROM m JOIN a USING (rank, measure) GROUP BY m.rank, m.measure
+ ORDER BY m.rank, m.measure
+
+-- name: launch_rows
+-- --by launch: one row per GPU event with its launching runtime call (the
+-- launch of analysis_gpu_attribution): cpu = the call's duration, gpu = the
+-- event's, launch_delay = event start - call end (negative: the GPU began
+-- before the call returned), start_delay = event start - call start; in
+-- launch order. Kernels, copies and sets (categories kernel, gpu_memcpy,
+-- gpu_memset, mtia_ccp_events, or none): synchronisation events are not
+-- launched work.
+SELECT a.rank, l.correlation, (SELECT value FROM strings WHERE id = l.name) AS launch,
+ CASE WHEN ?4 THEN short_name(k.value) ELSE k.value END AS kernel,
+ l.dur AS cpu_ns, a.dur_ns AS gpu_ns, g.ts - (l.ts + l.dur) AS launch_delay_ns,
+ g.ts - l.ts AS start_delay_ns
+ FROM analysis_gpu_attribution a JOIN slices g ON g.id = a.slice_id
+ JOIN slices l ON l.id = a.launch_id JOIN strings k ON k.id = a.name
+ WHERE a.run_id = ?1 AND coalesce(g.cat, 0) IN (SELECT id FROM strings WHERE value IN
+   ('kernel', 'gpu_memcpy', 'gpu_memset', 'mtia_ccp_events') UNION ALL SELECT 0)
+ ORDER BY a.rank, l.ts, l.id, g.id
+
+-- name: create_op_delays
+-- launch --by op, filled by report/trace_launch.c from analyze/op_kernels.h:
+-- per rank, op and kernel sequence: op instances, kernels in the sequence,
+-- mean delay from the op's start to its first launch and from that launch
+-- to its kernel's start (ns).
+CREATE TEMP TABLE IF NOT EXISTS op_delays (rank INTEGER, op TEXT, sequence TEXT,
+  count INTEGER, kernels INTEGER, op_delay_ns REAL, runtime_delay_ns REAL);
+DELETE FROM op_delays
+
+-- name: op_delays
+-- launch --by op: the rows of temp.op_delays, most frequent first. hta
+-- mode rounds the means to HTA's 3 decimals of a microsecond, half to even
+-- as numpy does.
+WITH r AS (SELECT *, floor(op_delay_ns) AS f1, floor(runtime_delay_ns) AS f2 FROM op_delays)
+SELECT rank, op, CASE WHEN ?4 THEN short_name(sequence) ELSE sequence END AS kernel_sequence,
+ count, kernels,
+ CASE WHEN ?2 <> 'hta' THEN op_delay_ns WHEN op_delay_ns - f1 = 0.5
+   THEN f1 + (CAST(f1 AS INTEGER) % 2 <> 0) ELSE round(op_delay_ns) END AS op_launch_delay_ns,
+ CASE WHEN ?2 <> 'hta' THEN runtime_delay_ns WHEN runtime_delay_ns - f2 = 0.5
+   THEN f2 + (CAST(f2 AS INTEGER) % 2 <> 0) ELSE round(runtime_delay_ns) END AS runtime_delay_ns
+ FROM r ORDER BY rank, count DESC, op, sequence
+
+-- name: create_sequences
+-- kernel-sequences, filled by report/trace_launch.c from analyze/op_kernels.h:
+-- per rank and pattern (the op's name and its kernels' names in start
+-- order, joined by |): occurrences, kernels, summed GPU and CPU time (ns).
+CREATE TEMP TABLE IF NOT EXISTS kernel_sequences (rank INTEGER, op TEXT, pattern TEXT,
+  count INTEGER, kernels INTEGER, gpu_ns INTEGER, cpu_ns INTEGER);
+DELETE FROM kernel_sequences
+
+-- name: sequences
+-- The patterns by count (most frequent first), then pattern, as HTA sorts
+-- them; the first ?3 per rank (all by default).
+WITH r AS (SELECT *, row_number() OVER (PARTITION BY rank ORDER BY count DESC, pattern) AS n
+   FROM kernel_sequences)
+ SELECT rank, CASE WHEN ?4 THEN short_name(op) ELSE op END AS op, count, kernels,
+ CASE WHEN ?4 THEN (SELECT group_concat(short_name(value), ' | ') FROM json_each('["' ||
+   replace(replace(replace(pattern, '\', '\\'), '"', '\"'), '|', '","') || '"]')) ELSE pattern END
+   AS pattern,
+ gpu_ns AS gpu_kernel_ns, cpu_ns AS cpu_op_ns
+ FROM r WHERE ?3 < 0 OR n <= ?3 ORDER BY rank, n
+
+-- name: default_op
+-- kernel-sequences without --op: the op (cpu_op) with the most GPU time
+-- launched below it.
+SELECT name FROM analysis_ops WHERE run_id = ?1 AND cat = 'cpu_op'
+ GROUP BY name ORDER BY sum(gpu_total_ns) DESC, name LIMIT 1

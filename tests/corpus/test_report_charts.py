@@ -14,7 +14,10 @@
     keeps every name exactly;
   - without gnuplot (PROFDB_GNUPLOT=''), the folder is written and the
     message says how to render;
-  - one-shot: `profdb report PATH [REPORT]` ingests into memory."""
+  - one-shot: `profdb report PATH [REPORT]` ingests into memory;
+  - the timelines (launch queue, memory bandwidth, memory) and the critical
+    path chart show the reports' numbers (check_timelines), on the samples,
+    the profile_memory trace of tests/traces and every corpus trace."""
 
 # ctest-labels: slow (~100 gnuplot runs over every corpus trace's charts)
 
@@ -23,6 +26,7 @@ import io
 import json
 import os
 import re
+import shlex
 import shutil
 import struct
 import subprocess
@@ -90,6 +94,121 @@ def check_gnuplot(c, d, charts, what, again=True):
         c.true(f"{what}: {ch}.svg", os.path.exists(svg) and "<svg" in open(svg).read(4096))
 
 
+def dat_rows(path):
+    """The rows of a chart data file after its header, split as gnuplot does."""
+    lines = [l for l in open(path, encoding="utf-8").read().splitlines() if not l.startswith("#")]
+    return [shlex.split(l) for l in lines[1:]]
+
+
+def check_labels(c, d, charts, what):
+    """Bars are named by short names (at most a line of the chart, ~140
+    characters), distinct for distinct kernels and ops
+    (the kernels report's full names are in the CSV), and the form follows
+    the ranks: one bar per rank with percentages up to 16 ranks."""
+    for ch in ("top-kernels", "top-ops"):
+        if ch in charts:
+            labels = [r[0] for r in dat_rows(os.path.join(d, ch + ".dat"))]
+            c.eq(f"{what}: {ch} labels distinct", len(set(labels)), len(labels))
+            c.true(f"{what}: {ch} labels short", all(len(l) <= 140 for l in labels), str(labels))
+            c.true(f"{what}: {ch} no C++ argument lists", not any(
+                l.startswith("void ") for l in labels), str(labels))
+    if "gpu" in charts:
+        ranks = len(dat_rows(os.path.join(d, "gpu.dat")))
+        gp = open(os.path.join(d, "gpu.gp")).read()
+        c.true(f"{what}: gpu of {ranks} ranks as horizontal bars with percentages",
+               ("boxxyerror" in gp and "sprintf('%.0f%%'" in gp) == (ranks <= 16), gp[-600:])
+
+
+def dat_table(path):
+    """A chart data file as (series names, {label: {series: value or None}})."""
+    lines = [l for l in open(path, encoding="utf-8").read().splitlines() if not l.startswith("#")]
+    head = shlex.split(lines[0])[1:]
+    table = {}
+    for r in (shlex.split(l) for l in lines[1:]):
+        table[r[0]] = {k: (None if v == "?" else float(v)) for k, v in zip(head, r[1:])
+                       if k not in ("text", "share_pct", "class", "color")}
+    return head, table
+
+
+def series_max(table):
+    most = {}
+    for row in table.values():
+        for k, v in row.items():
+            if v is not None:
+                most[k] = max(most.get(k, v), v)
+    return most
+
+
+def near(a, b):
+    return abs(a - b) <= 1e-6 * max(1.0, abs(a), abs(b))
+
+
+def check_timelines(c, d, charts, what, report_csv):
+    """The charts of the launch queue, memory bandwidth, memory and critical
+    path show the reports' numbers: each stream's largest queue length, each
+    kind's largest bandwidth and each device's peak are the report's max
+    (the timelines keep the largest value of each interval), the peak mark
+    sits on the allocated line's top, and each iteration's stack adds up to
+    the critical-path report's path length. report_csv(NAME, *ARGS) is that
+    report as CSV rows."""
+    def names(rows, key, prefix):
+        ranks = {r["rank"] for r in rows}
+        return [("rank " + r["rank"] + " " if len(ranks) > 1 else "") + prefix(r) + r[key]
+                for r in rows]
+    if "queue-length" in charts:
+        rows = report_csv("queue-length")
+        devices = {}
+        for r in rows:
+            devices.setdefault(r["rank"], set()).add(r["device"])
+        want = dict(zip(names(rows, "stream", lambda r: "device " + r["device"] + " stream "
+                                  if len(devices[r["rank"]]) > 1 else "stream "),
+                        (float(r["max"]) for r in rows)))
+        head, table = dat_table(os.path.join(d, "queue-length.dat"))
+        c.eq(f"{what}: queue-length chart: a line per stream of the report", sorted(head),
+             sorted(want))
+        c.eq(f"{what}: queue-length chart: each stream's largest length is the report's max",
+             series_max(table), want)
+        first = table[min(table, key=float)]
+        c.true(f"{what}: queue-length chart: step lines, every stream from the start",
+               all(v is not None for v in first.values()) and
+               "with steps" in open(os.path.join(d, "queue-length.gp")).read(), first)
+    if "memory-bw" in charts:
+        rows = report_csv("memory-bw")
+        want = dict(zip(names(rows, "name", lambda r: ""), (float(r["max_gbps"]) for r in rows)))
+        head, table = dat_table(os.path.join(d, "memory-bw.dat"))
+        got = series_max(table)
+        c.eq(f"{what}: memory-bw chart: a line per kind of the report", sorted(head), sorted(want))
+        c.true(f"{what}: memory-bw chart: each kind's largest bandwidth is the report's max",
+               all(k in got and near(got[k], v) for k, v in want.items()), (got, want))
+    if "memory" in charts:
+        peaks = [r for r in report_csv("memory", "--by", "step") if r["step"] == ""]
+        head, table = dat_table(os.path.join(d, "memory.dat"))
+        got = series_max(table)
+        for r in peaks:
+            dev = "CPU" if r["device"] == "cpu" else "GPU " + r["device"].split(":")[-1]
+            if len({p["rank"] for p in peaks}) > 1:
+                dev = "rank " + r["rank"] + " " + dev
+            mib = int(r["peak_allocated_bytes"]) / 1048576
+            c.true(f"{what}: memory chart: {dev}'s peak marked at the report's peak",
+                   near(got.get("peak allocated " + dev, -1), mib), (got, mib))
+            c.true(f"{what}: memory chart: {dev}'s allocated line reaches the peak, not beyond",
+                   near(got.get("allocated " + dev, -1), mib), (got, mib))
+    if "critical-path" in charts:
+        rows = report_csv("critical-path")
+        head, table = dat_table(os.path.join(d, "critical-path.dat"))
+        ranks = {r["rank"] for r in rows}
+        want = {}
+        for r in rows:
+            if int(r["instance"]) < 50 and r["path_us"] and float(r["path_us"]) > 0:
+                label = ("r" + r["rank"] + " " if len(ranks) > 1 else "") + \
+                    r["window"][r["window"].index("#"):]
+                want[label] = float(r["path_us"]) / 1000
+        got = {k: sum(v for v in row.values() if v is not None) for k, row in table.items()}
+        c.eq(f"{what}: critical-path chart: a column per iteration", sorted(got), sorted(want))
+        c.true(f"{what}: critical-path chart: each column adds up to the path's length",
+               all(k in got and near(got[k], v) for k, v in want.items()), (got, want))
+
+
 EVIL = [
     'k"quote\\back`touch PWNED`@macro_x&y{z}^2',
     'system("touch PWNED")',
@@ -145,6 +264,33 @@ def test_adversarial(c, tmp):
         svg = open(os.path.join(out, "top-kernels.svg")).read()
         # The labels print as written (quotes, backquotes, @, braces kept).
         c.true("adversarial: label text in the SVG", "`touch PWNED`@macro_x&amp;y{z}^2" in svg)
+    # Before and after: two hostile runs diffed into a folder of paired bars.
+    slow = os.path.join(work, "evil-slow.json")
+    with open(trace) as f:
+        t = json.load(f)
+    for e in t["traceEvents"]:
+        if e["cat"] == "kernel":
+            e["dur"] *= 2
+    with open(slow, "w") as f:
+        json.dump(t, f)
+    db = os.path.join(work, "d.db")
+    run("ingest", "--run", run_name, trace, db=db)
+    run("ingest", "--run", run_name + " slow", slow, db=db)
+    diff = os.path.join(work, "diff")
+    p = subprocess.run([PROFDB, "--db", db, "diff", run_name, run_name + " slow", "--out", diff],
+                       cwd=work, capture_output=True, text=True)
+    c.true("adversarial diff --out: exit 0", p.returncode == 0, p.stderr)
+    if p.returncode == 0:
+        charts = [f[:-3] for f in os.listdir(diff) if f.endswith(".gp")]
+        c.true("adversarial diff --out: paired kernel chart", "kernels" in charts, str(charts))
+        for ch in charts:
+            gp = open(os.path.join(diff, ch + ".gp")).read()
+            # Only the title, a single-quoted literal, holds the run name;
+            # kernel and op names stay in the data file.
+            bad = [l for l in gp.splitlines() if "PWNED" in l and not l.startswith("set label 1 '")]
+            c.eq(f"adversarial diff {ch}.gp: names from data only in the title", bad, [])
+        if GNUPLOT:
+            check_gnuplot(c, diff, charts, "adversarial diff")
     c.eq("adversarial: no PWNED file", pwned(tmp) + pwned(os.getcwd()), [])
     if GNUPLOT:
         # Control: the hazard is real. A backquote outside single quotes runs.
@@ -249,12 +395,14 @@ def main():
                     f.write(json.dumps({"step": step, "rank": rank, "time_forward_ms": 30 + rank * 9,
                                         "time_backward_ms": 60 + step, "loss": 2.0}) + "\n")
         samples.append(("s-ranks", ranks))
-        # Every step equally long: the histogram still has its one bar.
-        same = os.path.join(tmp, "same.jsonl")
-        with open(same, "w") as f:
-            for step in range(1, 5):
-                f.write(json.dumps({"step": step, "time_forward_ms": 30}) + "\n")
-        samples.append(("s-same", same))
+        # Every step equally long: 4 steps are dots on a strip, 60 a
+        # histogram; either way around the one value.
+        for name, steps in (("s-same", 4), ("s-same-many", 60)):
+            same = os.path.join(tmp, name + ".jsonl")
+            with open(same, "w") as f:
+                for step in range(1, steps + 1):
+                    f.write(json.dumps({"step": step, "time_forward_ms": 30}) + "\n")
+            samples.append((name, same))
         # nvidia-smi samples of two GPUs.
         smi = os.path.join(tmp, "smi.csv")
         with open(smi, "w") as f:
@@ -263,6 +411,9 @@ def main():
                 for gpu in (0, 1):
                     f.write(f"2025/03/30 19:25:0{t}.000, {gpu}, {10 * t + 5 * gpu} %, 100 MiB\n")
         samples.append(("s-smi", smi))
+        # A profile_memory trace (tests/traces): the memory timeline.
+        samples.append(("s-memory", os.path.join(SOURCE, "tests", "traces",
+                                                 "train_memory.trace.json.gz")))
         for name, path in samples:
             run("ingest", "--run", name, path, db=db)
         seen = set()
@@ -271,18 +422,28 @@ def main():
             run("report", "--run", name, "--out", out, db=db)
             charts = check_folder(c, out, name, db=db, run_name=name, rendered=bool(GNUPLOT))
             seen.update(charts)
+            check_timelines(c, out, charts, name, lambda *a, name=name: list(csv.DictReader(
+                io.StringIO(run("report", "--run", name, *a, "--format", "csv", db=db)[1]))))
             if GNUPLOT:
                 check_gnuplot(c, out, charts, name)
         want = {"steps", "gpu", "kernel-types", "top-kernels", "top-ops", "rank-steps",
-                "step-hist", "top-functions", "phase-steps", "phase-hist", "phase-ranks", "gpu-util"}
+                "step-hist", "top-functions", "phase-steps", "phase-hist", "phase-ranks", "gpu-util",
+                "critical-path", "queue-length", "memory-bw", "memory"}
         c.eq("every chart kind drawn from the samples", sorted(want - seen), [])
         dat = open(os.path.join(tmp, "out-s-ranks", "phase-ranks.dat")).read().splitlines()
         util = open(os.path.join(tmp, "out-s-smi", "gpu-util.dat")).read().splitlines()
         c.eq("gpu-util: numeric time column, a column per GPU", util[1:4],
              ['"label" "GPU 0" "GPU 1"', "0 0 5", "1 10 15"])
         gp = open(os.path.join(tmp, "out-s-same", "phase-hist.gp")).read()
-        c.true("phase-hist: equal values get a range around them", "binrange [28.5:31.5]" in gp, gp)
-        c.eq("phase-ranks: rank 1 is the straggler", [l.split()[-1] for l in dat[2:]], ["0", "1"])
+        m = re.search(r"set xrange \[([-\d.e]+):([-\d.e]+)\]", gp)
+        c.true("phase-hist, 4 equal steps: a strip of dots around the value",
+               "with points" in gp and "bins=" not in gp and m and
+               float(m.group(1)) < 30 < float(m.group(2)), gp)
+        gp = open(os.path.join(tmp, "out-s-same-many", "phase-hist.gp")).read()
+        c.true("phase-hist, 60 equal steps: a histogram around the value",
+               "binrange [28.5:31.5]" in gp and "with boxes" in gp, gp)
+        c.eq("phase-ranks: rank 1 is the straggler", [shlex.split(l)[2] for l in dat[2:]],
+             ["0", "1"])
         test_adversarial(c, tmp)
         test_adversarial_pstats(c, tmp)
         test_no_gnuplot(c, tmp, db)
@@ -297,6 +458,9 @@ def main():
                 c.eq(f"corpus {f}: report --out exit", rc, 0)
                 if rc == 0:
                     charts = check_folder(c, out, f, rendered=bool(GNUPLOT))
+                    check_labels(c, out, charts, f)
+                    check_timelines(c, out, charts, f, lambda *a, f=f: list(csv.DictReader(
+                        io.StringIO(run("report", os.path.join(d, f), *a, "--format", "csv")[1]))))
                     if GNUPLOT:
                         check_gnuplot(c, out, charts, f, again=False)
     c.close()

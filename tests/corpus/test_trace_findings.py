@@ -13,7 +13,14 @@
   steps: as generated, nobody; one rank's clock stretched by 25%, that
   rank, with the p-value the exact U distribution gives (computed here from
   the q-binomial generating function, not profdb's recurrence); stretched
-  by 2%, nobody, whatever the p-value."""
+  by 2%, nobody, whatever the p-value.
+- critical path: the finding names what bounds the critical path of the
+  first 50 iterations most (CPU-bound, GPU compute, GPU communication or
+  waiting: launch + kernel gap), with its time and share as the
+  critical-path report's --by bound rows add up, on every corpus trace;
+  none where the run has no GPU events.
+- peak memory (tests/traces' profile_memory trace): the op, device, step
+  and bytes of the memory report's peak."""
 
 import gzip
 import json
@@ -22,7 +29,7 @@ import subprocess
 from decimal import Decimal
 from fractions import Fraction
 
-from common import GENTRACE, Checker, need_corpus, run, run_json, tempdir
+from common import GENTRACE, SOURCE, Checker, need_corpus, run, run_json, tempdir
 
 CPU_CATS = {"cuda_runtime", "cuda_driver", "hip_runtime", "cpu_op", "user_annotation",
             "python_function"}
@@ -121,6 +128,60 @@ def check_others(c, db, name):
              sum(r["count"] for r in full))
 
 
+GROUPS = {"cpu_bound": "CPU-bound", "gpu_compute_bound": "GPU compute",
+          "gpu_communication_bound": "GPU communication",
+          "gpu_kernel_launch_overhead": "waiting", "gpu_kernel_kernel_overhead": "waiting"}
+
+
+def check_critical(c, db, name):
+    found = [r for r in run_json("report", "--run", name, "insights", "--unit", "ns", db=db)
+             if r["finding"] == "critical path"]
+    code, out, _ = run("report", "--run", name, "critical-path", "--by", "bound", "--unit", "ns",
+                       "--format", "json", db=db, check=False)
+    rows = json.loads(out) if code == 0 and out.strip().startswith("[") else []
+    sums = {}
+    for r in rows:
+        if r["instance"] < 50 and r["bound"]:
+            k = (r["rank"], GROUPS[r["bound"]])
+            sums[k] = sums.get(k, 0) + r["duration_ns"]
+    want = {}
+    for (rank, group), v in sums.items():
+        total = sum(x for (rk, _), x in sums.items() if rk == rank)
+        if total > 0 and (rank not in want or v > want[rank][1]):
+            want[rank] = (group, v, 100.0 * v / total)
+    got = {r["rank"]: (r["item"], r["time_ns"], r["share_pct"]) for r in found}
+    c.eq(f"{name}: critical path findings per rank", sorted(got), sorted(want))
+    for rank, (group, v, share) in want.items():
+        g = got.get(rank)
+        c.true(f"{name} rank {rank}: critical path bound {group}, {v} ns, {share:.2f}%",
+               g is not None and g[0] == group and g[1] == v and abs(g[2] - share) <= 0.005, g)
+    return len(want)
+
+
+def check_peak_memory(c, tmp):
+    db = os.path.join(tmp, "m.db")
+    path = os.path.join(SOURCE, "tests", "traces", "train_memory.trace.json.gz")
+    run("ingest", "--quiet", "--run", "mem", path, db=db)
+    peaks = [r for r in run_json("report", "--run", "mem", "memory", "--by", "step", db=db)
+             if r["step"] is None]
+    found = [r for r in run_json("report", "--run", "mem", "insights", db=db)
+             if r["finding"] == "peak memory"]
+    c.eq("peak memory: one finding per device", len(found), len(peaks))
+    for p, f in zip(peaks, found):
+        steps = [r["step"] for r in run_json("report", "--run", "mem", "memory", "--by", "step",
+                                             db=db)
+                 if r["step"] is not None and r["device"] == p["device"]
+                 and r["peak_allocated_bytes"] == p["peak_allocated_bytes"]
+                 and r["at_us"] == p["at_us"]]
+        c.eq("peak memory: the op at the peak", f["item"], p["op"])
+        c.true("peak memory: bytes and step in the evidence",
+               f"{p['peak_allocated_bytes'] / 1048576:.4g} MiB" in f["evidence"] and
+               steps and f"at step {steps[0]}" in f["evidence"], (f["evidence"], p, steps))
+    c.eq("critical path: none without GPU events", [
+        r for r in run_json("report", "--run", "mem", "insights", db=db)
+        if r["finding"] == "critical path"], [])
+
+
 def exact_p(u, n1, n2):
     """P(U >= u): coefficients of the q-binomial [n1 + n2 choose n1]."""
     poly = [1]
@@ -191,6 +252,17 @@ def main():
         for p in paths:
             check_nested(c, db, p)
             check_others(c, db, os.path.basename(p)[:-8])
+        with_path = 0
+        for f in sorted(os.listdir(os.path.dirname(paths[0]))):
+            if f.endswith(".gz"):
+                name = f[:-3]
+                if f not in NESTED:
+                    run("ingest", "--quiet", "--run", name, os.path.join(os.path.dirname(
+                        paths[0]), f), db=db)
+                with_path += check_critical(c, db, name if f not in NESTED else f[:-8]) > 0
+        c.true(f"critical path findings on {with_path} corpus traces", with_path >= 5, with_path)
+        print(f"critical path findings checked on {with_path} corpus traces")
+        check_peak_memory(c, tmp)
         check_stragglers(c, tmp, db)
     c.close()
 

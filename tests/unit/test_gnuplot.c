@@ -5,6 +5,7 @@
 #include "render/gnuplot.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static char *quote(const char *s)
 {
@@ -41,6 +42,16 @@ int main(void)
     /* Cut before escaping: an escape is never split. */
     s = label("\\\\\\\\\\\\\\\\\\\\", 5);
     CHECK_STR(s, "\"\\\\\\\\\xE2\x80\xA6\\\\\\\\\"");
+    free(s);
+    /* Multi-byte labels (short names hold '…', values 'µs') are cut by code
+     * points, never inside one: 5 of them, all whole. */
+    s = label("a\xC2\xB5" "b\xC2\xB5" "c\xC2\xB5" "d\xC2\xB5", 5);
+    size_t points = 0;
+    for (const char *p = s + 1; *p && *p != '"'; p++)
+        points += ((unsigned char)*p & 0xC0) != 0x80;
+    CHECK_INT((int)points, 5);
+    CHECK(strstr(s, "\xE2\x80\xA6") != NULL);
+    CHECK(s[strlen(s) - 2] == '\xB5' && s[strlen(s) - 3] == '\xC2');
     free(s);
     char path[4096];
     setenv("PROFDB_GNUPLOT", "", 1);

@@ -1,0 +1,233 @@
+/* bw_pass.c: memory bandwidth over time, on demand (series.h): the series
+ * of HTA's get_memory_bw_time_series, one row per point.
+ *
+ * Each memcpy or memset GPU event adds its bandwidth at its start and takes
+ * it away at its end; per kind ("Memcpy HtoD", "Memset", ...) the running
+ * sum is the bandwidth in use. Points are ordered by time, starts before
+ * ends at equal times, each group in trace order (slice id): the order a
+ * stable sort of HTA's table gives. Bandwidth: exact mode divides the
+ * event's bytes by its duration (1 byte/ns = 1 GB/s), and takes the trace's
+ * "memory bandwidth (GB/s)" arg where bytes are missing; hta mode takes the
+ * arg (missing: 0, as HTA) over HTA's rounded times, a zero duration
+ * counted as 1 us.
+ *
+ * On demand, not at ingest: memory events are few beside kernels, and the
+ * attribution's (run, name) index finds them without reading the trace, so
+ * the report pays for them only when asked (at ingest the pass cost 4% of
+ * the analysis on the bench trace, for one or two percent of its events).
+ * Streaming: the memory events come in start order; ends wait in a buffer
+ * per kind until no start can come before them (exact: now; hta: a
+ * microsecond before now, as HTA's rounding can end an event a microsecond
+ * before it starts). The buffers hold the copies in flight. */
+#include "analyze/hta.h"
+#include "analyze/series.h"
+#include "analyze/idmap.h"
+#include "common/db.h"
+#include "common/error.h"
+#include "common/xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { EXACT, HTA, MODES };
+
+typedef struct {
+    int64_t t, id;
+    int end;            /* 0 start, 1 end: starts first at equal times */
+    double bw;
+} bw_point;
+
+typedef struct {
+    char name[16];      /* "Memcpy HtoD", "Memset", "Memcpy Unknown" */
+    bw_point *buf;      /* not yet final; sorted when finalized */
+    size_t n, cap;
+    double value;       /* running sum */
+} kind_acc;
+
+typedef struct {
+    kind_acc *v;
+    size_t n, cap;
+} kind_set;
+
+typedef struct {
+    sqlite3 *db;
+    int rank;
+    pdb_hta_mode hta;
+    kind_set kinds[MODES];
+    int64_t buffered;
+    int64_t min_t[MODES];   /* no buffered point is earlier */
+    bool want[MODES];
+    pdb_bw_fn fn;
+    void *arg;
+} bw_state;
+
+/* HTA's get_memory_kernel_type. */
+static void kind_name(const char *name, char *out)
+{
+    if (strncmp(name, "Memset", strlen("Memset")) == 0)
+        strcpy(out, "Memset");
+    else if (strncmp(name, "Memcpy", strlen("Memcpy")) != 0)
+        strcpy(out, "Memcpy Unknown");
+    else { /* name[:11]: "Memcpy DtoH" */
+        size_t n = strnlen(name, strlen("Memcpy DtoH"));
+        memcpy(out, name, n);
+        out[n] = '\0';
+    }
+}
+
+static kind_acc *kind_for(kind_set *s, const char *name)
+{
+    char k[16];
+    kind_name(name, k);
+    for (size_t i = 0; i < s->n; i++)
+        if (strcmp(s->v[i].name, k) == 0)
+            return &s->v[i];
+    if (s->n == s->cap) {
+        s->cap = s->cap ? s->cap * 2 : 4;
+        s->v = pdb_xrealloc(s->v, s->cap * sizeof *s->v);
+    }
+    kind_acc *ka = &s->v[s->n++];
+    *ka = (kind_acc){0};
+    strcpy(ka->name, k);
+    return ka;
+}
+
+static void push(bw_state *a, int m, kind_acc *k, int64_t t, int64_t id, int end, double bw)
+{
+    if (t < a->min_t[m])
+        a->min_t[m] = t;
+    if (k->n == k->cap) {
+        k->cap = k->cap ? k->cap * 2 : 16;
+        k->buf = pdb_xrealloc(k->buf, k->cap * sizeof *k->buf);
+    }
+    k->buf[k->n++] = (bw_point){t, id, end, bw};
+    a->buffered++;
+}
+
+static int cmp_point(const void *x, const void *y)
+{
+    const bw_point *p = x, *q = y;
+    if (p->t != q->t)
+        return p->t < q->t ? -1 : 1;
+    if (p->end != q->end)
+        return p->end - q->end;
+    return p->id < q->id ? -1 : p->id > q->id;
+}
+
+/* Emits the points before w in order with their running sums. */
+static int finalize(bw_state *a, int m, int64_t w)
+{
+    if (w <= a->min_t[m])
+        return PDB_OK;
+    a->min_t[m] = INT64_MAX;
+    for (size_t i = 0; i < a->kinds[m].n; i++) {
+        kind_acc *k = &a->kinds[m].v[i];
+        if (!k->n)
+            continue;
+        qsort(k->buf, k->n, sizeof *k->buf, cmp_point);
+        size_t done = 0;
+        while (done < k->n && k->buf[done].t < w) {
+            bw_point *p = &k->buf[done++];
+            k->value += p->end ? -p->bw : p->bw;
+            if (a->fn(a->arg, a->rank, k->name, p->t, k->value) != PDB_OK)
+                return PDB_ERR;
+        }
+        memmove(k->buf, k->buf + done, (k->n - done) * sizeof *k->buf);
+        k->n -= done;
+        if (k->n && k->buf[0].t < a->min_t[m])
+            a->min_t[m] = k->buf[0].t;
+        a->buffered -= (int64_t)done;
+    }
+    return PDB_OK;
+}
+
+/* One memory event (a row of events_sql) in start order. */
+static int add_event(bw_state *a, sqlite3_stmt *st)
+{
+    int64_t id = sqlite3_column_int64(st, 0), ts = sqlite3_column_int64(st, 1);
+    int64_t dur = sqlite3_column_int64(st, 2);
+    const char *name = (const char *)sqlite3_column_text(st, 3);
+    bool has_bytes = sqlite3_column_type(st, 4) != SQLITE_NULL;
+    bool has_arg = sqlite3_column_type(st, 5) != SQLITE_NULL;
+    int64_t bytes = sqlite3_column_int64(st, 4);
+    double arg = sqlite3_column_double(st, 5);
+    bool hta_event = sqlite3_column_int(st, 6);
+    bool has_launch = sqlite3_column_type(st, 7) != SQLITE_NULL;
+    int64_t launch = sqlite3_column_int64(st, 7);
+    bool exact = a->want[EXACT] && pdb_kernel_type_of(name) == PDB_KT_MEMORY;
+    bool hta = a->want[HTA] && hta_event && pdb_hta_stream(sqlite3_column_value(st, 8)) != -1 &&
+               pdb_kernel_type_hta(name) == PDB_KT_MEMORY;
+    if (hta && a->hta.drop_last) {
+        bool kernel = sqlite3_column_type(st, 9) != SQLITE_NULL && sqlite3_column_int64(st, 9) >= 0 &&
+                      pdb_hta_stream(sqlite3_column_value(st, 8)) >= 0;
+        int64_t t = kernel ? launch : ts;
+        hta = (!kernel || has_launch) && (a->hta.round ? pdb_hta_ceil(t) : t) < a->hta.cutoff;
+    }
+    if (exact && dur > 0 && (has_bytes || has_arg)) {
+        double bw = has_bytes ? (double)bytes / (double)dur : arg;
+        kind_acc *k = kind_for(&a->kinds[EXACT], name);
+        push(a, EXACT, k, ts, id, 0, bw);
+        push(a, EXACT, k, ts + dur, id, 1, bw);
+    }
+    if (hta) {
+        int64_t start = ts, end = ts + dur;
+        if (a->hta.round)
+            pdb_hta_round(ts, dur, &start, &end);
+        if (end == start)
+            end = start + PDB_HTA_US; /* HTA counts a 0 us event as 1 us */
+        kind_acc *k = kind_for(&a->kinds[HTA], name);
+        push(a, HTA, k, start, id, 0, has_arg ? arg : 0);
+        push(a, HTA, k, end, id, 1, has_arg ? arg : 0);
+    }
+    if (!a->buffered)
+        return PDB_OK;
+    if (finalize(a, EXACT, ts) != PDB_OK)
+        return PDB_ERR;
+    return finalize(a, HTA, ts - PDB_HTA_US);
+}
+
+/* The rank's GPU events named like memory kernels, found through the
+ * attribution's (run, name) index, in the scan's start order, with what
+ * the two modes need: bytes, the bandwidth arg, whether HTA keeps the
+ * event, the launch's start (HTA's drop of the last step), the stream and
+ * the correlation. */
+static const char *const events_sql =
+    "SELECT s.id, s.ts, s.dur, n.value, s.bytes,"
+    " json_extract(s.args, '$.\"memory bandwidth (GB/s)\"'),"
+    " s.ph = 'X' AND s.cat IS NOT NULL AND s.cat NOT IN (SELECT id FROM strings WHERE value = 'Trace'),"
+    " (SELECT ts FROM slices l WHERE l.id = a.launch_id), s.stream, s.correlation"
+    " FROM strings n JOIN analysis_gpu_attribution a ON a.run_id = ?1 AND a.name = n.id"
+    " JOIN slices s ON s.id = a.slice_id"
+    " WHERE a.rank = ?2 AND (n.value GLOB 'Memcpy*' OR n.value GLOB 'Memset*' OR n.value GLOB 'dma*'"
+    "  OR n.value GLOB 'hipMemcpy*' OR n.value GLOB 'hipMemset*')"
+    " ORDER BY s.ts, s.dur DESC, s.id";
+
+int pdb_memory_bw(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank, bool hta,
+                  pdb_bw_fn fn, void *arg)
+{
+    bw_state a = {.db = db, .rank = rank, .min_t = {INT64_MAX, INT64_MAX}, .fn = fn,
+                  .arg = arg};
+    a.want[hta ? HTA : EXACT] = true;
+    sqlite3_stmt *st;
+    int rc = pdb_hta_settings(db, trace_id, &a.hta);
+    if (rc == PDB_OK)
+        rc = pdb_db_prepare(db, events_sql, &st);
+    if (rc != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_int(st, 2, rank);
+    int s;
+    while (rc == PDB_OK && (s = sqlite3_step(st)) == SQLITE_ROW)
+        rc = add_event(&a, st);
+    if (rc == PDB_OK && s != SQLITE_DONE)
+        rc = pdb_db_fail(db, "memory bandwidth query failed");
+    sqlite3_finalize(st);
+    for (int m = 0; m < MODES && rc == PDB_OK; m++)
+        rc = finalize(&a, m, INT64_MAX);
+    for (int m = 0; m < MODES; m++) {
+        for (size_t i = 0; i < a.kinds[m].n; i++)
+            free(a.kinds[m].v[i].buf);
+        free(a.kinds[m].v);
+    }
+    return rc;
+}

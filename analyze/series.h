@@ -1,0 +1,56 @@
+/* series.h: quantities followed over time: the CUDA launch queue length
+ * per stream (queue_pass.c) and the memory of [memory] events
+ * (memory_pass.c), passes of the scan fed together from one hook
+ * (series_pass.c); memory bandwidth (bw_pass.c), computed on demand.
+ *
+ * Each sees every row of the scan after the other accumulators (so a GPU
+ * event's launch is resolved) and keeps only what is still in flight:
+ * launches not yet started, copies not yet ended, allocations alive. */
+#ifndef PDB_SERIES_H
+#define PDB_SERIES_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+
+#include "analyze/hta.h"
+#include "analyze/scan.h"
+
+typedef struct pdb_series_acc pdb_series_acc;
+int pdb_series_acc_new(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank,
+                       const pdb_hta_mode *hta, pdb_series_acc **out);
+int pdb_series_acc_add(pdb_series_acc *a, const pdb_row *r);
+/* After the scan: flushes what waits and writes the rows. */
+int pdb_series_acc_write(pdb_series_acc *a);
+void pdb_series_acc_free(pdb_series_acc *a);
+
+/* Queue length (analysis_queue, analysis_queue_ranks). */
+typedef struct pdb_queue_acc pdb_queue_acc;
+pdb_queue_acc *pdb_queue_acc_new(const pdb_hta_mode *hta);
+void pdb_queue_acc_add(pdb_queue_acc *a, const pdb_row *r);
+/* Whether a name is one of HTA's runtime launch events; decided once per
+ * name by the scan's name classification. */
+bool pdb_queue_launch_name(const char *name);
+int pdb_queue_acc_write(pdb_queue_acc *a, sqlite3 *db, int64_t run_id, int rank);
+void pdb_queue_acc_free(pdb_queue_acc *a);
+
+/* Memory bandwidth over time, on demand (bw_pass.c; not part of the
+ * scan): calls fn for every point of the rank's series in order, with the
+ * bandwidth in use after it (GB/s), in one mode. */
+typedef int (*pdb_bw_fn)(void *arg, int rank, const char *kind, int64_t ts, double gbps);
+int pdb_memory_bw(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank, bool hta,
+                  pdb_bw_fn fn, void *arg);
+
+/* Memory of [memory] events (analysis_memory_ops, _peaks, _allocs); idle
+ * on traces without them. */
+typedef struct pdb_memory_acc pdb_memory_acc;
+int pdb_memory_acc_new(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank,
+                       pdb_memory_acc **out);
+int pdb_memory_acc_add(pdb_memory_acc *a, const pdb_row *r);
+/* Whether the memory view leaves out ops of this name (the profiler's own
+ * bookkeeping, as torch's memory timeline does); decided once per name by
+ * the scan's name classification. */
+bool pdb_memory_filtered_name(const char *name);
+int pdb_memory_acc_write(pdb_memory_acc *a);
+void pdb_memory_acc_free(pdb_memory_acc *a);
+
+#endif

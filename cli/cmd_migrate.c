@@ -1,0 +1,67 @@
+/* cmd_migrate.c: `profdb migrate`: bring an older database up to date. */
+#include "cli/cli.h"
+#include "common/db.h"
+#include "common/error.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+
+static const pdb_cmd_help help = {
+    "profdb migrate [--db FILE] [--no-vacuum]",
+    "Upgrades a database written by an older profdb to this profdb's schema version,\n"
+    "in one transaction (schemas/migrations/: every value is kept). Commands that\n"
+    "write (ingest, analyze, sql --write) do the same on their own; commands that\n"
+    "only read refuse an older database and point here. After a migration, VACUUM\n"
+    "gives back the space the old layout took (--no-vacuum skips it: it rewrites\n"
+    "the file, which takes time and as much free disk again). Prints the versions\n"
+    "and the file size.",
+    NULL,
+};
+
+/* The database's size in bytes, as SQLite counts its pages. */
+static int64_t db_bytes(sqlite3 *db)
+{
+    int64_t pages = 0, size = 0;
+    if (pdb_db_query_int(db, "PRAGMA page_count", 0, &pages) != PDB_OK ||
+        pdb_db_query_int(db, "PRAGMA page_size", 0, &size) != PDB_OK)
+        return 0;
+    return pages * size;
+}
+
+int cmd_migrate(int argc, char **argv, pdb_cli *cli)
+{
+    bool no_vacuum = false;
+    const pdb_opt opts[] = {PDB_OPT_DB(cli),
+                            {PDB_OPT_FLAG, "no-vacuum", 0, &no_vacuum, NULL,
+                             "do not VACUUM after migrating"},
+                            {0}};
+    int npos;
+    int early = pdb_cli_parse(argc, argv, opts, &help, &npos);
+    if (early >= 0)
+        return early;
+    if (npos > 0) {
+        pdb_fail("migrate takes no arguments (the database is --db FILE)");
+        return pdb_cli_fail();
+    }
+    sqlite3 *db;
+    int from;
+    if (pdb_db_migrate(cli->db_path, &from, &db) != PDB_OK)
+        return pdb_cli_fail();
+    if (from == PDB_SCHEMA_VERSION) {
+        printf("%s: schema version %d is current\n", cli->db_path, from);
+        pdb_db_close(db);
+        return PDB_EXIT_OK;
+    }
+    printf("%s: schema upgraded from version %d to %d\n", cli->db_path, from,
+           PDB_SCHEMA_VERSION);
+    int rc = PDB_OK;
+    if (!no_vacuum) {
+        int64_t before = db_bytes(db);
+        rc = pdb_db_exec(db, "VACUUM");
+        if (rc == PDB_OK)
+            printf("%s: VACUUM: %.1f MB -> %.1f MB\n", cli->db_path, before / 1e6,
+                   db_bytes(db) / 1e6);
+    }
+    pdb_db_close(db);
+    return rc == PDB_OK ? PDB_EXIT_OK : pdb_cli_fail();
+}
