@@ -39,7 +39,7 @@
 #include <string.h>
 
 #define LATE_AFTER (1 << 20) /* launches in flight before the oldest counts as late */
-#define SMALL_NEG 64               /* queue lengths in [-64, 1024) index an array */
+#define SMALL_NEG 64               /* queue lengths in [-64, 1024) are written first, ascending */
 #define SMALL_VALUES (SMALL_NEG + 1024)
 #define FINALIZE_BATCH 256          /* points buffered before they are made final */
 
@@ -67,9 +67,9 @@ typedef struct {
     tqueue q[2];                     /* not yet final: launches (+1), GPU starts (-1) */
     bool any;                        /* a final point has been seen */
     int64_t value, prev_t;           /* after the last final point */
-    pdb_idmap hist;                  /* value -> index in points/durs (beyond small) */
-    int64_t small_points[SMALL_VALUES], small_durs[SMALL_VALUES]; /* by value + SMALL_NEG */
-    int64_t *points, *durs, *values;
+    pdb_idmap hist;                  /* value -> index in points/durs/values */
+    int64_t *points, *durs, *values; /* as many as the values seen: a stream costs a few
+                                        hundred bytes, not an array per possible value */
     size_t nvalues, vcap;
 } stream_acc;
 
@@ -246,11 +246,6 @@ static void buffer_add(pdb_queue_acc *a, stream_acc *s, int64_t t, int delta)
 
 static void hist_add(stream_acc *s, int64_t value, int64_t points, int64_t dur)
 {
-    if (value >= -SMALL_NEG && value < SMALL_VALUES - SMALL_NEG) {
-        s->small_points[value + SMALL_NEG] += points;
-        s->small_durs[value + SMALL_NEG] += dur;
-        return;
-    }
     int64_t i;
     if (!pdb_idmap_get(&s->hist, value, &i)) {
         if (s->nvalues == s->vcap) {
@@ -531,18 +526,49 @@ static int write_value(sqlite3_stmt *st, int m, const stream_acc *s, int64_t val
     return pdb_db_step_done(sqlite3_db_handle(st), st);
 }
 
+static bool small_value(int64_t v)
+{
+    return v >= -SMALL_NEG && v < SMALL_VALUES - SMALL_NEG;
+}
+
+static int cmp_pair(const void *x, const void *y)
+{
+    const int64_t *a = x, *b = y; /* (value, index) */
+    return (a[0] > b[0]) - (a[0] < b[0]);
+}
+
+/* A stream's rows in the order they always had: the values in the small
+ * range ascending (those with points or time), then the others in the
+ * order first seen. */
+static int write_stream(sqlite3_stmt *st, int m, stream_acc *s)
+{
+    int64_t *order = pdb_xmalloc((s->nvalues + 1) * 2 * sizeof *order);
+    size_t n = 0;
+    for (size_t v = 0; v < s->nvalues; v++)
+        if (small_value(s->values[v])) {
+            order[2 * n] = s->values[v];
+            order[2 * n + 1] = (int64_t)v;
+            n++;
+        }
+    qsort(order, n, 2 * sizeof *order, cmp_pair);
+    int rc = PDB_OK;
+    for (size_t k = 0; k < n && rc == PDB_OK; k++) {
+        size_t v = (size_t)order[2 * k + 1];
+        if (s->points[v] || s->durs[v])
+            rc = write_value(st, m, s, s->values[v], s->points[v], s->durs[v]);
+    }
+    free(order);
+    for (size_t v = 0; v < s->nvalues && rc == PDB_OK; v++)
+        if (!small_value(s->values[v]))
+            rc = write_value(st, m, s, s->values[v], s->points[v], s->durs[v]);
+    return rc;
+}
+
 static int write_mode(pdb_queue_acc *a, sqlite3_stmt *st, int m)
 {
-    for (size_t i = 0; i < a->streams[m].n; i++) {
-        stream_acc *s = &a->streams[m].v[i];
-        for (int v = 0; v < SMALL_VALUES; v++)
-            if ((s->small_points[v] || s->small_durs[v]) &&
-                write_value(st, m, s, v - SMALL_NEG, s->small_points[v], s->small_durs[v]) != PDB_OK)
-                return PDB_ERR;
-        for (size_t v = 0; v < s->nvalues; v++)
-            if (write_value(st, m, s, s->values[v], s->points[v], s->durs[v]) != PDB_OK)
-                return PDB_ERR;
-    }
+    for (size_t i = 0; i < a->streams[m].n; i++)
+        if (write_stream(st, m, &a->streams[m].v[i]) != PDB_OK)
+            return PDB_ERR;
     return PDB_OK;
 }
 
