@@ -143,13 +143,11 @@ int pdb_report_kernel_sequences(pdb_report_ctx *ctx)
         if (pdb_report_prepare(ctx->db, "trace_launch.default_op", &st) != PDB_OK)
             return PDB_ERR;
         sqlite3_bind_int64(st, 1, ctx->run_id);
+        sqlite3_bind_int64(st, 2, ctx->min_len > 0 ? ctx->min_len : 3);
         if (sqlite3_step(st) == SQLITE_ROW)
             op = pdb_xstrdup((const char *)sqlite3_column_text(st, 0));
         sqlite3_finalize(st);
-        if (!op) {
-            fprintf(ctx->out, "kernel-sequences: no op launched GPU work; name one with --op\n");
-            return PDB_OK;
-        }
+        /* none qualifies: an empty result (every format still parses) and why, below */
     }
     sqlite3_stmt *ins, *traces;
     int rc = pdb_db_exec(ctx->db, pdb_report_sql("trace_launch.create_sequences"));
@@ -164,7 +162,7 @@ int pdb_report_kernel_sequences(pdb_report_ctx *ctx)
                                  " ORDER BY rank", &traces);
     if (rc == PDB_OK)
         sqlite3_bind_int64(traces, 1, ctx->run_id);
-    while (rc == PDB_OK && sqlite3_step(traces) == SQLITE_ROW) {
+    while (rc == PDB_OK && (ctx->op || op) && sqlite3_step(traces) == SQLITE_ROW) {
         const char *why;
         int rank = sqlite3_column_int(traces, 1);
         rc = pdb_kernel_sequences(ctx->db, sqlite3_column_int64(traces, 0), rank,
@@ -177,9 +175,19 @@ int pdb_report_kernel_sequences(pdb_report_ctx *ctx)
     if (rc == PDB_OK)
         sqlite3_finalize(traces);
     sqlite3_finalize(ins);
-    if (rc == PDB_OK && op && (ctx->render.format == PDB_OUT_TABLE ||
-                               ctx->render.format == PDB_OUT_MD))
-        fprintf(ctx->out, "operator: %s (the most GPU time; --op NAME picks another)\n", op);
+    if (rc == PDB_OK)
+        rc = pdb_trace_query(ctx, "trace_launch.sequences", mode, NULL);
+    /* Which op was chosen, after the table (a line before it would read as a row). */
+    bool text = ctx->render.format == PDB_OUT_TABLE || ctx->render.format == PDB_OUT_MD;
+    if (rc == PDB_OK && op && text)
+        fprintf(ctx->out, "\noperator: %s (the most GPU time of the ops launching a sequence; "
+                          "--op NAME picks another)\n",
+                op);
+    if (rc == PDB_OK && !op && !ctx->op)
+        fprintf(text ? ctx->out : stderr,
+                "%skernel-sequences: no op launches %ld or more GPU events per call below it; "
+                "name one with --op\n",
+                text ? "\n" : "profdb: ", ctx->min_len > 0 ? ctx->min_len : 3);
     free(op);
-    return rc == PDB_OK ? pdb_trace_query(ctx, "trace_launch.sequences", mode, NULL) : PDB_ERR;
+    return rc;
 }

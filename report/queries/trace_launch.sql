@@ -207,7 +207,14 @@ WITH r AS (SELECT *, row_number() OVER (PARTITION BY rank ORDER BY count DESC, p
  FROM r WHERE ?3 < 0 OR n <= ?3 ORDER BY rank, n
 
 -- name: default_op
--- kernel-sequences without --op: the op (cpu_op) with the most GPU time
--- launched below it.
-SELECT name FROM analysis_ops WHERE run_id = ?1 AND cat = 'cpu_op'
- GROUP BY name ORDER BY sum(gpu_total_ns) DESC, name LIMIT 1
+-- kernel-sequences without --op: of the ops (cpu_op) that launch at least
+-- ?2 (the pattern length) GPU events per call below them, the one with the
+-- most GPU time (an op launching one kernel per call has no sequence to
+-- find). Outermost ops: their events are the whole subtree's.
+SELECT s.value FROM analysis_gpu_attribution a
+JOIN strings s ON s.id = a.top_op
+JOIN (SELECT name, sum(count) AS calls FROM analysis_ops
+      WHERE run_id = ?1 AND cat = 'cpu_op' GROUP BY name) o ON o.name = s.value
+WHERE a.run_id = ?1
+GROUP BY s.value HAVING count(*) >= ?2 * max(o.calls)
+ORDER BY sum(a.dur_ns) DESC, s.value LIMIT 1
