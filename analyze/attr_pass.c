@@ -27,7 +27,9 @@
  * the kernel's row is updated. It runs twice: in exact mode for every GPU
  * event, and on HTA's rounded, filtered events for --compat hta. */
 #include "analyze/hta.h"
+#include "analyze/recstore.h"
 #include "analyze/scan.h"
+#include "common/bounds.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/strmap.h"
@@ -46,7 +48,8 @@
 typedef struct {
     bool used;
     int64_t corr, launch_id, launch_ts, op_id, step;
-    int32_t node, remaining;
+    int64_t node;
+    int32_t remaining;
 } launch;
 
 typedef struct {
@@ -117,39 +120,36 @@ static void map_delete(launch_map *m, launch *e)
 enum { RANGE_CPU, RANGE_GPU };
 
 typedef struct {
-    const pdb_name_info *name;
     int64_t name_id;
-    int kind;
+    int64_t kind;
     int64_t count, total, min, max;
     double mean, m2;
     int64_t kernel_ns, kernels;  /* GPU ranges: the GPU events they claim */
 } range_stat;
 
-typedef struct {
-    pdb_strmap *index;           /* (kind, name id) -> range_stat */
-    range_stat *v;
-    int64_t n, cap;
-} range_set;
+/* Annotation names kept in memory before the store spills (recstore.h). */
+#define RANGES_IN_MEMORY 16384
 
-static int64_t range_stat_for(range_set *s, const pdb_row *r, int kind)
+/* The record of (kind, name), or -1 after a database error. */
+static int64_t range_stat_for(pdb_recstore *s, const pdb_row *r, int kind)
 {
-    int64_t key[2] = {kind, r->name_id}, i;
-    if (pdb_strmap_get(s->index, (const char *)key, sizeof key, &i))
-        return i;
-    if (s->n == s->cap) {
-        s->cap = s->cap ? s->cap * 2 : 32;
-        s->v = pdb_xrealloc(s->v, (size_t)s->cap * sizeof *s->v);
-    }
-    i = s->n++;
-    s->v[i] = (range_stat){r->name, r->name_id, kind, 0, 0, INT64_MAX, INT64_MIN, 0, 0, 0, 0};
-    pdb_strmap_put(s->index, (const char *)key, sizeof key, i);
-    return i;
+    unsigned char key[16];
+    pdb_rs_key_int(key, kind);
+    pdb_rs_key_int(key + 8, r->name_id);
+    range_stat init = {r->name_id, kind, 0, 0, INT64_MAX, INT64_MIN, 0, 0, 0, 0};
+    bool created;
+    return pdb_rs_find(s, key, sizeof key, &init, &created);
+}
+
+static range_stat *range_at(pdb_recstore *s, int64_t i)
+{
+    return pdb_rs_get(s, i);
 }
 
 static void range_stat_add(range_stat *st, int64_t dur)
 {
     st->count++;
-    st->total += dur;
+    pdb_sum(&st->total, dur);
     if (dur < st->min)
         st->min = dur;
     if (dur > st->max)
@@ -169,8 +169,6 @@ typedef struct {
 } lane_kernel;
 
 typedef struct {
-    char key[136];
-    size_t klen;
     lane_range *r;
     int nr, rcap;
     lane_kernel *k;
@@ -179,28 +177,29 @@ typedef struct {
 
 typedef struct {
     lane *v;
-    int n, cap;
-    range_set ranges;
+    int64_t n, cap;
+    pdb_strmap *index;           /* (pid, tid) key -> index into v */
+    pdb_buf key;
+    pdb_recstore *ranges;        /* (kind, name id) -> range_stat */
 } mode_state;
 
+/* The lane of a row's (pid, tid), found by hashing: a linear search was
+ * quadratic in GPU streams. */
 static lane *lane_for(mode_state *m, const pdb_row *r)
 {
-    char key[136];
-    size_t n1, n2;
-    pdb_value_key(r->pid, key, 64, &n1);
-    key[n1] = '\x1f';
-    pdb_value_key(r->tid, key + n1 + 1, 64, &n2);
-    size_t klen = n1 + 1 + n2;
-    for (int i = 0; i < m->n; i++)
-        if (m->v[i].klen == klen && memcmp(m->v[i].key, key, klen) == 0)
-            return &m->v[i];
+    pdb_buf_reset(&m->key);
+    pdb_value_key(&m->key, r->pid);
+    pdb_value_key(&m->key, r->tid);
+    int64_t i;
+    if (pdb_strmap_get(m->index, m->key.p, m->key.len, &i))
+        return &m->v[i];
     if (m->n == m->cap) {
         m->cap = m->cap ? m->cap * 2 : 8;
         m->v = pdb_xrealloc(m->v, (size_t)m->cap * sizeof *m->v);
     }
+    pdb_strmap_put(m->index, m->key.p, m->key.len, m->n);
     lane *l = &m->v[m->n++];
-    *l = (lane){.klen = klen};
-    memcpy(l->key, key, klen);
+    *l = (lane){0};
     return l;
 }
 
@@ -257,7 +256,7 @@ struct pdb_attr_acc {
     /* What pdb_attr_resolve found for the row it was last given. */
     int64_t cur_id;
     bool cur_ctx;                /* the launcher's context is known */
-    int32_t cur_node;
+    int64_t cur_node;
     int64_t cur_step, cur_op_id;
     probe_answer cache[PROBE_CACHE];
 };
@@ -270,13 +269,17 @@ int pdb_attr_acc_new(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank, pd
 {
     pdb_attr_acc *a = pdb_xcalloc(1, sizeof *a);
     *a = (pdb_attr_acc){.db = db, .run_id = run_id, .trace_id = trace_id, .rank = rank,
-                        .ops = ops, .cur_id = -1, .map_max = MAP_MAX};
+                        .ops = ops, .cur_id = -1, .map_max = (size_t)pdb_bound(MAP_MAX, 4)};
     const char *limit = getenv("PROFDB_ATTR_MAP_MAX");
     if (limit && atol(limit) > 0)
         a->map_max = (size_t)atol(limit);
-    for (int m = 0; m < 2; m++)
-        a->mode[m].ranges.index = pdb_strmap_new();
     *out = a;
+    for (int m = 0; m < 2; m++) {
+        a->mode[m].index = pdb_strmap_new();
+        if (pdb_rs_new(db, m ? "ranges_hta" : "ranges", sizeof(range_stat), RANGES_IN_MEMORY,
+                       SIZE_MAX, &a->mode[m].ranges) != PDB_OK)
+            return PDB_ERR;
+    }
     if (pdb_db_prepare(db,
                        "INSERT INTO analysis_gpu_attribution (run_id, rank, slice_id, name,"
                        " dur_ns, step, launch_id, op_id, op, top_op,"
@@ -342,7 +345,7 @@ static int spill(pdb_attr_acc *a, const launch *e)
     sqlite3_bind_int64(st, 3, e->launch_ts);
     bind_step(st, 4, e->step);
     bind_id(st, 5, e->op_id);
-    sqlite3_bind_int(st, 6, e->node);
+    sqlite3_bind_int64(st, 6, e->node);
     a->spilled = true;
     return pdb_db_step_done(a->db, st);
 }
@@ -355,8 +358,10 @@ int pdb_attr_launcher(pdb_attr_acc *a, const pdb_row *r)
     launch e = {true, r->corr, r->id, r->ts, -1, r->in_step ? r->step : NO_STEP, -1,
                 (int32_t)(r->launches < INT32_MAX ? r->launches : INT32_MAX)};
     e.node = pdb_ops_acc_context(a->ops, &e.op_id);
-    if (a->map.count >= a->map_max)
+    if (a->map.count >= a->map_max) {
+        pdb_bound_passed("launches in flight sent to a table");
         return spill(a, &e);
+    }
     map_put(&a->map, &e);
     return PDB_OK;
 }
@@ -377,7 +382,7 @@ static bool spill_lookup(pdb_attr_acc *a, pdb_row *r)
                                                                 : sqlite3_column_int64(st, 2);
         a->cur_op_id = sqlite3_column_type(st, 3) == SQLITE_NULL ? -1
                                                                  : sqlite3_column_int64(st, 3);
-        a->cur_node = sqlite3_column_int(st, 4);
+        a->cur_node = sqlite3_column_int64(st, 4);
     }
     sqlite3_reset(st);
     return found;
@@ -436,8 +441,9 @@ static int64_t lane_kernel_add(mode_state *m, const pdb_row *r, int64_t start, i
         }
     }
     if (best >= 0) {
-        m->ranges.v[best].kernel_ns += end - start;
-        m->ranges.v[best].kernels++;
+        range_stat *g = range_at(m->ranges, best);
+        pdb_sum(&g->kernel_ns, end - start);
+        g->kernels++;
     }
     if (l->nk == l->kcap) {
         l->kcap = l->kcap ? l->kcap * 2 : 8;
@@ -461,13 +467,15 @@ static int lane_range_add(pdb_attr_acc *a, int mode, const pdb_row *r, int64_t s
         if (!overlaps(k->start, k->end, start, end) || (k->stat >= 0 && dur > k->stat_dur))
             continue;
         if (k->stat >= 0) {
-            m->ranges.v[k->stat].kernel_ns -= k->dur;
-            m->ranges.v[k->stat].kernels--;
+            range_stat *old = range_at(m->ranges, k->stat);
+            pdb_sum_sub(&old->kernel_ns, k->dur);
+            old->kernels--;
         }
         k->stat = stat;
         k->stat_dur = dur;
-        m->ranges.v[stat].kernel_ns += k->dur;
-        m->ranges.v[stat].kernels++;
+        range_stat *g = range_at(m->ranges, stat);
+        pdb_sum(&g->kernel_ns, k->dur);
+        g->kernels++;
         if (mode == 0) {
             if (!a->set_gpu_range &&
                 pdb_db_prepare(a->db,
@@ -475,7 +483,7 @@ static int lane_range_add(pdb_attr_acc *a, int mode, const pdb_row *r, int64_t s
                                " WHERE slice_id = ? AND run_id = ? AND rank = ?",
                                &a->set_gpu_range) != PDB_OK)
                 return PDB_ERR;
-            sqlite3_bind_int64(a->set_gpu_range, 1, m->ranges.v[stat].name_id);
+            sqlite3_bind_int64(a->set_gpu_range, 1, range_at(m->ranges, stat)->name_id);
             sqlite3_bind_int64(a->set_gpu_range, 2, k->slice_id);
             sqlite3_bind_int64(a->set_gpu_range, 3, a->run_id);
             sqlite3_bind_int(a->set_gpu_range, 4, a->rank);
@@ -495,8 +503,10 @@ int pdb_attr_range(pdb_attr_acc *a, const pdb_row *r, bool hta, int64_t start, i
 {
     int kind = r->cat->gpu_range ? RANGE_GPU : RANGE_CPU;
     mode_state *m = &a->mode[hta];
-    int64_t stat = range_stat_for(&m->ranges, r, kind);
-    range_stat_add(&m->ranges.v[stat], end - start);
+    int64_t stat = range_stat_for(m->ranges, r, kind);
+    if (stat < 0)
+        return pdb_rs_error(m->ranges);
+    range_stat_add(range_at(m->ranges, stat), end - start);
     return kind == RANGE_GPU ? lane_range_add(a, hta, r, start, end, stat) : PDB_OK;
 }
 
@@ -536,7 +546,7 @@ int pdb_attr_gpu(pdb_attr_acc *a, const pdb_row *r)
     bind_id(st, 9, names.op);
     bind_id(st, 10, names.top_op);
     bind_id(st, 11, names.annotation);
-    bind_id(st, 12, range >= 0 ? a->mode[0].ranges.v[range].name_id : -1);
+    bind_id(st, 12, range >= 0 ? range_at(a->mode[0].ranges, range)->name_id : -1);
     bind_id(st, 13, names.module);
     return pdb_db_step_done(a->db, st);
 }
@@ -567,7 +577,7 @@ static int resolve_deferred(pdb_attr_acc *a)
     }
     int rc = PDB_OK, step;
     while (rc == PDB_OK && (step = sqlite3_step(q)) == SQLITE_ROW) {
-        int32_t node = sqlite3_column_int(q, 4);
+        int64_t node = sqlite3_column_int64(q, 4);
         pdb_ctx_names names;
         pdb_ops_acc_gpu(a->ops, node, sqlite3_column_int64(q, 1));
         rc = pdb_ops_acc_names(a->ops, node, &names);
@@ -588,45 +598,61 @@ static int resolve_deferred(pdb_attr_acc *a)
     return rc;
 }
 
+typedef struct {
+    pdb_attr_acc *a;
+    sqlite3_stmt *st;
+    const char *mode;
+} range_writer;
+
+/* One analysis_annotations row; the name comes from strings whole. */
+static int write_range(int64_t h, const void *key, size_t klen, const void *rec, void *arg)
+{
+    const range_writer *w = arg;
+    const range_stat *g = rec;
+    sqlite3_stmt *st = w->st;
+    (void)h, (void)key, (void)klen;
+    sqlite3_bind_int64(st, 1, w->a->run_id);
+    sqlite3_bind_text(st, 2, w->mode, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 3, w->a->rank);
+    sqlite3_bind_text(st, 4, g->kind == RANGE_GPU ? "gpu" : "cpu", -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 5, g->name_id);
+    sqlite3_bind_int64(st, 6, g->count);
+    sqlite3_bind_int64(st, 7, g->total);
+    sqlite3_bind_int64(st, 8, g->min);
+    sqlite3_bind_int64(st, 9, g->max);
+    sqlite3_bind_double(st, 10, (double)g->total / (double)g->count);
+    if (g->count > 1)
+        sqlite3_bind_double(st, 11, sqrt(g->m2 / (double)(g->count - 1)));
+    else
+        sqlite3_bind_double(st, 11, 0.0); /* HTA's fillna(0) for one range */
+    /* CPU ranges get their launched GPU time from analysis_ops below. */
+    if (g->kind == RANGE_GPU) {
+        sqlite3_bind_int64(st, 12, g->kernel_ns);
+        sqlite3_bind_null(st, 13);
+        sqlite3_bind_int64(st, 14, g->kernels);
+    } else {
+        sqlite3_bind_null(st, 12);
+        sqlite3_bind_null(st, 13);
+        sqlite3_bind_null(st, 14);
+    }
+    return pdb_db_step_done(w->a->db, st);
+}
+
 static int write_ranges(pdb_attr_acc *a)
 {
     static const char *const modes[] = {"exact", "hta"};
     sqlite3_stmt *st;
     if (pdb_db_prepare(a->db,
-                       "INSERT INTO analysis_annotations VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                       "INSERT INTO analysis_annotations VALUES (?1,?2,?3,?4,"
+                       "(SELECT value FROM strings WHERE id = ?5),?6,?7,?8,?9,?10,?11,?12,?13,?14)",
                        &st) != PDB_OK)
         return PDB_ERR;
     int rc = PDB_OK;
     for (int m = 0; m < 2 && rc == PDB_OK; m++) {
-        const range_set *s = &a->mode[m].ranges;
-        for (int64_t i = 0; i < s->n && rc == PDB_OK; i++) {
-            const range_stat *g = &s->v[i];
-            sqlite3_bind_int64(st, 1, a->run_id);
-            sqlite3_bind_text(st, 2, modes[m], -1, SQLITE_STATIC);
-            sqlite3_bind_int(st, 3, a->rank);
-            sqlite3_bind_text(st, 4, g->kind == RANGE_GPU ? "gpu" : "cpu", -1, SQLITE_STATIC);
-            sqlite3_bind_text(st, 5, g->name->text, -1, SQLITE_STATIC);
-            sqlite3_bind_int64(st, 6, g->count);
-            sqlite3_bind_int64(st, 7, g->total);
-            sqlite3_bind_int64(st, 8, g->min);
-            sqlite3_bind_int64(st, 9, g->max);
-            sqlite3_bind_double(st, 10, (double)g->total / (double)g->count);
-            if (g->count > 1)
-                sqlite3_bind_double(st, 11, sqrt(g->m2 / (double)(g->count - 1)));
-            else
-                sqlite3_bind_double(st, 11, 0.0); /* HTA's fillna(0) for one range */
-            /* CPU ranges get their launched GPU time from analysis_ops below. */
-            if (g->kind == RANGE_GPU) {
-                sqlite3_bind_int64(st, 12, g->kernel_ns);
-                sqlite3_bind_null(st, 13);
-                sqlite3_bind_int64(st, 14, g->kernels);
-            } else {
-                sqlite3_bind_null(st, 12);
-                sqlite3_bind_null(st, 13);
-                sqlite3_bind_null(st, 14);
-            }
-            rc = pdb_db_step_done(a->db, st);
-        }
+        range_writer w = {a, st, modes[m]};
+        rc = pdb_rs_error(a->mode[m].ranges);
+        if (rc == PDB_OK)
+            rc = pdb_rs_each(a->mode[m].ranges, write_range, &w);
     }
     sqlite3_finalize(st);
     if (rc != PDB_OK)
@@ -667,13 +693,14 @@ void pdb_attr_acc_free(pdb_attr_acc *a)
         return;
     free(a->map.v);
     for (int m = 0; m < 2; m++) {
-        for (int i = 0; i < a->mode[m].n; i++) {
+        for (int64_t i = 0; i < a->mode[m].n; i++) {
             free(a->mode[m].v[i].r);
             free(a->mode[m].v[i].k);
         }
         free(a->mode[m].v);
-        free(a->mode[m].ranges.v);
-        pdb_strmap_free(a->mode[m].ranges.index);
+        pdb_strmap_free(a->mode[m].index);
+        pdb_buf_free(&a->mode[m].key);
+        pdb_rs_free(a->mode[m].ranges);
     }
     sqlite3_finalize(a->insert);
     sqlite3_finalize(a->probe);

@@ -704,7 +704,7 @@ static int unique_tid(cp_graph *g, int flag, int64_t *ev)
         if (!(e->names & flag) ||
             (e->cat != g->c->sym[S_CPU_OP] && e->cat != g->c->sym[S_USER_ANNOTATION]))
             continue;
-        pdb_value_key(e->tid, cur, sizeof cur, &clen);
+        pdb_value_key_cut(e->tid, cur, sizeof cur, &clen);
         if (found && (clen != klen || memcmp(cur, key, klen) != 0))
             return 2;
         if (!found) {
@@ -727,8 +727,8 @@ static void assign_threads(cp_graph *g)
     char fk[72], bk[72];
     size_t fl = 0, bl = 0;
     if (remap) {
-        pdb_value_key(g->ev[fwd].tid, fk, sizeof fk, &fl);
-        pdb_value_key(g->ev[bwd].tid, bk, sizeof bk, &bl);
+        pdb_value_key_cut(g->ev[fwd].tid, fk, sizeof fk, &fl);
+        pdb_value_key_cut(g->ev[bwd].tid, bk, sizeof bk, &bl);
         remap = !(fl == bl && memcmp(fk, bk, fl) == 0);
     }
     typedef struct {
@@ -741,8 +741,8 @@ static void assign_threads(cp_graph *g)
         cp_ev *e = &g->ev[i];
         char k[150], t[72];
         size_t pl, tl;
-        pdb_value_key(e->pid, k, 72, &pl);
-        pdb_value_key(e->tid, t, sizeof t, &tl);
+        pdb_value_key_cut(e->pid, k, 72, &pl);
+        pdb_value_key_cut(e->tid, t, sizeof t, &tl);
         if (remap && tl == bl && memcmp(t, bk, bl) == 0) {
             memcpy(t, fk, fl);
             tl = fl;
@@ -949,8 +949,8 @@ static bool same_value(sqlite3_value *a, sqlite3_value *b)
 {
     char ka[72], kb[72];
     size_t la, lb;
-    pdb_value_key(a, ka, sizeof ka, &la);
-    pdb_value_key(b, kb, sizeof kb, &lb);
+    pdb_value_key_cut(a, ka, sizeof ka, &la);
+    pdb_value_key_cut(b, kb, sizeof kb, &lb);
     return la == lb && memcmp(ka, kb, la) == 0;
 }
 

@@ -4,9 +4,11 @@
  * Fed by the scan (scan.c) with GPU events in start order: each goes into
  * the sweep (sweep.c; in hta mode HTA's own arithmetic, hta_time.c) and a
  * per-name accumulator; the scan decides which events count and how they
- * are rounded in each mode. */
+ * are rounded in each mode. Per-kernel records live in a store
+ * (recstore.h), so a trace with millions of distinct kernel names stays in
+ * bounded memory. */
 #include "analyze/hta.h"
-#include "analyze/idmap.h"
+#include "analyze/recstore.h"
 #include "analyze/scan.h"
 #include "common/db.h"
 #include "common/error.h"
@@ -17,8 +19,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Records kept in memory before the store spills (a real trace has a few
+ * thousand kernel names). */
+#define KERNELS_IN_MEMORY 16384
+
 typedef struct {
-    const pdb_name_info *name;
+    int64_t name_id;
+    int64_t kt;      /* pdb_kernel_type of this mode */
     int64_t count, total, min, max;
     double mean, m2; /* Welford's running mean and squared deviations */
 } kernel_stat;
@@ -28,32 +35,36 @@ struct pdb_gpu_acc {
     pdb_sweep w;
     pdb_hta_time ht;
     int64_t events;
-    pdb_idmap index; /* name id -> kernel_stat */
-    kernel_stat *v;
-    int64_t n, cap;
+    pdb_recstore *kernels; /* name id -> kernel_stat */
+    int64_t last_id, last; /* consecutive events often repeat a kernel */
 };
 
-pdb_gpu_acc *pdb_gpu_acc_new(bool hta)
+int pdb_gpu_acc_new(sqlite3 *db, bool hta, pdb_gpu_acc **out)
 {
     pdb_gpu_acc *a = pdb_xcalloc(1, sizeof *a);
+    *out = a;
     a->hta = hta;
+    a->last = -1;
     pdb_sweep_init(&a->w, PDB_KT_COUNT);
-    return a;
+    return pdb_rs_new(db, hta ? "kernels_hta" : "kernels", sizeof(kernel_stat),
+                      KERNELS_IN_MEMORY, SIZE_MAX, &a->kernels);
 }
 
 static kernel_stat *stat_for(pdb_gpu_acc *a, const pdb_row *r, int64_t dur)
 {
-    int64_t i;
-    if (!pdb_idmap_get(&a->index, r->name_id, &i)) {
-        if (a->n == a->cap) {
-            a->cap = a->cap ? a->cap * 2 : 64;
-            a->v = pdb_xrealloc(a->v, (size_t)a->cap * sizeof *a->v);
-        }
-        i = a->n++;
-        a->v[i] = (kernel_stat){r->name, 0, 0, dur, dur, 0, 0};
-        pdb_idmap_put(&a->index, r->name_id, i);
+    static kernel_stat scratch; /* after a database error, which the write reports */
+    if (a->last < 0 || a->last_id != r->name_id) {
+        kernel_stat init = {r->name_id, a->hta ? r->name->kt_hta : r->name->kt, 0, 0, dur, dur,
+                            0, 0};
+        bool created;
+        unsigned char key[8];
+        pdb_rs_key_int(key, r->name_id);
+        a->last = pdb_rs_find(a->kernels, key, sizeof key, &init, &created);
+        a->last_id = r->name_id;
+        if (a->last < 0)
+            return &scratch;
     }
-    return &a->v[i];
+    return pdb_rs_get(a->kernels, a->last);
 }
 
 void pdb_gpu_acc_add(pdb_gpu_acc *a, const pdb_row *r, int64_t start, int64_t end)
@@ -66,7 +77,7 @@ void pdb_gpu_acc_add(pdb_gpu_acc *a, const pdb_row *r, int64_t start, int64_t en
     a->events++;
     kernel_stat *k = stat_for(a, r, dur);
     k->count++;
-    k->total += dur;
+    pdb_sum(&k->total, dur);
     if (dur < k->min)
         k->min = dur;
     if (dur > k->max)
@@ -140,32 +151,48 @@ static int write_kernel_types(pdb_gpu_acc *a, sqlite3 *db, int64_t run_id, int r
     return rc;
 }
 
+typedef struct {
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    int64_t run_id;
+    int rank;
+    const char *mode;
+} kernel_writer;
+
+/* One analysis_kernels row; the name comes from strings whole (NULs too). */
+static int write_kernel(int64_t h, const void *key, size_t klen, const void *rec, void *arg)
+{
+    const kernel_writer *w = arg;
+    const kernel_stat *k = rec;
+    sqlite3_stmt *st = w->st;
+    (void)h, (void)key, (void)klen;
+    sqlite3_bind_int64(st, 1, w->run_id);
+    sqlite3_bind_text(st, 2, w->mode, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 3, w->rank);
+    sqlite3_bind_int64(st, 4, k->name_id);
+    sqlite3_bind_text(st, 5, pdb_kernel_type_name((pdb_kernel_type)k->kt), -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 6, k->count);
+    sqlite3_bind_int64(st, 7, k->total);
+    sqlite3_bind_int64(st, 8, k->min);
+    sqlite3_bind_int64(st, 9, k->max);
+    sqlite3_bind_double(st, 10, (double)k->total / (double)k->count);
+    if (k->count > 1)
+        sqlite3_bind_double(st, 11, sqrt(k->m2 / (double)(k->count - 1)));
+    else
+        sqlite3_bind_null(st, 11);
+    return pdb_db_step_done(w->db, st);
+}
+
 static int write_kernels(pdb_gpu_acc *a, sqlite3 *db, int64_t run_id, int rank, const char *mode)
 {
-    sqlite3_stmt *st;
-    if (pdb_db_prepare(db, "INSERT INTO analysis_kernels VALUES (?,?,?,?,?,?,?,?,?,?,?)", &st) != PDB_OK)
+    kernel_writer w = {db, NULL, run_id, rank, mode};
+    if (pdb_rs_error(a->kernels) != PDB_OK ||
+        pdb_db_prepare(db, "INSERT INTO analysis_kernels VALUES (?1,?2,?3,"
+                           "(SELECT value FROM strings WHERE id = ?4),?5,?6,?7,?8,?9,?10,?11)",
+                       &w.st) != PDB_OK)
         return PDB_ERR;
-    int rc = PDB_OK;
-    for (int64_t i = 0; i < a->n && rc == PDB_OK; i++) {
-        const kernel_stat *k = &a->v[i];
-        sqlite3_bind_int64(st, 1, run_id);
-        sqlite3_bind_text(st, 2, mode, -1, SQLITE_STATIC);
-        sqlite3_bind_int(st, 3, rank);
-        sqlite3_bind_text(st, 4, k->name->text, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 5, pdb_kernel_type_name(a->hta ? k->name->kt_hta : k->name->kt), -1,
-                          SQLITE_STATIC);
-        sqlite3_bind_int64(st, 6, k->count);
-        sqlite3_bind_int64(st, 7, k->total);
-        sqlite3_bind_int64(st, 8, k->min);
-        sqlite3_bind_int64(st, 9, k->max);
-        sqlite3_bind_double(st, 10, (double)k->total / (double)k->count);
-        if (k->count > 1)
-            sqlite3_bind_double(st, 11, sqrt(k->m2 / (double)(k->count - 1)));
-        else
-            sqlite3_bind_null(st, 11);
-        rc = pdb_db_step_done(db, st);
-    }
-    sqlite3_finalize(st);
+    int rc = pdb_rs_each(a->kernels, write_kernel, &w);
+    sqlite3_finalize(w.st);
     return rc;
 }
 
@@ -188,8 +215,7 @@ void pdb_gpu_acc_free(pdb_gpu_acc *a)
 {
     if (!a)
         return;
-    free(a->v);
+    pdb_rs_free(a->kernels);
     pdb_hta_time_free(&a->ht);
-    pdb_idmap_free(&a->index);
     free(a);
 }

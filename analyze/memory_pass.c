@@ -93,7 +93,7 @@ struct pdb_memory_acc {
     int64_t run_id;
     int rank;
     bool active;
-    sqlite3_stmt *cur, *ins_alloc;
+    sqlite3_stmt *cur, *ins_alloc, *text_of;
     bool has_next;
     mem_event next;
     int64_t seq;
@@ -130,6 +130,14 @@ static const char *const filtered[] = {"profiler::_record_function_enter",
                                        "profiler::_record_function_enter_new",
                                        "profiler::_record_function_exit", "aten::is_leaf",
                                        "aten::output_nr", "aten::_version"};
+
+bool pdb_memory_filtered_name(const char *name)
+{
+    for (size_t i = 0; i < sizeof filtered / sizeof *filtered; i++)
+        if (strcmp(name, filtered[i]) == 0)
+            return true;
+    return false;
+}
 
 /* Setup ------------------------------------------------------------------ */
 
@@ -216,6 +224,7 @@ int pdb_memory_acc_new(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank,
                        &a->cur) != PDB_OK ||
         pdb_db_prepare(db, "INSERT INTO analysis_memory_allocs VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                        &a->ins_alloc) != PDB_OK ||
+        pdb_db_prepare(db, "SELECT value FROM strings WHERE id = ?", &a->text_of) != PDB_OK ||
         load_steps(a, trace_id) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(a->cur, 1, trace_id);
@@ -224,17 +233,26 @@ int pdb_memory_acc_new(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank,
 
 /* Names ------------------------------------------------------------------ */
 
+/* The index of a name; text NULL: read from strings by name_id (rows carry
+ * what the scan classified, not the text). */
 static int64_t name_index(pdb_memory_acc *a, int64_t name_id, const char *text)
 {
     int64_t i;
     if (pdb_idmap_get(&a->name_ix, name_id, &i))
         return i;
+    if (!text) {
+        sqlite3_bind_int64(a->text_of, 1, name_id);
+        text = sqlite3_step(a->text_of) == SQLITE_ROW
+                   ? (const char *)sqlite3_column_text(a->text_of, 0) : NULL;
+        text = text ? text : "";
+    }
     if (a->nnames == a->names_cap) {
         a->names_cap = a->names_cap ? a->names_cap * 2 : 64;
         a->names = pdb_xrealloc(a->names, a->names_cap * sizeof *a->names);
     }
     i = (int64_t)a->nnames++;
     a->names[i] = (name_stat){.text = pdb_xstrdup(text)};
+    sqlite3_reset(a->text_of);
     pdb_idmap_put(&a->name_ix, name_id, i);
     return i;
 }
@@ -306,9 +324,9 @@ static thread_stack *thread_for(pdb_memory_acc *a, sqlite3_value *pid, sqlite3_v
 {
     char key[80];
     size_t n1, n2;
-    pdb_value_key(pid, key, 32, &n1);
+    pdb_value_key_cut(pid, key, 32, &n1);
     key[n1] = '\x1f';
-    pdb_value_key(tid, key + n1 + 1, 32, &n2);
+    pdb_value_key_cut(tid, key + n1 + 1, 32, &n2);
     size_t klen = n1 + 1 + n2;
     for (size_t i = 0; i < a->nthreads; i++)
         if (a->threads[i].klen == klen && memcmp(a->threads[i].key, key, klen) == 0)
@@ -454,10 +472,7 @@ static bool counted(const pdb_row *r)
 {
     if (r->gpu || (r->cat && (r->cat->trace || r->cat->gpu_annotation || r->cat->python)))
         return false;
-    for (size_t i = 0; i < sizeof filtered / sizeof *filtered; i++)
-        if (strcmp(r->name->text, filtered[i]) == 0)
-            return false;
-    return true;
+    return !r->name->memory_filtered;
 }
 
 int pdb_memory_acc_add(pdb_memory_acc *a, const pdb_row *r)
@@ -482,7 +497,7 @@ int pdb_memory_acc_add(pdb_memory_acc *a, const pdb_row *r)
     thread_stack *t = thread_for(a, r->pid, r->tid);
     while (t->n > 0 && (r->ts >= t->v[t->n - 1].end || end > t->v[t->n - 1].end))
         t->n--;
-    int64_t name = name_index(a, r->name_id, r->name->text);
+    int64_t name = name_index(a, r->name_id, NULL);
     a->names[name].calls++;
     a->pool[ix] = (open_event){.end = end, .seq = a->next_seq++, .name = name,
                                .base = {a->sum[CPU], a->sum[DEV]},
@@ -577,6 +592,7 @@ void pdb_memory_acc_free(pdb_memory_acc *a)
         return;
     sqlite3_finalize(a->cur);
     sqlite3_finalize(a->ins_alloc);
+    sqlite3_finalize(a->text_of);
     sqlite3_value_free(a->next.pid);
     sqlite3_value_free(a->next.tid);
     free(a->pool);

@@ -417,7 +417,7 @@ static int hta_delays_run(hta_delays *h)
         r.end = r.ts + dur;
         if (h->mode.round)
             pdb_hta_round(sqlite3_column_int64(st, 5), dur, &r.ts, &r.end);
-        pdb_value_key(sqlite3_column_value(st, 4), r.tid, sizeof r.tid, &r.tlen);
+        pdb_value_key_cut(sqlite3_column_value(st, 4), r.tid, sizeof r.tid, &r.tlen);
         bool gpu = r.stream >= 0 && r.corr >= 0;
         if (!gpu && h->mode.drop_last && r.ts >= h->mode.cutoff)
             continue;
@@ -539,9 +539,9 @@ static kthread *kthread_for(kseq *k, sqlite3_value *pid, sqlite3_value *tid)
 {
     char key[150];
     size_t n1, n2;
-    pdb_value_key(pid, key, 72, &n1);
+    pdb_value_key_cut(pid, key, 72, &n1);
     key[n1] = '\x1f';
-    pdb_value_key(tid, key + n1 + 1, 72, &n2);
+    pdb_value_key_cut(tid, key + n1 + 1, 72, &n2);
     size_t klen = n1 + 1 + n2;
     for (size_t i = 0; i < k->nthreads; i++)
         if (k->threads[i].klen == klen && memcmp(k->threads[i].key, key, klen) == 0)

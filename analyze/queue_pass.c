@@ -39,7 +39,7 @@
 #include <string.h>
 
 #define LATE_AFTER (1 << 20) /* launches in flight before the oldest counts as late */
-#define SMALL_NEG 64               /* queue lengths in [-64, 1024) index an array */
+#define SMALL_NEG 64               /* queue lengths in [-64, 1024) are written first, ascending */
 #define SMALL_VALUES (SMALL_NEG + 1024)
 #define FINALIZE_BATCH 256          /* points buffered before they are made final */
 
@@ -67,9 +67,9 @@ typedef struct {
     tqueue q[2];                     /* not yet final: launches (+1), GPU starts (-1) */
     bool any;                        /* a final point has been seen */
     int64_t value, prev_t;           /* after the last final point */
-    pdb_idmap hist;                  /* value -> index in points/durs (beyond small) */
-    int64_t small_points[SMALL_VALUES], small_durs[SMALL_VALUES]; /* by value + SMALL_NEG */
-    int64_t *points, *durs, *values;
+    pdb_idmap hist;                  /* value -> index in points/durs/values */
+    int64_t *points, *durs, *values; /* as many as the values seen: a stream costs a few
+                                        hundred bytes, not an array per possible value */
     size_t nvalues, vcap;
 } stream_acc;
 
@@ -125,7 +125,6 @@ struct pdb_queue_acc {
     int64_t min_buffered;            /* no buffered point is earlier */
     int64_t buffered;                /* points waiting */
     int64_t late;
-    pdb_idmap launch_name;           /* name id -> 1 HTA launch name, 0 not */
     /* Spans for relative durations: exact (all slices), hta (kept events). */
     bool any[MODES];
     int64_t first[MODES], last[MODES];
@@ -139,22 +138,19 @@ pdb_queue_acc *pdb_queue_acc_new(const pdb_hta_mode *hta)
     return a;
 }
 
-/* HTA's runtime launch events (get_runtime_launch_events_mask). */
-static bool hta_launch_name(pdb_queue_acc *a, const pdb_row *r)
+/* HTA's runtime launch events (get_runtime_launch_events_mask); decided
+ * once per name by the scan's classification (pdb_name_info.hta_launch). */
+bool pdb_queue_launch_name(const char *name)
 {
     static const char *const names[] = {
         "cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cuLaunchKernelEx",
         "cudaMemcpyAsync", "cudaMemsetAsync", "runFunction - job_prep_and_submit_for_execution",
         "hipLaunchKernel", "hipExtModuleLaunchKernel", "hipMemsetAsync", "hipMemcpyAsync",
         "hipMemcpyWithStream"};
-    int64_t v;
-    if (pdb_idmap_get(&a->launch_name, r->name_id, &v))
-        return v;
-    v = 0;
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-        v |= strcmp(r->name->text, names[i]) == 0;
-    pdb_idmap_put(&a->launch_name, r->name_id, v);
-    return v;
+        if (strcmp(name, names[i]) == 0)
+            return true;
+    return false;
 }
 
 /* Streams --------------------------------------------------------------- */
@@ -195,9 +191,9 @@ static stream_acc *stream_lookup(stream_set *s, sqlite3_value *device, sqlite3_v
     size_t klen = 0;
     if (device) {
         size_t n1, n2;
-        pdb_value_key(device, key, 32, &n1);
+        pdb_value_key_cut(device, key, 32, &n1);
         key[n1] = '\x1f';
-        pdb_value_key(stream, key + n1 + 1, 32, &n2);
+        pdb_value_key_cut(stream, key + n1 + 1, 32, &n2);
         klen = n1 + 1 + n2;
     } else {
         memcpy(key, &hta_stream, sizeof hta_stream);
@@ -250,11 +246,6 @@ static void buffer_add(pdb_queue_acc *a, stream_acc *s, int64_t t, int delta)
 
 static void hist_add(stream_acc *s, int64_t value, int64_t points, int64_t dur)
 {
-    if (value >= -SMALL_NEG && value < SMALL_VALUES - SMALL_NEG) {
-        s->small_points[value + SMALL_NEG] += points;
-        s->small_durs[value + SMALL_NEG] += dur;
-        return;
-    }
     int64_t i;
     if (!pdb_idmap_get(&s->hist, value, &i)) {
         if (s->nvalues == s->vcap) {
@@ -464,7 +455,7 @@ static void add_launch(pdb_queue_acc *a, const pdb_row *r)
 {
     int64_t start = hta_start(a, r->ts);
     launch_info l = {r->ts, start,
-                     hta_event(r) && hta_launch_name(a, r) &&
+                     hta_event(r) && r->name->hta_launch &&
                          (!a->hta.drop_last || before_cut(a, r->ts))};
     int remaining = (int)r->launches;
     flight *f = flight_get(a, r->corr);
@@ -535,18 +526,49 @@ static int write_value(sqlite3_stmt *st, int m, const stream_acc *s, int64_t val
     return pdb_db_step_done(sqlite3_db_handle(st), st);
 }
 
+static bool small_value(int64_t v)
+{
+    return v >= -SMALL_NEG && v < SMALL_VALUES - SMALL_NEG;
+}
+
+static int cmp_pair(const void *x, const void *y)
+{
+    const int64_t *a = x, *b = y; /* (value, index) */
+    return (a[0] > b[0]) - (a[0] < b[0]);
+}
+
+/* A stream's rows in the order they always had: the values in the small
+ * range ascending (those with points or time), then the others in the
+ * order first seen. */
+static int write_stream(sqlite3_stmt *st, int m, stream_acc *s)
+{
+    int64_t *order = pdb_xmalloc((s->nvalues + 1) * 2 * sizeof *order);
+    size_t n = 0;
+    for (size_t v = 0; v < s->nvalues; v++)
+        if (small_value(s->values[v])) {
+            order[2 * n] = s->values[v];
+            order[2 * n + 1] = (int64_t)v;
+            n++;
+        }
+    qsort(order, n, 2 * sizeof *order, cmp_pair);
+    int rc = PDB_OK;
+    for (size_t k = 0; k < n && rc == PDB_OK; k++) {
+        size_t v = (size_t)order[2 * k + 1];
+        if (s->points[v] || s->durs[v])
+            rc = write_value(st, m, s, s->values[v], s->points[v], s->durs[v]);
+    }
+    free(order);
+    for (size_t v = 0; v < s->nvalues && rc == PDB_OK; v++)
+        if (!small_value(s->values[v]))
+            rc = write_value(st, m, s, s->values[v], s->points[v], s->durs[v]);
+    return rc;
+}
+
 static int write_mode(pdb_queue_acc *a, sqlite3_stmt *st, int m)
 {
-    for (size_t i = 0; i < a->streams[m].n; i++) {
-        stream_acc *s = &a->streams[m].v[i];
-        for (int v = 0; v < SMALL_VALUES; v++)
-            if ((s->small_points[v] || s->small_durs[v]) &&
-                write_value(st, m, s, v - SMALL_NEG, s->small_points[v], s->small_durs[v]) != PDB_OK)
-                return PDB_ERR;
-        for (size_t v = 0; v < s->nvalues; v++)
-            if (write_value(st, m, s, s->values[v], s->points[v], s->durs[v]) != PDB_OK)
-                return PDB_ERR;
-    }
+    for (size_t i = 0; i < a->streams[m].n; i++)
+        if (write_stream(st, m, &a->streams[m].v[i]) != PDB_OK)
+            return PDB_ERR;
     return PDB_OK;
 }
 
@@ -616,6 +638,5 @@ void pdb_queue_acc_free(pdb_queue_acc *a)
     free(a->free_slots);
     free(a->fifo);
     pdb_idmap_free(&a->by_corr);
-    pdb_idmap_free(&a->launch_name);
     free(a);
 }

@@ -11,6 +11,7 @@
 #include "analyze/hta.h"
 #include "analyze/idmap.h"
 #include "analyze/series.h"
+#include "common/bounds.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/strmap.h"
@@ -43,24 +44,32 @@ static const char *const scan_sql =
     "  AND coalesce(g.cat, 0) NOT IN " CPU_IDS ") ELSE 0 END"
     " FROM slices s WHERE s.trace_id = ?1 ORDER BY s.ts, s.dur DESC, s.id";
 
-/* Names and categories by string id, classified once. */
+/* Names and categories by string id, classified from their text, in a
+ * direct-mapped cache of ID_CACHE slots: a trace with millions of distinct
+ * names re-reads a name's text when it comes back after its slot was
+ * taken, instead of keeping every name (933 MB at 2 million names). */
+#define ID_CACHE 4096
+
 typedef struct {
+    size_t slots;     /* ID_CACHE (4 under PROFDB_SPILL_TEST) */
     sqlite3_stmt *text_of;
-    pdb_idmap index;
-    void **v; /* pdb_name_info* or pdb_cat_info* */
-    int64_t n;
-    int64_t last_id;  /* consecutive rows often repeat a name or category */
-    void *last;
+    void (*classify)(const char *text, void *info);
+    size_t info_size;
+    int64_t *ids;     /* per slot: the string id held, or -1 */
+    char *infos;      /* per slot: a pdb_name_info or pdb_cat_info */
+    int err;
 } id_cache;
 
-static char *lookup_text(id_cache *c, int64_t id)
+static int cache_init(sqlite3 *db, id_cache *c, void (*classify)(const char *, void *),
+                      size_t info_size)
 {
-    sqlite3_bind_int64(c->text_of, 1, id);
-    const char *t = sqlite3_step(c->text_of) == SQLITE_ROW
-                        ? (const char *)sqlite3_column_text(c->text_of, 0) : NULL;
-    char *copy = pdb_xstrdup(t ? t : "");
-    sqlite3_reset(c->text_of);
-    return copy;
+    c->classify = classify;
+    c->info_size = info_size;
+    c->slots = (size_t)pdb_bound(ID_CACHE, 4);
+    c->ids = pdb_xmalloc(c->slots * sizeof *c->ids);
+    memset(c->ids, -1, c->slots * sizeof *c->ids);
+    c->infos = pdb_xcalloc(c->slots, info_size);
+    return pdb_db_prepare(db, "SELECT value FROM strings WHERE id = ?", &c->text_of);
 }
 
 static bool starts(const char *s, const char *p)
@@ -68,10 +77,12 @@ static bool starts(const char *s, const char *p)
     return strncmp(s, p, strlen(p)) == 0;
 }
 
-static void *classify_name(char *text)
+/* The text is cut at a NUL here: classification looks at prefixes and
+ * whole names, and a name with a NUL matches none of them. */
+static void classify_name(const char *text, void *info)
 {
-    pdb_name_info *n = pdb_xcalloc(1, sizeof *n);
-    n->text = text;
+    pdb_name_info *n = info;
+    *n = (pdb_name_info){0};
     n->kt = pdb_kernel_type_of(text);
     n->kt_hta = pdb_kernel_type_hta(text);
     n->profiler_step = starts(text, "ProfilerStep#");
@@ -90,16 +101,17 @@ static void *classify_name(char *text)
         if (strcmp(text, sync[i]) == 0)
             n->family = PDB_FAMILY_SYNC;
     n->device_sync = strcmp(text, "Event Sync") == 0 || strcmp(text, "Context Sync") == 0;
-    return n;
+    n->memory_filtered = pdb_memory_filtered_name(text);
+    n->hta_launch = pdb_queue_launch_name(text);
 }
 
-static void *classify_cat(char *text)
+static void classify_cat(const char *text, void *info)
 {
-    pdb_cat_info *c = pdb_xcalloc(1, sizeof *c);
+    pdb_cat_info *c = info;
+    *c = (pdb_cat_info){0};
     static const char *const cpu[] = {"cuda_runtime", "cuda_driver", "hip_runtime", "cpu_op",
                                       "user_annotation", "python_function"};
     static const char *const idle[] = {"kernel", "gpu_memcpy", "gpu_memset", "mtia_ccp_events"};
-    c->text = text;
     for (size_t i = 0; i < sizeof cpu / sizeof cpu[0]; i++)
         c->cpu_side |= strcmp(text, cpu[i]) == 0;
     for (size_t i = 0; i < sizeof idle / sizeof idle[0]; i++)
@@ -112,36 +124,68 @@ static void *classify_cat(char *text)
     c->annotation = strcmp(text, "user_annotation") == 0;
     c->gpu_range = strcmp(text, "gpu_user_annotation") == 0;
     c->python = strcmp(text, "python_function") == 0;
-    return c;
 }
 
-static void *cached(id_cache *c, int64_t id, void *(*classify)(char *))
+/* The info of string id, classified now if its slot holds another id. */
+static const void *cached(id_cache *c, int64_t id)
 {
-    int64_t i;
-    if (c->last && id == c->last_id)
-        return c->last;
-    if (!pdb_idmap_get(&c->index, id, &i)) {
-        c->v = pdb_xrealloc(c->v, (size_t)(c->n + 1) * sizeof *c->v);
-        c->v[c->n] = classify(lookup_text(c, id));
-        pdb_idmap_put(&c->index, id, c->n);
-        i = c->n++;
-    }
-    c->last_id = id;
-    return c->last = c->v[i];
+    size_t slot = (size_t)(((uint64_t)id * 0x9E3779B97F4A7C15ULL) >> 40) & (c->slots - 1);
+    void *info = c->infos + slot * c->info_size;
+    if (c->ids[slot] == id)
+        return info;
+    sqlite3_bind_int64(c->text_of, 1, id);
+    int rc = sqlite3_step(c->text_of);
+    const char *t = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(c->text_of, 0) : NULL;
+    c->classify(t ? t : "", info);
+    sqlite3_reset(c->text_of);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE && c->err == PDB_OK)
+        c->err = PDB_ERR;
+    c->ids[slot] = id;
+    return info;
 }
 
 static void free_cache(id_cache *c)
 {
-    for (int64_t i = 0; i < c->n; i++) {
-        free(*(char **)c->v[i]); /* text is the first member of both infos */
-        free(c->v[i]);
-    }
-    free(c->v);
-    pdb_idmap_free(&c->index);
+    free(c->ids);
+    free(c->infos);
     sqlite3_finalize(c->text_of);
 }
 
-void pdb_value_key(sqlite3_value *v, char *buf, size_t cap, size_t *len)
+static bool sum_overflowed;
+
+void pdb_sum(int64_t *sum, int64_t v)
+{
+    if (__builtin_add_overflow(*sum, v, sum))
+        sum_overflowed = true;
+}
+
+void pdb_sum_sub(int64_t *sum, int64_t v)
+{
+    if (__builtin_sub_overflow(*sum, v, sum))
+        sum_overflowed = true;
+}
+
+void pdb_value_key(pdb_buf *b, sqlite3_value *v)
+{
+    int t = sqlite3_value_type(v);
+    pdb_buf_addc(b, (char)('0' + t));
+    if (t == SQLITE_INTEGER) {
+        int64_t i = sqlite3_value_int64(v);
+        pdb_buf_add(b, &i, sizeof i);
+    } else if (t == SQLITE_FLOAT) {
+        double d = sqlite3_value_double(v);
+        pdb_buf_add(b, &d, sizeof d);
+    } else if (t == SQLITE_TEXT || t == SQLITE_BLOB) {
+        const void *p = sqlite3_value_blob(v); /* the bytes as stored, NULs included */
+        size_t n = (size_t)sqlite3_value_bytes(v);
+        uint64_t len = n; /* the length first: keys of pairs (pid, tid) stay unambiguous */
+        pdb_buf_add(b, &len, sizeof len);
+        if (n)
+            pdb_buf_add(b, p, n);
+    }
+}
+
+void pdb_value_key_cut(sqlite3_value *v, char *buf, size_t cap, size_t *len)
 {
     int t = sqlite3_value_type(v);
     buf[0] = (char)('0' + t);
@@ -154,7 +198,7 @@ void pdb_value_key(sqlite3_value *v, char *buf, size_t cap, size_t *len)
     } else if (t == SQLITE_TEXT || t == SQLITE_BLOB) {
         size_t n = (size_t)sqlite3_value_bytes(v);
         if (n > cap - 1)
-            n = cap - 1; /* stream and thread names are short */
+            n = cap - 1;
         memcpy(buf + 1, sqlite3_value_text(v), n);
         *len = 1 + n;
     }
@@ -206,7 +250,7 @@ static int feed_hta(accs *a, const pdb_row *r)
 
 static int feed(accs *a, pdb_row *r)
 {
-    r->in_step = pdb_steps_acc_step_at(a->steps, r->ts, &r->step);
+    r->in_step = pdb_steps_acc_step_at(a->steps, r->ts, &r->step, &r->step_idx);
     bool op = !r->gpu && !(r->cat && (r->cat->trace || r->cat->gpu_annotation));
     if (op) { /* the profiler's span and GPU annotations are not ops */
         if (pdb_ops_acc_add(a->ops, r) != PDB_OK)
@@ -243,8 +287,8 @@ static void row_from(sqlite3_stmt *st, id_cache *names, id_cache *cats, pdb_row 
                    .has_corr = sqlite3_column_type(st, 10) != SQLITE_NULL,
                    .corr = sqlite3_column_int64(st, 10),
                    .launches = sqlite3_column_int64(st, 11)};
-    r->name = cached(names, r->name_id, classify_name);
-    r->cat = sqlite3_column_type(st, 3) == SQLITE_NULL ? NULL : cached(cats, r->cat_id, classify_cat);
+    r->name = cached(names, r->name_id);
+    r->cat = sqlite3_column_type(st, 3) == SQLITE_NULL ? NULL : cached(cats, r->cat_id);
     r->gpu = sqlite3_value_type(r->stream) != SQLITE_NULL && !(r->cat && r->cat->cpu_side);
 }
 
@@ -267,6 +311,8 @@ static int read_rows(sqlite3 *db, int64_t trace_id, id_cache *names, id_cache *c
         }
     }
     sqlite3_finalize(st);
+    if (step == SQLITE_DONE && (names->err != PDB_OK || cats->err != PDB_OK))
+        return pdb_db_fail(db, "reading a name");
     return step == SQLITE_DONE ? PDB_OK : pdb_db_fail(db, "analysis query failed");
 }
 
@@ -287,29 +333,49 @@ static int write_all(sqlite3 *db, int64_t run_id, int rank, accs *a)
     return pdb_steps_acc_write(a->steps, db, run_id, rank);
 }
 
+/* The trace's file and why its analysis stops. */
+static int fail_overflow(sqlite3 *db, int64_t trace_id)
+{
+    sqlite3_stmt *st;
+    if (pdb_db_prepare(db, "SELECT s.path FROM traces t JOIN sources s USING (source_id)"
+                           " WHERE t.trace_id = ?", &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, trace_id);
+    const char *path = sqlite3_step(st) == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0)
+                                                      : "trace";
+    pdb_fail("%s: a sum of event durations exceeds int64 nanoseconds (292 years): the "
+             "durations are not plausible", path);
+    sqlite3_finalize(st);
+    return PDB_ERR;
+}
+
 int pdb_analyze_trace(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank)
 {
     id_cache names = {0}, cats = {0};
-    accs a = {{pdb_gpu_acc_new(false), pdb_gpu_acc_new(true)},
-              {pdb_idle_acc_new(false), pdb_idle_acc_new(true)},
-              NULL, NULL, NULL, NULL, {0}};
-    int rc = pdb_db_prepare(db, "SELECT value FROM strings WHERE id = ?", &names.text_of);
+    accs a = {{NULL, NULL}, {pdb_idle_acc_new(false), pdb_idle_acc_new(true)}, NULL, NULL, NULL,
+              NULL, {0}};
+    int rc = cache_init(db, &names, classify_name, sizeof(pdb_name_info));
     if (rc == PDB_OK)
-        rc = pdb_db_prepare(db, "SELECT value FROM strings WHERE id = ?", &cats.text_of);
+        rc = cache_init(db, &cats, classify_cat, sizeof(pdb_cat_info));
+    for (int m = 0; m < 2 && rc == PDB_OK; m++)
+        rc = pdb_gpu_acc_new(db, m == 1, &a.gpu[m]);
     if (rc == PDB_OK)
         rc = pdb_steps_acc_new(db, trace_id, &a.steps);
     if (rc == PDB_OK)
-        a.ops = pdb_ops_acc_new(db, run_id, rank, a.steps);
+        rc = pdb_ops_acc_new(db, run_id, rank, a.steps, &a.ops);
     if (rc == PDB_OK)
         rc = pdb_attr_acc_new(db, run_id, trace_id, rank, a.ops, &a.attr);
     if (rc == PDB_OK)
         rc = pdb_hta_settings(db, trace_id, &a.hta);
+    sum_overflowed = false;
     if (rc == PDB_OK)
         rc = pdb_series_acc_new(db, run_id, trace_id, rank, &a.hta, &a.series);
     if (rc == PDB_OK)
         rc = read_rows(db, trace_id, &names, &cats, &a);
     if (rc == PDB_OK)
         rc = write_all(db, run_id, rank, &a);
+    if (rc == PDB_OK && sum_overflowed)
+        rc = fail_overflow(db, trace_id);
     for (int m = 0; m < 2; m++) {
         pdb_gpu_acc_free(a.gpu[m]);
         pdb_idle_acc_free(a.idle[m]);

@@ -3,7 +3,9 @@
  *
  * scan.c runs a single query per trace and hands every row to accumulators
  * (GPU time, idle time, CPU ops, steps), so the table is read once. Names and
- * categories arrive as string ids and are classified once per id. */
+ * categories arrive as string ids and are classified from their text in a
+ * fixed-size cache: a row's name and category info are valid while that
+ * row is fed, and accumulators keep ids and what they need, not pointers. */
 #ifndef PDB_SCAN_H
 #define PDB_SCAN_H
 
@@ -12,6 +14,7 @@
 #include <stdint.h>
 
 #include "analyze/analyze.h"
+#include "common/strbuf.h"
 
 /* Op families measured by their outermost calls (a call inside another
  * call of its family is not counted again): copies (aten::to ->
@@ -20,8 +23,9 @@
  * explicit synchronize calls). */
 enum { PDB_FAMILY_NONE, PDB_FAMILY_COPY, PDB_FAMILY_SYNC, PDB_FAMILY_COUNT };
 
+/* What the passes need to know of a name or category, decided once from
+ * its text; the text itself is read from strings when a row is written. */
 typedef struct {
-    char *text;
     pdb_kernel_type kt;     /* as a GPU event name */
     pdb_kernel_type kt_hta; /* the same by HTA's rule */
     bool profiler_step;     /* "ProfilerStep#N" */
@@ -30,10 +34,11 @@ typedef struct {
     bool module;            /* "nn.Module: ..." (python_function of with_modules) */
     int family;             /* PDB_FAMILY_*: ops whose nesting findings must not add */
     bool device_sync;       /* "Event Sync" or "Context Sync" (stream -1, still GPU work) */
+    bool memory_filtered;   /* left out of the memory view (pdb_memory_filtered_name) */
+    bool hta_launch;        /* a runtime launch for HTA's queue length (pdb_queue_launch_name) */
 } pdb_name_info;
 
 typedef struct {
-    char *text;
     bool cpu_side;          /* runtime, driver, op, annotation: never a GPU event */
     bool runtime;           /* cuda_runtime, cuda_driver, hip_runtime */
     bool trace;             /* the profiler's own 'Trace' span */
@@ -61,6 +66,7 @@ typedef struct pdb_row {
                                        how many GPU events it launched, else 0 */
     bool in_step;
     int64_t step;                   /* the ProfilerStep number whose window holds ts */
+    int64_t step_idx;               /* that window's place in start order (0, 1, ...) */
     bool has_launch;
     int64_t launch;                 /* start of the launching runtime call */
     int64_t launch_id;              /* its slices.id */
@@ -75,7 +81,7 @@ typedef struct pdb_steps_acc pdb_steps_acc;
 
 /* GPU time: sweep by kernel type and per-kernel statistics. */
 typedef struct pdb_gpu_acc pdb_gpu_acc;
-pdb_gpu_acc *pdb_gpu_acc_new(bool hta);
+int pdb_gpu_acc_new(sqlite3 *db, bool hta, pdb_gpu_acc **out);
 void pdb_gpu_acc_add(pdb_gpu_acc *a, const pdb_row *r, int64_t start, int64_t end);
 int pdb_gpu_acc_write(pdb_gpu_acc *a, sqlite3 *db, int64_t run_id, int rank, const char *mode);
 void pdb_gpu_acc_free(pdb_gpu_acc *a);
@@ -91,15 +97,16 @@ void pdb_idle_acc_free(pdb_idle_acc *a);
 /* CPU operators with self time, per-step op totals (written as steps end),
  * and the contexts GPU time is attributed to. */
 typedef struct pdb_ops_acc pdb_ops_acc;
-pdb_ops_acc *pdb_ops_acc_new(sqlite3 *db, int64_t run_id, int rank, pdb_steps_acc *steps);
+int pdb_ops_acc_new(sqlite3 *db, int64_t run_id, int rank, pdb_steps_acc *steps,
+                    pdb_ops_acc **out);
 int pdb_ops_acc_add(pdb_ops_acc *a, const pdb_row *r);
 /* The context node of the frames enclosing the row just added (-1: none)
  * and the slices.id of the innermost op among them (-1: none). */
-int32_t pdb_ops_acc_context(pdb_ops_acc *a, int64_t *op_slice);
+int64_t pdb_ops_acc_context(pdb_ops_acc *a, int64_t *op_slice);
 /* Adds GPU time launched from a context. */
-void pdb_ops_acc_gpu(pdb_ops_acc *a, int32_t node, int64_t dur);
+void pdb_ops_acc_gpu(pdb_ops_acc *a, int64_t node, int64_t dur);
 /* The names of a context (module paths are interned in strings). */
-int pdb_ops_acc_names(pdb_ops_acc *a, int32_t node, pdb_ctx_names *out);
+int pdb_ops_acc_names(pdb_ops_acc *a, int64_t node, pdb_ctx_names *out);
 int pdb_ops_acc_write(pdb_ops_acc *a);
 void pdb_ops_acc_free(pdb_ops_acc *a);
 
@@ -129,14 +136,30 @@ void pdb_attr_acc_free(pdb_attr_acc *a);
 int pdb_steps_acc_new(sqlite3 *db, int64_t trace_id, pdb_steps_acc **out);
 void pdb_steps_acc_add(pdb_steps_acc *a, const pdb_row *r);
 int pdb_steps_acc_write(pdb_steps_acc *a, sqlite3 *db, int64_t run_id, int rank);
-/* The number of the ProfilerStep whose window holds ts (ts nondecreasing
- * from call to call); false outside every step. */
-bool pdb_steps_acc_step_at(pdb_steps_acc *a, int64_t ts, int64_t *step);
-/* Adds an outermost call of an op family (PDB_FAMILY_*) to a step. */
-void pdb_steps_acc_family(pdb_steps_acc *a, int64_t step, int family, int64_t dur);
+/* The number of the ProfilerStep whose window holds ts and the window's
+ * place in start order (ts nondecreasing from call to call, and called for
+ * every row before pdb_steps_acc_add); false outside every step. */
+bool pdb_steps_acc_step_at(pdb_steps_acc *a, int64_t ts, int64_t *step, int64_t *idx);
+/* Adds an outermost call of an op family (PDB_FAMILY_*) to the window
+ * numbered idx (by pdb_steps_acc_step_at). */
+void pdb_steps_acc_family(pdb_steps_acc *a, int64_t idx, int family, int64_t dur);
 void pdb_steps_acc_free(pdb_steps_acc *a);
 
-/* Values of pid, tid or stream as hashable bytes (type tag + value). */
-void pdb_value_key(sqlite3_value *v, char *buf, size_t cap, size_t *len);
+/* Adds v to a sum of durations. Each time the store accepts is below 2^62
+ * ns in magnitude, so one difference fits in int64, but a sum of many may
+ * not: an overflowing sum is noted and fails the analysis of the trace
+ * with a message (pdb_analyze_trace) instead of wrapping around. */
+void pdb_sum(int64_t *sum, int64_t v);
+/* Subtracts v, with the same check. */
+void pdb_sum_sub(int64_t *sum, int64_t v);
+
+/* Appends a value of pid, tid or stream to b as hashable bytes: a type tag
+ * and the whole value (two names that share a long prefix stay apart). */
+void pdb_value_key(pdb_buf *b, sqlite3_value *v);
+/* The same bytes in a fixed buffer, the text cut to cap - 1 bytes: two
+ * names that share that prefix get one key. Only the passes written before
+ * whole keys use it (critical path, queue lengths, memory, kernel
+ * sequences); they are to move to pdb_value_key. */
+void pdb_value_key_cut(sqlite3_value *v, char *buf, size_t cap, size_t *len);
 
 #endif

@@ -27,6 +27,9 @@ void pdb_series_acc_free(pdb_series_acc *a);
 typedef struct pdb_queue_acc pdb_queue_acc;
 pdb_queue_acc *pdb_queue_acc_new(const pdb_hta_mode *hta);
 void pdb_queue_acc_add(pdb_queue_acc *a, const pdb_row *r);
+/* Whether a name is one of HTA's runtime launch events; decided once per
+ * name by the scan's name classification. */
+bool pdb_queue_launch_name(const char *name);
 int pdb_queue_acc_write(pdb_queue_acc *a, sqlite3 *db, int64_t run_id, int rank);
 void pdb_queue_acc_free(pdb_queue_acc *a);
 
@@ -43,6 +46,10 @@ typedef struct pdb_memory_acc pdb_memory_acc;
 int pdb_memory_acc_new(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank,
                        pdb_memory_acc **out);
 int pdb_memory_acc_add(pdb_memory_acc *a, const pdb_row *r);
+/* Whether the memory view leaves out ops of this name (the profiler's own
+ * bookkeeping, as torch's memory timeline does); decided once per name by
+ * the scan's name classification. */
+bool pdb_memory_filtered_name(const char *name);
 int pdb_memory_acc_write(pdb_memory_acc *a);
 void pdb_memory_acc_free(pdb_memory_acc *a);
 

@@ -17,21 +17,26 @@ static const pdb_cmd_help help = {
     NULL,
 };
 
+/* One aggregate per table, grouped by run and joined once: correlated
+ * subqueries over tables without a run_id index made the listing quadratic
+ * in runs (4.2 s at 5000 runs). */
 static const char *const runs_sql =
-    "WITH c AS (SELECT t.run_id, c.ph, sum(c.count) AS n FROM trace_counts c"
-    "           JOIN traces t USING (trace_id) GROUP BY t.run_id, c.ph)"
-    " SELECT r.name AS run,"
-    "  (SELECT count(*) FROM traces t WHERE t.run_id = r.run_id) AS ranks,"
-    "  (SELECT count(*) FROM sources s WHERE s.run_id = r.run_id) AS sources,"
-    "  (SELECT group_concat(DISTINCT format) FROM sources s WHERE s.run_id = r.run_id) AS formats,"
-    "  (SELECT coalesce(sum(records), 0) FROM sources s WHERE s.run_id = r.run_id) AS records,"
-    "  %s"
-    "  (SELECT coalesce(sum(count), 0) FROM skips k WHERE k.run_id = r.run_id) AS skipped,"
-    "  (SELECT group_concat(reason || ': ' || n, '; ') FROM (SELECT reason, sum(count) AS n"
-    "     FROM skips k WHERE k.run_id = r.run_id GROUP BY reason ORDER BY reason)) AS skip_reasons,"
-    "  r.created_at AS ingested_at,"
-    "  (SELECT sum(ingest_ms) FROM sources s WHERE s.run_id = r.run_id) AS ingest_ms"
-    " FROM runs r WHERE (%s) ORDER BY r.run_id";
+    "WITH c AS (SELECT t.run_id, %s FROM trace_counts c JOIN traces t USING (trace_id)"
+    "           GROUP BY t.run_id),"
+    " tr AS (SELECT run_id, count(*) AS ranks FROM traces GROUP BY run_id),"
+    " src AS (SELECT run_id, count(*) AS sources, group_concat(DISTINCT format) AS formats,"
+    "   coalesce(sum(records), 0) AS records, sum(ingest_ms) AS ingest_ms FROM sources"
+    "   GROUP BY run_id),"
+    " sk AS (SELECT run_id, sum(n) AS skipped, group_concat(reason || ': ' || n, '; ')"
+    "   AS skip_reasons FROM (SELECT run_id, reason, sum(count) AS n FROM skips"
+    "   GROUP BY run_id, reason ORDER BY run_id, reason) GROUP BY run_id)"
+    " SELECT r.name AS run, coalesce(tr.ranks, 0) AS ranks, coalesce(src.sources, 0) AS sources,"
+    "  src.formats, coalesce(src.records, 0) AS records, %s"
+    "  coalesce(sk.skipped, 0) AS skipped, sk.skip_reasons, r.created_at AS ingested_at,"
+    "  src.ingest_ms"
+    " FROM runs r LEFT JOIN c USING (run_id) LEFT JOIN tr USING (run_id)"
+    " LEFT JOIN src USING (run_id) LEFT JOIN sk USING (run_id)"
+    " WHERE (%s) ORDER BY r.run_id";
 
 static const char *const sources_sql =
     "SELECT r.name AS run, s.path, s.format, t.rank, t.rank_from, s.compressed, s.bytes,"
@@ -56,21 +61,26 @@ static void run_filter(pdb_buf *b, int nruns)
 static void build_sql(pdb_buf *sql, bool sources, int nruns)
 {
     static const char *const phases[] = {"X", "B", "E", "i", "I", "C", "s", "t", "f", "M"};
-    pdb_buf filter = PDB_BUF_INIT, cols = PDB_BUF_INIT;
+    pdb_buf filter = PDB_BUF_INIT, sums = PDB_BUF_INIT, cols = PDB_BUF_INIT;
     run_filter(&filter, nruns);
-    for (size_t i = 0; i < sizeof phases / sizeof phases[0]; i++)
-        pdb_buf_addf(&cols, "coalesce((SELECT n FROM c WHERE c.run_id = r.run_id AND c.ph = '%s'),"
-                            " 0) AS \"%s\",", phases[i], phases[i]);
+    pdb_buf_adds(&sums, "1 AS dummy");
+    for (size_t i = 0; i < sizeof phases / sizeof phases[0]; i++) {
+        /* Numbered: SQL names are case-blind, and 'i' and 'I' are two phases. */
+        pdb_buf_addf(&sums, ", sum(c.count) FILTER (WHERE c.ph = '%s') AS ph%zu", phases[i], i);
+        pdb_buf_addf(&cols, "coalesce(c.ph%zu, 0) AS \"%s\",", i, phases[i]);
+    }
     /* Phases outside the list above (async 'b'/'e', objects, samples...). */
-    pdb_buf_adds(&cols, "coalesce((SELECT sum(n) FROM c WHERE c.run_id = r.run_id AND c.ph NOT IN"
-                        " ('X','B','E','i','I','C','s','t','f','M','gpu')), 0) AS other_phases,");
-    pdb_buf_adds(&cols, "coalesce((SELECT n FROM c WHERE c.run_id = r.run_id AND c.ph = 'gpu'), 0)"
-                        " AS gpu_events,");
+    pdb_buf_adds(&sums, ", sum(c.count) FILTER (WHERE c.ph NOT IN"
+                        " ('X','B','E','i','I','C','s','t','f','M','gpu')) AS other_phases");
+    pdb_buf_adds(&sums, ", sum(c.count) FILTER (WHERE c.ph = 'gpu') AS gpu_events");
+    pdb_buf_adds(&cols, "coalesce(c.other_phases, 0) AS other_phases,"
+                        " coalesce(c.gpu_events, 0) AS gpu_events,");
     if (sources)
         pdb_buf_addf(sql, sources_sql, filter.p);
     else
-        pdb_buf_addf(sql, runs_sql, cols.p, filter.p);
+        pdb_buf_addf(sql, runs_sql, sums.p, cols.p, filter.p);
     pdb_buf_free(&filter);
+    pdb_buf_free(&sums);
     pdb_buf_free(&cols);
 }
 

@@ -4,6 +4,7 @@
 
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -43,10 +44,32 @@ int pdb_fail(const char *fmt, ...)
     return PDB_ERR;
 }
 
+/* The gzip input being read: offsets readers give for it count
+ * decompressed bytes, while its gzip errors count bytes of the file. */
+static const char *gzip_input;
+
+void pdb_error_gzip_input(const char *file)
+{
+    gzip_input = file;
+}
+
 int pdb_fail_at(const char *file, int64_t offset, const char *fmt, ...)
 {
     char prefix[1024];
-    snprintf(prefix, sizeof prefix, "%s: byte %" PRId64 ": ", file, offset);
+    bool gz = gzip_input && strcmp(file, gzip_input) == 0;
+    snprintf(prefix, sizeof prefix, "%s: byte %" PRId64 "%s: ", file, offset,
+             gz ? " (decompressed)" : "");
+    va_list ap;
+    va_start(ap, fmt);
+    record(prefix, fmt, ap);
+    va_end(ap);
+    return PDB_ERR;
+}
+
+int pdb_fail_compressed(const char *file, int64_t offset, const char *fmt, ...)
+{
+    char prefix[1024];
+    snprintf(prefix, sizeof prefix, "%s: byte %" PRId64 " (compressed): ", file, offset);
     va_list ap;
     va_start(ap, fmt);
     record(prefix, fmt, ap);

@@ -23,7 +23,17 @@
 #endif
 
 int pdb_fail(const char *fmt, ...) PDB_PRINTF(1, 2);
+/* "FILE: byte N: what": N counts the bytes readers see, which for a gzip
+ * input are its decompressed bytes; the message then says so
+ * ("byte N (decompressed)"), see pdb_error_gzip_input. */
 int pdb_fail_at(const char *file, int64_t offset, const char *fmt, ...) PDB_PRINTF(3, 4);
+/* "FILE: byte N (compressed): what", for errors of the gzip layer itself. */
+int pdb_fail_compressed(const char *file, int64_t offset, const char *fmt, ...)
+    PDB_PRINTF(3, 4);
+/* The gzip input now open under this name (NULL: none): pdb_fail_at marks
+ * its offsets as decompressed. common/input.c calls it; the name must live
+ * until it is cleared. */
+void pdb_error_gzip_input(const char *file);
 int pdb_fail_line(const char *file, int64_t line, const char *fmt, ...) PDB_PRINTF(3, 4);
 const char *pdb_errmsg(void);
 void pdb_clear_error(void);

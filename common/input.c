@@ -140,7 +140,7 @@ static int next_member_or_end(pdb_input *in, bool *more)
         *more = true;
         return start_member(in);
     }
-    return pdb_fail_at(in->name, raw_offset(in),
+    return pdb_fail_compressed(in->name, raw_offset(in),
                        "unexpected data after the end of the gzip stream");
 }
 
@@ -153,7 +153,7 @@ static ssize_t read_gzip(pdb_input *in, unsigned char *buf, size_t cap)
         if (avail < 0)
             return -1;
         if (avail == 0)
-            return pdb_fail_at(in->name, raw_offset(in),
+            return pdb_fail_compressed(in->name, raw_offset(in),
                                "gzip data ends early (truncated file?)"),
                    -1;
         in->zs.next_in = in->raw + in->raw_pos;
@@ -169,7 +169,8 @@ static ssize_t read_gzip(pdb_input *in, unsigned char *buf, size_t cap)
                 return -1;
         } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
             const char *why = in->zs.msg ? in->zs.msg : "invalid data";
-            return pdb_fail_at(in->name, raw_offset(in), "corrupt gzip data (%s)", why), -1;
+            return pdb_fail_compressed(in->name, raw_offset(in), "corrupt gzip data (%s)", why),
+                   -1;
         }
         if (produced > 0)
             return (ssize_t)produced;
@@ -200,6 +201,7 @@ static int detect_gzip(pdb_input *in)
     }
     if (avail >= 2 && in->raw[in->raw_pos] == 0x1f && in->raw[in->raw_pos + 1] == 0x8b) {
         in->gzip = true;
+        pdb_error_gzip_input(in->name);
         return start_member(in);
     }
     return PDB_OK;
@@ -267,6 +269,8 @@ void pdb_input_close(pdb_input *in)
 {
     if (!in)
         return;
+    if (in->gzip)
+        pdb_error_gzip_input(NULL);
     if (in->z_active)
         inflateEnd(&in->zs);
     if (in->own_fd)

@@ -29,6 +29,7 @@ typedef struct pdb_source {
     int trace_order;        /* traces of this run before this one (rank fallback) */
     int64_t records;        /* records stored; the reader counts them */
     pdb_strmap *skips;      /* reason -> count */
+    int64_t text_replaced;  /* strings stored with U+FFFD for invalid UTF-8 (a warning) */
 } pdb_source;
 
 /* Interns a string for this session; ids are rows of the strings table. */

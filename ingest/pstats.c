@@ -592,7 +592,7 @@ int pdb_read_pstats(pdb_source *src)
         return PDB_ERR;
     if (len == 0) {
         free(data);
-        return pdb_fail_at(src->path, 0, "empty input (expected a pstats dump)");
+        return pdb_fail("%s: empty input (expected a pstats dump)", src->path);
     }
     pdb_marshal *m = pdb_marshal_new();
     const pdb_mval *top;

@@ -10,6 +10,7 @@
 #include "ingest/ingest.h"
 #include "ingest/jobs.h"
 #include "ingest/readers.h"
+#include "common/bounds.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/strbuf.h"
@@ -26,10 +27,17 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Interned strings answered from memory: two generations of at most
+ * STRINGS_BYTES of keys each. A trace has a few thousand names and never
+ * fills one; a hostile one with millions (885 MB at 2 million names) asks
+ * SQLite's unique index for the rest, so memory stays bounded. */
+#define STRINGS_BYTES (4 << 20)
+
 struct pdb_session {
     sqlite3 *db;
     const pdb_ingest_opts *opts;
-    pdb_strmap *strings;
+    pdb_strmap *strings, *strings_old; /* the current and the previous generation */
+    size_t strings_bytes;              /* key bytes in the current one */
     sqlite3_stmt *find_string, *add_string;
     bool tty;
     pdb_buf report;        /* per-file lines, printed once the commit succeeded */
@@ -144,26 +152,50 @@ static int wait_for_writer(void *arg, int count)
 
 /* ---- strings and skips ---------------------------------------------- */
 
+/* Remembers an interned string in the current generation; a full one
+ * becomes the previous generation and the one before is dropped. */
+static void remember_string(pdb_session *ss, const char *s, size_t len, int64_t id)
+{
+    size_t cost = len + 48, /* the key and its slot */
+        budget = (size_t)pdb_bound(STRINGS_BYTES, 256);
+    if (ss->strings_bytes + cost > budget) {
+        pdb_bound_passed("interned strings: a generation dropped");
+        pdb_strmap_free(ss->strings_old);
+        ss->strings_old = ss->strings;
+        ss->strings = pdb_strmap_new();
+        ss->strings_bytes = 0;
+    }
+    if (cost <= budget) {
+        pdb_strmap_put(ss->strings, s, len, id);
+        ss->strings_bytes += cost;
+    }
+}
+
 int pdb_intern(pdb_source *src, const char *s, size_t len, int64_t *id)
 {
     pdb_session *ss = src->session;
     if (pdb_strmap_get(ss->strings, s, len, id))
         return PDB_OK;
-    sqlite3_bind_text(ss->find_string, 1, s, (int)len, SQLITE_TRANSIENT);
-    int rc = sqlite3_step(ss->find_string);
-    if (rc == SQLITE_ROW) {
+    if (ss->strings_old && pdb_strmap_get(ss->strings_old, s, len, id)) {
+        remember_string(ss, s, len, *id);
+        return PDB_OK;
+    }
+    /* Not in memory: most such strings are new (a hostile trace's millions),
+     * so insert first and look up only what was there already. */
+    sqlite3_bind_text(ss->add_string, 1, s, (int)len, SQLITE_STATIC);
+    if (pdb_db_step_done(ss->db, ss->add_string) != PDB_OK)
+        return PDB_ERR;
+    if (sqlite3_changes(ss->db) == 1) {
+        *id = sqlite3_last_insert_rowid(ss->db);
+    } else {
+        sqlite3_bind_text(ss->find_string, 1, s, (int)len, SQLITE_STATIC);
+        int rc = sqlite3_step(ss->find_string);
         *id = sqlite3_column_int64(ss->find_string, 0);
         sqlite3_reset(ss->find_string);
-    } else {
-        sqlite3_reset(ss->find_string);
-        if (rc != SQLITE_DONE)
+        if (rc != SQLITE_ROW)
             return pdb_db_fail(ss->db, "database error");
-        sqlite3_bind_text(ss->add_string, 1, s, (int)len, SQLITE_TRANSIENT);
-        if (pdb_db_step_done(ss->db, ss->add_string) != PDB_OK)
-            return PDB_ERR;
-        *id = sqlite3_last_insert_rowid(ss->db);
     }
-    pdb_strmap_put(ss->strings, s, len, *id);
+    remember_string(ss, s, len, *id);
     return PDB_OK;
 }
 
@@ -562,7 +594,7 @@ static int choose_reader(pdb_session *ss, pdb_input *in, const job *j, const pdb
         return PDB_OK; /* not ours: the caller reports it */
     }
     if (len == 0)
-        return pdb_fail_at(j->path, 0, "empty input");
+        return pdb_fail("%s: empty input", j->path); /* no byte to point at */
     return pdb_fail_at(j->path, 0,
                        "not a recognised input (expected a PyTorch trace, a pstats dump or a "
                        "step log)");
@@ -601,6 +633,10 @@ static int ingest_one(pdb_session *ss, const job *j, int64_t run_id, int trace_o
         rc = finish_source(&src, (int64_t)((now_seconds() - t0) * 1000));
     if (rc == PDB_OK && !ss->opts->quiet)
         report_source(ss, &src, j->run);
+    if (rc == PDB_OK && src.text_replaced)
+        pdb_warn("%s: %lld strings held invalid UTF-8 (overlong forms, lone surrogates, stray "
+                 "bytes); stored with U+FFFD in place of each bad sequence", src.path,
+                 (long long)src.text_replaced);
     *was_read = rc == PDB_OK && strcmp(reader->name, "trace") == 0;
     pdb_strmap_free(src.skips);
     pdb_input_close(in);
@@ -762,7 +798,8 @@ int pdb_jobs_ingest(sqlite3 *db, job_list *jobs, const pdb_ingest_opts *opts)
     began = true;
     rc = pdb_db_prepare(db, "SELECT id FROM strings WHERE value = ?", &ss.find_string);
     if (rc == PDB_OK)
-        rc = pdb_db_prepare(db, "INSERT INTO strings (value) VALUES (?)", &ss.add_string);
+        rc = pdb_db_prepare(db, "INSERT OR IGNORE INTO strings (value) VALUES (?)",
+                            &ss.add_string);
     /* A dry run rolls back, so rebuilding indexes would be wasted work. */
     if (rc == PDB_OK && !opts->dry_run && inputs_are_large(db, jobs))
         rc = pdb_bulk_indexes_drop(db, &indexes);
@@ -792,6 +829,7 @@ out:
     pdb_buf_free(&ss.report);
     pdb_buf_free(&indexes);
     pdb_strmap_free(ss.strings);
+    pdb_strmap_free(ss.strings_old);
     return rc;
 }
 

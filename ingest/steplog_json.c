@@ -26,41 +26,72 @@
 
 #define JSON_DOC_CAP (64u << 20) /* trainer_state.json of a long run is a few MB */
 
+/* One step of normalise_json at s[i]: copies a character (two for an
+ * escape in a string) or replaces a bare token; returns the next i. */
+static size_t normalise_at(const char *s, size_t len, size_t i, bool *in_str, pdb_buf *out)
+{
+    char c = s[i];
+    if (*in_str) {
+        pdb_buf_addc(out, c);
+        if (c == '\\' && i + 1 < len) {
+            pdb_buf_addc(out, s[i + 1]);
+            return i + 2;
+        }
+        *in_str = c != '"';
+        return i + 1;
+    }
+    if (c == '"') {
+        *in_str = true;
+    } else {
+        static const char *const bare[] = {"NaN", "-Infinity", "Infinity"};
+        const char *rest = NULL;
+        for (size_t k = 0; k < sizeof bare / sizeof bare[0] && !rest; k++)
+            pdb_skip_prefix_mem(s + i, len - i, bare[k], &rest, NULL);
+        if (rest) {
+            pdb_buf_adds(out, "null");
+            return (size_t)(rest - s);
+        }
+    }
+    pdb_buf_addc(out, c);
+    return i + 1;
+}
+
+static bool has_bare_tokens(const char *s, size_t len)
+{
+    return memchr(s, 'N', len) || memchr(s, 'I', len);
+}
+
 /* Copies a JSON line replacing bare NaN/Infinity tokens (outside strings),
  * which Python's json module writes but JSON does not allow, by null. */
 static void normalise_json(const char *s, size_t len, pdb_buf *out)
 {
     pdb_buf_reset(out);
-    if (!memchr(s, 'N', len) && !memchr(s, 'I', len)) {
+    if (!has_bare_tokens(s, len)) {
         pdb_buf_add(out, s, len); /* the common case: nothing to replace */
         return;
     }
     bool in_str = false;
-    for (size_t i = 0; i < len; i++) {
-        char c = s[i];
-        if (in_str) {
-            pdb_buf_addc(out, c);
-            if (c == '\\' && i + 1 < len)
-                pdb_buf_addc(out, s[++i]);
-            else if (c == '"')
-                in_str = false;
-            continue;
-        }
-        if (c == '"') {
-            in_str = true;
-        } else {
-            static const char *const bare[] = {"NaN", "-Infinity", "Infinity"};
-            const char *rest = NULL;
-            for (size_t k = 0; k < sizeof bare / sizeof bare[0] && !rest; k++)
-                pdb_skip_prefix_mem(s + i, len - i, bare[k], &rest, NULL);
-            if (rest) {
-                pdb_buf_adds(out, "null");
-                i = (size_t)(rest - s) - 1; /* the loop's i++ steps past the token */
-                continue;
-            }
-        }
-        pdb_buf_addc(out, c);
+    for (size_t i = 0; i < len;)
+        i = normalise_at(s, len, i, &in_str, out);
+}
+
+/* The offset in s of byte `at` of normalise_json's copy of s (the start of
+ * a token the copy replaced, if `at` falls inside its replacement). */
+static size_t original_offset(const char *s, size_t len, size_t at)
+{
+    if (!has_bare_tokens(s, len))
+        return at < len ? at : len;
+    pdb_buf out = PDB_BUF_INIT;
+    bool in_str = false;
+    size_t i = 0;
+    while (i < len) {
+        size_t next = normalise_at(s, len, i, &in_str, &out);
+        if (out.len > at)
+            break;
+        i = next;
     }
+    pdb_buf_free(&out);
+    return i;
 }
 
 /* Whether k is one of names; most keys differ in their first byte, which
@@ -726,6 +757,23 @@ static int read_golden(pdb_steplog *w, yajl_val root)
     return PDB_OK;
 }
 
+/* Where yajl stops in a document yajl_tree_parse refused (it does not
+ * say): the copy is parsed again, without callbacks, under the tree
+ * parser's settings; the end of the document when it is cut short. */
+static size_t error_offset(const pdb_buf *norm)
+{
+    yajl_handle h = yajl_alloc(NULL, NULL, NULL);
+    yajl_config(h, yajl_allow_comments, 1);
+    const unsigned char *p = (const unsigned char *)(norm->p ? norm->p : "");
+    size_t at = norm->len;
+    if (yajl_parse(h, p, norm->len) != yajl_status_ok)
+        at = yajl_get_bytes_consumed(h);
+    else if (yajl_complete_parse(h) != yajl_status_ok)
+        at = norm->len;
+    yajl_free(h);
+    return at;
+}
+
 int pdb_steplog_read_json_doc(pdb_steplog *w)
 {
     pdb_buf doc = PDB_BUF_INIT;
@@ -734,20 +782,25 @@ int pdb_steplog_read_json_doc(pdb_steplog *w)
         pdb_buf_free(&doc);
         return rc;
     }
+    const char *text = doc.p ? doc.p : "";
     pdb_buf norm = PDB_BUF_INIT;
-    normalise_json(doc.p ? doc.p : "", doc.len, &norm);
-    pdb_buf_free(&doc);
+    normalise_json(text, doc.len, &norm);
     char err[256];
     yajl_val root = yajl_tree_parse(pdb_buf_str(&norm), err, sizeof err);
-    pdb_buf_free(&norm);
     if (!root || !YAJL_IS_OBJECT(root)) {
         char *nl = strchr(err, '\n');
         if (nl)
             *nl = '\0';
+        /* a value that is not an object is wrong from its first byte */
+        size_t at = root ? 0 : original_offset(text, doc.len, error_offset(&norm));
         yajl_tree_free(root);
-        return pdb_fail("%s: expected a JSON object (%s)", w->src->path,
+        pdb_buf_free(&norm);
+        pdb_buf_free(&doc);
+        return pdb_fail_at(w->src->path, (int64_t)at, "expected a JSON object (%s)",
                            root ? "not an object" : err);
     }
+    pdb_buf_free(&norm);
+    pdb_buf_free(&doc);
     rc = strcmp(w->flavor, "hf-trainer-state") == 0 ? read_trainer_state(w, root)
                                                      : read_golden(w, root);
     yajl_tree_free(root);

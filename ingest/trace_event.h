@@ -32,6 +32,12 @@ enum {
 
 #define PDB_MAX_COUNTER_SERIES 64
 
+/* Times the store accepts, in ns: |t| < 2^62 (4.6e15 us, 146 years from the
+ * epoch), for ts and for ts + dur. Then the difference of any two accepted
+ * times fits in int64, so the analysis can subtract times (gaps, delays,
+ * offsets) without overflow. Events beyond are skipped and counted. */
+#define PDB_TIME_LIMIT_NS (INT64_C(1) << 62)
+
 typedef struct {
     size_t key_off, key_len;
     double value;
@@ -44,6 +50,8 @@ typedef struct pdb_trace_event {
     bool has_ts, has_dur;
     bool float_ts;              /* ts written with a fraction or exponent */
     int64_t ts, dur;            /* nanoseconds */
+    const char *skip;           /* why the event cannot be stored (a time out of range, a
+                                   fractional stream), counted as a skip; else NULL */
     pdb_val arg[PDB_ARG_COUNT]; /* columns; Input Dims is JSON text */
     bool has_args;
     size_t args_off, args_len;  /* remaining args as a JSON object, or len 0 */

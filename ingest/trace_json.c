@@ -7,14 +7,26 @@
  * and hands it to the store, so memory does not grow with the file.
  *
  * Values nested below what we model (args objects, trace-level keys) are
- * re-serialised with yajl_gen and kept as JSON text. */
+ * re-serialised with yajl_gen and kept as JSON text.
+ *
+ * Text is stored as valid UTF-8, whole (a name with a NUL keeps what follows
+ * it). yajl passes overlong forms and encoded surrogates through, refuses a
+ * stray byte, turns a lone high-surrogate escape (\ud800) into '?' and a
+ * lone low one into an encoded surrogate; so yajl does not check strings,
+ * escapes of lone surrogates are rewritten to \ufffd
+ * before yajl sees them (same length: byte offsets stay true), and every
+ * string with invalid UTF-8 is stored with U+FFFD in place of each bad
+ * sequence. Both are counted, and the ingest warns. */
 #define _GNU_SOURCE /* memmem */
 #include "ingest/readers.h"
 #include "ingest/trace_event.h"
 #include "common/error.h"
 #include "common/numtext.h"
+#include "common/utf8.h"
 #include "common/xalloc.h"
 
+#include <assert.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +69,8 @@ typedef struct {
     bool args_open;
     bool failed;            /* an error was recorded by a callback */
     uint64_t tokens;        /* callbacks so far: progress within the JSON */
+    bool in_string;         /* the escape scanner (fix_surrogates) is inside a string */
+    pdb_buf clean;          /* scratch for text made valid */
 } parser;
 
 static int64_t offset_now(const parser *p)
@@ -81,10 +95,31 @@ static int failf_key(parser *p, const char *expected)
 
 /* ---- values into the event arena ---------------------------------- */
 
+/* Whether text is valid UTF-8; ASCII (most of a trace) is decided fast. */
+static bool valid_utf8(const unsigned char *s, size_t len)
+{
+    size_t i = 0;
+    while (i < len && s[i] < 0x80)
+        i++;
+    return i == len || !pdb_utf8_needs_clean((const char *)s + i, len - i, 0);
+}
+
+/* Appends text to b, each invalid UTF-8 sequence replaced by U+FFFD. */
+static void add_valid(parser *p, pdb_buf *b, const unsigned char *s, size_t len)
+{
+    if (valid_utf8(s, len)) {
+        pdb_buf_add(b, s, len);
+        return;
+    }
+    pdb_utf8_clean(b, (const char *)s, len, 0);
+    p->src->text_replaced++;
+}
+
 static pdb_val text_val(parser *p, const unsigned char *s, size_t len)
 {
-    pdb_val v = {.type = PDB_V_TEXT, .off = p->ev.arena.len, .len = len};
-    pdb_buf_add(&p->ev.arena, s, len);
+    pdb_val v = {.type = PDB_V_TEXT, .off = p->ev.arena.len};
+    add_valid(p, &p->ev.arena, s, len);
+    v.len = p->ev.arena.len - v.off;
     pdb_buf_addc(&p->ev.arena, '\0');
     return v;
 }
@@ -189,7 +224,13 @@ static int capture_done(parser *p)
     yajl_gen_get_buf(p->cap_gen, &buf, &len);
     int rc = 1;
     if (what == CAP_META) {
-        if (pdb_trace_store_meta(p->store, p->key.p, p->key.len, (const char *)buf, len) != PDB_OK) {
+        pdb_buf_reset(&p->clean);
+        add_valid(p, &p->clean, (const unsigned char *)pdb_buf_str(&p->key), p->key.len);
+        size_t klen = p->clean.len;
+        add_valid(p, &p->clean, buf, len);
+        const char *text = pdb_buf_str(&p->clean);
+        if (pdb_trace_store_meta(p->store, text, klen, text + klen, p->clean.len - klen) !=
+            PDB_OK) {
             p->failed = true;
             rc = 0;
         }
@@ -233,13 +274,18 @@ static void gen_scalar(yajl_gen g, const scalar *v)
         yajl_gen_number(g, v->s, v->len);
 }
 
-static int set_time(parser *p, const scalar *v, bool *has, int64_t *ns)
+/* A time in microseconds, kept in ns. A number out of range is not an
+ * error in the file: the event is skipped and counted (the store sees
+ * skip), as other events with unusable values are. */
+static int set_time(parser *p, const scalar *v, bool *has, int64_t *ns, const char *what)
 {
     if (v->type != PDB_V_INT && v->type != PDB_V_REAL)
         return failf_key(p, "a number (microseconds)");
     int rc = pdb_decimal_scaled(v->s, v->len, 3, ns);
-    if (rc != PDB_NUM_OK)
-        return failf_key(p, "a time in microseconds within +-9.2e15");
+    if (rc != PDB_NUM_OK || *ns <= -PDB_TIME_LIMIT_NS || *ns >= PDB_TIME_LIMIT_NS) {
+        p->ev.skip = what;
+        *ns = 0;
+    }
     *has = true;
     return 1;
 }
@@ -283,8 +329,11 @@ static int event_scalar(parser *p, const scalar *v)
     case F_S: return set_text(p, v, &ev->scope, "a string");
     case F_TS:
         ev->float_ts = v->type == PDB_V_REAL;
-        return set_time(p, v, &ev->has_ts, &ev->ts);
-    case F_DUR: return set_time(p, v, &ev->has_dur, &ev->dur);
+        return set_time(p, v, &ev->has_ts, &ev->ts,
+                        "event with ts out of range (beyond +-4.6e15 us)");
+    case F_DUR:
+        return set_time(p, v, &ev->has_dur, &ev->dur,
+                        "event with dur out of range (beyond +-4.6e15 us)");
     case F_ARGS:
         if (v->type == PDB_V_NONE && !v->is_bool)
             return 1; /* "args": null */
@@ -300,11 +349,25 @@ static void add_series(parser *p, const scalar *v)
         return;
     pdb_val n = number_val(p, v->s, v->len);
     pdb_series *s = &p->ev.series[p->ev.nseries++];
-    s->key_off = p->ev.arena.len;
-    s->key_len = p->key.len;
-    pdb_buf_add(&p->ev.arena, p->key.p, p->key.len);
-    pdb_buf_addc(&p->ev.arena, '\0');
+    pdb_val k = text_val(p, (const unsigned char *)pdb_buf_str(&p->key), p->key.len);
+    s->key_off = k.off;
+    s->key_len = k.len;
     s->value = n.type == PDB_V_INT ? (double)n.i : n.d;
+}
+
+/* A stream written as a fraction: 7.0 is stream 7; 7.5 names no stream, and
+ * storing the event without one would silently make it a CPU event, so it
+ * is skipped and counted. */
+static bool stream_from_real(parser *p, const scalar *v)
+{
+    double d;
+    if (pdb_number_to_double(v->s, v->len, &d) == PDB_NUM_OK && d == trunc(d) &&
+        fabs(d) < 9007199254740992.0) {
+        p->ev.arg[PDB_ARG_STREAM] = (pdb_val){.type = PDB_V_INT, .i = (int64_t)d};
+        return true;
+    }
+    p->ev.skip = "event with a stream that is not an integer or a string";
+    return false;
 }
 
 static int args_scalar(parser *p, const scalar *v)
@@ -312,6 +375,8 @@ static int args_scalar(parser *p, const scalar *v)
     if (v->type == PDB_V_INT || v->type == PDB_V_REAL)
         add_series(p, v);
     int col = p->key_arg;
+    if (col == PDB_ARG_STREAM && v->type == PDB_V_REAL && stream_from_real(p, v))
+        return 1;
     if (col >= 0 && column_accepts(col, v->type)) {
         if (v->type == PDB_V_TEXT)
             p->ev.arg[col] = text_val(p, (const unsigned char *)v->s, v->len);
@@ -576,34 +641,97 @@ static int yajl_failure(parser *p, const unsigned char *chunk, size_t len)
     return PDB_ERR;
 }
 
+static bool hex4(const unsigned char *s, unsigned *cp)
+{
+    *cp = 0;
+    for (int i = 0; i < 4; i++) {
+        unsigned c = s[i], d = c >= '0' && c <= '9' ? c - '0'
+                             : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                             : c >= 'A' && c <= 'F' ? c - 'A' + 10 : 16;
+        if (d > 15)
+            return false;
+        *cp = *cp << 4 | d;
+    }
+    return true;
+}
+
+/* Rewrites escapes of lone surrogates in buf[0..n) to \ufffd, in place
+ * (see the file comment); a pair (high then low) stays. Returns how many
+ * bytes can go to yajl now: an escape cut by the end of buf is kept for the
+ * next chunk, unless this is the last. */
+static size_t fix_surrogates(parser *p, unsigned char *buf, size_t n, bool last)
+{
+    for (size_t i = 0; i < n;) {
+        unsigned char c = buf[i];
+        if (!p->in_string || c != '\\') {
+            if (c == '"')
+                p->in_string = !p->in_string;
+            i++;
+            continue;
+        }
+        unsigned cp, lo;
+        if (i + 1 >= n || (buf[i + 1] == 'u' && i + 6 > n))
+            return last ? n : i;
+        if (buf[i + 1] != 'u' || !hex4(buf + i + 2, &cp)) {
+            i += 2; /* another escape (or a bad one, which yajl reports) */
+            continue;
+        }
+        bool high = cp >= 0xD800 && cp <= 0xDBFF, low = cp >= 0xDC00 && cp <= 0xDFFF;
+        if (high && i + 12 > n && !last)
+            return i; /* its low half may be in the next chunk */
+        if (high && i + 12 <= n && buf[i + 6] == '\\' && buf[i + 7] == 'u' &&
+            hex4(buf + i + 8, &lo) && lo >= 0xDC00 && lo <= 0xDFFF) {
+            i += 12;
+            continue;
+        }
+        if (high || low) {
+            memcpy(buf + i + 2, "fffd", 4);
+            p->src->text_replaced++;
+        }
+        i += 6;
+    }
+    return n;
+}
+
 static int parse_all(parser *p)
 {
-    unsigned char *buf = pdb_xmalloc(CHUNK);
+    enum { CARRY = 16 }; /* at most an escape pair held back */
+    unsigned char *buf = pdb_xmalloc(CHUNK + CARRY);
+    size_t carry = 0;
     int rc = PDB_OK;
     uint64_t tokens_before = 0;
     size_t quiet = 0;
     for (;;) {
-        p->chunk_base = pdb_input_offset(p->src->in);
-        ssize_t n = pdb_input_read(p->src->in, buf, CHUNK);
+        /* buf holds the bytes held back from the last chunk, then new ones;
+         * chunk_base is the input offset of buf[0]. */
+        p->chunk_base = pdb_input_offset(p->src->in) - (int64_t)carry;
+        ssize_t n = pdb_input_read(p->src->in, buf + carry, CHUNK);
         if (n < 0) {
             rc = PDB_ERR;
             break;
         }
-        if (n == 0)
+        size_t total = carry + (size_t)n;
+        if (total == 0)
             break;
+        size_t feed = fix_surrogates(p, buf, total, n == 0);
+        assert(total - feed <= CARRY);
         size_t skip = 0;
-        if (p->chunk_base == 0 && n >= 3 && buf[0] == 0xEF && buf[1] == 0xBB && buf[2] == 0xBF)
+        if (p->chunk_base == 0 && feed >= 3 && buf[0] == 0xEF && buf[1] == 0xBB && buf[2] == 0xBF)
             skip = 3; /* a UTF-8 byte order mark, which yajl does not accept */
         p->chunk_base += (int64_t)skip;
-        yajl_status s = yajl_parse(p->h, buf + skip, (size_t)n - skip);
+        yajl_status s = yajl_parse(p->h, buf + skip, feed - skip);
         if (s == yajl_status_client_canceled) {
             rc = PDB_ERR;
             break;
         }
         if (s != yajl_status_ok) {
-            rc = yajl_failure(p, buf + skip, (size_t)n - skip);
+            rc = yajl_failure(p, buf + skip, feed - skip);
             break;
         }
+        carry = total - feed;
+        memmove(buf, buf + feed, carry);
+        if (n == 0)
+            break;
         /* Consecutive chunks without a single token mean one token (or
          * padding) keeps growing inside yajl's buffer. */
         quiet = p->tokens == tokens_before ? quiet + (size_t)n : 0;
@@ -633,7 +761,7 @@ static int finish_parse(parser *p)
         if (p->failed)
             return PDB_ERR;
         if (p->st == S_ROOT)
-            return pdb_fail_at(p->src->path, p->chunk_base, "empty input: expected JSON");
+            return pdb_fail("%s: empty input: expected JSON", p->src->path);
         return pdb_fail_at(p->src->path, p->chunk_base,
                            "unexpected end of data inside %s (truncated file?)",
                            p->st == S_TOP ? "the trace object" : "the event list");
@@ -659,6 +787,9 @@ int pdb_read_trace(pdb_source *src)
     if (!p.store)
         return PDB_ERR;
     p.h = yajl_alloc(&callbacks, NULL, &p);
+    /* Strings are made valid here instead (text_val): yajl would refuse a
+     * stray byte but pass an overlong form. */
+    yajl_config(p.h, yajl_dont_validate_strings, 1);
     p.cap_gen = yajl_gen_alloc(NULL);
     p.args_gen = yajl_gen_alloc(NULL);
     int rc = parse_all(&p);
@@ -673,6 +804,7 @@ int pdb_read_trace(pdb_source *src)
     yajl_gen_free(p.args_gen);
     pdb_buf_free(&p.ev.arena);
     pdb_buf_free(&p.key);
+    pdb_buf_free(&p.clean);
     return rc;
 }
 

@@ -4,24 +4,36 @@
  * and categories, and inserts through prepared statements (the session's
  * transaction is open). At the end it decides the trace's rank:
  * distributedInfo.rank, else a rank number in the file name, else the order
- * of the trace among the run's inputs. */
+ * of the trace among the run's inputs.
+ *
+ * B/E pairing keeps each thread's open B events (deep copies) on a stack.
+ * Real traces have a few open at a time; a hostile one can open millions
+ * (a B on each of a million threads, then the E's). Past OPEN_IN_MEMORY
+ * open events or OPEN_BYTES of them, every open event moves to a temporary
+ * table keyed by (thread, depth) and pairing goes on there for the rest of
+ * the file: the same stacks, the same pairs, bounded memory. */
 #define _GNU_SOURCE /* memmem */
 #include "ingest/trace_event.h"
 #include "ingest/ingest.h"
+#include "common/bounds.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/xalloc.h"
 
 #include <ctype.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MAX_OPEN_PER_THREAD 10000
+#define OPEN_IN_MEMORY 4096           /* open B events kept in memory... */
+#define OPEN_BYTES (16 << 20)         /* ...and their bytes */
 
 typedef struct {
     pdb_trace_event *v; /* deep copies of open B events */
     int n, cap;
+    pdb_buf key;        /* (pid, tid) */
 } b_stack;
 
 struct pdb_trace_store {
@@ -38,8 +50,12 @@ struct pdb_trace_store {
     int64_t rank;
     pdb_strmap *stack_of; /* "pid\x1ftid" -> index into stacks */
     b_stack *stacks;
-    int nstacks;
-    pdb_buf key;
+    int nstacks, stacks_cap;
+    int64_t open, open_bytes; /* open B events in memory and their size */
+    bool open_in_table;       /* pairing moved to temp.trace_open_b */
+    sqlite3_stmt *b_top, *b_put, *b_del;
+    pdb_trace_event popped;   /* a B event read back from the table */
+    pdb_buf key, blob;
 };
 
 static const char *const insert_sql[] = {
@@ -206,34 +222,202 @@ static int insert_metadata(pdb_trace_store *s, const pdb_trace_event *ev)
 
 /* ---- B/E pairing ---------------------------------------------------------- */
 
+/* A pid or tid as key bytes: a type letter, then the value (text with its
+ * length first, so a pair of keys is unambiguous). */
 static void val_key(pdb_buf *b, const pdb_trace_event *ev, const pdb_val *v)
 {
     switch (v->type) {
     case PDB_V_INT: pdb_buf_addf(b, "i%lld", (long long)v->i); break;
     case PDB_V_REAL: pdb_buf_addf(b, "r%.17g", v->d); break;
-    case PDB_V_TEXT: pdb_buf_addc(b, 's'); pdb_buf_add(b, pdb_ev_text(ev, v->off), v->len); break;
+    case PDB_V_TEXT:
+        pdb_buf_addf(b, "s%zu:", v->len);
+        pdb_buf_add(b, pdb_ev_text(ev, v->off), v->len);
+        break;
     default: pdb_buf_addc(b, '-');
     }
 }
 
-static b_stack *thread_stack(pdb_trace_store *s, const pdb_trace_event *ev)
+static void thread_key(pdb_trace_store *s, const pdb_trace_event *ev)
 {
     pdb_buf_reset(&s->key);
     val_key(&s->key, ev, &ev->pid);
-    pdb_buf_addc(&s->key, '\x1f');
     val_key(&s->key, ev, &ev->tid);
+}
+
+/* Drops the stacks left empty (a trace with a thread per event would keep
+ * one per thread); called when the stacks have doubled since last time. */
+static void drop_empty_stacks(pdb_trace_store *s)
+{
+    int kept = 0;
+    pdb_strmap_free(s->stack_of);
+    s->stack_of = pdb_strmap_new();
+    for (int i = 0; i < s->nstacks; i++) {
+        b_stack *bs = &s->stacks[i];
+        if (bs->n == 0) {
+            free(bs->v);
+            pdb_buf_free(&bs->key);
+            continue;
+        }
+        s->stacks[kept] = *bs;
+        pdb_strmap_put(s->stack_of, bs->key.p, bs->key.len, kept);
+        kept++;
+    }
+    s->nstacks = kept;
+}
+
+static b_stack *thread_stack(pdb_trace_store *s, const pdb_trace_event *ev)
+{
+    thread_key(s, ev);
     int64_t idx;
     if (!pdb_strmap_get(s->stack_of, s->key.p, s->key.len, &idx)) {
+        if (s->nstacks == s->stacks_cap) {
+            if (s->nstacks >= 1024 && s->nstacks > 2 * s->open)
+                drop_empty_stacks(s);
+            if (s->nstacks == s->stacks_cap) {
+                s->stacks_cap = s->stacks_cap ? s->stacks_cap * 2 : 16;
+                s->stacks = pdb_xrealloc(s->stacks, (size_t)s->stacks_cap * sizeof(b_stack));
+            }
+        }
         idx = s->nstacks++;
-        s->stacks = pdb_xrealloc(s->stacks, (size_t)s->nstacks * sizeof(b_stack));
         s->stacks[idx] = (b_stack){0};
+        pdb_buf_add(&s->stacks[idx].key, s->key.p, s->key.len);
         pdb_strmap_put(s->stack_of, s->key.p, s->key.len, idx);
     }
     return &s->stacks[idx];
 }
 
+/* An event as bytes: the struct up to its counter series in use, then the
+ * arena its text points into. */
+static size_t event_head(const pdb_trace_event *ev)
+{
+    return offsetof(pdb_trace_event, series) + (size_t)ev->nseries * sizeof(pdb_series);
+}
+
+static void event_to_blob(pdb_buf *b, const pdb_trace_event *ev)
+{
+    pdb_trace_event head = *ev;
+    head.arena = (pdb_buf)PDB_BUF_INIT;
+    pdb_buf_reset(b);
+    pdb_buf_add(b, &head, event_head(ev));
+    pdb_buf_add(b, ev->arena.p ? ev->arena.p : "", ev->arena.len);
+}
+
+static int event_from_blob(pdb_trace_event *ev, const unsigned char *p, size_t n)
+{
+    pdb_buf arena = ev->arena;
+    if (n < offsetof(pdb_trace_event, series))
+        return pdb_fail("open B event table: a record is too short");
+    memcpy(ev, p, offsetof(pdb_trace_event, series));
+    size_t head = event_head(ev);
+    if (ev->nseries < 0 || ev->nseries > PDB_MAX_COUNTER_SERIES || n < head)
+        return pdb_fail("open B event table: a record is damaged");
+    memcpy(ev->series, p + offsetof(pdb_trace_event, series), head - offsetof(pdb_trace_event, series));
+    pdb_buf_reset(&arena);
+    pdb_buf_add(&arena, p + head, n - head);
+    ev->arena = arena;
+    return PDB_OK;
+}
+
+/* Moves every open B event into the table; pairing continues there. */
+static int open_in_table(pdb_trace_store *s)
+{
+    pdb_bound_passed("open B events sent to a table");
+    /* The table is temporary: no other statement of this ingest is running,
+     * so creating it mid-file costs only a re-prepare of the inserts. */
+    if (pdb_db_exec(s->db, "CREATE TEMP TABLE IF NOT EXISTS trace_open_b (thread BLOB, depth"
+                           " INTEGER, event BLOB, PRIMARY KEY (thread, depth)) WITHOUT ROWID;"
+                           "DELETE FROM temp.trace_open_b") != PDB_OK ||
+        pdb_db_prepare(s->db, "INSERT INTO temp.trace_open_b VALUES (?, ?, ?)", &s->b_put) !=
+            PDB_OK ||
+        pdb_db_prepare(s->db, "SELECT depth, event FROM temp.trace_open_b WHERE thread = ?"
+                              " ORDER BY depth DESC LIMIT 1", &s->b_top) != PDB_OK ||
+        pdb_db_prepare(s->db, "DELETE FROM temp.trace_open_b WHERE thread = ? AND depth = ?",
+                       &s->b_del) != PDB_OK)
+        return PDB_ERR;
+    s->open_in_table = true;
+    for (int i = 0; i < s->nstacks; i++) {
+        b_stack *bs = &s->stacks[i];
+        for (int k = 0; k < bs->n; k++) {
+            event_to_blob(&s->blob, &bs->v[k]);
+            sqlite3_bind_blob(s->b_put, 1, bs->key.p, (int)bs->key.len, SQLITE_STATIC);
+            sqlite3_bind_int(s->b_put, 2, k);
+            sqlite3_bind_blob(s->b_put, 3, s->blob.p, (int)s->blob.len, SQLITE_STATIC);
+            if (step(s, s->b_put) != PDB_OK)
+                return PDB_ERR;
+            pdb_buf_free(&bs->v[k].arena);
+        }
+        bs->n = 0;
+    }
+    s->open = s->open_bytes = 0;
+    drop_empty_stacks(s);
+    return PDB_OK;
+}
+
+/* The depth of the thread's innermost open B in the table (-1: none),
+ * leaving its row on b_top when there is one. */
+static int table_top(pdb_trace_store *s, int *depth)
+{
+    sqlite3_bind_blob(s->b_top, 1, s->key.p, (int)s->key.len, SQLITE_STATIC);
+    int rc = sqlite3_step(s->b_top);
+    *depth = rc == SQLITE_ROW ? sqlite3_column_int(s->b_top, 0) : -1;
+    if (rc != SQLITE_ROW) {
+        sqlite3_reset(s->b_top);
+        if (rc != SQLITE_DONE)
+            return pdb_db_fail(s->db, "database error");
+    }
+    return PDB_OK;
+}
+
+static int push_in_table(pdb_trace_store *s, const pdb_trace_event *ev)
+{
+    thread_key(s, ev);
+    int depth;
+    if (table_top(s, &depth) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_reset(s->b_top);
+    if (depth + 1 >= MAX_OPEN_PER_THREAD) {
+        pdb_skip(s->src, "B event nested deeper than 10000 on one thread");
+        return PDB_OK;
+    }
+    event_to_blob(&s->blob, ev);
+    sqlite3_bind_blob(s->b_put, 1, s->key.p, (int)s->key.len, SQLITE_STATIC);
+    sqlite3_bind_int(s->b_put, 2, depth + 1);
+    sqlite3_bind_blob(s->b_put, 3, s->blob.p, (int)s->blob.len, SQLITE_STATIC);
+    return step(s, s->b_put);
+}
+
+/* The thread's innermost open B from the table into s->popped (NULL: none). */
+static int pop_from_table(pdb_trace_store *s, const pdb_trace_event *ev, pdb_trace_event **b)
+{
+    thread_key(s, ev);
+    int depth;
+    *b = NULL;
+    if (table_top(s, &depth) != PDB_OK)
+        return PDB_ERR;
+    if (depth < 0)
+        return PDB_OK;
+    int rc = event_from_blob(&s->popped, sqlite3_column_blob(s->b_top, 1),
+                             (size_t)sqlite3_column_bytes(s->b_top, 1));
+    sqlite3_reset(s->b_top);
+    if (rc != PDB_OK)
+        return rc;
+    sqlite3_bind_blob(s->b_del, 1, s->key.p, (int)s->key.len, SQLITE_STATIC);
+    sqlite3_bind_int(s->b_del, 2, depth);
+    if (step(s, s->b_del) != PDB_OK)
+        return PDB_ERR;
+    *b = &s->popped;
+    return PDB_OK;
+}
+
 static int push_begin(pdb_trace_store *s, const pdb_trace_event *ev)
 {
+    if (!s->open_in_table &&
+        (s->open >= pdb_bound(OPEN_IN_MEMORY, 4) ||
+         s->open_bytes + (int64_t)ev->arena.len > pdb_bound(OPEN_BYTES, 1 << 16)) &&
+        open_in_table(s) != PDB_OK)
+        return PDB_ERR;
+    if (s->open_in_table)
+        return push_in_table(s, ev);
     b_stack *bs = thread_stack(s, ev);
     if (bs->n >= MAX_OPEN_PER_THREAD) {
         pdb_skip(s->src, "B event nested deeper than 10000 on one thread");
@@ -247,25 +431,39 @@ static int push_begin(pdb_trace_store *s, const pdb_trace_event *ev)
     *copy = *ev;
     copy->arena = (pdb_buf)PDB_BUF_INIT;
     pdb_buf_add(&copy->arena, ev->arena.p ? ev->arena.p : "", ev->arena.len);
+    s->open++;
+    s->open_bytes += (int64_t)(sizeof *copy + ev->arena.len);
     return PDB_OK;
 }
 
 static int pop_end(pdb_trace_store *s, const pdb_trace_event *ev)
 {
-    b_stack *bs = thread_stack(s, ev);
-    if (bs->n == 0) {
+    pdb_trace_event *b = NULL;
+    if (s->open_in_table) {
+        if (pop_from_table(s, ev, &b) != PDB_OK)
+            return PDB_ERR;
+    } else {
+        b_stack *bs = thread_stack(s, ev);
+        if (bs->n > 0) {
+            b = &bs->v[--bs->n];
+            s->open--;
+            s->open_bytes -= (int64_t)(sizeof *b + b->arena.len);
+        }
+    }
+    if (!b) {
         pdb_skip(s->src, "E event without a matching B");
         return PDB_OK;
     }
-    pdb_trace_event *b = &bs->v[--bs->n];
     int rc = PDB_OK;
     if (ev->ts < b->ts)
         pdb_skip(s->src, "E event earlier than its B");
     else {
+        /* Both times are within +-PDB_TIME_LIMIT_NS: the difference fits. */
         rc = insert_slice(s, b, 'B', ev->ts - b->ts);
         s->src->records++;
     }
-    pdb_buf_free(&b->arena);
+    if (b != &s->popped)
+        pdb_buf_free(&b->arena);
     return rc;
 }
 
@@ -290,6 +488,11 @@ static int store_complete(pdb_trace_store *s, const pdb_trace_event *ev)
     }
     if (ev->dur < 0) {
         pdb_skip(s->src, "X event with negative dur");
+        return PDB_OK;
+    }
+    /* Both are below the limit, so the sum cannot overflow. */
+    if (ev->ts + ev->dur >= PDB_TIME_LIMIT_NS) {
+        pdb_skip(s->src, "X event ending out of range (ts + dur beyond 4.6e15 us)");
         return PDB_OK;
     }
     s->src->records++;
@@ -343,7 +546,11 @@ int pdb_trace_store_event(pdb_trace_store *s, pdb_trace_event *ev)
         s->counts[ph]++;
     else
         s->other_phases++;
-    int rc = dispatch(s, ev, (char)ph);
+    int rc = PDB_OK;
+    if (ev->skip)
+        pdb_skip(s->src, ev->skip);
+    else
+        rc = dispatch(s, ev, (char)ph);
     pdb_progress(s->src, s->src->records);
     if (rc != PDB_OK && strstr(pdb_errmsg(), "byte ") == NULL)
         pdb_fail_at(s->src->path, ev->offset, "cannot store event: %s", pdb_errmsg());
@@ -494,7 +701,17 @@ int pdb_trace_store_finish(pdb_trace_store *s)
     for (int i = 0; i < s->nstacks; i++)
         for (int k = 0; k < s->stacks[i].n; k++)
             pdb_skip(s->src, "B event without a matching E");
-    int rc = write_counts(s);
+    int rc = PDB_OK;
+    if (s->open_in_table) {
+        int64_t left = 0;
+        rc = pdb_db_query_int(s->db, "SELECT count(*) FROM temp.trace_open_b", 0, &left);
+        for (int64_t k = 0; k < left; k++)
+            pdb_skip(s->src, "B event without a matching E");
+        if (rc == PDB_OK)
+            rc = pdb_db_exec(s->db, "DELETE FROM temp.trace_open_b");
+    }
+    if (rc == PDB_OK)
+        rc = write_counts(s);
     if (rc == PDB_OK)
         rc = set_rank(s);
     pdb_trace_store_free(s);
@@ -513,9 +730,15 @@ void pdb_trace_store_free(pdb_trace_store *s)
         for (int k = 0; k < s->stacks[i].n; k++)
             pdb_buf_free(&s->stacks[i].v[k].arena);
         free(s->stacks[i].v);
+        pdb_buf_free(&s->stacks[i].key);
     }
     free(s->stacks);
     pdb_strmap_free(s->stack_of);
+    sqlite3_stmt *pairing[] = {s->b_top, s->b_put, s->b_del};
+    for (size_t i = 0; i < sizeof pairing / sizeof pairing[0]; i++)
+        pdb_db_release(pairing[i]);
+    pdb_buf_free(&s->popped.arena);
     pdb_buf_free(&s->key);
+    pdb_buf_free(&s->blob);
     free(s);
 }

@@ -12,17 +12,29 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-void pdb_gp_quote(pdb_buf *b, const char *s)
+static void quote(pdb_buf *b, const char *s, bool format)
 {
     pdb_buf_addc(b, '\'');
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
         if (c == '\'')
             pdb_buf_adds(b, "''");
+        else if (c == '%' && format)
+            pdb_buf_adds(b, "%%");
         else
             pdb_buf_addc(b, c < 0x20 || c == 0x7f ? ' ' : (char)c);
     }
     pdb_buf_addc(b, '\'');
+}
+
+void pdb_gp_quote(pdb_buf *b, const char *s)
+{
+    quote(b, s, false);
+}
+
+void pdb_gp_quote_tic(pdb_buf *b, const char *s)
+{
+    quote(b, s, true);
 }
 
 void pdb_gp_quote_file(FILE *out, const char *s)

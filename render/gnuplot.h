@@ -21,6 +21,9 @@
  * characters (a newline would end the command) replaced by spaces. */
 void pdb_gp_quote(pdb_buf *b, const char *s);
 void pdb_gp_quote_file(FILE *out, const char *s);
+/* The same for a tic label ('set ytics ("label" 0)'), which gnuplot also
+ * reads as a format: % is doubled (a path holding "%d" failed the plot). */
+void pdb_gp_quote_tic(pdb_buf *b, const char *s);
 
 /* Appends s as a double-quoted data-file field, cut to max_width code
  * points (0: never): " becomes ', \ is doubled (gnuplot reads \\ as \),

@@ -203,13 +203,15 @@ int pdb_report_pstats_chart(pdb_report_ctx *ctx)
           "set style fill solid 0.8 border -1\n", out);
     /* The first function on top: the y axis runs downwards. */
     fprintf(out, "set yrange [%zu.4:-0.6]\nset xrange [0:*]\nset ytics (", n ? n - 1 : 0);
+    pdb_buf tic = PDB_BUF_INIT;
     for (size_t i = 0; i < n; i++) {
         const pdb_pfunc *f = &ps.f[ps.list[i]];
         pdb_ellipsize(f->std, 70, label, sizeof label);
-        fputs(i ? ", " : "", out);
-        pdb_gp_quote_file(out, label);
-        fprintf(out, " %zu", i);
+        pdb_buf_reset(&tic);
+        pdb_gp_quote_tic(&tic, label);
+        fprintf(out, "%s%s %zu", i ? ", " : "", pdb_buf_str(&tic), i);
     }
+    pdb_buf_free(&tic);
     fputs(")\n$data << EOD\n", out);
     for (size_t i = 0; i < n; i++)
         fprintf(out, "%zu %.9g %.9g\n", i, ps.f[ps.list[i]].ct, ps.f[ps.list[i]].tt);

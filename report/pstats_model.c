@@ -400,7 +400,8 @@ static int apply_amount(pdb_pstats *ps, const char *text)
         pdb_buf_addf(&repr, "%lld", n);
     } else {
         double f = strtod(text, &end);
-        if (end == text || *end != '\0') {
+        /* nan restricts nothing in pstats' browser: a typo, not a limit */
+        if (end == text || *end != '\0' || !isfinite(f)) {
             pdb_buf_free(&repr);
             return pdb_fail("--limit: expected a count or a fraction, got '%s'", text);
         }

@@ -23,6 +23,19 @@ SELECT coalesce(v.split, ''), coalesce(v.loader, ''), v.metric, v.agg,
       LIMIT 1 OFFSET ?2 - 1)))
  ORDER BY v.source_id, v.record
 
+-- name: phase_values_sorted
+-- The same values, grouped and ascending within each group: percentiles
+-- are read off the stream, so no group's values are held in memory.
+SELECT coalesce(v.split, ''), coalesce(v.loader, ''), v.metric, v.agg,
+ coalesce(v.window, 0), v.value FROM steplog_values v
+ WHERE v.run_id = ?1 AND v.unit = 's' AND v.value IS NOT NULL
+ AND v.agg NOT IN ('total', 'mean', 'min', 'max', 'share')
+ AND v.metric IN (SELECT metric FROM steplog_metric_rules WHERE is_phase)
+ AND (?2 <= 0 OR v.step IS NULL OR v.step > (SELECT step FROM (SELECT DISTINCT step
+      FROM steplog_values WHERE run_id = ?1 AND step IS NOT NULL ORDER BY step
+      LIMIT 1 OFFSET ?2 - 1)))
+ ORDER BY 1, 2, 3, 4, 6
+
 -- name: insert_phase_stat
 INSERT INTO temp.steplog_phase_stats VALUES
  (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)

@@ -9,9 +9,11 @@
 SELECT count(*) FROM analysis_steps WHERE run_id = ?1
 
 -- name: steps
--- Each ProfilerStep split into categories; start is relative to the rank's first step.
-SELECT rank, step, ts - (SELECT min(ts) FROM analysis_steps a WHERE a.run_id = ?1
-   AND a.rank = s.rank) AS start_ns, dur_ns, kernel_ns, memcpy_ns, memset_ns,
+-- Each ProfilerStep split into categories; start is relative to the rank's first step
+-- (a window over the rank, not a subquery per row: the key is (run, rank, step name),
+-- so that subquery scanned the rank's steps once per step).
+SELECT rank, step, ts - min(ts) OVER (PARTITION BY rank) AS start_ns, dur_ns, kernel_ns,
+ memcpy_ns, memset_ns,
  runtime_ns, dataloader_ns, cpu_exec_ns, other_ns
  FROM analysis_steps s WHERE run_id = ?1 ORDER BY rank, ts
 

@@ -8,7 +8,17 @@
  * and memset, a dataloader span, and process/thread metadata.
  *
  * usage: profdb-gentrace [--steps N] [--rank R] [--world W] [--seed S] [--gzip] OUT
- *        (OUT '-' writes to stdout). Deterministic for a given seed. */
+ *        (OUT '-' writes to stdout). Deterministic for a given seed.
+ *
+ * Hostile shapes, for the resource-limit tests and bench/shapes.sh (about N
+ * events each, streamed, so none is ever written to disk unless asked):
+ *   --shape names --events N [--name-len L]   every annotation, op, kernel and
+ *        GPU range has a name of its own (L characters, default 16)
+ *   --shape tids --events N     every event on a thread of its own: X events,
+ *        then B events left open on N/4 threads, closed in reverse order
+ *   --shape streams --events N --streams S   launches and kernels spread over
+ *        S streams (default 100000), round robin
+ *   --shape steps --events N --steps S       S ProfilerSteps of a few ops each */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -225,18 +235,124 @@ static int64_t step(gen *g, int n, int world, int64_t t, int64_t *gpu_free, int6
     return t + 2000;
 }
 
+/* ---- hostile shapes (see the file comment) ------------------------------ */
+
+/* "prefix_<k>" padded with 'x' to len characters (at least the number). */
+static const char *shape_name(char *buf, size_t cap, const char *prefix, int64_t k, int len)
+{
+    int n = snprintf(buf, cap, "%s_%" PRId64 "_", prefix, k);
+    while (n < len && (size_t)n + 1 < cap)
+        buf[n++] = 'x';
+    buf[n] = '\0';
+    return buf;
+}
+
+/* A kernel launched by a runtime call: the call at t on tid, the kernel on
+ * stream at gpu_t. */
+static void launch_pair(gen *g, const char *kernel, int tid, int64_t t, int stream, int64_t gpu_t,
+                        int64_t kdur)
+{
+    int64_t corr = g->corr++;
+    char args[160];
+    snprintf(args, sizeof args, "\"correlation\": %" PRId64, corr);
+    complete(g, "cuda_runtime", "cudaLaunchKernel", PID, tid, t, 2000, args);
+    snprintf(args, sizeof args, "\"device\": 0, \"stream\": %d, \"correlation\": %" PRId64,
+             stream, corr);
+    complete(g, "kernel", kernel, GPU, stream, gpu_t, kdur, args);
+}
+
+/* Groups of five events with names of their own: an annotation around an
+ * op around a launch, the kernel and a GPU range around it; a ProfilerStep
+ * every 1000 groups. */
+static void shape_names(gen *g, int64_t events, int len)
+{
+    char a[1200], b[1200];
+    int64_t t = 1700000000000000LL;
+    int64_t groups = events / 5;
+    for (int64_t k = 0; k < groups; k++) {
+        if (k % 1000 == 0) {
+            snprintf(a, sizeof a, "ProfilerStep#%" PRId64, k / 1000);
+            int64_t n = groups - k < 1000 ? groups - k : 1000;
+            complete(g, "user_annotation", a, PID, TID_MAIN, t, n * 10000 - 100, "");
+        }
+        complete(g, "user_annotation", shape_name(a, sizeof a, "ann", k, len), PID, TID_MAIN,
+                 t + 100, 8000, "");
+        snprintf(b, sizeof b, "\"Input Dims\": [[%" PRId64 "]]", k % 7);
+        complete(g, "cpu_op", shape_name(a, sizeof a, "op", k, len), PID, TID_MAIN, t + 200,
+                 6000, b);
+        launch_pair(g, shape_name(a, sizeof a, "kernel", k, len), TID_MAIN, t + 1000, 7,
+                    t + 5000, 3000);
+        complete(g, "gpu_user_annotation", shape_name(a, sizeof a, "range", k, len), GPU, 7,
+                 t + 4900, 3200, "");
+        t += 10000;
+    }
+}
+
+/* X events each on a thread of its own, then B events on threads of their
+ * own, all open at once, closed in reverse order. */
+static void shape_tids(gen *g, int64_t events)
+{
+    int64_t t = 1700000000000000LL, nx = events / 2, nb = events / 4;
+    for (int64_t k = 0; k < nx; k++)
+        complete(g, "cpu_op", "aten::add", PID, (int)(100000 + k), t + k * 1000, 500, "");
+    char ts[32];
+    for (int64_t k = 0; k < nb; k++) {
+        us(ts, t + k * 1000);
+        begin_event(g);
+        out(g, "{\"ph\": \"B\", \"cat\": \"cpu_op\", \"name\": \"aten::mul\", \"pid\": %d, "
+               "\"tid\": %" PRId64 ", \"ts\": %s}", PID, 100000 + nx + k, ts);
+    }
+    for (int64_t k = nb - 1; k >= 0; k--) {
+        us(ts, t + (nb + (nb - k)) * 1000);
+        begin_event(g);
+        out(g, "{\"ph\": \"E\", \"pid\": %d, \"tid\": %" PRId64 ", \"ts\": %s}", PID,
+            100000 + nx + k, ts);
+    }
+}
+
+/* Launches and kernels spread round robin over many streams. */
+static void shape_streams(gen *g, int64_t events, long streams)
+{
+    int64_t t = 1700000000000000LL;
+    for (int64_t k = 0; k < events / 2; k++) {
+        launch_pair(g, compute_kernels[k % 5], TID_MAIN, t, (int)(10 + k % streams), t + 3000,
+                    jitter(g, 20000));
+        t += 2500;
+    }
+}
+
+/* Many short ProfilerSteps: a step, then ops, each launching a kernel. */
+static void shape_steps(gen *g, int64_t events, long steps)
+{
+    int64_t t = 1700000000000000LL, per = events / steps;
+    int64_t ops = (per - 1) / 4 > 0 ? (per - 1) / 4 : 1;
+    char name[64];
+    for (long s = 0; s < steps; s++) {
+        snprintf(name, sizeof name, "ProfilerStep#%ld", s);
+        complete(g, "user_annotation", name, PID, TID_MAIN, t, ops * 10000, "");
+        for (int64_t k = 0; k < ops; k++) {
+            int64_t at = t + k * 10000;
+            complete(g, "cpu_op", cpu_ops[k % 5], PID, TID_MAIN, at + 100, 5000, "");
+            launch_pair(g, compute_kernels[k % 5], TID_MAIN, at + 1000, 7, at + 4000,
+                        jitter(g, 5000));
+        }
+        t += ops * 10000 + 1000;
+    }
+}
+
 static void usage(void)
 {
     fprintf(stderr, "usage: profdb-gentrace [--steps N] [--rank R] [--world W] [--seed S] "
-                    "[--gzip] OUT\n");
+                    "[--gzip] [--shape names|tids|streams|steps --events N [--name-len L] "
+                    "[--streams S]] OUT\n");
     exit(2);
 }
 
 int main(int argc, char **argv)
 {
-    long steps = 5, rank = 0, world = 2, seed = 1;
+    long steps = 5, rank = 0, world = 2, seed = 1, events = 0, name_len = 16, streams = 100000;
     bool gz = false;
-    const char *path = NULL;
+    const char *path = NULL, *shape = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--gzip") == 0)
             gz = true;
@@ -248,6 +364,14 @@ int main(int argc, char **argv)
             world = atol(argv[++i]);
         else if (i + 1 < argc && strcmp(argv[i], "--seed") == 0)
             seed = atol(argv[++i]);
+        else if (i + 1 < argc && strcmp(argv[i], "--shape") == 0)
+            shape = argv[++i];
+        else if (i + 1 < argc && strcmp(argv[i], "--events") == 0)
+            events = atol(argv[++i]);
+        else if (i + 1 < argc && strcmp(argv[i], "--name-len") == 0)
+            name_len = atol(argv[++i]);
+        else if (i + 1 < argc && strcmp(argv[i], "--streams") == 0)
+            streams = atol(argv[++i]);
         else if (argv[i][0] == '-' && argv[i][1] != '\0')
             usage(); /* --help or a typo: not a file name ("-" alone is stdout) */
         else if (!path)
@@ -255,7 +379,8 @@ int main(int argc, char **argv)
         else
             usage();
     }
-    if (!path || steps < 1 || world < 1 || rank < 0 || rank >= world)
+    if (!path || steps < 1 || world < 1 || rank < 0 || rank >= world ||
+        (shape && (events < 10 || name_len < 1 || name_len > 1000 || streams < 1)))
         usage();
     gen g = {.rng = 0x9E3779B97F4A7C15ULL ^ (uint64_t)(seed * 7919 + rank), .corr = 1,
              .ext = 1, .rank = (int)rank, .first = true};
@@ -281,8 +406,20 @@ int main(int argc, char **argv)
     metadata(&g, "process_labels", GPU, 0, "labels", "\"GPU 0\"");
     int64_t t = 1700000000000000LL + rank * 1234; /* ns */
     int64_t gpu_free = t, comm_free = t;
-    for (long n = 0; n < steps; n++)
-        t = step(&g, (int)n, (int)world, t, &gpu_free, &comm_free);
+    if (!shape) {
+        for (long n = 0; n < steps; n++)
+            t = step(&g, (int)n, (int)world, t, &gpu_free, &comm_free);
+    } else if (strcmp(shape, "names") == 0) {
+        shape_names(&g, events, (int)name_len);
+    } else if (strcmp(shape, "tids") == 0) {
+        shape_tids(&g, events);
+    } else if (strcmp(shape, "streams") == 0) {
+        shape_streams(&g, events, streams);
+    } else if (strcmp(shape, "steps") == 0) {
+        shape_steps(&g, events, steps);
+    } else {
+        usage();
+    }
     char ts[32];
     us(ts, t);
     begin_event(&g);

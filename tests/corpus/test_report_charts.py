@@ -322,6 +322,8 @@ def test_adversarial_pstats(c, tmp):
     stats = {}
     for i, name in enumerate(EVIL):
         stats[("evil.py", i + 1, name)] = (1, 1, 0.001 * (i + 1), 0.002 * (i + 1), {})
+    # gnuplot reads tic labels as formats: a path with % failed the plot
+    stats[("dir%s/w%d.py", 7, "f")] = (1, 1, 0.5, 0.5, {})
     prof = os.path.join(work, "evil.prof")
     with open(prof, "wb") as f:
         f.write(marshal.dumps(stats))
@@ -342,6 +344,8 @@ def test_adversarial_pstats(c, tmp):
         g = subprocess.run([GNUPLOT], input=p.stdout, cwd=work, capture_output=True, text=True)
         c.true("adversarial pstats: gnuplot runs pstats-chart", g.returncode == 0 and
                "<svg" in g.stdout, g.stderr[:300])
+        c.true("adversarial pstats: a path with % is labelled as it is",
+               "dir%s/w%d.py:7(f)" in g.stdout, g.stderr[:300])
     c.eq("adversarial pstats: no PWNED file", pwned(work), [])
 
 

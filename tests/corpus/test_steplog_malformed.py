@@ -88,6 +88,42 @@ def bad_files(tmp):
         chk.eq(f"{what}: database unchanged", sha(db), before)
 
 
+def document_offsets(tmp):
+    """A whole-document log (trainer_state.json, golden values) that does
+    not parse names the byte where parsing stopped, in the file as written
+    (bare NaN and Infinity are rewritten before parsing, with other lengths),
+    and says a .gz offset counts decompressed bytes."""
+    import gzip
+    db = os.path.join(tmp, "offsets.db")
+    cut = '{"global_step": 5, "log_history": [{"loss": 1.0, "step": 1}, {"loss": '
+    nan = '{"log_history": [{"step": 1, "loss": NaN, "x": -Infinity}, {"step": 2, "loss": 1,, }]}'
+    golden = '{"lm loss": {"start_step": 1, "values": {"1": NaN, "2": 2.0,,}}}'
+    cases = [
+        # yajl stops past the byte it refuses: the second comma
+        ("truncated trainer_state.json", "trainer_state.json", cut, len(cut), ""),
+        ("truncated trainer_state.json.gz", "trainer_state.json.gz", cut, len(cut),
+         " (decompressed)"),
+        ("trainer_state.json with NaN before the error", "trainer_state.json", nan,
+         nan.index(",,") + 2, ""),
+        ("golden values with NaN before the error", "golden.json", golden,
+         golden.index(",,") + 2, ""),
+    ]
+    for what, name, text, offset, note in cases:
+        sub = os.path.join(tmp, what.replace(" ", "_"))
+        os.makedirs(sub, exist_ok=True)
+        if name.endswith(".gz"):
+            p = os.path.join(sub, name)
+            with gzip.open(p, "wt") as f:
+                f.write(text)
+        else:
+            p = write(sub, name, text)
+        extra = ["--format", "steplog:megatron-golden"] if name == "golden.json" else []
+        code, _, err = run("ingest", "--db", db, *extra, p, check=False)
+        chk.eq(f"{what}: exit 2", code, 2)
+        chk.true(f"{what}: error at byte {offset}{note}",
+                 err.startswith(f"profdb: {p}: byte {offset}{note}: expected a JSON object"), err)
+
+
 def mutations(tmp):
     """Random damage to sample logs, read with every flavor: exit 0 or 2 only."""
     rnd = random.Random(7)
@@ -123,6 +159,7 @@ def main():
     with tempdir() as tmp:
         bad_lines(tmp)
         bad_files(tmp)
+        document_offsets(tmp)
         mutations(tmp)
         chk.close()
 

@@ -29,6 +29,10 @@ int main(void)
     s = quote("");
     CHECK_STR(s, "''");
     free(s);
+    pdb_buf tic = PDB_BUF_INIT;
+    pdb_gp_quote_tic(&tic, "it's 100% d%s");
+    CHECK_STR(tic.p, "'it''s 100%% d%%s'");
+    pdb_buf_free(&tic);
     s = label("a\"b\\c\n`d`@e\t", 0);
     CHECK_STR(s, "\"a'b\\\\c `d`@e \"");
     free(s);

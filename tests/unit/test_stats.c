@@ -165,6 +165,58 @@ static void test_bootstrap(void)
     CHECK_INT(pdb_bootstrap_median_ratio(zero, 2, test, 40, 100, 1, &lo2, &hi2), -1);
 }
 
+/* The bootstrap as it was written first: each resample sorted. The
+ * counting version (stats.c) must give the same interval, bit for bit. */
+static uint64_t ref_rand(uint64_t *s)
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return *s * 0x2545F4914F6CDD1DULL;
+}
+
+static double ref_median(const double *x, size_t n, double *tmp, uint64_t *s)
+{
+    for (size_t i = 0; i < n; i++)
+        tmp[i] = x[ref_rand(s) % n];
+    pdb_stats_sort(tmp, n);
+    return pdb_quantile_sorted(tmp, n, 0.5);
+}
+
+static void ref_bootstrap(const double *b, size_t nb, const double *t, size_t nt, int iters,
+                          uint64_t seed, double *lo, double *hi)
+{
+    uint64_t s = seed;
+    double tmp[64], ratios[500];
+    for (int i = 0; i < iters; i++) {
+        double mb = ref_median(b, nb, tmp, &s);
+        ratios[i] = ref_median(t, nt, tmp, &s) / mb;
+    }
+    pdb_stats_sort(ratios, (size_t)iters);
+    *lo = pdb_quantile_sorted(ratios, (size_t)iters, 0.025);
+    *hi = pdb_quantile_sorted(ratios, (size_t)iters, 0.975);
+}
+
+static void test_bootstrap_same_as_sorting(void)
+{
+    /* Odd and even sizes, one and two values, ties (values on a coarse grid). */
+    static const size_t sizes[][2] = {{1, 1}, {2, 3}, {5, 4}, {7, 8}, {40, 33}, {64, 63}};
+    uint64_t s = 99;
+    for (size_t c = 0; c < sizeof sizes / sizeof sizes[0]; c++) {
+        double b[64], t[64];
+        for (size_t i = 0; i < 64; i++) {
+            s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+            b[i] = 1.0 + (double)((s >> 33) % 7) / 8;
+            t[i] = 1.2 + (double)((s >> 45) % 13) / 16;
+        }
+        double lo, hi, rlo, rhi;
+        CHECK_INT(pdb_bootstrap_median_ratio(b, sizes[c][0], t, sizes[c][1], 500, 11, &lo, &hi),
+                  0);
+        ref_bootstrap(b, sizes[c][0], t, sizes[c][1], 500, 11, &rlo, &rhi);
+        CHECK(lo == rlo && hi == rhi);
+    }
+}
+
 static void test_outliers(void)
 {
     double x[] = {1.0, 1.1, 0.9, 1.05, 0.95, 1.0, 1.02, 0.98, 6.0, 7.5};
@@ -184,6 +236,7 @@ int main(void)
     test_mwu_greater_exact();
     test_mwu_greater_normal();
     test_bootstrap();
+    test_bootstrap_same_as_sorting();
     test_outliers();
     return check_report();
 }

@@ -1,0 +1,484 @@
+/* recstore.c: fixed-size records under byte keys, in memory up to a bound
+ * and in a temporary table past it (see recstore.h).
+ *
+ * Memory part: records in one array, keys in one arena, and an
+ * open-addressing index of record numbers by key hash. Table part: record
+ * h is row h of temp.pdb_rs_NAME (k the key, r the record bytes), read and
+ * written through a direct-mapped cache of CACHE slots (slot h % CACHE); a
+ * slot written since it was loaded goes back to the table when another
+ * record needs it. A key is looked up in the table only when the Bloom
+ * filter says it may be there and neither the key cache nor the slots hold
+ * it, so creating a new record costs one INSERT, when it leaves the cache. */
+#include "analyze/recstore.h"
+#include "common/bounds.h"
+#include "common/db.h"
+#include "common/error.h"
+#include "common/strbuf.h"
+#include "common/xalloc.h"
+
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CACHE 512            /* table records held in memory */
+#define KEY_CACHE 4096       /* recent table keys: hash -> record number */
+#define BLOOM_BITS (1u << 23) /* 1 MiB: about 3% false hits at a million keys */
+
+typedef struct {
+    int64_t h;               /* -1: empty */
+    bool dirty, in_table;
+    uint64_t hash;
+    pdb_buf key;
+    char *rec;
+} slot;
+
+struct pdb_recstore {
+    sqlite3 *db;
+    char *table;
+    size_t rsize;
+    int64_t mem_max;
+    size_t key_budget;
+    /* memory part: records 0 .. nmem-1 */
+    char *mem;
+    int64_t nmem, mem_cap;
+    pdb_buf keys;            /* key bytes, back to back */
+    size_t *koff, *klen;
+    int64_t *index;          /* open addressing: record number or -1 */
+    uint64_t *index_hash;
+    size_t index_cap;
+    /* table part: records nmem .. count-1 */
+    int64_t count;
+    bool spilling;
+    slot *cache;             /* ncache slots (CACHE; 2 under PROFDB_SPILL_TEST) */
+    int64_t *key_cache;      /* nkey_cache entries (KEY_CACHE; 2 likewise) */
+    int64_t ncache, nkey_cache;
+    uint8_t *bloom;
+    sqlite3_stmt *ins, *upd, *get, *find;
+    char *scratch;
+    int err;
+};
+
+static uint64_t hash_key(const void *key, size_t len)
+{
+    const unsigned char *p = key;
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < len; i++) {
+        h ^= p[i];
+        h *= 1099511628211ULL;
+    }
+    return h ^ (h >> 29);
+}
+
+static int fail_db(pdb_recstore *s)
+{
+    if (s->err == PDB_OK)
+        s->err = pdb_db_fail(s->db, "analysis spill table");
+    return PDB_ERR;
+}
+
+int pdb_rs_new(sqlite3 *db, const char *name, size_t rsize, int64_t mem_max, size_t key_budget,
+               pdb_recstore **out)
+{
+    pdb_recstore *s = pdb_xcalloc(1, sizeof *s);
+    *out = s;
+    s->db = db;
+    s->rsize = rsize;
+    s->mem_max = mem_max;
+    s->key_budget = key_budget;
+    s->mem_max = pdb_bound(mem_max, 3);
+    s->scratch = pdb_xcalloc(1, rsize);
+    s->index_cap = 64;
+    s->index = pdb_xmalloc(s->index_cap * sizeof *s->index);
+    s->index_hash = pdb_xmalloc(s->index_cap * sizeof *s->index_hash);
+    memset(s->index, -1, s->index_cap * sizeof *s->index);
+    pdb_buf t = PDB_BUF_INIT;
+    pdb_buf_addf(&t, "pdb_rs_%s", name);
+    s->table = pdb_xstrdup(t.p);
+    pdb_buf_reset(&t);
+    pdb_buf_addf(&t,
+                 "CREATE TEMP TABLE IF NOT EXISTS %s (h INTEGER PRIMARY KEY, k BLOB NOT NULL,"
+                 " r BLOB NOT NULL);"
+                 "CREATE INDEX IF NOT EXISTS temp.%s_k ON %s (k);"
+                 "DELETE FROM temp.%s;",
+                 s->table, s->table, s->table, s->table);
+    int rc = pdb_db_exec(db, t.p);
+    pdb_buf_free(&t);
+    if (rc != PDB_OK)
+        s->err = PDB_ERR;
+    return rc;
+}
+
+/* ---- memory part ------------------------------------------------------ */
+
+static int64_t *index_find(pdb_recstore *s, const void *key, size_t klen, uint64_t h)
+{
+    for (size_t i = h & (s->index_cap - 1);; i = (i + 1) & (s->index_cap - 1)) {
+        int64_t r = s->index[i];
+        if (r < 0 || (s->index_hash[i] == h && s->klen[r] == klen &&
+                      memcmp(s->keys.p + s->koff[r], key, klen) == 0))
+            return &s->index[i];
+    }
+}
+
+static int64_t *index_empty(pdb_recstore *s, uint64_t h)
+{
+    size_t i = h & (s->index_cap - 1);
+    while (s->index[i] >= 0)
+        i = (i + 1) & (s->index_cap - 1);
+    return &s->index[i];
+}
+
+static void index_put(pdb_recstore *s, int64_t r, uint64_t h)
+{
+    if ((size_t)(s->nmem + 1) * 4 > s->index_cap * 3) {
+        size_t old_cap = s->index_cap;
+        int64_t *old = s->index;
+        uint64_t *old_hash = s->index_hash;
+        s->index_cap *= 2;
+        s->index = pdb_xmalloc(s->index_cap * sizeof *s->index);
+        s->index_hash = pdb_xmalloc(s->index_cap * sizeof *s->index_hash);
+        memset(s->index, -1, s->index_cap * sizeof *s->index);
+        for (size_t i = 0; i < old_cap; i++)
+            if (old[i] >= 0) {
+                int64_t *p = index_empty(s, old_hash[i]);
+                s->index_hash[p - s->index] = old_hash[i];
+                *p = old[i];
+            }
+        free(old);
+        free(old_hash);
+    }
+    int64_t *p = index_empty(s, h);
+    s->index_hash[p - s->index] = h;
+    *p = r;
+}
+
+static int64_t mem_add(pdb_recstore *s, const void *key, size_t klen, uint64_t h, const void *init)
+{
+    if (s->nmem == s->mem_cap) {
+        s->mem_cap = s->mem_cap ? s->mem_cap * 2 : 64;
+        if (s->mem_cap > s->mem_max)
+            s->mem_cap = s->mem_max;
+        s->mem = pdb_xrealloc(s->mem, (size_t)s->mem_cap * s->rsize);
+        s->koff = pdb_xrealloc(s->koff, (size_t)s->mem_cap * sizeof *s->koff);
+        s->klen = pdb_xrealloc(s->klen, (size_t)s->mem_cap * sizeof *s->klen);
+    }
+    int64_t r = s->nmem;
+    s->koff[r] = s->keys.len;
+    s->klen[r] = klen;
+    pdb_buf_add(&s->keys, key, klen);
+    memcpy(s->mem + (size_t)r * s->rsize, init, s->rsize);
+    s->nmem++;
+    s->count++;
+    index_put(s, r, h);
+    return r;
+}
+
+/* ---- table part ------------------------------------------------------- */
+
+static void bloom_bits(uint64_t h, uint32_t bit[3])
+{
+    uint64_t h2 = (h >> 32) | 1;
+    for (int i = 0; i < 3; i++)
+        bit[i] = (uint32_t)((h + (uint64_t)i * h2) & (BLOOM_BITS - 1));
+}
+
+static void bloom_add(pdb_recstore *s, uint64_t h)
+{
+    uint32_t b[3];
+    bloom_bits(h, b);
+    for (int i = 0; i < 3; i++)
+        s->bloom[b[i] >> 3] |= (uint8_t)(1u << (b[i] & 7));
+}
+
+static bool bloom_may_have(const pdb_recstore *s, uint64_t h)
+{
+    uint32_t b[3];
+    bloom_bits(h, b);
+    for (int i = 0; i < 3; i++)
+        if (!(s->bloom[b[i] >> 3] & (1u << (b[i] & 7))))
+            return false;
+    return true;
+}
+
+static int prepare(pdb_recstore *s, sqlite3_stmt **st, const char *fmt)
+{
+    if (*st)
+        return PDB_OK;
+    char sql[256];
+    snprintf(sql, sizeof sql, fmt, s->table);
+    return pdb_db_prepare(s->db, sql, st) == PDB_OK ? PDB_OK : fail_db(s);
+}
+
+/* SQLite's cache for temporary tables while records spill (its default
+ * is 2 MB): bounded memory that saves most reads of the key index. */
+#define TEMP_CACHE_KB 8192
+
+static void start_spilling(pdb_recstore *s)
+{
+    char pragma[64];
+    snprintf(pragma, sizeof pragma, "PRAGMA temp.cache_size = -%d", TEMP_CACHE_KB);
+    if (pdb_db_exec(s->db, pragma) != PDB_OK)
+        s->err = PDB_ERR;
+    s->spilling = true;
+    pdb_bound_passed(s->table);
+    s->ncache = pdb_bound(CACHE, 2);
+    s->nkey_cache = pdb_bound(KEY_CACHE, 2);
+    s->cache = pdb_xcalloc((size_t)s->ncache, sizeof *s->cache);
+    for (int64_t i = 0; i < s->ncache; i++) {
+        s->cache[i].h = -1;
+        s->cache[i].rec = pdb_xmalloc(s->rsize);
+    }
+    s->key_cache = pdb_xmalloc((size_t)s->nkey_cache * sizeof *s->key_cache);
+    memset(s->key_cache, -1, (size_t)s->nkey_cache * sizeof *s->key_cache);
+    s->bloom = pdb_xcalloc(BLOOM_BITS / 8, 1);
+}
+
+/* Writes a slot's record to the table if it changed since it was loaded. */
+static int write_back(pdb_recstore *s, slot *c)
+{
+    if (c->h < 0 || !c->dirty)
+        return PDB_OK;
+    sqlite3_stmt *st;
+    if (c->in_table) {
+        if (prepare(s, &s->upd, "UPDATE temp.%s SET r = ?2 WHERE h = ?1") != PDB_OK)
+            return PDB_ERR;
+        st = s->upd;
+    } else {
+        if (prepare(s, &s->ins, "INSERT INTO temp.%s (h, r, k) VALUES (?1, ?2, ?3)") != PDB_OK)
+            return PDB_ERR;
+        st = s->ins;
+        sqlite3_bind_blob(st, 3, c->key.p ? c->key.p : "", (int)c->key.len, SQLITE_STATIC);
+    }
+    sqlite3_bind_int64(st, 1, c->h);
+    sqlite3_bind_blob(st, 2, c->rec, (int)s->rsize, SQLITE_STATIC);
+    if (pdb_db_step_done(s->db, st) != PDB_OK)
+        return fail_db(s);
+    c->dirty = false;
+    c->in_table = true;
+    return PDB_OK;
+}
+
+/* The slot holding table record h, loading it (and writing back the slot's
+ * previous record) if needed; NULL after a database error. */
+static slot *load(pdb_recstore *s, int64_t h)
+{
+    slot *c = &s->cache[h % s->ncache];
+    if (c->h == h)
+        return c;
+    if (s->err != PDB_OK || write_back(s, c) != PDB_OK ||
+        prepare(s, &s->get, "SELECT k, r FROM temp.%s WHERE h = ?") != PDB_OK)
+        return NULL;
+    sqlite3_bind_int64(s->get, 1, h);
+    int rc = sqlite3_step(s->get);
+    if (rc != SQLITE_ROW || (size_t)sqlite3_column_bytes(s->get, 1) != s->rsize) {
+        sqlite3_reset(s->get);
+        if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+            s->err = pdb_fail("analysis spill table: record %lld is missing", (long long)h);
+        else
+            fail_db(s);
+        return NULL;
+    }
+    c->h = h;
+    c->dirty = false;
+    c->in_table = true;
+    pdb_buf_reset(&c->key);
+    pdb_buf_add(&c->key, sqlite3_column_blob(s->get, 0), (size_t)sqlite3_column_bytes(s->get, 0));
+    c->hash = hash_key(c->key.p ? c->key.p : "", c->key.len);
+    memcpy(c->rec, sqlite3_column_blob(s->get, 1), s->rsize);
+    sqlite3_reset(s->get);
+    return c;
+}
+
+static bool slot_has(const slot *c, const void *key, size_t klen, uint64_t h)
+{
+    return c->h >= 0 && c->hash == h && c->key.len == klen &&
+           (klen == 0 || memcmp(c->key.p, key, klen) == 0);
+}
+
+/* The table record with this key, or -1. */
+static int64_t table_find(pdb_recstore *s, const void *key, size_t klen, uint64_t h)
+{
+    int64_t guess = s->key_cache[h % (uint64_t)s->nkey_cache];
+    if (guess >= 0) {
+        slot *c = load(s, guess);
+        if (c && slot_has(c, key, klen, h))
+            return guess;
+    }
+    if (!bloom_may_have(s, h))
+        return -1;
+    for (int64_t i = 0; i < s->ncache; i++) /* created but not yet written */
+        if (slot_has(&s->cache[i], key, klen, h))
+            return s->cache[i].h;
+    if (prepare(s, &s->find, "SELECT h FROM temp.%s WHERE k = ?") != PDB_OK)
+        return -1;
+    sqlite3_bind_blob(s->find, 1, klen ? key : "", (int)klen, SQLITE_STATIC);
+    int rc = sqlite3_step(s->find);
+    int64_t found = rc == SQLITE_ROW ? sqlite3_column_int64(s->find, 0) : -1;
+    sqlite3_reset(s->find);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        fail_db(s);
+    return found;
+}
+
+static int64_t table_add(pdb_recstore *s, const void *key, size_t klen, uint64_t h,
+                         const void *init)
+{
+    int64_t r = s->count;
+    slot *c = &s->cache[r % s->ncache];
+    if (write_back(s, c) != PDB_OK)
+        return -1;
+    s->count++;
+    c->h = r;
+    c->dirty = true;
+    c->in_table = false;
+    c->hash = h;
+    pdb_buf_reset(&c->key);
+    pdb_buf_add(&c->key, key, klen);
+    memcpy(c->rec, init, s->rsize);
+    bloom_add(s, h);
+    return r;
+}
+
+/* ---- the interface ---------------------------------------------------- */
+
+int64_t pdb_rs_find(pdb_recstore *s, const void *key, size_t klen, const void *init,
+                    bool *created)
+{
+    uint64_t h = hash_key(key, klen);
+    *created = false;
+    int64_t *m = index_find(s, key, klen, h);
+    if (*m >= 0)
+        return *m;
+    if (s->err != PDB_OK)
+        return -1;
+    if (!s->spilling && s->nmem < s->mem_max && s->keys.len + klen <= s->key_budget) {
+        *created = true;
+        return mem_add(s, key, klen, h, init);
+    }
+    if (!s->spilling)
+        start_spilling(s);
+    int64_t r = table_find(s, key, klen, h);
+    if (r < 0 && s->err == PDB_OK) {
+        r = table_add(s, key, klen, h, init);
+        *created = r >= 0;
+    }
+    if (r >= 0)
+        s->key_cache[h % (uint64_t)s->nkey_cache] = r;
+    return r;
+}
+
+static void *get(pdb_recstore *s, int64_t h, bool write)
+{
+    assert(h >= 0 && h < s->count);
+    if (h < s->nmem)
+        return s->mem + (size_t)h * s->rsize;
+    slot *c = load(s, h);
+    if (!c) {
+        memset(s->scratch, 0, s->rsize);
+        return s->scratch;
+    }
+    c->dirty |= write;
+    return c->rec;
+}
+
+void *pdb_rs_get(pdb_recstore *s, int64_t h)
+{
+    return get(s, h, true);
+}
+
+const void *pdb_rs_read(pdb_recstore *s, int64_t h)
+{
+    return get(s, h, false);
+}
+
+const void *pdb_rs_key(pdb_recstore *s, int64_t h, size_t *klen)
+{
+    assert(h >= 0 && h < s->count);
+    if (h < s->nmem) {
+        *klen = s->klen[h];
+        return s->keys.p + s->koff[h];
+    }
+    slot *c = load(s, h);
+    *klen = c ? c->key.len : 0;
+    return c && c->key.p ? c->key.p : "";
+}
+
+int64_t pdb_rs_count(const pdb_recstore *s)
+{
+    return s->count;
+}
+
+int64_t pdb_rs_spilled(const pdb_recstore *s)
+{
+    return s->count - s->nmem;
+}
+
+int pdb_rs_error(const pdb_recstore *s)
+{
+    return s->err;
+}
+
+int pdb_rs_each(pdb_recstore *s,
+                int (*fn)(int64_t h, const void *key, size_t klen, const void *rec, void *arg),
+                void *arg)
+{
+    for (int64_t h = 0; h < s->nmem; h++)
+        if (fn(h, s->keys.p + s->koff[h], s->klen[h], s->mem + (size_t)h * s->rsize, arg) != 0)
+            return PDB_ERR;
+    if (!s->spilling || s->err != PDB_OK)
+        return s->err;
+    for (int64_t i = 0; i < s->ncache; i++)
+        if (write_back(s, &s->cache[i]) != PDB_OK)
+            return PDB_ERR;
+    char sql[128];
+    snprintf(sql, sizeof sql, "SELECT h, k, r FROM temp.%s ORDER BY h", s->table);
+    sqlite3_stmt *st;
+    if (pdb_db_prepare(s->db, sql, &st) != PDB_OK)
+        return fail_db(s);
+    int rc = PDB_OK, step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        if ((size_t)sqlite3_column_bytes(st, 2) != s->rsize) {
+            rc = s->err = pdb_fail("analysis spill table: a record has the wrong size");
+            break;
+        }
+        memcpy(s->scratch, sqlite3_column_blob(st, 2), s->rsize);
+        const void *k = sqlite3_column_blob(st, 1);
+        if (fn(sqlite3_column_int64(st, 0), k ? k : "", (size_t)sqlite3_column_bytes(st, 1),
+               s->scratch, arg) != 0) {
+            rc = PDB_ERR;
+            break;
+        }
+    }
+    if (rc == PDB_OK && step != SQLITE_DONE)
+        rc = fail_db(s);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+void pdb_rs_free(pdb_recstore *s)
+{
+    if (!s)
+        return;
+    if (s->cache)
+        for (int64_t i = 0; i < s->ncache; i++) {
+            pdb_buf_free(&s->cache[i].key);
+            free(s->cache[i].rec);
+        }
+    sqlite3_finalize(s->ins);
+    sqlite3_finalize(s->upd);
+    sqlite3_finalize(s->get);
+    sqlite3_finalize(s->find);
+    free(s->cache);
+    free(s->key_cache);
+    free(s->bloom);
+    free(s->mem);
+    free(s->koff);
+    free(s->klen);
+    free(s->index);
+    free(s->index_hash);
+    pdb_buf_free(&s->keys);
+    free(s->scratch);
+    free(s->table);
+    free(s);
+}
