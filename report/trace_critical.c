@@ -277,5 +277,7 @@ int pdb_critical_summary(sqlite3 *db, int64_t run_id)
     if (pdb_db_prepare(db, "INSERT INTO temp.cp_filled VALUES (?)", &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, run_id);
-    return pdb_db_step_done(db, st);
+    rc = pdb_db_step_done(db, st);
+    sqlite3_finalize(st);
+    return rc;
 }
