@@ -185,6 +185,41 @@ void pdb_value_key(pdb_buf *b, sqlite3_value *v)
     }
 }
 
+void pdb_value_key_bind(sqlite3_stmt *st, int col, const unsigned char **key, size_t *len)
+{
+    assert(*len >= 1);
+    int t = **key - '0';
+    const unsigned char *p = *key + 1;
+    size_t left = *len - 1;
+    if (t == SQLITE_INTEGER || t == SQLITE_FLOAT) {
+        assert(left >= 8);
+        int64_t i;
+        double d;
+        memcpy(t == SQLITE_INTEGER ? (void *)&i : (void *)&d, p, 8);
+        if (t == SQLITE_INTEGER)
+            sqlite3_bind_int64(st, col, i);
+        else
+            sqlite3_bind_double(st, col, d);
+        p += 8, left -= 8;
+    } else if (t == SQLITE_TEXT || t == SQLITE_BLOB) {
+        uint64_t n;
+        assert(left >= sizeof n);
+        memcpy(&n, p, sizeof n);
+        p += sizeof n, left -= sizeof n;
+        assert(n <= left);
+        if (t == SQLITE_TEXT)
+            sqlite3_bind_text64(st, col, (const char *)p, n, SQLITE_TRANSIENT, SQLITE_UTF8);
+        else
+            sqlite3_bind_blob64(st, col, n ? (const void *)p : "", n, SQLITE_TRANSIENT);
+        p += n, left -= n;
+    } else {
+        assert(t == SQLITE_NULL);
+        sqlite3_bind_null(st, col);
+    }
+    *key = p;
+    *len = left;
+}
+
 void pdb_value_key_cut(sqlite3_value *v, char *buf, size_t cap, size_t *len)
 {
     int t = sqlite3_value_type(v);
