@@ -185,6 +185,25 @@ void pdb_value_key(pdb_buf *b, sqlite3_value *v)
     }
 }
 
+bool pdb_value_equal(sqlite3_value *a, sqlite3_value *b)
+{
+    int t = sqlite3_value_type(a);
+    if (t != sqlite3_value_type(b))
+        return false;
+    if (t == SQLITE_INTEGER)
+        return sqlite3_value_int64(a) == sqlite3_value_int64(b);
+    if (t == SQLITE_FLOAT) {
+        double x = sqlite3_value_double(a), y = sqlite3_value_double(b);
+        return memcmp(&x, &y, sizeof x) == 0; /* as the keys compare: by bits */
+    }
+    if (t == SQLITE_TEXT || t == SQLITE_BLOB) {
+        const void *p = sqlite3_value_blob(a), *q = sqlite3_value_blob(b);
+        size_t n = (size_t)sqlite3_value_bytes(a);
+        return n == (size_t)sqlite3_value_bytes(b) && (n == 0 || memcmp(p, q, n) == 0);
+    }
+    return true; /* both NULL */
+}
+
 void pdb_value_key_bind(sqlite3_stmt *st, int col, const unsigned char **key, size_t *len)
 {
     assert(*len >= 1);
@@ -218,25 +237,6 @@ void pdb_value_key_bind(sqlite3_stmt *st, int col, const unsigned char **key, si
     }
     *key = p;
     *len = left;
-}
-
-void pdb_value_key_cut(sqlite3_value *v, char *buf, size_t cap, size_t *len)
-{
-    int t = sqlite3_value_type(v);
-    buf[0] = (char)('0' + t);
-    *len = 1;
-    if (t == SQLITE_INTEGER || t == SQLITE_FLOAT) {
-        int64_t i = t == SQLITE_INTEGER ? sqlite3_value_int64(v) : 0;
-        double d = t == SQLITE_FLOAT ? sqlite3_value_double(v) : 0;
-        memcpy(buf + 1, t == SQLITE_INTEGER ? (const void *)&i : (const void *)&d, 8);
-        *len = 9;
-    } else if (t == SQLITE_TEXT || t == SQLITE_BLOB) {
-        size_t n = (size_t)sqlite3_value_bytes(v);
-        if (n > cap - 1)
-            n = cap - 1;
-        memcpy(buf + 1, sqlite3_value_text(v), n);
-        *len = 1 + n;
-    }
 }
 
 typedef struct {
