@@ -58,8 +58,8 @@
 #define SMALL_NEG 64               /* queue lengths in [-64, 1024) are written first, ascending */
 #define SMALL_VALUES (SMALL_NEG + 1024)
 #define FINALIZE_BATCH 256          /* points buffered before they are made final */
-#define STREAMS_IN_MEMORY 8192      /* per mode: streams followed in memory */
-#define HIST_IN_MEMORY 65536        /* their (stream, value) records in memory */
+#define STREAMS_IN_MEMORY 1024      /* per mode: streams followed in memory */
+#define HIST_IN_MEMORY 16384        /* their (stream, value) records in memory */
 #define HIST_KEY (1 + 8 + 8)        /* mode, stream number, value */
 
 enum { EXACT, HTA, MODES };

@@ -387,9 +387,10 @@ static int fail_overflow(sqlite3 *db, int64_t trace_id)
 int pdb_analyze_trace(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank)
 {
     id_cache names = {0}, cats = {0};
-    accs a = {{NULL, NULL}, {pdb_idle_acc_new(false), pdb_idle_acc_new(true)}, NULL, NULL, NULL,
-              NULL, {0}};
+    accs a = {{NULL, NULL}, {NULL, NULL}, NULL, NULL, NULL, NULL, {0}};
     int rc = cache_init(db, &names, classify_name, sizeof(pdb_name_info));
+    for (int m = 0; m < 2 && rc == PDB_OK; m++)
+        rc = pdb_idle_acc_new(db, m == 1, &a.idle[m]);
     if (rc == PDB_OK)
         rc = cache_init(db, &cats, classify_cat, sizeof(pdb_cat_info));
     for (int m = 0; m < 2 && rc == PDB_OK; m++)

@@ -88,7 +88,7 @@ void pdb_gpu_acc_free(pdb_gpu_acc *a);
 
 /* GPU idle time per stream. */
 typedef struct pdb_idle_acc pdb_idle_acc;
-pdb_idle_acc *pdb_idle_acc_new(bool hta);
+int pdb_idle_acc_new(sqlite3 *db, bool hta, pdb_idle_acc **out);
 void pdb_idle_acc_add(pdb_idle_acc *a, sqlite3_value *stream, int64_t start, int64_t end,
                       bool has_launch, int64_t launch);
 int pdb_idle_acc_write(pdb_idle_acc *a, sqlite3 *db, int64_t run_id, int rank);
