@@ -33,6 +33,7 @@
 #include "common/db.h"
 #include "common/error.h"
 #include "common/strbuf.h"
+#include "common/strmap.h"
 #include "common/xalloc.h"
 
 #include <assert.h>
@@ -697,72 +698,49 @@ static void runtime_lock_edges(cp_graph *g)
 static int unique_tid(cp_graph *g, int flag, int64_t *ev)
 {
     int found = 0;
-    char key[72], cur[72];
-    size_t klen = 0, clen;
     for (size_t i = 0; i < g->nev; i++) {
         cp_ev *e = &g->ev[i];
         if (!(e->names & flag) ||
             (e->cat != g->c->sym[S_CPU_OP] && e->cat != g->c->sym[S_USER_ANNOTATION]))
             continue;
-        pdb_value_key_cut(e->tid, cur, sizeof cur, &clen);
-        if (found && (clen != klen || memcmp(cur, key, klen) != 0))
+        if (found && !pdb_value_equal(e->tid, g->ev[*ev].tid))
             return 2;
-        if (!found) {
-            memcpy(key, cur, clen);
-            klen = clen;
+        if (!found)
             *ev = (int64_t)i;
-        }
         found = 1;
     }
     return found;
 }
 
-/* Threads: (pid, tid) with the backward tid mapped to the forward one;
- * returns the number of threads and sets each event's thread. */
+/* Threads: (pid, tid) with the backward tid mapped to the forward one,
+ * numbered in order first seen under their whole values (hashed: a window
+ * may hold many threads); sets each event's thread and their number. */
 static void assign_threads(cp_graph *g)
 {
     int64_t fwd = -1, bwd = -1;
     bool remap = unique_tid(g, N_FORWARD, &fwd) == 1 && unique_tid(g, N_AUTOGRAD, &bwd) == 1 &&
-                 sqlite3_value_type(g->ev[fwd].tid) == sqlite3_value_type(g->ev[bwd].tid);
-    char fk[72], bk[72];
-    size_t fl = 0, bl = 0;
-    if (remap) {
-        pdb_value_key_cut(g->ev[fwd].tid, fk, sizeof fk, &fl);
-        pdb_value_key_cut(g->ev[bwd].tid, bk, sizeof bk, &bl);
-        remap = !(fl == bl && memcmp(fk, bk, fl) == 0);
-    }
-    typedef struct {
-        char key[150];
-        size_t len;
-    } tkey;
-    tkey *keys = NULL;
-    int n = 0;
+                 sqlite3_value_type(g->ev[fwd].tid) == sqlite3_value_type(g->ev[bwd].tid) &&
+                 !pdb_value_equal(g->ev[fwd].tid, g->ev[bwd].tid);
+    pdb_strmap *ix = pdb_strmap_new();
+    pdb_buf key = PDB_BUF_INIT;
+    int64_t n = 0;
     for (size_t i = 0; i < g->nev; i++) {
         cp_ev *e = &g->ev[i];
-        char k[150], t[72];
-        size_t pl, tl;
-        pdb_value_key_cut(e->pid, k, 72, &pl);
-        pdb_value_key_cut(e->tid, t, sizeof t, &tl);
-        if (remap && tl == bl && memcmp(t, bk, bl) == 0) {
-            memcpy(t, fk, fl);
-            tl = fl;
+        sqlite3_value *tid = remap && pdb_value_equal(e->tid, g->ev[bwd].tid) ? g->ev[fwd].tid
+                                                                               : e->tid;
+        pdb_buf_reset(&key);
+        pdb_value_key(&key, e->pid);
+        pdb_value_key(&key, tid);
+        int64_t j;
+        if (!pdb_strmap_get(ix, key.p, key.len, &j)) {
+            j = n++;
+            pdb_strmap_put(ix, key.p, key.len, j);
         }
-        k[pl] = '\x1f';
-        memcpy(k + pl + 1, t, tl);
-        size_t len = pl + 1 + tl;
-        int j;
-        for (j = 0; j < n; j++)
-            if (keys[j].len == len && memcmp(keys[j].key, k, len) == 0)
-                break;
-        if (j == n) {
-            keys = pdb_xrealloc(keys, (size_t)(n + 1) * sizeof *keys);
-            memcpy(keys[n].key, k, len);
-            keys[n++].len = len;
-        }
-        e->thread = j;
+        e->thread = (int)j;
     }
-    free(keys);
-    g->nthreads = n;
+    pdb_buf_free(&key);
+    pdb_strmap_free(ix);
+    g->nthreads = (int)n;
 }
 
 /* An end point of an event in HTA's call-stack sort (call_stack.py's
@@ -800,30 +778,40 @@ static int cmp_stack_point(const void *a, const void *b)
  * order) and returns each thread's top-level events in order. */
 static void build_stacks(cp_graph *g, i64_list *roots)
 {
-    for (int t = 0; t < g->nthreads; t++) {
-        /* A thread is a CPU thread when all its events are on stream -1. */
-        size_t n = 0;
-        bool cpu = true;
-        for (size_t i = 0; i < g->nev; i++)
-            if (g->ev[i].thread == t) {
-                n++;
-                cpu &= g->ev[i].stream < 0;
-            }
-        if (!cpu || !n)
+    /* The events grouped by thread (in index order within one), once: a
+     * look at every event per thread made many threads quadratic. */
+    size_t nt = (size_t)g->nthreads;
+    size_t *start = pdb_xcalloc(nt + 1, sizeof *start);
+    bool *cpu = pdb_xmalloc((nt ? nt : 1) * sizeof *cpu);
+    for (size_t t = 0; t < nt; t++)
+        cpu[t] = true;
+    for (size_t i = 0; i < g->nev; i++) {
+        start[g->ev[i].thread + 1]++;
+        cpu[g->ev[i].thread] &= g->ev[i].stream < 0; /* a CPU thread: all on stream -1 */
+    }
+    for (size_t t = 0; t < nt; t++)
+        start[t + 1] += start[t];
+    int64_t *by_thread = pdb_xmalloc((g->nev ? g->nev : 1) * sizeof *by_thread);
+    size_t *fill = pdb_xmalloc((nt ? nt : 1) * sizeof *fill);
+    memcpy(fill, start, nt * sizeof *fill);
+    for (size_t i = 0; i < g->nev; i++)
+        by_thread[fill[g->ev[i].thread]++] = (int64_t)i;
+    stack_point *p = pdb_xmalloc((2 * g->nev + 1) * sizeof *p);
+    int64_t *last_child = pdb_xmalloc((g->nev + 1) * sizeof *last_child);
+    i64_list stack = {0};
+    for (size_t t = 0; t < nt; t++) {
+        if (!cpu[t] || start[t] == start[t + 1])
             continue;
-        stack_point *p = pdb_xmalloc(2 * n * sizeof *p);
         size_t k = 0;
-        for (size_t i = 0; i < g->nev; i++) {
+        for (size_t j = start[t]; j < start[t + 1]; j++) {
+            int64_t i = by_thread[j];
             cp_ev *e = &g->ev[i];
-            if (e->thread != t)
-                continue;
             int64_t dur = e->dur > 0 ? e->dur : 0;
-            p[k++] = (stack_point){e->id, e->ts, dur, (int64_t)i, 1};
-            p[k++] = (stack_point){e->id, e->ts + dur, dur, (int64_t)i, -1};
+            p[k++] = (stack_point){e->id, e->ts, dur, i, 1};
+            p[k++] = (stack_point){e->id, e->ts + dur, dur, i, -1};
         }
         qsort(p, k, sizeof *p, cmp_stack_point);
-        i64_list stack = {0};
-        int64_t *last_child = pdb_xmalloc((g->nev + 1) * sizeof *last_child);
+        stack.n = 0;
         int64_t last_root = -1;
         for (size_t i = 0; i < k; i++) {
             if (p[i].type == -1) {
@@ -850,10 +838,14 @@ static void build_stacks(cp_graph *g, i64_list *roots)
             }
             push(&stack, e);
         }
-        free(stack.v);
-        free(last_child);
-        free(p);
     }
+    free(stack.v);
+    free(last_child);
+    free(p);
+    free(fill);
+    free(by_thread);
+    free(cpu);
+    free(start);
 }
 
 /* HTA's _construct_graph_from_call_stack: a depth-first walk of one
@@ -947,11 +939,7 @@ static int launch_kernel(pdb_cp *c, const cp_ev *l, int64_t *kernel, sqlite3_val
 
 static bool same_value(sqlite3_value *a, sqlite3_value *b)
 {
-    char ka[72], kb[72];
-    size_t la, lb;
-    pdb_value_key_cut(a, ka, sizeof ka, &la);
-    pdb_value_key_cut(b, kb, sizeof kb, &lb);
-    return la == lb && memcmp(ka, kb, la) == 0;
+    return pdb_value_equal(a, b);
 }
 
 /* The launch before (dir -1: the latest at or before t) or after (dir +1:

@@ -31,6 +31,7 @@
 #include "analyze/series.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "common/strmap.h"
 #include "common/xalloc.h"
 
 #include <assert.h>
@@ -53,8 +54,6 @@ typedef struct {
 } stack_entry;
 
 typedef struct {
-    char key[80];
-    size_t klen;
     stack_entry *v;
     size_t n, cap;
 } thread_stack;
@@ -110,6 +109,8 @@ struct pdb_memory_acc {
     int64_t next_seq;
     thread_stack *threads;
     size_t nthreads, threads_cap;
+    pdb_strmap *thread_ix;       /* whole (pid, tid) key -> index into threads */
+    pdb_buf key;                 /* the thread key being looked up */
     /* Names by string id. */
     pdb_idmap name_ix;
     name_stat *names;
@@ -320,24 +321,25 @@ static void close_event(pdb_memory_acc *a, int64_t ix)
     a->free_ix[a->nfree++] = ix;
 }
 
+/* The stack of a thread, found by its whole pid and tid values (a prefix
+ * would merge two threads that share it). */
 static thread_stack *thread_for(pdb_memory_acc *a, sqlite3_value *pid, sqlite3_value *tid)
 {
-    char key[80];
-    size_t n1, n2;
-    pdb_value_key_cut(pid, key, 32, &n1);
-    key[n1] = '\x1f';
-    pdb_value_key_cut(tid, key + n1 + 1, 32, &n2);
-    size_t klen = n1 + 1 + n2;
-    for (size_t i = 0; i < a->nthreads; i++)
-        if (a->threads[i].klen == klen && memcmp(a->threads[i].key, key, klen) == 0)
-            return &a->threads[i];
+    pdb_buf_reset(&a->key);
+    pdb_value_key(&a->key, pid);
+    pdb_value_key(&a->key, tid);
+    if (!a->thread_ix)
+        a->thread_ix = pdb_strmap_new();
+    int64_t i;
+    if (pdb_strmap_get(a->thread_ix, a->key.p, a->key.len, &i))
+        return &a->threads[i];
     if (a->nthreads == a->threads_cap) {
         a->threads_cap = a->threads_cap ? a->threads_cap * 2 : 8;
         a->threads = pdb_xrealloc(a->threads, a->threads_cap * sizeof *a->threads);
     }
+    pdb_strmap_put(a->thread_ix, a->key.p, a->key.len, (int64_t)a->nthreads);
     thread_stack *t = &a->threads[a->nthreads++];
-    *t = (thread_stack){.klen = klen};
-    memcpy(t->key, key, klen);
+    *t = (thread_stack){0};
     return t;
 }
 
@@ -601,6 +603,8 @@ void pdb_memory_acc_free(pdb_memory_acc *a)
     for (size_t i = 0; i < a->nthreads; i++)
         free(a->threads[i].v);
     free(a->threads);
+    pdb_strmap_free(a->thread_ix);
+    pdb_buf_free(&a->key);
     for (size_t i = 0; i < a->nnames; i++)
         free(a->names[i].text);
     free(a->names);

@@ -180,17 +180,16 @@ static int exact_delays(sqlite3 *db, int64_t run_id, int rank, agg *a, names *nm
 
 /* hta mode ------------------------------------------------------------------ */
 
-/* An HTA row read in start order. */
+/* An HTA row read in start order; kept rows own their tid (a copy of the
+ * whole value: threads that share a long prefix stay apart). */
 typedef struct {
     int64_t id, name, ts, end, corr, stream;
-    char tid[72];
-    size_t tlen;
+    sqlite3_value *tid;
 } hrow;
 
 typedef struct {
     int64_t op_id, op_ts, op_end, name;
-    char tid[72];
-    size_t tlen;
+    sqlite3_value *tid;              /* owned */
     int64_t *launch, *kernel_name, *op_delay, *runtime_delay; /* per launch */
     size_t n, cap;
 } instance;
@@ -267,8 +266,7 @@ static instance *instance_for(hta_delays *h, const hrow *op)
 {
     for (size_t i = 0; i < h->ninst; i++) {
         instance *in = &h->inst[i];
-        if (in->name == op->name && in->op_ts == op->ts && in->tlen == op->tlen &&
-            memcmp(in->tid, op->tid, op->tlen) == 0) {
+        if (in->name == op->name && in->op_ts == op->ts && pdb_value_equal(in->tid, op->tid)) {
             if (op->end > in->op_end)
                 in->op_end = op->end;
             return in;
@@ -280,8 +278,7 @@ static instance *instance_for(hta_delays *h, const hrow *op)
     }
     instance *in = &h->inst[h->ninst++];
     *in = (instance){.op_id = op->id, .op_ts = op->ts, .op_end = op->end, .name = op->name,
-                     .tlen = op->tlen};
-    memcpy(in->tid, op->tid, op->tlen);
+                     .tid = sqlite3_value_dup(op->tid)};
     return in;
 }
 
@@ -348,6 +345,7 @@ static void instance_close(hta_delays *h, instance *in)
         r->runtime_delay_sum += in->runtime_delay[first];
     }
     pdb_buf_free(&seq);
+    sqlite3_value_free(in->tid);
     free(in->launch);
     free(in->kernel_name);
     free(in->op_delay);
@@ -359,20 +357,23 @@ static void instance_close(hta_delays *h, instance *in)
 static int advance(hta_delays *h, int64_t now)
 {
     size_t keep = 0;
+    int rc = PDB_OK;
     for (size_t i = 0; i < h->npending; i++) {
-        if (h->pending[i].ts < now) {
-            if (launch_done(h, &h->pending[i]) != PDB_OK)
-                return PDB_ERR;
+        if (rc == PDB_OK && h->pending[i].ts < now) {
+            rc = launch_done(h, &h->pending[i]);
+            sqlite3_value_free(h->pending[i].tid);
         } else
             h->pending[keep++] = h->pending[i];
     }
     h->npending = keep;
-    if (h->npending)
-        return PDB_OK; /* ops may still enclose a waiting launch */
+    if (rc != PDB_OK || h->npending)
+        return rc; /* ops may still enclose a waiting launch */
     keep = 0;
     for (size_t i = 0; i < h->nops; i++)
         if (h->ops[i].end >= now)
             h->ops[keep++] = h->ops[i];
+        else
+            sqlite3_value_free(h->ops[i].tid);
     h->nops = keep;
     keep = 0;
     for (size_t i = 0; i < h->ninst; i++) {
@@ -385,13 +386,15 @@ static int advance(hta_delays *h, int64_t now)
     return PDB_OK;
 }
 
+/* Keeps a row, with its own copy of the tid. */
 static void push_row(hrow **v, size_t *n, size_t *cap, const hrow *r)
 {
     if (*n == *cap) {
         *cap = *cap ? *cap * 2 : 32;
         *v = pdb_xrealloc(*v, *cap * sizeof **v);
     }
-    (*v)[(*n)++] = *r;
+    (*v)[*n] = *r;
+    (*v)[(*n)++].tid = sqlite3_value_dup(r->tid);
 }
 
 static int hta_delays_run(hta_delays *h)
@@ -412,12 +415,12 @@ static int hta_delays_run(hta_delays *h)
                   .ts = sqlite3_column_int64(st, 5),
                   .corr = sqlite3_column_type(st, 8) == SQLITE_NULL ? -1
                                                                     : sqlite3_column_int64(st, 8),
-                  .stream = pdb_hta_stream(sqlite3_column_value(st, 7))};
+                  .stream = pdb_hta_stream(sqlite3_column_value(st, 7)),
+                  .tid = sqlite3_column_value(st, 4)};
         int64_t dur = sqlite3_column_int64(st, 6);
         r.end = r.ts + dur;
         if (h->mode.round)
             pdb_hta_round(sqlite3_column_int64(st, 5), dur, &r.ts, &r.end);
-        pdb_value_key_cut(sqlite3_column_value(st, 4), r.tid, sizeof r.tid, &r.tlen);
         bool gpu = r.stream >= 0 && r.corr >= 0;
         if (!gpu && h->mode.drop_last && r.ts >= h->mode.cutoff)
             continue;
@@ -459,6 +462,10 @@ int pdb_op_delays(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank, bool 
             *why = "HTA's KeyError 'thread_id': no launch lies inside an aten op";
         for (size_t i = 0; i < h.ninst; i++)
             h.inst[i].n = 0, instance_close(&h, &h.inst[i]);
+        for (size_t i = 0; i < h.nops; i++)
+            sqlite3_value_free(h.ops[i].tid);
+        for (size_t i = 0; i < h.npending; i++)
+            sqlite3_value_free(h.pending[i].tid);
         free(h.ops);
         free(h.pending);
         free(h.inst);
@@ -490,8 +497,6 @@ typedef struct {
 } kstack_entry;
 
 typedef struct {
-    char key[150];
-    size_t klen;
     kstack_entry *v;
     size_t n, cap;
     bool bwd, main;
@@ -521,7 +526,9 @@ typedef struct {
     int min_len;
     sqlite3_stmt *by_corr;
     kthread *threads;
-    size_t nthreads;
+    size_t nthreads, threads_cap;
+    pdb_strmap *thread_ix;          /* whole (pid, tid) key -> index into threads */
+    pdb_buf key;                    /* the thread key being looked up */
     range *parents;                 /* backward-thread parents seen on the main thread */
     size_t nparents, parents_cap;
     candidate *cands;
@@ -535,21 +542,23 @@ typedef struct {
     pdb_idmap is_cand_name, is_parent_name;
 } kseq;
 
+/* A thread's stack, found by its whole pid and tid values (hashed: a
+ * prefix merged threads that share it, a list search was quadratic). */
 static kthread *kthread_for(kseq *k, sqlite3_value *pid, sqlite3_value *tid)
 {
-    char key[150];
-    size_t n1, n2;
-    pdb_value_key_cut(pid, key, 72, &n1);
-    key[n1] = '\x1f';
-    pdb_value_key_cut(tid, key + n1 + 1, 72, &n2);
-    size_t klen = n1 + 1 + n2;
-    for (size_t i = 0; i < k->nthreads; i++)
-        if (k->threads[i].klen == klen && memcmp(k->threads[i].key, key, klen) == 0)
-            return &k->threads[i];
-    k->threads = pdb_xrealloc(k->threads, (k->nthreads + 1) * sizeof *k->threads);
+    pdb_buf_reset(&k->key);
+    pdb_value_key(&k->key, pid);
+    pdb_value_key(&k->key, tid);
+    int64_t i;
+    if (pdb_strmap_get(k->thread_ix, k->key.p, k->key.len, &i))
+        return &k->threads[i];
+    if (k->nthreads == k->threads_cap) {
+        k->threads_cap = k->threads_cap ? k->threads_cap * 2 : 16;
+        k->threads = pdb_xrealloc(k->threads, k->threads_cap * sizeof *k->threads);
+    }
+    pdb_strmap_put(k->thread_ix, k->key.p, k->key.len, (int64_t)k->nthreads);
     kthread *t = &k->threads[k->nthreads++];
-    *t = (kthread){.klen = klen};
-    memcpy(t->key, key, klen);
+    *t = (kthread){0};
     return t;
 }
 
@@ -851,7 +860,7 @@ int pdb_kernel_sequences(sqlite3 *db, int64_t trace_id, int rank, bool hta, cons
     agg a = {.index = pdb_strmap_new()};
     names nm;
     kseq k = {.db = db, .trace_id = trace_id, .hta = hta, .nm = &nm, .op = op_name,
-              .min_len = min_len, .a = &a, .why = why};
+              .min_len = min_len, .a = &a, .why = why, .thread_ix = pdb_strmap_new()};
     const char *prefix = "ProfilerStep#";
     sqlite3_stmt *st = NULL;
     *why = NULL;
@@ -890,6 +899,8 @@ int pdb_kernel_sequences(sqlite3 *db, int64_t trace_id, int rank, bool hta, cons
     if (rc == PDB_OK && !*why)
         rc = kseq_emit(&k, rank, fn, arg);
     free(k.threads);
+    pdb_strmap_free(k.thread_ix);
+    pdb_buf_free(&k.key);
     free(k.parents);
     free(k.cands);
     free(k.free_c);

@@ -12,26 +12,42 @@
  * at or above any queue limit (get_time_spent_blocked_on_full_queue).
  *
  * Streaming. The scan gives rows in start order, but a launch's stream is
- * only known when its GPU event comes by, later. So points wait in a small
- * sorted buffer per stream until no launch still unresolved can come before
- * them: a FIFO of the launches in flight (and of GPU events that came
- * before their launch) gives the watermark, the earliest time a point may
- * still appear at. Points before the watermark are final and leave the
- * buffer. Memory is the launches in flight and the points in the window
- * from the oldest of them to now, not the trace. A launch stuck in flight
- * past LATE_AFTER entries stops holding the watermark back; its points are
- * then added where the stream's series has got to and counted as late
- * (analysis_queue_ranks.late_launches; 0 on every corpus trace).
+ * only known when its GPU event comes by, later. So points wait in one heap
+ * (by time, launches first) until no launch still unresolved can come
+ * before them: a FIFO of the launches in flight (and of GPU events that
+ * came before their launch) gives the watermark, the earliest time a point
+ * may still appear at. Points before the watermark are final and leave the
+ * heap, in time order, to their stream's series. Memory is the launches in
+ * flight and the points in the window from the oldest of them to now, not
+ * the trace. A launch stuck in flight past LATE_AFTER entries stops holding
+ * the watermark back; its points are then added where the stream's series
+ * has got to and counted as late (analysis_queue_ranks.late_launches; 0 on
+ * every corpus trace).
+ *
+ * Streams. Streams are numbered in the order first met, under their whole
+ * value (pid and stream: two streams sharing a long prefix stay apart), in
+ * a record store per mode (recstore.h). The first STREAMS_IN_MEMORY of a
+ * mode are followed in memory: their record holds the running value, and
+ * their histogram is a record per (stream, value) in a store of its own
+ * (so a first-seen value keeps its place). The others (a trace with
+ * 100,000 streams; every stream past 3 under PROFDB_SPILL_TEST) append
+ * their final points, numbered, to a temporary table, and one query with
+ * window functions makes their histograms when the rows are written:
+ * the same running sum in the same order, so the same rows. Nothing is
+ * kept per stream outside the stores, and no step visits every stream.
  *
  * Both modes run from the same rows: exact (every kernel, memcpy and memset
  * whose correlation has a CPU-side event; streams per device) and hta
  * (HTA's launch names, event set, rounding and dropped last step; streams
  * by number alone, as HTA groups them). */
 #include "analyze/hta.h"
+#include "analyze/recstore.h"
 #include "analyze/idmap.h"
 #include "analyze/series.h"
+#include "common/bounds.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "common/strbuf.h"
 #include "common/xalloc.h"
 
 #include <assert.h>
@@ -42,45 +58,30 @@
 #define SMALL_NEG 64               /* queue lengths in [-64, 1024) are written first, ascending */
 #define SMALL_VALUES (SMALL_NEG + 1024)
 #define FINALIZE_BATCH 256          /* points buffered before they are made final */
+#define STREAMS_IN_MEMORY 1024      /* per mode: streams followed in memory */
+#define HIST_IN_MEMORY 16384        /* their (stream, value) records in memory */
+#define HIST_KEY (1 + 8 + 8)        /* mode, stream number, value */
 
 enum { EXACT, HTA, MODES };
 
-/* A point of a stream's series: +1 (launch) or -1 (GPU event start). */
+/* A point of a stream's series waiting to be final: +1 (launch) or -1 (GPU
+ * event start) on stream number `stream` of its mode. */
 typedef struct {
-    int64_t t;
-    int delta;
+    int64_t t, stream;
+    int8_t delta;
+    uint8_t mode;
 } point;
 
-/* Points of one kind waiting to be final, by time: each kind arrives
- * nearly in order (GPU starts in scan order, launches in the order their
- * stream runs them), so a late one is inserted from the back. */
+/* A stream followed in memory, after its last final point. */
 typedef struct {
-    int64_t *t;
-    size_t head, n, cap;
-} tqueue;
+    int64_t value, prev_t;
+    int64_t cur;                     /* the histogram record of value; -1: no point yet */
+} stream_state;
 
+/* Points with a value and the time from them to the stream's next point. */
 typedef struct {
-    char key[80];
-    size_t klen;
-    sqlite3_value *device, *stream;  /* as written (exact) / NULL, HTA's number */
-    int64_t hta_stream;
-    tqueue q[2];                     /* not yet final: launches (+1), GPU starts (-1) */
-    bool any;                        /* a final point has been seen */
-    int64_t value, prev_t;           /* after the last final point */
-    pdb_idmap hist;                  /* value -> index in points/durs/values */
-    int64_t *points, *durs, *values; /* as many as the values seen: a stream costs a few
-                                        hundred bytes, not an array per possible value */
-    size_t nvalues, vcap;
-} stream_acc;
-
-typedef struct {
-    stream_acc *v;
-    size_t n, cap;
-    pdb_idmap ints;                  /* (pid, stream) or HTA's stream -> index + 1 */
-    int64_t recent_key[2];           /* the two streams found last */
-    int64_t recent[2];               /* their index + 1 (0: empty) */
-} stream_set;
-
+    int64_t points, dur;
+} hist_rec;
 /* What is known of a launch, kept until its GPU events have come by. */
 typedef struct {
     int64_t ts, hta_ts;
@@ -110,8 +111,18 @@ typedef struct {
 } flight;
 
 struct pdb_queue_acc {
+    sqlite3 *db;
     pdb_hta_mode hta;
-    stream_set streams[MODES];
+    pdb_recstore *streams[MODES];    /* key: pid and stream values (exact), HTA's number */
+    pdb_recstore *hist;              /* key: HIST_KEY bytes; streams in memory only */
+    pdb_buf key;                     /* the stream key being looked up */
+    pdb_buf recent_key[MODES];       /* the stream found last, per mode */
+    int64_t recent[MODES];           /* its number, or -1 */
+    point *heap;                     /* points not yet final: a binary heap */
+    size_t nheap, heap_cap;
+    int64_t seq;                     /* final points sent to the table so far */
+    sqlite3_stmt *ins_point;
+    int err;                         /* sticky: a database error while adding */
     /* Launches in flight: correlation -> index in flights. */
     pdb_idmap by_corr;
     flight *flights;
@@ -122,20 +133,40 @@ struct pdb_queue_acc {
     fifo_entry *fifo;
     int64_t fifo_head, fifo_tail;
     size_t fifo_cap;
-    int64_t min_buffered;            /* no buffered point is earlier */
-    int64_t buffered;                /* points waiting */
     int64_t late;
     /* Spans for relative durations: exact (all slices), hta (kept events). */
     bool any[MODES];
     int64_t first[MODES], last[MODES];
 };
 
-pdb_queue_acc *pdb_queue_acc_new(const pdb_hta_mode *hta)
+/* The temporary tables of the streams past STREAMS_IN_MEMORY: their final
+ * points in the order they were made final, and every histogram row before
+ * it is written (sorted by SQLite, not in memory). Made before the scan
+ * starts: a schema change during its query would abort it. */
+static const char *const tables_sql =
+    "CREATE TEMP TABLE IF NOT EXISTS pdb_queue_points (seq INTEGER PRIMARY KEY, mode INTEGER,"
+    " stream INTEGER, t INTEGER, delta INTEGER);"
+    "CREATE TEMP TABLE IF NOT EXISTS pdb_queue_hist (mode INTEGER, stream INTEGER,"
+    " value INTEGER, points INTEGER, dur INTEGER, first INTEGER);"
+    "DELETE FROM temp.pdb_queue_points; DELETE FROM temp.pdb_queue_hist;";
+
+int pdb_queue_acc_new(sqlite3 *db, const pdb_hta_mode *hta, pdb_queue_acc **out)
 {
     pdb_queue_acc *a = pdb_xcalloc(1, sizeof *a);
+    *out = a;
+    a->db = db;
     a->hta = *hta;
-    a->min_buffered = INT64_MAX;
-    return a;
+    for (int m = 0; m < MODES; m++)
+        a->recent[m] = -1;
+    if (pdb_rs_new(db, "queue_exact", sizeof(stream_state), STREAMS_IN_MEMORY, SIZE_MAX,
+                   &a->streams[EXACT]) != PDB_OK ||
+        pdb_rs_new(db, "queue_hta", sizeof(stream_state), STREAMS_IN_MEMORY, SIZE_MAX,
+                   &a->streams[HTA]) != PDB_OK ||
+        pdb_rs_new(db, "queue_hist", sizeof(hist_rec), HIST_IN_MEMORY, SIZE_MAX, &a->hist) !=
+            PDB_OK ||
+        pdb_db_exec(db, tables_sql) != PDB_OK)
+        return PDB_ERR;
+    return PDB_OK;
 }
 
 /* HTA's runtime launch events (get_runtime_launch_events_mask); decided
@@ -155,154 +186,147 @@ bool pdb_queue_launch_name(const char *name)
 
 /* Streams --------------------------------------------------------------- */
 
-static stream_acc *stream_lookup(stream_set *s, sqlite3_value *device, sqlite3_value *stream,
-                                 int64_t hta_stream);
-
-/* Integer keys (the usual case) are found in a map before any key text is
- * built. */
-static stream_acc *stream_for(stream_set *s, sqlite3_value *device, sqlite3_value *stream,
-                              int64_t hta_stream)
+/* The number of a stream of mode m (exact: by device and stream value;
+ * hta: by HTA's stream number), -1 after a database error. Consecutive
+ * GPU events often share a stream: the last one is remembered. */
+static int64_t stream_for(pdb_queue_acc *a, int m, sqlite3_value *device, sqlite3_value *stream,
+                          int64_t hta_stream)
 {
-    bool ints = !device || (sqlite3_value_type(device) == SQLITE_INTEGER &&
-                            sqlite3_value_type(stream) == SQLITE_INTEGER);
-    int64_t key = device ? pdb_idmap_pair(sqlite3_value_int64(device), sqlite3_value_int64(stream))
-                         : hta_stream, i;
-    if (ints) {
-        for (int k = 0; k < 2; k++)
-            if (s->recent[k] && s->recent_key[k] == key)
-                return &s->v[s->recent[k] - 1];
-        if (!pdb_idmap_get(&s->ints, key, &i)) {
-            i = (int64_t)(stream_lookup(s, device, stream, hta_stream) - s->v) + 1;
-            pdb_idmap_put(&s->ints, key, i);
-        }
-        s->recent_key[1] = s->recent_key[0];
-        s->recent[1] = s->recent[0];
-        s->recent_key[0] = key;
-        s->recent[0] = i;
-        return &s->v[i - 1];
-    }
-    return stream_lookup(s, device, stream, hta_stream);
-}
-
-static stream_acc *stream_lookup(stream_set *s, sqlite3_value *device, sqlite3_value *stream,
-                                 int64_t hta_stream)
-{
-    char key[80];
-    size_t klen = 0;
-    if (device) {
-        size_t n1, n2;
-        pdb_value_key_cut(device, key, 32, &n1);
-        key[n1] = '\x1f';
-        pdb_value_key_cut(stream, key + n1 + 1, 32, &n2);
-        klen = n1 + 1 + n2;
+    pdb_buf_reset(&a->key);
+    if (m == EXACT) {
+        pdb_value_key(&a->key, device);
+        pdb_value_key(&a->key, stream);
     } else {
-        memcpy(key, &hta_stream, sizeof hta_stream);
-        klen = sizeof hta_stream;
+        unsigned char k[8];
+        pdb_rs_key_int(k, hta_stream);
+        pdb_buf_add(&a->key, k, sizeof k);
     }
-    for (size_t i = 0; i < s->n; i++)
-        if (s->v[i].klen == klen && memcmp(s->v[i].key, key, klen) == 0)
-            return &s->v[i];
-    if (s->n == s->cap) {
-        s->cap = s->cap ? s->cap * 2 : 8;
-        s->v = pdb_xrealloc(s->v, s->cap * sizeof *s->v);
-    }
-    stream_acc *st = &s->v[s->n++];
-    *st = (stream_acc){.klen = klen, .hta_stream = hta_stream};
-    memcpy(st->key, key, klen);
-    if (device) {
-        st->device = sqlite3_value_dup(device);
-        st->stream = sqlite3_value_dup(stream);
-    }
-    return st;
+    pdb_buf *r = &a->recent_key[m];
+    if (a->recent[m] >= 0 && r->len == a->key.len && memcmp(r->p, a->key.p, r->len) == 0)
+        return a->recent[m];
+    stream_state init = {0, 0, -1};
+    bool created;
+    int64_t h = pdb_rs_find(a->streams[m], a->key.p, a->key.len, &init, &created);
+    pdb_buf_reset(r);
+    pdb_buf_add(r, a->key.p, a->key.len);
+    a->recent[m] = h;
+    return h;
 }
 
-static void tq_add(tqueue *q, int64_t t)
+/* Heap order: earlier first; at equal times launches first (HTA's order);
+ * points that tie on both are interchangeable. */
+static bool before(const point *x, const point *y)
 {
-    if (q->head > 0 && q->head * 2 >= q->n) {
-        memmove(q->t, q->t + q->head, (q->n - q->head) * sizeof *q->t);
-        q->n -= q->head;
-        q->head = 0;
-    }
-    if (q->n == q->cap) {
-        q->cap = q->cap ? q->cap * 2 : 64;
-        q->t = pdb_xrealloc(q->t, q->cap * sizeof *q->t);
-    }
-    size_t i = q->n++;
-    while (i > q->head && t < q->t[i - 1]) {
-        q->t[i] = q->t[i - 1];
-        i--;
-    }
-    q->t[i] = t;
+    return x->t < y->t || (x->t == y->t && x->delta > y->delta);
 }
 
 /* Adds a point: +1 (a launch) or -1 (a GPU event start). */
-static void buffer_add(pdb_queue_acc *a, stream_acc *s, int64_t t, int delta)
+static void buffer_add(pdb_queue_acc *a, int m, int64_t stream, int64_t t, int delta)
 {
-    tq_add(&s->q[delta > 0 ? 0 : 1], t);
-    a->buffered++;
-    if (t < a->min_buffered)
-        a->min_buffered = t;
-}
-
-static void hist_add(stream_acc *s, int64_t value, int64_t points, int64_t dur)
-{
-    int64_t i;
-    if (!pdb_idmap_get(&s->hist, value, &i)) {
-        if (s->nvalues == s->vcap) {
-            s->vcap = s->vcap ? s->vcap * 2 : 16;
-            s->points = pdb_xrealloc(s->points, s->vcap * sizeof *s->points);
-            s->durs = pdb_xrealloc(s->durs, s->vcap * sizeof *s->durs);
-            s->values = pdb_xrealloc(s->values, s->vcap * sizeof *s->values);
-        }
-        i = (int64_t)s->nvalues++;
-        s->points[i] = s->durs[i] = 0;
-        s->values[i] = value;
-        pdb_idmap_put(&s->hist, value, i);
+    if (stream < 0)
+        return; /* a database error, reported when the rows are written */
+    if (a->nheap == a->heap_cap) {
+        a->heap_cap = a->heap_cap ? a->heap_cap * 2 : 256;
+        a->heap = pdb_xrealloc(a->heap, a->heap_cap * sizeof *a->heap);
     }
-    s->points[i] += points;
-    s->durs[i] += dur;
+    point p = {t, stream, (int8_t)delta, (uint8_t)m};
+    size_t i = a->nheap++;
+    while (i > 0 && before(&p, &a->heap[(i - 1) / 2])) {
+        a->heap[i] = a->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    a->heap[i] = p;
 }
 
-/* A final point: the previous one lasted until now. */
-static void final_point(stream_acc *s, const point *p)
+static point heap_pop(pdb_queue_acc *a)
 {
-    if (s->any)
-        hist_add(s, s->value, 0, p->t - s->prev_t);
-    s->any = true;
-    s->value += p->delta;
-    s->prev_t = p->t;
-    hist_add(s, s->value, 1, 0);
+    assert(a->nheap > 0);
+    point top = a->heap[0], last = a->heap[--a->nheap];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= a->nheap)
+            break;
+        if (c + 1 < a->nheap && before(&a->heap[c + 1], &a->heap[c]))
+            c++;
+        if (!before(&a->heap[c], &last))
+            break;
+        a->heap[i] = a->heap[c];
+        i = c;
+    }
+    if (a->nheap > 0)
+        a->heap[i] = last;
+    return top;
 }
 
-/* Points before the watermark w are final. */
+/* An integer of a key, as pdb_rs_key_int wrote it. */
+static int64_t key_int(const unsigned char *in)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v = v << 8 | in[i];
+    return (int64_t)v;
+}
+
+/* A final point of a stream followed in memory: the previous point lasted
+ * until now, and the new value gains a point. */
+static void final_in_memory(pdb_queue_acc *a, const point *p)
+{
+    pdb_recstore *streams = a->streams[p->mode];
+    stream_state s = *(const stream_state *)pdb_rs_read(streams, p->stream);
+    if (s.cur >= 0) {
+        hist_rec *h = pdb_rs_get(a->hist, s.cur);
+        pdb_sum(&h->dur, p->t - s.prev_t);
+    }
+    s.value += p->delta;
+    s.prev_t = p->t;
+    unsigned char key[HIST_KEY];
+    key[0] = p->mode;
+    pdb_rs_key_int(key + 1, p->stream);
+    pdb_rs_key_int(key + 9, s.value);
+    hist_rec zero = {0, 0};
+    bool created;
+    s.cur = pdb_rs_find(a->hist, key, sizeof key, &zero, &created);
+    if (s.cur >= 0) {
+        hist_rec *h = pdb_rs_get(a->hist, s.cur);
+        h->points++;
+    }
+    *(stream_state *)pdb_rs_get(streams, p->stream) = s;
+}
+
+/* A final point of a stream past the bound: appended to the table, its
+ * place in the series given by seq. */
+static void final_to_table(pdb_queue_acc *a, const point *p)
+{
+    if (a->err != PDB_OK)
+        return;
+    if (!a->ins_point) {
+        pdb_bound_passed("queue points sent to a table");
+        if (pdb_db_prepare(a->db, "INSERT INTO temp.pdb_queue_points VALUES (?,?,?,?,?)",
+                           &a->ins_point) != PDB_OK) {
+            a->err = PDB_ERR;
+            return;
+        }
+    }
+    sqlite3_bind_int64(a->ins_point, 1, a->seq++);
+    sqlite3_bind_int(a->ins_point, 2, p->mode);
+    sqlite3_bind_int64(a->ins_point, 3, p->stream);
+    sqlite3_bind_int64(a->ins_point, 4, p->t);
+    sqlite3_bind_int(a->ins_point, 5, p->delta);
+    if (pdb_db_step_done(a->db, a->ins_point) != PDB_OK)
+        a->err = PDB_ERR;
+}
+
+/* Points before the watermark w are final, in time order. */
 static void finalize(pdb_queue_acc *a, int64_t w)
 {
-    if (w <= a->min_buffered)
-        return;
-    int64_t min = INT64_MAX;
-    for (int m = 0; m < MODES; m++)
-        for (size_t i = 0; i < a->streams[m].n; i++) {
-            stream_acc *s = &a->streams[m].v[i];
-            /* Merge the two kinds: launches first at equal times. */
-            tqueue *l = &s->q[0], *g = &s->q[1];
-            for (;;) {
-                bool hl = l->head < l->n && l->t[l->head] < w;
-                bool hg = g->head < g->n && g->t[g->head] < w;
-                if (!hl && !hg)
-                    break;
-                point p;
-                if (hl && (!hg || l->t[l->head] <= g->t[g->head]))
-                    p = (point){l->t[l->head++], +1};
-                else
-                    p = (point){g->t[g->head++], -1};
-                final_point(s, &p);
-                a->buffered--;
-            }
-            for (int k = 0; k < 2; k++)
-                if (s->q[k].head < s->q[k].n && s->q[k].t[s->q[k].head] < min)
-                    min = s->q[k].t[s->q[k].head];
-        }
-    a->min_buffered = min;
+    while (a->nheap > 0 && a->heap[0].t < w) {
+        point p = heap_pop(a);
+        if (pdb_rs_in_memory(a->streams[p.mode], p.stream))
+            final_in_memory(a, &p);
+        else
+            final_to_table(a, &p);
+    }
 }
 
 /* Launches in flight ----------------------------------------------------- */
@@ -387,15 +411,14 @@ static void flight_done(pdb_queue_acc *a, flight *f)
 static void emit(pdb_queue_acc *a, const launch_info *l, const early_gpu *g)
 {
     if (g->exact_ok) {
-        stream_acc *s = stream_for(&a->streams[EXACT], g->pid, g->stream, 0);
-        buffer_add(a, s, l->ts, +1);
-        buffer_add(a, s, g->ts, -1);
+        int64_t s = stream_for(a, EXACT, g->pid, g->stream, 0);
+        buffer_add(a, EXACT, s, l->ts, +1);
+        buffer_add(a, EXACT, s, g->ts, -1);
     }
     if (g->hta_gpu && l->hta_ok) {
-        int64_t hs = pdb_hta_stream(g->stream);
-        stream_acc *s = stream_for(&a->streams[HTA], NULL, NULL, hs);
-        buffer_add(a, s, l->hta_ts, +1);
-        buffer_add(a, s, g->hta_start, -1);
+        int64_t s = stream_for(a, HTA, NULL, NULL, pdb_hta_stream(g->stream));
+        buffer_add(a, HTA, s, l->hta_ts, +1);
+        buffer_add(a, HTA, s, g->hta_start, -1);
     }
 }
 
@@ -496,7 +519,7 @@ static void add_gpu(pdb_queue_acc *a, const pdb_row *r)
     f->early[f->nearly++] = g;
 }
 
-void pdb_queue_acc_add(pdb_queue_acc *a, const pdb_row *r)
+int pdb_queue_acc_add(pdb_queue_acc *a, const pdb_row *r)
 {
     span(a, EXACT, r->ts);
     hta_span(a, r);
@@ -504,93 +527,125 @@ void pdb_queue_acc_add(pdb_queue_acc *a, const pdb_row *r)
         add_launch(a, r);
     else if (r->gpu && r->has_corr)
         add_gpu(a, r);
-    if (a->buffered >= FINALIZE_BATCH) /* points are final in any order of batches */
+    if (a->nheap >= FINALIZE_BATCH) /* points are final in any order of batches */
         finalize(a, watermark(a, r->ts));
+    return a->err;
 }
 
 /* Writing ---------------------------------------------------------------- */
 
-static int write_value(sqlite3_stmt *st, int m, const stream_acc *s, int64_t value,
-                       int64_t points, int64_t dur)
+static int insert_hist(sqlite3_stmt *st, int64_t mode, int64_t stream, int64_t value,
+                       int64_t points, int64_t dur, int64_t first)
 {
-    if (m == EXACT) {
-        sqlite3_bind_value(st, 4, s->device);
-        sqlite3_bind_value(st, 5, s->stream);
-    } else {
-        sqlite3_bind_null(st, 4);
-        sqlite3_bind_int64(st, 5, s->hta_stream);
-    }
-    sqlite3_bind_int64(st, 6, value);
-    sqlite3_bind_int64(st, 7, points);
-    sqlite3_bind_int64(st, 8, dur);
+    sqlite3_bind_int64(st, 1, mode);
+    sqlite3_bind_int64(st, 2, stream);
+    sqlite3_bind_int64(st, 3, value);
+    sqlite3_bind_int64(st, 4, points);
+    sqlite3_bind_int64(st, 5, dur);
+    sqlite3_bind_int64(st, 6, first);
     return pdb_db_step_done(sqlite3_db_handle(st), st);
 }
 
-static bool small_value(int64_t v)
+/* A histogram record of a stream followed in memory, to the table; its
+ * record number says when its value was first seen. */
+static int hist_to_table(int64_t h, const void *key, size_t klen, const void *rec, void *arg)
 {
-    return v >= -SMALL_NEG && v < SMALL_VALUES - SMALL_NEG;
+    const unsigned char *k = key;
+    const hist_rec *r = rec;
+    assert(klen == HIST_KEY);
+    (void)klen;
+    return insert_hist(arg, k[0], key_int(k + 1), key_int(k + 9), r->points, r->dur, h);
 }
 
-static int cmp_pair(const void *x, const void *y)
-{
-    const int64_t *a = x, *b = y; /* (value, index) */
-    return (a[0] > b[0]) - (a[0] < b[0]);
-}
+/* The histograms of the streams past the bound, from their points: per
+ * stream, in the order the points were made final, the running sum is the
+ * value after each point, which gains a point; the value before it gains
+ * the time since the previous point; a value's first point orders it. */
+static const char *const table_hist_sql =
+    "WITH w AS (SELECT mode, stream, seq, t, delta,"
+    "  sum(delta) OVER s AS value, lag(t) OVER s AS prev_t FROM temp.pdb_queue_points"
+    "  WINDOW s AS (PARTITION BY mode, stream ORDER BY seq ROWS UNBOUNDED PRECEDING))"
+    " INSERT INTO temp.pdb_queue_hist (mode, stream, value, points, dur, first)"
+    " SELECT mode, stream, v, sum(n), sum(d), min(f) FROM"
+    "  (SELECT mode, stream, value AS v, 1 AS n, 0 AS d, seq AS f FROM w"
+    "   UNION ALL SELECT mode, stream, value - delta, 0, t - prev_t, NULL FROM w"
+    "   WHERE prev_t IS NOT NULL)"
+    " GROUP BY mode, stream, v";
 
-/* A stream's rows in the order they always had: the values in the small
- * range ascending (those with points or time), then the others in the
- * order first seen. */
-static int write_stream(sqlite3_stmt *st, int m, stream_acc *s)
+/* Every stream's rows in the order they always had: by mode and stream
+ * number; in a stream, the values in [-64, 1024) ascending (those with
+ * points or time), then the others in the order first seen. */
+static const char *const rows_sql =
+    "SELECT mode, stream, value, points, dur FROM temp.pdb_queue_hist,"
+    " (SELECT ?1 AS lo, ?2 AS hi) WHERE points <> 0 OR dur <> 0 OR value NOT BETWEEN lo AND hi"
+    " ORDER BY mode, stream, value NOT BETWEEN lo AND hi,"
+    " CASE WHEN value BETWEEN lo AND hi THEN value ELSE first END";
+
+static int gather_hist(pdb_queue_acc *a)
 {
-    int64_t *order = pdb_xmalloc((s->nvalues + 1) * 2 * sizeof *order);
-    size_t n = 0;
-    for (size_t v = 0; v < s->nvalues; v++)
-        if (small_value(s->values[v])) {
-            order[2 * n] = s->values[v];
-            order[2 * n + 1] = (int64_t)v;
-            n++;
-        }
-    qsort(order, n, 2 * sizeof *order, cmp_pair);
-    int rc = PDB_OK;
-    for (size_t k = 0; k < n && rc == PDB_OK; k++) {
-        size_t v = (size_t)order[2 * k + 1];
-        if (s->points[v] || s->durs[v])
-            rc = write_value(st, m, s, s->values[v], s->points[v], s->durs[v]);
-    }
-    free(order);
-    for (size_t v = 0; v < s->nvalues && rc == PDB_OK; v++)
-        if (!small_value(s->values[v]))
-            rc = write_value(st, m, s, s->values[v], s->points[v], s->durs[v]);
+    sqlite3_stmt *st;
+    if (pdb_db_prepare(a->db, "INSERT INTO temp.pdb_queue_hist VALUES (?,?,?,?,?,?)", &st) !=
+        PDB_OK)
+        return PDB_ERR;
+    int rc = pdb_rs_each(a->hist, hist_to_table, st);
+    sqlite3_finalize(st);
+    if (rc == PDB_OK && a->ins_point)
+        rc = pdb_db_exec(a->db, table_hist_sql);
     return rc;
 }
 
-static int write_mode(pdb_queue_acc *a, sqlite3_stmt *st, int m)
+/* Binds a stream's device and stream values (exact) or HTA's number. */
+static void bind_stream(pdb_queue_acc *a, sqlite3_stmt *st, int m, int64_t stream)
 {
-    for (size_t i = 0; i < a->streams[m].n; i++)
-        if (write_stream(st, m, &a->streams[m].v[i]) != PDB_OK)
-            return PDB_ERR;
-    return PDB_OK;
+    size_t klen;
+    const unsigned char *k = pdb_rs_key(a->streams[m], stream, &klen);
+    if (m == EXACT) {
+        pdb_value_key_bind(st, 4, &k, &klen);
+        pdb_value_key_bind(st, 5, &k, &klen);
+        assert(klen == 0);
+    } else {
+        assert(klen == 8);
+        sqlite3_bind_null(st, 4);
+        sqlite3_bind_int64(st, 5, key_int(k));
+    }
 }
 
-int pdb_queue_acc_write(pdb_queue_acc *a, sqlite3 *db, int64_t run_id, int rank)
+static int write_rows(pdb_queue_acc *a, sqlite3_stmt *ins, int64_t run_id, int rank)
 {
     static const char *const modes[] = {"exact", "hta"};
-    finalize(a, watermark(a, INT64_MAX));
-    sqlite3_stmt *st, *sp;
-    if (pdb_db_prepare(db, "INSERT INTO analysis_queue VALUES (?,?,?,?,?,?,?,?)", &st) != PDB_OK)
+    sqlite3_stmt *st;
+    if (pdb_db_prepare(a->db, rows_sql, &st) != PDB_OK)
         return PDB_ERR;
-    if (pdb_db_prepare(db, "INSERT INTO analysis_queue_ranks VALUES (?,?,?,?,?,?)", &sp) !=
-        PDB_OK) {
-        sqlite3_finalize(st);
-        return PDB_ERR;
+    sqlite3_bind_int(st, 1, -SMALL_NEG);
+    sqlite3_bind_int(st, 2, SMALL_VALUES - SMALL_NEG - 1);
+    sqlite3_bind_int64(ins, 1, run_id);
+    sqlite3_bind_int(ins, 3, rank);
+    int rc = PDB_OK, step;
+    while (rc == PDB_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        int m = sqlite3_column_int(st, 0);
+        assert(m == EXACT || m == HTA);
+        sqlite3_bind_text(ins, 2, modes[m], -1, SQLITE_STATIC);
+        bind_stream(a, ins, m, sqlite3_column_int64(st, 1));
+        for (int c = 2; c < 5; c++)
+            sqlite3_bind_int64(ins, c + 4, sqlite3_column_int64(st, c));
+        rc = pdb_db_step_done(a->db, ins);
     }
+    if (rc == PDB_OK && step != SQLITE_DONE)
+        rc = pdb_db_fail(a->db, "launch queue rows");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int write_ranks(pdb_queue_acc *a, int64_t run_id, int rank)
+{
+    static const char *const modes[] = {"exact", "hta"};
+    sqlite3_stmt *sp;
+    if (pdb_db_prepare(a->db, "INSERT INTO analysis_queue_ranks VALUES (?,?,?,?,?,?)", &sp) !=
+        PDB_OK)
+        return PDB_ERR;
     int rc = PDB_OK;
     for (int m = 0; m < MODES && rc == PDB_OK; m++) {
-        sqlite3_bind_int64(st, 1, run_id);
-        sqlite3_bind_text(st, 2, modes[m], -1, SQLITE_STATIC);
-        sqlite3_bind_int(st, 3, rank);
-        rc = write_mode(a, st, m);
-        if (rc != PDB_OK || !a->any[m])
+        if (!a->any[m])
             continue;
         sqlite3_bind_int64(sp, 1, run_id);
         sqlite3_bind_text(sp, 2, modes[m], -1, SQLITE_STATIC);
@@ -598,10 +653,33 @@ int pdb_queue_acc_write(pdb_queue_acc *a, sqlite3 *db, int64_t run_id, int rank)
         sqlite3_bind_int64(sp, 4, m == HTA ? hta_start(a, a->first[m]) : a->first[m]);
         sqlite3_bind_int64(sp, 5, m == HTA ? hta_start(a, a->last[m]) : a->last[m]);
         sqlite3_bind_int64(sp, 6, a->late);
-        rc = pdb_db_step_done(db, sp);
+        rc = pdb_db_step_done(a->db, sp);
     }
-    sqlite3_finalize(st);
     sqlite3_finalize(sp);
+    return rc;
+}
+
+int pdb_queue_acc_write(pdb_queue_acc *a, int64_t run_id, int rank)
+{
+    finalize(a, watermark(a, INT64_MAX));
+    if (a->err != PDB_OK)
+        return PDB_ERR;
+    for (int m = 0; m < MODES; m++)
+        if (pdb_rs_error(a->streams[m]) != PDB_OK)
+            return PDB_ERR;
+    if (pdb_rs_error(a->hist) != PDB_OK || gather_hist(a) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_stmt *ins;
+    if (pdb_db_prepare(a->db, "INSERT INTO analysis_queue VALUES (?,?,?,?,?,?,?,?)", &ins) !=
+        PDB_OK)
+        return PDB_ERR;
+    int rc = write_rows(a, ins, run_id, rank);
+    sqlite3_finalize(ins);
+    if (rc == PDB_OK)
+        rc = write_ranks(a, run_id, rank);
+    if (rc == PDB_OK) /* the temporary tables' pages go back to the temp file's free list */
+        rc = pdb_db_exec(a->db, "DELETE FROM temp.pdb_queue_points;"
+                                " DELETE FROM temp.pdb_queue_hist;");
     return rc;
 }
 
@@ -610,20 +688,13 @@ void pdb_queue_acc_free(pdb_queue_acc *a)
     if (!a)
         return;
     for (int m = 0; m < MODES; m++) {
-        for (size_t i = 0; i < a->streams[m].n; i++) {
-            stream_acc *s = &a->streams[m].v[i];
-            sqlite3_value_free(s->device);
-            sqlite3_value_free(s->stream);
-            free(s->q[0].t);
-            free(s->q[1].t);
-            pdb_idmap_free(&s->hist);
-            free(s->points);
-            free(s->durs);
-            free(s->values);
-        }
-        free(a->streams[m].v);
-        pdb_idmap_free(&a->streams[m].ints);
+        pdb_rs_free(a->streams[m]);
+        pdb_buf_free(&a->recent_key[m]);
     }
+    pdb_rs_free(a->hist);
+    pdb_buf_free(&a->key);
+    free(a->heap);
+    sqlite3_finalize(a->ins_point);
     for (size_t i = 0; i < a->nflights; i++) {
         int64_t j;
         if (!pdb_idmap_get(&a->by_corr, a->flights[i].corr, &j) || (size_t)j != i)

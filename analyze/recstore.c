@@ -409,6 +409,12 @@ int64_t pdb_rs_count(const pdb_recstore *s)
     return s->count;
 }
 
+bool pdb_rs_in_memory(const pdb_recstore *s, int64_t h)
+{
+    assert(h >= 0 && h < s->count);
+    return h < s->nmem;
+}
+
 int64_t pdb_rs_spilled(const pdb_recstore *s)
 {
     return s->count - s->nmem;

@@ -45,6 +45,9 @@ const void *pdb_rs_read(pdb_recstore *s, int64_t h);
 /* The key of record h. */
 const void *pdb_rs_key(pdb_recstore *s, int64_t h, size_t *klen);
 int64_t pdb_rs_count(const pdb_recstore *s);
+/* Whether record h lives in memory: the first records created do, and stay
+ * there (a pass may follow those in memory and the others another way). */
+bool pdb_rs_in_memory(const pdb_recstore *s, int64_t h);
 /* Calls fn for every record in number order; fn may read the record but
  * not call this store. Stops at the first fn that does not return 0. */
 int pdb_rs_each(pdb_recstore *s,

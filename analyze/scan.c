@@ -185,23 +185,58 @@ void pdb_value_key(pdb_buf *b, sqlite3_value *v)
     }
 }
 
-void pdb_value_key_cut(sqlite3_value *v, char *buf, size_t cap, size_t *len)
+bool pdb_value_equal(sqlite3_value *a, sqlite3_value *b)
 {
-    int t = sqlite3_value_type(v);
-    buf[0] = (char)('0' + t);
-    *len = 1;
-    if (t == SQLITE_INTEGER || t == SQLITE_FLOAT) {
-        int64_t i = t == SQLITE_INTEGER ? sqlite3_value_int64(v) : 0;
-        double d = t == SQLITE_FLOAT ? sqlite3_value_double(v) : 0;
-        memcpy(buf + 1, t == SQLITE_INTEGER ? (const void *)&i : (const void *)&d, 8);
-        *len = 9;
-    } else if (t == SQLITE_TEXT || t == SQLITE_BLOB) {
-        size_t n = (size_t)sqlite3_value_bytes(v);
-        if (n > cap - 1)
-            n = cap - 1;
-        memcpy(buf + 1, sqlite3_value_text(v), n);
-        *len = 1 + n;
+    int t = sqlite3_value_type(a);
+    if (t != sqlite3_value_type(b))
+        return false;
+    if (t == SQLITE_INTEGER)
+        return sqlite3_value_int64(a) == sqlite3_value_int64(b);
+    if (t == SQLITE_FLOAT) {
+        double x = sqlite3_value_double(a), y = sqlite3_value_double(b);
+        return memcmp(&x, &y, sizeof x) == 0; /* as the keys compare: by bits */
     }
+    if (t == SQLITE_TEXT || t == SQLITE_BLOB) {
+        const void *p = sqlite3_value_blob(a), *q = sqlite3_value_blob(b);
+        size_t n = (size_t)sqlite3_value_bytes(a);
+        return n == (size_t)sqlite3_value_bytes(b) && (n == 0 || memcmp(p, q, n) == 0);
+    }
+    return true; /* both NULL */
+}
+
+void pdb_value_key_bind(sqlite3_stmt *st, int col, const unsigned char **key, size_t *len)
+{
+    assert(*len >= 1);
+    int t = **key - '0';
+    const unsigned char *p = *key + 1;
+    size_t left = *len - 1;
+    if (t == SQLITE_INTEGER || t == SQLITE_FLOAT) {
+        assert(left >= 8);
+        int64_t i;
+        double d;
+        memcpy(t == SQLITE_INTEGER ? (void *)&i : (void *)&d, p, 8);
+        if (t == SQLITE_INTEGER)
+            sqlite3_bind_int64(st, col, i);
+        else
+            sqlite3_bind_double(st, col, d);
+        p += 8, left -= 8;
+    } else if (t == SQLITE_TEXT || t == SQLITE_BLOB) {
+        uint64_t n;
+        assert(left >= sizeof n);
+        memcpy(&n, p, sizeof n);
+        p += sizeof n, left -= sizeof n;
+        assert(n <= left);
+        if (t == SQLITE_TEXT)
+            sqlite3_bind_text64(st, col, (const char *)p, n, SQLITE_TRANSIENT, SQLITE_UTF8);
+        else
+            sqlite3_bind_blob64(st, col, n ? (const void *)p : "", n, SQLITE_TRANSIENT);
+        p += n, left -= n;
+    } else {
+        assert(t == SQLITE_NULL);
+        sqlite3_bind_null(st, col);
+    }
+    *key = p;
+    *len = left;
 }
 
 typedef struct {
@@ -352,9 +387,10 @@ static int fail_overflow(sqlite3 *db, int64_t trace_id)
 int pdb_analyze_trace(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank)
 {
     id_cache names = {0}, cats = {0};
-    accs a = {{NULL, NULL}, {pdb_idle_acc_new(false), pdb_idle_acc_new(true)}, NULL, NULL, NULL,
-              NULL, {0}};
+    accs a = {{NULL, NULL}, {NULL, NULL}, NULL, NULL, NULL, NULL, {0}};
     int rc = cache_init(db, &names, classify_name, sizeof(pdb_name_info));
+    for (int m = 0; m < 2 && rc == PDB_OK; m++)
+        rc = pdb_idle_acc_new(db, m == 1, &a.idle[m]);
     if (rc == PDB_OK)
         rc = cache_init(db, &cats, classify_cat, sizeof(pdb_cat_info));
     for (int m = 0; m < 2 && rc == PDB_OK; m++)

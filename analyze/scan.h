@@ -88,7 +88,7 @@ void pdb_gpu_acc_free(pdb_gpu_acc *a);
 
 /* GPU idle time per stream. */
 typedef struct pdb_idle_acc pdb_idle_acc;
-pdb_idle_acc *pdb_idle_acc_new(bool hta);
+int pdb_idle_acc_new(sqlite3 *db, bool hta, pdb_idle_acc **out);
 void pdb_idle_acc_add(pdb_idle_acc *a, sqlite3_value *stream, int64_t start, int64_t end,
                       bool has_launch, int64_t launch);
 int pdb_idle_acc_write(pdb_idle_acc *a, sqlite3 *db, int64_t run_id, int rank);
@@ -156,10 +156,12 @@ void pdb_sum_sub(int64_t *sum, int64_t v);
 /* Appends a value of pid, tid or stream to b as hashable bytes: a type tag
  * and the whole value (two names that share a long prefix stay apart). */
 void pdb_value_key(pdb_buf *b, sqlite3_value *v);
-/* The same bytes in a fixed buffer, the text cut to cap - 1 bytes: two
- * names that share that prefix get one key. Only the passes written before
- * whole keys use it (critical path, queue lengths, memory, kernel
- * sequences); they are to move to pdb_value_key. */
-void pdb_value_key_cut(sqlite3_value *v, char *buf, size_t cap, size_t *len);
+/* Whether two values of pid, tid or stream are the same: the same type and
+ * the same whole value (the keys pdb_value_key makes would be equal). */
+bool pdb_value_equal(sqlite3_value *a, sqlite3_value *b);
+/* Binds the value whose key starts at *key (len bytes left) to column col
+ * of st, as pdb_value_key wrote it (same type, same bytes), and moves *key
+ * and *len past it: keys kept in a table give their values back. */
+void pdb_value_key_bind(sqlite3_stmt *st, int col, const unsigned char **key, size_t *len);
 
 #endif

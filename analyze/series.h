@@ -25,12 +25,14 @@ void pdb_series_acc_free(pdb_series_acc *a);
 
 /* Queue length (analysis_queue, analysis_queue_ranks). */
 typedef struct pdb_queue_acc pdb_queue_acc;
-pdb_queue_acc *pdb_queue_acc_new(const pdb_hta_mode *hta);
-void pdb_queue_acc_add(pdb_queue_acc *a, const pdb_row *r);
+/* Makes its temporary tables: call before the scan's query starts. */
+int pdb_queue_acc_new(sqlite3 *db, const pdb_hta_mode *hta, pdb_queue_acc **out);
+/* PDB_ERR after a database error (the message recorded). */
+int pdb_queue_acc_add(pdb_queue_acc *a, const pdb_row *r);
 /* Whether a name is one of HTA's runtime launch events; decided once per
  * name by the scan's name classification. */
 bool pdb_queue_launch_name(const char *name);
-int pdb_queue_acc_write(pdb_queue_acc *a, sqlite3 *db, int64_t run_id, int rank);
+int pdb_queue_acc_write(pdb_queue_acc *a, int64_t run_id, int rank);
 void pdb_queue_acc_free(pdb_queue_acc *a);
 
 /* Memory bandwidth over time, on demand (bw_pass.c; not part of the

@@ -18,21 +18,23 @@ int pdb_series_acc_new(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank,
                        const pdb_hta_mode *hta, pdb_series_acc **out)
 {
     pdb_series_acc *a = pdb_xcalloc(1, sizeof *a);
-    *a = (pdb_series_acc){.db = db, .run_id = run_id, .rank = rank,
-                          .queue = pdb_queue_acc_new(hta)};
+    *a = (pdb_series_acc){.db = db, .run_id = run_id, .rank = rank};
     *out = a;
+    if (pdb_queue_acc_new(db, hta, &a->queue) != PDB_OK)
+        return PDB_ERR;
     return pdb_memory_acc_new(db, run_id, trace_id, rank, &a->memory);
 }
 
 int pdb_series_acc_add(pdb_series_acc *a, const pdb_row *r)
 {
-    pdb_queue_acc_add(a->queue, r);
+    if (pdb_queue_acc_add(a->queue, r) != PDB_OK)
+        return PDB_ERR;
     return pdb_memory_acc_add(a->memory, r);
 }
 
 int pdb_series_acc_write(pdb_series_acc *a)
 {
-    if (pdb_queue_acc_write(a->queue, a->db, a->run_id, a->rank) != PDB_OK)
+    if (pdb_queue_acc_write(a->queue, a->run_id, a->rank) != PDB_OK)
         return PDB_ERR;
     return pdb_memory_acc_write(a->memory);
 }

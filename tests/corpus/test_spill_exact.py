@@ -2,10 +2,12 @@
 
 Readers and passes keep bounded state in memory and move the rest to
 SQLite (interned strings, open B events, per-name records, op stacks,
-step windows, step buckets, launches in flight). Real traces seldom pass a
-bound, so PROFDB_SPILL_TEST=1 makes every bound a handful and each trace
-here is ingested twice, normally and so: every raw table and every
-analysis table must hold the same rows. The traces are generated in each
+step windows, step buckets, launches in flight, the launch queue's
+streams). Real traces seldom pass a bound, so PROFDB_SPILL_TEST=1 makes
+every bound a handful and each trace here is ingested twice, normally and
+so: every raw table and every analysis table must hold the same rows
+(analysis_queue in the same order too: its rows are written in an order
+that the spilled streams' path must keep). The traces are generated in each
 hostile shape (distinct names, a thread per event with B events all open
 at once, many streams, many short steps), a typical trace, a hand-made B/E
 trace with nesting, unmatched and reversed pairs and a thread nested past
@@ -48,7 +50,8 @@ TABLES = {
                        " LEFT JOIN strings m ON m.id = x.module",
 }
 for t in ("analysis_gpu", "analysis_kernel_types", "analysis_kernels", "analysis_ops",
-          "analysis_steps", "analysis_idle", "analysis_annotations"):
+          "analysis_steps", "analysis_idle", "analysis_annotations", "analysis_queue",
+          "analysis_queue_ranks"):
     TABLES[t] = f"SELECT r.name, x.* FROM {t} x JOIN runs r USING (run_id)"
 
 
@@ -63,15 +66,25 @@ PATHS = {
     "launches in flight sent to a table",
     "pdb_rs_ops", "pdb_rs_nodes", "pdb_rs_kernels", "pdb_rs_kernels_hta",
     "pdb_rs_ranges", "pdb_rs_ranges_hta",
+    "pdb_rs_queue_exact", "pdb_rs_queue_hta", "pdb_rs_queue_hist",
+    "queue points sent to a table", "pdb_rs_idle", "pdb_rs_idle_hta",
 }
 
 
-def rows(db, sql):
+# Tables whose rows must also come in the same order (by rowid).
+ORDERED = {
+    "analysis_queue (in order)": "SELECT r.name, x.* FROM analysis_queue x"
+                                 " JOIN runs r USING (run_id) ORDER BY x.rowid",
+}
+
+
+def rows(db, sql, ordered=False):
     p = subprocess.run([PROFDB, "--db", db, "sql", "--format", "json", sql],
                        capture_output=True, text=True, check=True)
     # run ids and row ids may differ; everything else must not
-    return sorted(json.dumps({k: v for k, v in r.items() if k not in ("run_id",)},
-                             sort_keys=True) for r in json.loads(p.stdout or "[]"))
+    got = [json.dumps({k: v for k, v in r.items() if k not in ("run_id",)}, sort_keys=True)
+           for r in json.loads(p.stdout or "[]")]
+    return got if ordered else sorted(got)
 
 
 def ingest(db, run_name, path, spill):
@@ -200,6 +213,10 @@ def compare(c, tmp, inputs, paths=PATHS, may_be_empty=()):
         if table not in may_be_empty:
             c.true(f"{table}: rows to compare", len(want) > 0)
         c.eq(f"{table}: the same {len(want)} rows with every bound tiny", rows(small, sql), want)
+    for table, sql in ORDERED.items():
+        want = rows(normal, sql, ordered=True)
+        c.eq(f"{table}: the same {len(want)} rows with every bound tiny",
+             rows(small, sql, ordered=True), want)
 
 
 def main():
