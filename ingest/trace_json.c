@@ -480,7 +480,9 @@ static void begin_event(parser *p)
     pdb_trace_event *ev = p->ev;
     pdb_buf arena = ev->arena;
     pdb_buf_reset(&arena);
-    memset(ev, 0, sizeof *ev);
+    /* Counter series past nseries are never read: clearing them (1.5 KB of
+     * the event's 2.4) per event would cost more than the rest of it. */
+    memset(ev, 0, offsetof(pdb_trace_event, series));
     ev->arena = arena;
     ev->offset = offset_now(p) - 1;
     p->st = S_EVENT;
@@ -690,16 +692,31 @@ static bool hex4(const unsigned char *s, unsigned *cp)
  * (see the file comment); a pair (high then low) stays. Returns how many
  * bytes can go to yajl now: an escape cut by the end of buf is kept for the
  * next chunk, unless this is the last. */
+/* The next byte from i that the escape scanner must look at: a quote, or
+ * inside a string also a backslash; n when there is none. The scanner sees
+ * every byte of the input, and memchr passes over the rest several times
+ * faster than a loop testing each byte. */
+static size_t next_special(const unsigned char *buf, size_t i, size_t n, bool in_string)
+{
+    const unsigned char *quote = memchr(buf + i, '"', n - i);
+    size_t end = quote ? (size_t)(quote - buf) : n;
+    if (in_string) {
+        const unsigned char *escape = memchr(buf + i, '\\', end - i);
+        if (escape)
+            return (size_t)(escape - buf);
+    }
+    return end;
+}
+
 static size_t fix_surrogates(parser *p, unsigned char *buf, size_t n, bool last)
 {
-    for (size_t i = 0; i < n;) {
-        unsigned char c = buf[i];
-        if (!p->in_string || c != '\\') {
-            if (c == '"')
-                p->in_string = !p->in_string;
+    for (size_t i = 0; (i = next_special(buf, i, n, p->in_string)) < n;) {
+        if (buf[i] == '"') {
+            p->in_string = !p->in_string;
             i++;
             continue;
         }
+        assert(p->in_string && buf[i] == '\\');
         unsigned cp, lo;
         if (i + 1 >= n || (buf[i + 1] == 'u' && i + 6 > n))
             return last ? n : i;
@@ -816,6 +833,7 @@ static int finish_parse(parser *p)
 static void *parse_thread(void *arg)
 {
     parser *p = arg;
+    pthread_setname_np(pthread_self(), "profdb-parse"); /* for top and perf */
     int rc = parse_all(p);
     if (rc == PDB_OK)
         rc = finish_parse(p);
