@@ -16,7 +16,13 @@
  * escapes of lone surrogates are rewritten to \ufffd
  * before yajl sees them (same length: byte offsets stay true), and every
  * string with invalid UTF-8 is stored with U+FFFD in place of each bad
- * sequence. Both are counted, and the ingest warns. */
+ * sequence. Both are counted, and the ingest warns.
+ *
+ * By default the parsing runs on a thread of its own (read_pipelined): the
+ * events go through a bounded queue (trace_queue.h) to the calling thread,
+ * which owns the database connection and stores them, in the same order
+ * and with the same errors as when one thread does both
+ * (PROFDB_PIPELINE=0). */
 #define _GNU_SOURCE /* memmem */
 #include "ingest/readers.h"
 #include "ingest/trace_event.h"
@@ -492,6 +498,7 @@ static int end_event(parser *p)
 {
     p->st = S_EVENTS;
     int rc = p->q ? pdb_tq_commit(p->q) : pdb_trace_store_event(p->store, p->ev);
+    p->ev = &p->own_ev; /* a committed slot belongs to the store thread */
     if (rc != PDB_OK) {
         p->failed = true;
         return 0;
