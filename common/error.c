@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
-static char errbuf[2048];
+/* One message per thread: a trace's parser thread (ingest/trace_json.c)
+ * records its own, which the thread that reports copies. */
+static _Thread_local char errbuf[2048];
 
 /* Formats into a scratch buffer first: callers may pass pdb_errmsg() itself
  * as an argument ("cannot store event: %s"), which must not overlap the

@@ -8,6 +8,7 @@
 #define PDB_INGEST_H
 
 #include <sqlite3.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -30,6 +31,9 @@ typedef struct pdb_source {
     int64_t records;        /* records stored; the reader counts them */
     pdb_strmap *skips;      /* reason -> count */
     int64_t text_replaced;  /* strings stored with U+FFFD for invalid UTF-8 (a warning) */
+    /* While another thread reads the input (trace_json.c's pipeline): the
+     * bytes it has read, which progress shows instead of asking the input. */
+    const atomic_llong *raw_read;
 } pdb_source;
 
 /* Interns a string for this session; ids are rows of the strings table. */

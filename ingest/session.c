@@ -56,7 +56,10 @@ typedef pdb_job_list job_list;
 
 /* ---- interruption and waiting ------------------------------------------ */
 
-static volatile sig_atomic_t interrupted; /* the signal number, 0 if none */
+/* The signal number, 0 if none. Atomic (lock-free, so safe in a handler):
+ * the handler may run on the trace parser's thread (trace_json.c) while
+ * this thread reads it in SQLite's progress handler. */
+static atomic_int interrupted;
 
 static void on_signal(int sig)
 {
@@ -217,8 +220,10 @@ void pdb_progress(pdb_source *src, int64_t records)
         return;
     ss->last_progress = t;
     ss->progress_shown = true;
-    fprintf(stderr, "\r\033[K%s: %.1f MB read, %lld records", src->path,
-            pdb_input_raw_bytes(src->in) / 1e6, (long long)records);
+    int64_t raw = src->raw_read ? atomic_load_explicit(src->raw_read, memory_order_relaxed)
+                                : pdb_input_raw_bytes(src->in);
+    fprintf(stderr, "\r\033[K%s: %.1f MB read, %lld records", src->path, raw / 1e6,
+            (long long)records);
     fflush(stderr);
 }
 
