@@ -87,7 +87,7 @@ static int on_delay(void *arg, const pdb_op_kernels_row *r)
 
 static int launch_by_op(pdb_report_ctx *ctx, const char *mode)
 {
-    sqlite3_stmt *ins, *traces;
+    sqlite3_stmt *ins, *traces = NULL; /* sqlite3_prepare_v2 sets NULL on failure */
     if (pdb_db_exec(ctx->db, pdb_report_sql("trace_launch.create_op_delays")) != PDB_OK ||
         pdb_db_prepare(ctx->db, "INSERT INTO temp.op_delays VALUES (?,?,?,?,?,?,?)", &ins) !=
             PDB_OK)
@@ -104,8 +104,7 @@ static int launch_by_op(pdb_report_ctx *ctx, const char *mode)
         if (rc == PDB_OK && why)
             fprintf(stderr, "profdb: launch --by op, rank %d: %s\n", rank, why);
     }
-    if (rc == PDB_OK)
-        sqlite3_finalize(traces);
+    sqlite3_finalize(traces); /* on errors too: an open statement keeps the connection open */
     sqlite3_finalize(ins);
     return rc == PDB_OK ? pdb_trace_query(ctx, "trace_launch.op_delays", mode, NULL) : PDB_ERR;
 }
@@ -149,7 +148,7 @@ int pdb_report_kernel_sequences(pdb_report_ctx *ctx)
         sqlite3_finalize(st);
         /* none qualifies: an empty result (every format still parses) and why, below */
     }
-    sqlite3_stmt *ins, *traces;
+    sqlite3_stmt *ins, *traces = NULL; /* sqlite3_prepare_v2 sets NULL on failure */
     int rc = pdb_db_exec(ctx->db, pdb_report_sql("trace_launch.create_sequences"));
     if (rc == PDB_OK)
         rc = pdb_db_prepare(ctx->db, "INSERT INTO temp.kernel_sequences VALUES (?,?,?,?,?,?,?)",
@@ -172,8 +171,7 @@ int pdb_report_kernel_sequences(pdb_report_ctx *ctx)
         if (rc == PDB_OK && why)
             fprintf(stderr, "profdb: kernel-sequences, rank %d: %s\n", rank, why);
     }
-    if (rc == PDB_OK)
-        sqlite3_finalize(traces);
+    sqlite3_finalize(traces); /* on errors too: an open statement keeps the connection open */
     sqlite3_finalize(ins);
     if (rc == PDB_OK)
         rc = pdb_trace_query(ctx, "trace_launch.sequences", mode, NULL);
