@@ -85,13 +85,16 @@ static int on_delay(void *arg, const pdb_op_kernels_row *r)
     return pdb_db_step_done(sqlite3_db_handle(st), st);
 }
 
-static int launch_by_op(pdb_report_ctx *ctx, const char *mode)
+/* One rank's rows into the temp table (arg: what the rows need). */
+typedef int (*rank_fn)(pdb_report_ctx *ctx, bool hta, int64_t trace_id, int rank, void *arg,
+                       const char **why);
+
+/* Runs fn on each trace (rank) of the run in rank order, printing the
+ * reason a rank has no rows (HTA's errors) as a note; stops at an error. */
+static int each_rank(pdb_report_ctx *ctx, const char *mode, const char *what, rank_fn fn,
+                     void *arg)
 {
-    sqlite3_stmt *ins, *traces = NULL; /* sqlite3_prepare_v2 sets NULL on failure */
-    if (pdb_db_exec(ctx->db, pdb_report_sql("trace_launch.create_op_delays")) != PDB_OK ||
-        pdb_db_prepare(ctx->db, "INSERT INTO temp.op_delays VALUES (?,?,?,?,?,?,?)", &ins) !=
-            PDB_OK)
-        return PDB_ERR;
+    sqlite3_stmt *traces = NULL; /* sqlite3_prepare_v2 sets NULL on failure */
     int rc = pdb_db_prepare(ctx->db, "SELECT trace_id, rank FROM traces WHERE run_id = ?"
                                      " ORDER BY rank", &traces);
     if (rc == PDB_OK)
@@ -99,12 +102,28 @@ static int launch_by_op(pdb_report_ctx *ctx, const char *mode)
     while (rc == PDB_OK && sqlite3_step(traces) == SQLITE_ROW) {
         const char *why;
         int rank = sqlite3_column_int(traces, 1);
-        rc = pdb_op_delays(ctx->db, ctx->run_id, sqlite3_column_int64(traces, 0), rank,
-                           strcmp(mode, "hta") == 0, on_delay, ins, &why);
+        rc = fn(ctx, strcmp(mode, "hta") == 0, sqlite3_column_int64(traces, 0), rank, arg, &why);
         if (rc == PDB_OK && why)
-            fprintf(stderr, "profdb: launch --by op, rank %d: %s\n", rank, why);
+            fprintf(stderr, "profdb: %s, rank %d: %s\n", what, rank, why);
     }
     sqlite3_finalize(traces); /* on errors too: an open statement keeps the connection open */
+    return rc;
+}
+
+static int rank_op_delays(pdb_report_ctx *ctx, bool hta, int64_t trace_id, int rank, void *ins,
+                          const char **why)
+{
+    return pdb_op_delays(ctx->db, ctx->run_id, trace_id, rank, hta, on_delay, ins, why);
+}
+
+static int launch_by_op(pdb_report_ctx *ctx, const char *mode)
+{
+    sqlite3_stmt *ins;
+    if (pdb_db_exec(ctx->db, pdb_report_sql("trace_launch.create_op_delays")) != PDB_OK ||
+        pdb_db_prepare(ctx->db, "INSERT INTO temp.op_delays VALUES (?,?,?,?,?,?,?)", &ins) !=
+            PDB_OK)
+        return PDB_ERR;
+    int rc = each_rank(ctx, mode, "launch --by op", rank_op_delays, ins);
     sqlite3_finalize(ins);
     return rc == PDB_OK ? pdb_trace_query(ctx, "trace_launch.op_delays", mode, NULL) : PDB_ERR;
 }
@@ -121,6 +140,20 @@ static int on_sequence(void *arg, const pdb_op_kernels_row *r)
     sqlite3_bind_int64(st, 6, r->gpu_ns);
     sqlite3_bind_int64(st, 7, r->cpu_ns);
     return pdb_db_step_done(sqlite3_db_handle(st), st);
+}
+
+struct sequences_arg {
+    sqlite3_stmt *ins;
+    const char *op;
+};
+
+static int rank_sequences(pdb_report_ctx *ctx, bool hta, int64_t trace_id, int rank, void *arg,
+                          const char **why)
+{
+    const struct sequences_arg *a = arg;
+    return pdb_kernel_sequences(ctx->db, trace_id, rank, hta, a->op,
+                                ctx->min_len > 0 ? (int)ctx->min_len : 3, on_sequence, a->ins,
+                                why);
 }
 
 int pdb_report_kernel_sequences(pdb_report_ctx *ctx)
@@ -148,7 +181,7 @@ int pdb_report_kernel_sequences(pdb_report_ctx *ctx)
         sqlite3_finalize(st);
         /* none qualifies: an empty result (every format still parses) and why, below */
     }
-    sqlite3_stmt *ins, *traces = NULL; /* sqlite3_prepare_v2 sets NULL on failure */
+    sqlite3_stmt *ins;
     int rc = pdb_db_exec(ctx->db, pdb_report_sql("trace_launch.create_sequences"));
     if (rc == PDB_OK)
         rc = pdb_db_prepare(ctx->db, "INSERT INTO temp.kernel_sequences VALUES (?,?,?,?,?,?,?)",
@@ -157,21 +190,9 @@ int pdb_report_kernel_sequences(pdb_report_ctx *ctx)
         free(op);
         return PDB_ERR;
     }
-    rc = pdb_db_prepare(ctx->db, "SELECT trace_id, rank FROM traces WHERE run_id = ?"
-                                 " ORDER BY rank", &traces);
-    if (rc == PDB_OK)
-        sqlite3_bind_int64(traces, 1, ctx->run_id);
-    while (rc == PDB_OK && (ctx->op || op) && sqlite3_step(traces) == SQLITE_ROW) {
-        const char *why;
-        int rank = sqlite3_column_int(traces, 1);
-        rc = pdb_kernel_sequences(ctx->db, sqlite3_column_int64(traces, 0), rank,
-                                  strcmp(mode, "hta") == 0, ctx->op ? ctx->op : op,
-                                  ctx->min_len > 0 ? (int)ctx->min_len : 3, on_sequence, ins,
-                                  &why);
-        if (rc == PDB_OK && why)
-            fprintf(stderr, "profdb: kernel-sequences, rank %d: %s\n", rank, why);
-    }
-    sqlite3_finalize(traces); /* on errors too: an open statement keeps the connection open */
+    struct sequences_arg arg = {ins, ctx->op ? ctx->op : op};
+    if (arg.op)
+        rc = each_rank(ctx, mode, "kernel-sequences", rank_sequences, &arg);
     sqlite3_finalize(ins);
     if (rc == PDB_OK)
         rc = pdb_trace_query(ctx, "trace_launch.sequences", mode, NULL);
