@@ -15,10 +15,18 @@
  * Memory is bounded: one open chunk per cached series, and at most
  * MAX_SERIES series are cached; past that every chunk is written and the
  * cache starts again (a series met again gets a second row, which the views
- * read like the first). */
+ * read like the first).
+ *
+ * Rows are inserted through a row queue (common/rowq.h): while the file is
+ * read, a writer thread executes the inserts, so parsing and SQLite run
+ * side by side. Rows are numbered here, ahead of their insert (series,
+ * contexts and chunks continue from the largest id stored), so nothing
+ * waits for a rowid. pdb_sl_end_reading() stops the thread before the
+ * passes after the file, which query the connection themselves. */
 #include "ingest/steplog_store.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "common/rowq.h"
 #include "common/strbuf.h"
 #include "common/strmap.h"
 #include "common/xalloc.h"
@@ -60,6 +68,8 @@ typedef struct {
 
 struct pdb_sl_store {
     pdb_source *src;
+    pdb_rowq *q;        /* every insert goes through it */
+    int64_t next_series, next_chunk; /* the ids of the next rows */
     sqlite3_stmt *ins_ctx, *ins_ctx_batch, *ins_series, *ins_chunk, *ins_sum;
     pdb_strmap *keys; /* series key bytes -> index in s */
     series *s;
@@ -81,7 +91,7 @@ struct pdb_sl_store {
 pdb_sl_store *pdb_sl_open(pdb_source *src)
 {
     char sql[1024];
-    int n = snprintf(sql, sizeof sql, "INSERT INTO steplog_chunks VALUES (NULL,?,?,?,?,?,?,?,?");
+    int n = snprintf(sql, sizeof sql, "INSERT INTO steplog_chunks VALUES (?,?,?,?,?,?,?,?,?");
     for (int i = 0; i < PDB_SL_CHUNK; i++)
         n += snprintf(sql + n, sizeof sql - (size_t)n, ",?");
     snprintf(sql + n, sizeof sql - (size_t)n, ")");
@@ -97,11 +107,15 @@ pdb_sl_store *pdb_sl_open(pdb_source *src)
         pdb_db_prepare(db, "INSERT INTO steplog_contexts VALUES (?,?,?,?,?,?)", &st->ins_ctx) !=
             PDB_OK ||
         pdb_db_prepare(db, ctx_batch_sql, &st->ins_ctx_batch) != PDB_OK ||
-        pdb_db_prepare(db, "INSERT INTO steplog_series (run_id, source_id, kind, rank, loader,"
-                           " split, metric, unit, agg, raw_name, ctx_base)"
-                           " VALUES (?,?,?,?,?,?,?,?,?,?,?)", &st->ins_series) != PDB_OK ||
+        pdb_db_prepare(db, "INSERT INTO steplog_series (series_id, run_id, source_id, kind,"
+                           " rank, loader, split, metric, unit, agg, raw_name, ctx_base)"
+                           " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", &st->ins_series) != PDB_OK ||
         pdb_db_query_int(db, "SELECT coalesce(max(ctx_id), 0) FROM steplog_contexts", 0,
                          &st->ctx_base) != PDB_OK ||
+        pdb_db_query_int(db, "SELECT coalesce(max(series_id), 0) FROM steplog_series", 0,
+                         &st->next_series) != PDB_OK ||
+        pdb_db_query_int(db, "SELECT coalesce(max(chunk_id), 0) FROM steplog_chunks", 0,
+                         &st->next_chunk) != PDB_OK ||
         pdb_db_exec(db, "CREATE TEMP TABLE IF NOT EXISTS steplog_summary (series_id INTEGER"
                         " PRIMARY KEY, f_record, f_pos, f_step, f_window, f_chunk, f_slot,"
                         " s_record, s_pos, s_step, s_window, n, ndec, x1, c1, xn, cn, r1, p1);"
@@ -112,7 +126,10 @@ pdb_sl_store *pdb_sl_open(pdb_source *src)
         return NULL;
     }
     st->next_ctx = st->ctx_base + 1;
+    st->next_series++;
+    st->next_chunk++;
     st->keys = pdb_strmap_new();
+    st->q = pdb_rowq_new(db, pdb_rowq_threads_wanted());
     return st;
 }
 
@@ -120,6 +137,7 @@ void pdb_sl_close(pdb_sl_store *st)
 {
     if (!st)
         return;
+    pdb_rowq_free(st->q); /* before the statements it may still execute */
     pdb_db_release(st->ins_chunk);
     pdb_db_release(st->ins_ctx);
     pdb_db_release(st->ins_ctx_batch);
@@ -156,26 +174,39 @@ static bool same_ctx(const pdb_sl_ctx *a, const pdb_sl_ctx *b)
            a->has_wall == b->has_wall && a->wall == b->wall;
 }
 
-/* Binds context c (as stored) with id as the 6 parameters from `first`. */
-static void bind_ctx(const pdb_sl_store *st, sqlite3_stmt *q, int first, const pdb_sl_ctx *c,
-                     int64_t id)
+static void row_int_or_null(pdb_rowq *q, bool has, int64_t v)
 {
+    if (has)
+        pdb_rowq_int(q, v);
+    else
+        pdb_rowq_null(q);
+}
+
+static void row_text_or_null(pdb_rowq *q, const char *s)
+{
+    if (s)
+        pdb_rowq_text(q, s, strlen(s));
+    else
+        pdb_rowq_null(q);
+}
+
+/* Context c (as stored) with id as the row's next 6 parameters. */
+static void row_ctx(const pdb_sl_store *st, const pdb_sl_ctx *c, int64_t id)
+{
+    pdb_rowq *q = st->q;
     /* record and line as offsets: 0 (no bytes) in the common case */
-    sqlite3_bind_null(q, first); /* SQLite numbers it: ctx_base + k, checked below */
-    sqlite3_bind_int64(q, first + 1, (id - st->ctx_base) - c->record);
-    sqlite3_bind_int64(q, first + 2, c->line - c->record);
-    if (c->has_step)
-        sqlite3_bind_int64(q, first + 3, c->step);
-    else
-        sqlite3_bind_null(q, first + 3);
+    pdb_rowq_int(q, id);
+    pdb_rowq_int(q, (id - st->ctx_base) - c->record);
+    pdb_rowq_int(q, c->line - c->record);
+    row_int_or_null(q, c->has_step, c->step);
     if (c->has_epoch)
-        sqlite3_bind_double(q, first + 4, c->epoch);
+        pdb_rowq_double(q, c->epoch);
     else
-        sqlite3_bind_null(q, first + 4);
+        pdb_rowq_null(q);
     if (c->has_wall)
-        sqlite3_bind_double(q, first + 5, c->wall);
+        pdb_rowq_double(q, c->wall);
     else
-        sqlite3_bind_null(q, first + 5);
+        pdb_rowq_null(q);
 }
 
 /* Inserts the held contexts: a full batch in one statement, else one by one. */
@@ -183,19 +214,17 @@ static int write_contexts(pdb_sl_store *st)
 {
     int rc = PDB_OK;
     if (st->nheld == CTX_BATCH) {
+        pdb_rowq_begin(st->q, st->ins_ctx_batch, 0);
         for (int i = 0; i < CTX_BATCH; i++)
-            bind_ctx(st, st->ins_ctx_batch, 1 + 6 * i, &st->held[i], st->held_id[i]);
-        rc = pdb_db_step_done(st->src->db, st->ins_ctx_batch);
+            row_ctx(st, &st->held[i], st->held_id[i]);
+        rc = pdb_rowq_end(st->q);
     } else {
         for (int i = 0; i < st->nheld && rc == PDB_OK; i++) {
-            bind_ctx(st, st->ins_ctx, 1, &st->held[i], st->held_id[i]);
-            rc = pdb_db_step_done(st->src->db, st->ins_ctx);
+            pdb_rowq_begin(st->q, st->ins_ctx, 0);
+            row_ctx(st, &st->held[i], st->held_id[i]);
+            rc = pdb_rowq_end(st->q);
         }
     }
-    if (rc == PDB_OK && st->nheld > 0 &&
-        sqlite3_last_insert_rowid(st->src->db) != st->held_id[st->nheld - 1])
-        rc = pdb_fail("step log: context %lld stored as %lld", (long long)st->held_id[st->nheld - 1],
-                      (long long)sqlite3_last_insert_rowid(st->src->db));
     st->nheld = 0;
     return rc;
 }
@@ -245,38 +274,24 @@ static void key_bytes(pdb_buf *b, const pdb_sl_key *k)
     pdb_buf_add(b, k->raw, k->rawlen);
 }
 
-static void bind_text_or_null(sqlite3_stmt *q, int i, const char *s)
-{
-    if (s && s[0])
-        sqlite3_bind_text(q, i, s, -1, SQLITE_STATIC);
-    else
-        sqlite3_bind_null(q, i);
-}
-
 static int insert_series(pdb_sl_store *st, const pdb_sl_key *k, int64_t *id)
 {
-    sqlite3_stmt *q = st->ins_series;
-    sqlite3_bind_int64(q, 1, st->src->run_id);
-    sqlite3_bind_int64(q, 2, st->src->source_id);
-    sqlite3_bind_text(q, 3, k->kind, -1, SQLITE_STATIC);
-    if (k->has_rank)
-        sqlite3_bind_int64(q, 4, k->rank);
-    else
-        sqlite3_bind_null(q, 4);
-    bind_text_or_null(q, 5, k->loader);
-    if (k->split)
-        sqlite3_bind_text(q, 6, k->split, -1, SQLITE_STATIC);
-    else
-        sqlite3_bind_null(q, 6);
-    sqlite3_bind_text(q, 7, k->metric, -1, SQLITE_STATIC);
-    sqlite3_bind_text(q, 8, k->unit, -1, SQLITE_STATIC);
-    sqlite3_bind_text(q, 9, k->agg, -1, SQLITE_STATIC);
-    sqlite3_bind_text(q, 10, k->raw, (int)k->rawlen, SQLITE_STATIC);
-    sqlite3_bind_int64(q, 11, st->ctx_base);
-    if (pdb_db_step_done(st->src->db, q) != PDB_OK)
-        return PDB_ERR;
-    *id = sqlite3_last_insert_rowid(st->src->db);
-    return PDB_OK;
+    pdb_rowq *q = st->q;
+    *id = st->next_series++;
+    pdb_rowq_begin(q, st->ins_series, *id);
+    pdb_rowq_int(q, *id);
+    pdb_rowq_int(q, st->src->run_id);
+    pdb_rowq_int(q, st->src->source_id);
+    pdb_rowq_text(q, k->kind, strlen(k->kind));
+    row_int_or_null(q, k->has_rank, k->rank);
+    row_text_or_null(q, k->loader && k->loader[0] ? k->loader : NULL);
+    row_text_or_null(q, k->split);
+    pdb_rowq_text(q, k->metric, strlen(k->metric));
+    pdb_rowq_text(q, k->unit, strlen(k->unit));
+    pdb_rowq_text(q, k->agg, strlen(k->agg));
+    pdb_rowq_text(q, k->raw, k->rawlen);
+    pdb_rowq_int(q, st->ctx_base);
+    return pdb_rowq_end(q);
 }
 
 int pdb_sl_series(pdb_sl_store *st, const pdb_sl_key *k, int *index)
@@ -316,43 +331,44 @@ bool pdb_sl_full(const pdb_sl_store *st)
 
 /* ---- chunks ------------------------------------------------------------- */
 
-/* Writes one chunk row of n slots v (NaN: NULL), those in gaps empty. */
+/* Writes one chunk row of n slots v (NaN: NULL), those in gaps empty;
+ * *chunk_id is its id. */
 static int write_chunk(pdb_sl_store *st, int64_t series_id, int64_t ctx, int64_t stride,
-                       int64_t pos, int64_t window, int n, uint32_t gaps, const double *v)
+                       int64_t pos, int64_t window, int n, uint32_t gaps, const double *v,
+                       int64_t *chunk_id)
 {
     assert(n >= 1 && n <= PDB_SL_CHUNK && !(gaps & 1) && !(gaps >> (n - 1)));
-    sqlite3_stmt *q = st->ins_chunk;
-    sqlite3_bind_int64(q, 1, st->src->run_id);
-    sqlite3_bind_int64(q, 2, series_id);
-    sqlite3_bind_int64(q, 3, ctx);
-    sqlite3_bind_int64(q, 4, n > 1 ? stride : 0);
-    sqlite3_bind_int64(q, 5, pos);
-    if (window > 0)
-        sqlite3_bind_int64(q, 6, window);
-    else
-        sqlite3_bind_null(q, 6);
-    sqlite3_bind_int64(q, 7, n);
-    if (gaps)
-        sqlite3_bind_int64(q, 8, gaps);
-    else
-        sqlite3_bind_null(q, 8);
+    pdb_rowq *q = st->q;
+    *chunk_id = st->next_chunk++;
+    pdb_rowq_begin(q, st->ins_chunk, *chunk_id);
+    pdb_rowq_int(q, *chunk_id);
+    pdb_rowq_int(q, st->src->run_id);
+    pdb_rowq_int(q, series_id);
+    pdb_rowq_int(q, ctx);
+    pdb_rowq_int(q, n > 1 ? stride : 0);
+    pdb_rowq_int(q, pos);
+    row_int_or_null(q, window > 0, window);
+    pdb_rowq_int(q, n);
+    row_int_or_null(q, gaps != 0, gaps);
     for (int i = 0; i < PDB_SL_CHUNK; i++) {
         if (i < n && !(gaps >> i & 1) && isfinite(v[i]))
-            sqlite3_bind_double(q, 9 + i, v[i]);
+            pdb_rowq_double(q, v[i]);
         else
-            sqlite3_bind_null(q, 9 + i);
+            pdb_rowq_null(q);
     }
-    return pdb_db_step_done(st->src->db, q);
+    return pdb_rowq_end(q);
 }
 
 static int flush_series(pdb_sl_store *st, series *s)
 {
     if (s->n == 0)
         return PDB_OK;
-    int rc = write_chunk(st, s->id, s->ctx, s->stride, s->pos, s->window, s->n, s->gaps, s->v);
+    int64_t chunk_id;
+    int rc = write_chunk(st, s->id, s->ctx, s->stride, s->pos, s->window, s->n, s->gaps, s->v,
+                         &chunk_id);
     if (s->sum.f_open) {
         s->sum.f_open = false;
-        s->sum.f_chunk = sqlite3_last_insert_rowid(st->src->db);
+        s->sum.f_chunk = chunk_id;
     }
     s->n = 0;
     return rc;
@@ -434,6 +450,8 @@ int pdb_sl_add(pdb_sl_store *st, int index, int64_t ctx, int64_t pos, int64_t wi
     return PDB_OK;
 }
 
+/* Writes the open chunks, then waits for every row to be inserted: the
+ * connection is the caller's again. */
 int pdb_sl_flush(pdb_sl_store *st)
 {
     if (write_contexts(st) != PDB_OK)
@@ -441,15 +459,20 @@ int pdb_sl_flush(pdb_sl_store *st)
     for (int i = 0; i < st->ns; i++)
         if (flush_series(st, &st->s[i]) != PDB_OK)
             return PDB_ERR;
-    return PDB_OK;
+    return pdb_rowq_sync(st->q);
 }
 
-static void bind_int_or_null(sqlite3_stmt *q, int i, bool has, int64_t v)
+int pdb_sl_end_reading(pdb_sl_store *st)
 {
-    if (has)
-        sqlite3_bind_int64(q, i, v);
-    else
-        sqlite3_bind_null(q, i);
+    int rc = pdb_sl_flush(st);
+    int stopped = pdb_rowq_free(st->q);
+    st->q = pdb_rowq_new(st->src->db, false);
+    return rc == PDB_OK ? stopped : rc;
+}
+
+pdb_rowq *pdb_sl_rowq(pdb_sl_store *st)
+{
+    return st->q;
 }
 
 /* Writes a series' summary (after its chunk was flushed). */
@@ -457,27 +480,29 @@ static int write_summary(pdb_sl_store *st, const series *s)
 {
     const summary *m = &s->sum;
     assert(!m->f_open);
-    sqlite3_stmt *q = st->ins_sum;
-    sqlite3_bind_int64(q, 1, s->id);
+    pdb_rowq *q = st->q;
+    pdb_rowq_begin(q, st->ins_sum, 0);
+    pdb_rowq_int(q, s->id);
     for (int i = 0; i < 2; i++) {
         bool has = m->nstep > i;
-        int col = i ? 8 : 2;
-        bind_int_or_null(q, col, has, m->s_record[i]);
-        bind_int_or_null(q, col + 1, has, m->s_pos[i]);
-        bind_int_or_null(q, col + 2, has, m->s_step[i]);
-        bind_int_or_null(q, col + 3, has && m->s_window[i] > 0, m->s_window[i]);
+        if (i == 1) { /* columns 6 and 7, then the second value's */
+            row_int_or_null(q, m->nstep > 0, m->f_chunk);
+            row_int_or_null(q, m->nstep > 0, m->f_slot);
+        }
+        row_int_or_null(q, has, m->s_record[i]);
+        row_int_or_null(q, has, m->s_pos[i]);
+        row_int_or_null(q, has, m->s_step[i]);
+        row_int_or_null(q, has && m->s_window[i] > 0, m->s_window[i]);
     }
-    bind_int_or_null(q, 6, m->nstep > 0, m->f_chunk);
-    bind_int_or_null(q, 7, m->nstep > 0, m->f_slot);
-    sqlite3_bind_int64(q, 12, m->n);
-    sqlite3_bind_int64(q, 13, m->ndec);
-    sqlite3_bind_double(q, 14, m->x1);
-    sqlite3_bind_double(q, 15, m->c1);
-    sqlite3_bind_double(q, 16, m->xn);
-    sqlite3_bind_double(q, 17, m->cn);
-    sqlite3_bind_int64(q, 18, m->r1);
-    sqlite3_bind_int64(q, 19, m->p1);
-    return pdb_db_step_done(st->src->db, q);
+    pdb_rowq_int(q, m->n);
+    pdb_rowq_int(q, m->ndec);
+    pdb_rowq_double(q, m->x1);
+    pdb_rowq_double(q, m->c1);
+    pdb_rowq_double(q, m->xn);
+    pdb_rowq_double(q, m->cn);
+    pdb_rowq_int(q, m->r1);
+    pdb_rowq_int(q, m->p1);
+    return pdb_rowq_end(q);
 }
 
 int pdb_sl_summarise(pdb_sl_store *st)
@@ -487,7 +512,7 @@ int pdb_sl_summarise(pdb_sl_store *st)
     for (int i = 0; i < st->ns; i++)
         if (write_summary(st, &st->s[i]) != PDB_OK)
             return PDB_ERR;
-    return PDB_OK;
+    return pdb_rowq_sync(st->q);
 }
 
 int pdb_sl_forget(pdb_sl_store *st)
@@ -506,6 +531,8 @@ int pdb_sl_set_window(pdb_sl_store *st, int64_t chunk_id, int slot, int64_t wind
 {
     assert(slot >= 1 && slot <= PDB_SL_CHUNK);
     sqlite3 *db = st->src->db;
+    if (pdb_rowq_sync(st->q) != PDB_OK)
+        return PDB_ERR;
     sqlite3_stmt *q;
     if (pdb_db_prepare(db, "SELECT * FROM steplog_chunks WHERE chunk_id = ?", &q) != PDB_OK)
         return PDB_ERR;
@@ -542,10 +569,11 @@ int pdb_sl_set_window(pdb_sl_store *st, int64_t chunk_id, int slot, int64_t wind
             a++;
         while (b > a && gaps >> (b - 1) & 1)
             b--;
+        int64_t part_id;
         if (a < b)
             rc = write_chunk(st, sid, ctx + a * stride, stride, pos, m ? window_new : window,
                              b - a, (uint32_t)(((uint64_t)gaps >> a) & ((1ull << (b - a)) - 1)),
-                             v + a);
+                             v + a, &part_id);
         i = j;
     }
     return rc;

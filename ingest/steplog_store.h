@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/rowq.h"
 #include "ingest/ingest.h"
 
 #define PDB_SL_CHUNK 32 /* values a chunk row holds: v1..v32 in the schema */
@@ -54,8 +55,17 @@ int64_t pdb_sl_series_id(const pdb_sl_store *st, int series);
  * series' summary); else one derived after the file. */
 int pdb_sl_add(pdb_sl_store *st, int series, int64_t ctx_id, int64_t pos, int64_t window,
                double value, bool as_read);
-/* Writes every open chunk. */
+/* Writes every open chunk, and waits until every row is inserted: the
+ * connection is then the caller's (see pdb_sl_rowq). */
 int pdb_sl_flush(pdb_sl_store *st);
+/* The file is read: flushes, and from now on rows are inserted on the
+ * calling thread, at once (the passes after the file query the
+ * connection between inserts). */
+int pdb_sl_end_reading(pdb_sl_store *st);
+/* The queue the store inserts through, for the writer's other rows while
+ * the file is read (notes, blocks): a statement used on the connection
+ * directly meanwhile would race the writer thread. */
+pdb_rowq *pdb_sl_rowq(pdb_sl_store *st);
 /* Flushes, then writes what the passes after the file read of each cached
  * series to temp.steplog_summary (one row per series, replaced): its first
  * two values whose context has a step (f_/s_ record, pos, step, window; the

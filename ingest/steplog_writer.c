@@ -433,35 +433,32 @@ void pdb_steplog_malformed(pdb_steplog *w, int64_t line, const char *what)
 
 int pdb_steplog_note(pdb_steplog *w, const char *section, const char *text, size_t len)
 {
-    sqlite3_stmt *st = w->ins_note;
-    sqlite3_bind_int64(st, 1, w->src->run_id);
-    sqlite3_bind_int64(st, 2, w->src->source_id);
-    sqlite3_bind_int64(st, 3, w->record);
-    sqlite3_bind_int64(st, 4, pdb_input_lineno(w->src->in));
-    sqlite3_bind_text(st, 5, section, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 6, text, (int)len, SQLITE_TRANSIENT);
-    return pdb_db_step_done(w->src->db, st);
-}
-
-static void bind_opt_int(sqlite3_stmt *st, int i, bool has_v, int64_t v)
-{
-    if (has_v)
-        sqlite3_bind_int64(st, i, v);
-    else
-        sqlite3_bind_null(st, i);
+    pdb_rowq *q = pdb_sl_rowq(w->store);
+    pdb_rowq_begin(q, w->ins_note, 0);
+    pdb_rowq_int(q, w->src->run_id);
+    pdb_rowq_int(q, w->src->source_id);
+    pdb_rowq_int(q, w->record);
+    pdb_rowq_int(q, pdb_input_lineno(w->src->in));
+    pdb_rowq_text(q, section, strlen(section));
+    pdb_rowq_text(q, text, len);
+    return pdb_rowq_end(q);
 }
 
 int pdb_steplog_block(pdb_steplog *w, const char *title, size_t len, bool has_step,
                       int64_t step)
 {
-    sqlite3_stmt *st = w->ins_block;
-    sqlite3_bind_int64(st, 1, w->src->run_id);
-    sqlite3_bind_int64(st, 2, w->src->source_id);
-    sqlite3_bind_int64(st, 3, w->record);
-    sqlite3_bind_int64(st, 4, w->line);
-    sqlite3_bind_text(st, 5, title, (int)len, SQLITE_TRANSIENT);
-    bind_opt_int(st, 6, has_step, step);
-    return pdb_db_step_done(w->src->db, st);
+    pdb_rowq *q = pdb_sl_rowq(w->store);
+    pdb_rowq_begin(q, w->ins_block, 0);
+    pdb_rowq_int(q, w->src->run_id);
+    pdb_rowq_int(q, w->src->source_id);
+    pdb_rowq_int(q, w->record);
+    pdb_rowq_int(q, w->line);
+    pdb_rowq_text(q, title, len);
+    if (has_step)
+        pdb_rowq_int(q, step);
+    else
+        pdb_rowq_null(q);
+    return pdb_rowq_end(q);
 }
 
 /* ---- opening and closing ---------------------------------------------------- */
@@ -719,7 +716,9 @@ int pdb_steplog_finish(pdb_steplog *w)
 {
     sqlite3 *db = w->src->db;
     sqlite3_stmt *st;
-    int rc = pdb_sl_summarise(w->store);
+    int rc = pdb_sl_end_reading(w->store);
+    if (rc == PDB_OK)
+        rc = pdb_sl_summarise(w->store);
     if (rc == PDB_OK)
         rc = set_first_windows(w);
     if (rc == PDB_OK)

@@ -28,6 +28,7 @@
 #include "ingest/trace_event.h"
 #include "ingest/trace_queue.h"
 #include "common/error.h"
+#include "common/rowq.h"
 #include "common/numtext.h"
 #include "common/utf8.h"
 #include "common/xalloc.h"
@@ -910,12 +911,6 @@ static int read_pipelined(parser *p)
     return rc;
 }
 
-/* PROFDB_PIPELINE=0 parses and stores on one thread (tests compare both). */
-static bool pipeline_wanted(void)
-{
-    const char *v = getenv("PROFDB_PIPELINE");
-    return !v || strcmp(v, "0") != 0;
-}
 
 static int read_serial(parser *p)
 {
@@ -946,7 +941,7 @@ int pdb_read_trace(pdb_source *src)
     yajl_config(p.h, yajl_dont_validate_strings, 1);
     p.cap_gen = yajl_gen_alloc(NULL);
     p.args_gen = yajl_gen_alloc(NULL);
-    int rc = pipeline_wanted() ? read_pipelined(&p) : 1;
+    int rc = pdb_rowq_threads_wanted() ? read_pipelined(&p) : 1;
     if (rc == 1)
         rc = read_serial(&p);
     if (rc == PDB_OK && p.unclosed)
