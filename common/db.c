@@ -269,7 +269,9 @@ static int open_db(const char *path, int flags, int *from, sqlite3 **out)
     bool memory = strcmp(path, ":memory:") == 0;
     if (!memory && !(flags & PDB_DB_CREATE) && access(path, F_OK) != 0)
         return pdb_fail("%s: no such database (create it with 'profdb ingest')", path);
-    /* One connection per process, used by one thread: no SQLite mutexes. */
+    /* One connection per process, used by one thread at a time (a step
+     * log's writer thread takes turns with the reader: common/rowq.c): no
+     * SQLite mutexes. */
     int oflags = SQLITE_OPEN_NOMUTEX | ((flags & PDB_DB_READONLY)
                                             ? SQLITE_OPEN_READONLY
                                             : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
