@@ -29,8 +29,9 @@ typedef struct pdb_rowq pdb_rowq;
 /* threaded: rows wait in batches, executed on a writer thread started by
  * the first full batch (when one can be started; else here). */
 pdb_rowq *pdb_rowq_new(sqlite3 *db, bool threaded);
-/* Whether readers should use a second thread: PROFDB_PIPELINE=0 says no
- * (tests compare both ways). */
+/* Whether readers should use a second thread: yes on a machine with more
+ * than one core; PROFDB_PIPELINE=0 says no and =1 yes (tests compare both
+ * ways). */
 bool pdb_rowq_threads_wanted(void);
 /* Executes what is pending (pdb_rowq_sync) and stops the thread; returns
  * what that sync returned. q may be NULL. */
