@@ -320,6 +320,22 @@ static bool contains_any(const char *s, size_t len, const char *const *words)
     return false;
 }
 
+size_t pdb_units_name_stem(const char *name, size_t len)
+{
+    /* units only: "_time", "wall" or "/s" say what the number is */
+    static const char *const unit_endings[] = {"_ms", "(ms)", "_msec", "_us", "_ns", "_sec", "_secs",
+                                              "_seconds", "(s)", "_s", NULL};
+    double factor;
+    if (!pdb_units_from_name(name, len, &factor))
+        return len;
+    for (int i = 0; unit_endings[i]; i++) {
+        size_t n = strlen(unit_endings[i]);
+        if (len > n && strncasecmp(name + len - n, unit_endings[i], n) == 0)
+            return len - n;
+    }
+    return len;
+}
+
 const char *pdb_units_from_name(const char *name, size_t len, double *factor)
 {
     for (const name_unit *u = name_units; u->suffix; u++) {

@@ -39,5 +39,9 @@ bool pdb_units_clock(const char *s, size_t len, double *seconds);
 /* The unit a metric's name implies ("time_forward_ms" -> ms, factor 0.001
  * to seconds; "epoch_time" -> s; "mem_gb" -> bytes), or NULL. */
 const char *pdb_units_from_name(const char *name, size_t len, double *factor);
+/* The length of name without the unit that ends it, when its unit comes
+ * from that ending ("data_time_ms" -> "data_time", "fwd (s)" -> "fwd ");
+ * else len. */
+size_t pdb_units_name_stem(const char *name, size_t len);
 
 #endif

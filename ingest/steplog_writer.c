@@ -125,6 +125,18 @@ static void forget_series(pdb_steplog *w)
 static const char *split_from_name(const char *raw, size_t len);
 static void loader_from_name(const char *raw, size_t len, char *out, size_t cap);
 
+/* The metric of the first rule (in priority order) whose pattern matches
+ * name, or NULL. part: only patterns with a wildcard (name is a part of
+ * what the log printed, not all of it). */
+static const char *match_rules(const pdb_steplog *w, const char *name, bool part)
+{
+    for (int r = 0; r < w->nrules; r++)
+        if ((!part || strchr(w->rules[r].pattern, '*')) &&
+            sqlite3_strglob(w->rules[r].pattern, name) == 0)
+            return w->rules[r].metric;
+    return NULL;
+}
+
 static pdb_steplog_name *resolve(pdb_steplog *w, const char *raw, size_t len)
 {
     int64_t idx;
@@ -144,12 +156,19 @@ static pdb_steplog_name *resolve(pdb_steplog *w, const char *raw, size_t len)
     for (size_t i = 0; i < n; i++)
         buf[i] = (char)tolower((unsigned char)raw[i]);
     buf[n] = '\0';
-    const char *metric = buf;
-    for (int r = 0; r < w->nrules; r++)
-        if (sqlite3_strglob(w->rules[r].pattern, buf) == 0) {
-            metric = w->rules[r].metric;
-            break;
-        }
+    const char *metric = match_rules(w, buf, false);
+    if (!metric) {
+        /* "data_time_ms" is "data_time" in milliseconds: its rule is *data_time.
+         * Not whole-name rules: "step_ms" is a step's time, not the timer
+         * "step" (the optimizer's). */
+        size_t stem = pdb_units_name_stem(buf, n);
+        char c = buf[stem];
+        buf[stem] = '\0';
+        metric = stem < n ? match_rules(w, buf, true) : NULL;
+        buf[stem] = c;
+    }
+    if (!metric)
+        metric = buf;
     if (w->nnames == w->names_cap) {
         w->names_cap = w->names_cap ? w->names_cap * 2 : 64;
         w->names = pdb_xrealloc(w->names, (size_t)w->names_cap * sizeof *w->names);
