@@ -13,13 +13,13 @@
  * then the one the merge has not reached is looked up by id. Memory: one
  * correlation's state and the merge's head; the table spills to disk as
  * SQLite's temporary tables do. */
+#include "analyze/batch.h"
 #include "analyze/scan.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/xalloc.h"
 
 #include <assert.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 /* The string ids of the CPU-side categories (strings.value is unique: at
@@ -57,62 +57,6 @@ static bool is_cpu_cat(const cpu_cats *c, sqlite3_value *cat)
     return false;
 }
 
-/* Launchers found and not yet written: inserted BATCH rows per statement,
- * which costs a third of one statement per row. */
-#define BATCH 64
-typedef struct {
-    sqlite3 *db;
-    sqlite3_stmt *many, *one;    /* BATCH rows; one row (the rest) */
-    int n;
-    int64_t rows[BATCH][3];      /* id, ts, gpu */
-} writer;
-
-static int writer_init(sqlite3 *db, writer *w)
-{
-    char sql[64 + BATCH * 10];
-    int len = snprintf(sql, sizeof sql, "INSERT INTO temp.scan_launchers VALUES (?,?,?)");
-    for (int i = 1; i < BATCH; i++)
-        len += snprintf(sql + len, sizeof sql - (size_t)len, ",(?,?,?)");
-    assert((size_t)len < sizeof sql);
-    *w = (writer){.db = db};
-    if (pdb_db_prepare(db, sql, &w->many) != PDB_OK)
-        return PDB_ERR;
-    return pdb_db_prepare(db, "INSERT INTO temp.scan_launchers VALUES (?,?,?)", &w->one);
-}
-
-static int writer_flush(writer *w)
-{
-    int done = 0;
-    for (; w->n - done >= BATCH; done += BATCH) {
-        for (int i = 0; i < BATCH * 3; i++)
-            sqlite3_bind_int64(w->many, i + 1, w->rows[done + i / 3][i % 3]);
-        if (pdb_db_step_done(w->db, w->many) != PDB_OK)
-            return PDB_ERR;
-    }
-    for (; done < w->n; done++) {
-        for (int i = 0; i < 3; i++)
-            sqlite3_bind_int64(w->one, i + 1, w->rows[done][i]);
-        if (pdb_db_step_done(w->db, w->one) != PDB_OK)
-            return PDB_ERR;
-    }
-    w->n = 0;
-    return PDB_OK;
-}
-
-static int writer_add(writer *w, int64_t id, int64_t ts, int64_t gpu)
-{
-    w->rows[w->n][0] = id;
-    w->rows[w->n][1] = ts;
-    w->rows[w->n][2] = gpu;
-    return ++w->n == BATCH ? writer_flush(w) : PDB_OK;
-}
-
-static void writer_free(writer *w)
-{
-    sqlite3_finalize(w->many);
-    sqlite3_finalize(w->one);
-}
-
 /* One correlation being read: its value, its first CPU-side event so far
  * and its GPU events. Integer correlations (all of Kineto's) are compared
  * as such; others keep a copy of the value. */
@@ -146,11 +90,11 @@ static int group_open(group *g, sqlite3_value *corr)
     return g->corr ? PDB_OK : pdb_fail("out of memory");
 }
 
-static int group_close(group *g, writer *w)
+static int group_close(group *g, pdb_batch *w)
 {
     int rc = PDB_OK;
     if (g->open && g->has_launcher && g->gpu > 0)
-        rc = writer_add(w, g->launcher_id, g->launcher_ts, g->gpu);
+        rc = pdb_batch_add(w, (int64_t[]){g->launcher_id, g->launcher_ts, g->gpu}, 0);
     sqlite3_value_free(g->corr);
     *g = (group){0};
     return rc;
@@ -158,7 +102,7 @@ static int group_close(group *g, writer *w)
 
 /* The rows come grouped by correlation (the index order); the rule of a
  * CPU-side event and of a GPU event is the one of analyze.h. */
-static int read_groups(sqlite3 *db, const cpu_cats *cats, sqlite3_stmt *q, writer *w)
+static int read_groups(sqlite3 *db, const cpu_cats *cats, sqlite3_stmt *q, pdb_batch *w)
 {
     group g = {0};
     int step, rc = PDB_OK;
@@ -187,7 +131,7 @@ static int read_groups(sqlite3 *db, const cpu_cats *cats, sqlite3_stmt *q, write
     else
         sqlite3_value_free(g.corr);
     if (rc == PDB_OK)
-        rc = writer_flush(w);
+        rc = pdb_batch_flush(w);
     if (rc == PDB_OK && step != SQLITE_DONE)
         return pdb_db_fail(db, "reading the correlations");
     return rc;
@@ -225,18 +169,18 @@ static int fill(sqlite3 *db, int64_t trace_id)
         load_cpu_cats(db, &cats) != PDB_OK)
         return PDB_ERR;
     sqlite3_stmt *q;
-    writer w;
+    pdb_batch *w = NULL;
     if (pdb_db_prepare(db,
                        "SELECT correlation, ts, id, cat, stream FROM slices"
                        " WHERE trace_id = ? AND correlation IS NOT NULL ORDER BY correlation",
                        &q) != PDB_OK)
         return PDB_ERR;
-    int rc = writer_init(db, &w);
+    int rc = pdb_batch_new(db, "INSERT INTO temp.scan_launchers VALUES ", "(?,?,?)", 3, &w);
     sqlite3_bind_int64(q, 1, trace_id);
     if (rc == PDB_OK)
-        rc = read_groups(db, &cats, q, &w);
+        rc = read_groups(db, &cats, q, w);
     sqlite3_finalize(q);
-    writer_free(&w);
+    pdb_batch_free(w);
     return rc;
 }
 
