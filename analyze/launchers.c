@@ -7,10 +7,10 @@
  * the scan cost two correlated subqueries (two index seeks) per CPU-side
  * row. Here one sequential read of that index, grouped by correlation,
  * answers it for the whole trace: the launchers of at least one GPU event
- * go to the temporary table scan_launchers, which is then read in (start,
- * id) order alongside the scan, a merge. The scan's order is (start, longest
- * first, id): launchers with equal starts may come out of id order, and
- * then the one the merge has not reached is looked up by id. Memory: one
+ * go to the temporary table scan_launchers, keyed by (start, id), which is
+ * then read in key order alongside the scan, a merge. The scan's order is
+ * (start, longest first, id): launchers with equal starts may come out of
+ * id order, and then the one the merge has not reached is looked up. Memory: one
  * correlation's state and the merge's head; the table spills to disk as
  * SQLite's temporary tables do. */
 #include "analyze/batch.h"
@@ -94,7 +94,7 @@ static int group_close(group *g, pdb_batch *w)
 {
     int rc = PDB_OK;
     if (g->open && g->has_launcher && g->gpu > 0)
-        rc = pdb_batch_add(w, (int64_t[]){g->launcher_id, g->launcher_ts, g->gpu}, 0);
+        rc = pdb_batch_add(w, (int64_t[]){g->launcher_ts, g->launcher_id, g->gpu}, 0);
     sqlite3_value_free(g->corr);
     *g = (group){0};
     return rc;
@@ -158,13 +158,15 @@ static int advance(pdb_launchers *l)
     return rc == SQLITE_DONE ? PDB_OK : pdb_db_fail(l->db, "reading the launchers");
 }
 
-/* Launchers in correlation order, keyed by slice id (the merge looks one
- * up by id when starts tie); read back sorted by (ts, id). */
+/* Launchers keyed by (ts, id): read back in that order without a sort, and
+ * found by key when starts tie. Correlations mostly grow with time, so the
+ * inserts land near the end of the b-tree. */
 static int fill(sqlite3 *db, int64_t trace_id)
 {
     cpu_cats cats;
     if (pdb_db_exec(db, "CREATE TEMP TABLE IF NOT EXISTS scan_launchers"
-                        " (id INTEGER PRIMARY KEY, ts INTEGER NOT NULL, gpu INTEGER NOT NULL);"
+                        " (ts INTEGER NOT NULL, id INTEGER NOT NULL, gpu INTEGER NOT NULL,"
+                        " PRIMARY KEY (ts, id)) WITHOUT ROWID;"
                         "DELETE FROM temp.scan_launchers;") != PDB_OK ||
         load_cpu_cats(db, &cats) != PDB_OK)
         return PDB_ERR;
@@ -192,7 +194,7 @@ int pdb_launchers_new(sqlite3 *db, int64_t trace_id, pdb_launchers **out)
     if (fill(db, trace_id) != PDB_OK ||
         pdb_db_prepare(db, "SELECT ts, id, gpu FROM temp.scan_launchers ORDER BY ts, id",
                        &l->ordered) != PDB_OK ||
-        pdb_db_prepare(db, "SELECT gpu FROM temp.scan_launchers WHERE id = ?", &l->by_id) !=
+        pdb_db_prepare(db, "SELECT gpu FROM temp.scan_launchers WHERE ts = ? AND id = ?", &l->by_id) !=
             PDB_OK)
         return PDB_ERR;
     return advance(l);
@@ -213,7 +215,8 @@ int pdb_launchers_of(pdb_launchers *l, int64_t ts, int64_t id, int64_t *gpu)
         return advance(l);
     }
     /* Equal starts, a longer row with a larger id first: look it up. */
-    sqlite3_bind_int64(l->by_id, 1, id);
+    sqlite3_bind_int64(l->by_id, 1, ts);
+    sqlite3_bind_int64(l->by_id, 2, id);
     int rc = sqlite3_step(l->by_id);
     if (rc == SQLITE_ROW)
         *gpu = sqlite3_column_int64(l->by_id, 0);
