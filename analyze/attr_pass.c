@@ -237,7 +237,7 @@ static const char *const probe_sql =
 
 /* analysis_gpu_attribution rows go through a batch (batch.h), flushed
  * before the table is updated or read. */
-#define ATTR_INSERT "INSERT INTO analysis_gpu_attribution (run_id, rank, slice_id, name," \
+#define ATTR_INSERT "INSERT OR FAIL INTO analysis_gpu_attribution (run_id, rank, slice_id, name," \
                     " dur_ns, step, launch_id, op_id, op, top_op," \
                     " annotation, gpu_annotation, module) VALUES "
 

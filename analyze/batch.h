@@ -6,7 +6,13 @@
  * again as the row's own b-tree work. A batch keeps up to PDB_BATCH_ROWS
  * rows in a fixed buffer and inserts them with one multi-row statement, so
  * memory stays a constant. Rows are inserted in the order added; anything
- * that reads or updates the table must flush the batch first. */
+ * that reads or updates the table must flush the batch first.
+ *
+ * Write the INSERT as INSERT OR FAIL: a statement of many rows that may
+ * abort (the default conflict rule) makes SQLite journal every page it
+ * changes, to undo the statement alone, and past 64 KiB that journal is a
+ * file (a write per page). FAIL needs no undo; callers run in a
+ * transaction that an error rolls back whole. */
 #ifndef PDB_BATCH_H
 #define PDB_BATCH_H
 
@@ -18,7 +24,7 @@
 
 typedef struct pdb_batch pdb_batch;
 
-/* insert: "INSERT INTO t (cols) VALUES " (SQL up to VALUES); values: one
+/* insert: "INSERT OR FAIL INTO t (cols) VALUES " (SQL up to VALUES); values: one
  * row's value list with a ? per column, e.g. "(?,?,(SELECT ... = ?))"
  * (ncols ?, at most PDB_BATCH_COLS). */
 int pdb_batch_new(sqlite3 *db, const char *insert, const char *values, int ncols,

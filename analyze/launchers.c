@@ -177,7 +177,7 @@ static int fill(sqlite3 *db, int64_t trace_id)
                        " WHERE trace_id = ? AND correlation IS NOT NULL ORDER BY correlation",
                        &q) != PDB_OK)
         return PDB_ERR;
-    int rc = pdb_batch_new(db, "INSERT INTO temp.scan_launchers VALUES ", "(?,?,?)", 3, &w);
+    int rc = pdb_batch_new(db, "INSERT OR FAIL INTO temp.scan_launchers VALUES ", "(?,?,?)", 3, &w);
     sqlite3_bind_int64(q, 1, trace_id);
     if (rc == PDB_OK)
         rc = read_groups(db, &cats, q, w);

@@ -357,7 +357,7 @@ static int bucket_write(pdb_ops_acc *a, step_bucket *b)
 {
     int rc = PDB_OK;
     if (!a->step_insert)
-        rc = pdb_batch_new(a->db, "INSERT INTO analysis_op_steps VALUES ",
+        rc = pdb_batch_new(a->db, "INSERT OR FAIL INTO analysis_op_steps VALUES ",
                            "(?,?,?,(SELECT value FROM strings WHERE id = ?),"
                            "(SELECT value FROM strings WHERE id = ?),?,?,?)",
                            8, &a->step_insert);
