@@ -3,8 +3,9 @@
  * GPU time inside them (analysis_annotations).
  *
  * Launches. The scan tells each CPU-side row that is the first of its
- * correlation how many GPU events share that correlation (one lookup in the
- * correlation index). Such a launcher's context (ops_pass.c: the ops,
+ * correlation how many GPU events share that correlation (found before the
+ * scan in one read of the correlation index, launchers.c). Such a
+ * launcher's context (ops_pass.c: the ops,
  * annotation and module around it, as a node of interned paths), its step
  * and its slice id wait in a hash map keyed by correlation until its GPU
  * events have come by; then the entry is dropped. So the map holds the
