@@ -3,8 +3,9 @@
  * GPU time inside them (analysis_annotations).
  *
  * Launches. The scan tells each CPU-side row that is the first of its
- * correlation how many GPU events share that correlation (one lookup in the
- * correlation index). Such a launcher's context (ops_pass.c: the ops,
+ * correlation how many GPU events share that correlation (found before the
+ * scan in one read of the correlation index, launchers.c). Such a
+ * launcher's context (ops_pass.c: the ops,
  * annotation and module around it, as a node of interned paths), its step
  * and its slice id wait in a hash map keyed by correlation until its GPU
  * events have come by; then the entry is dropped. So the map holds the
@@ -26,6 +27,7 @@
  * come: a range starting later than a kernel can still claim it, and then
  * the kernel's row is updated. It runs twice: in exact mode for every GPU
  * event, and on HTA's rounded, filtered events for --compat hta. */
+#include "analyze/batch.h"
 #include "analyze/hta.h"
 #include "analyze/recstore.h"
 #include "analyze/scan.h"
@@ -234,6 +236,12 @@ static const char *const probe_sql =
     " (SELECT id FROM strings WHERE value IN " PDB_CPU_CATEGORIES "))"
     " ORDER BY r.ts + 0, r.id LIMIT 1";
 
+/* analysis_gpu_attribution rows go through a batch (batch.h), flushed
+ * before the table is updated or read. */
+#define ATTR_INSERT "INSERT OR FAIL INTO analysis_gpu_attribution (run_id, rank, slice_id, name," \
+                    " dur_ns, step, launch_id, op_id, op, top_op," \
+                    " annotation, gpu_annotation, module) VALUES "
+
 /* Recent probe answers, so GPU events sharing a correlation that has no
  * launcher in the map look it up once, not once each. */
 #define PROBE_CACHE 64
@@ -250,7 +258,8 @@ struct pdb_attr_acc {
     launch_map map;
     size_t map_max;
     bool spilled, deferred;
-    sqlite3_stmt *insert, *probe, *spill_put, *spill_get, *defer_put, *set_gpu_range;
+    pdb_batch *insert;
+    sqlite3_stmt *probe, *spill_put, *spill_get, *defer_put, *set_gpu_range;
     mode_state mode[2];          /* exact, hta */
     bool ranges;                 /* gpu_user_annotation is a known category: lanes are kept */
     /* What pdb_attr_resolve found for the row it was last given. */
@@ -280,12 +289,8 @@ int pdb_attr_acc_new(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank, pd
                        SIZE_MAX, &a->mode[m].ranges) != PDB_OK)
             return PDB_ERR;
     }
-    if (pdb_db_prepare(db,
-                       "INSERT INTO analysis_gpu_attribution (run_id, rank, slice_id, name,"
-                       " dur_ns, step, launch_id, op_id, op, top_op,"
-                       " annotation, gpu_annotation, module)"
-                       " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                       &a->insert) != PDB_OK ||
+    if (pdb_batch_new(db, ATTR_INSERT, "(?,?,?,?,?,?,?,?,?,?,?,?,?)", 13, &a->insert) !=
+            PDB_OK ||
         pdb_db_prepare(db, probe_sql, &a->probe) != PDB_OK || temp_tables(a) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(a->probe, 1, trace_id);
@@ -477,6 +482,8 @@ static int lane_range_add(pdb_attr_acc *a, int mode, const pdb_row *r, int64_t s
         pdb_sum(&g->kernel_ns, k->dur);
         g->kernels++;
         if (mode == 0) {
+            if (pdb_batch_flush(a->insert) != PDB_OK)
+                return PDB_ERR;
             if (!a->set_gpu_range &&
                 pdb_db_prepare(a->db,
                                "UPDATE analysis_gpu_attribution SET gpu_annotation = ?"
@@ -534,21 +541,17 @@ int pdb_attr_gpu(pdb_attr_acc *a, const pdb_row *r)
             return PDB_ERR;
         a->deferred = true;
     }
-    sqlite3_stmt *st = a->insert;
-    sqlite3_bind_int64(st, 1, a->run_id);
-    sqlite3_bind_int(st, 2, a->rank);
-    sqlite3_bind_int64(st, 3, r->id);
-    sqlite3_bind_int64(st, 4, r->name_id);
-    sqlite3_bind_int64(st, 5, r->dur);
-    bind_step(st, 6, ctx ? a->cur_step : NO_STEP);
-    bind_id(st, 7, r->has_launch ? r->launch_id : -1);
-    bind_id(st, 8, ctx ? a->cur_op_id : -1);
-    bind_id(st, 9, names.op);
-    bind_id(st, 10, names.top_op);
-    bind_id(st, 11, names.annotation);
-    bind_id(st, 12, range >= 0 ? range_at(a->mode[0].ranges, range)->name_id : -1);
-    bind_id(st, 13, names.module);
-    return pdb_db_step_done(a->db, st);
+    int64_t step = ctx ? a->cur_step : NO_STEP, op_id = ctx ? a->cur_op_id : -1;
+    int64_t launch_id = r->has_launch ? r->launch_id : -1;
+    int64_t gpu_range = range >= 0 ? range_at(a->mode[0].ranges, range)->name_id : -1;
+    int64_t v[] = {a->run_id, a->rank, r->id, r->name_id, r->dur, step, launch_id, op_id,
+                   names.op, names.top_op, names.annotation, gpu_range, names.module};
+    /* NULL: no step; no id (negative) from launch_id on */
+    uint32_t nulls = step == NO_STEP ? 1u << 5 : 0;
+    for (int c = 6; c < 13; c++)
+        if (v[c] < 0)
+            nulls |= 1u << c;
+    return pdb_batch_add(a->insert, v, nulls);
 }
 
 /* GPU events scanned before their launcher get its context now: the
@@ -679,6 +682,8 @@ static int write_ranges(pdb_attr_acc *a)
 
 int pdb_attr_acc_finish(pdb_attr_acc *a)
 {
+    if (pdb_batch_flush(a->insert) != PDB_OK)
+        return PDB_ERR;
     return resolve_deferred(a);
 }
 
@@ -702,7 +707,7 @@ void pdb_attr_acc_free(pdb_attr_acc *a)
         pdb_buf_free(&a->mode[m].key);
         pdb_rs_free(a->mode[m].ranges);
     }
-    sqlite3_finalize(a->insert);
+    pdb_batch_free(a->insert);
     sqlite3_finalize(a->probe);
     sqlite3_finalize(a->spill_put);
     sqlite3_finalize(a->spill_get);

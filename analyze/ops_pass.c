@@ -39,6 +39,7 @@
  * temporary table and come back when their thread does (or at the end):
  * a frame's numbers do not depend on when it is popped, only on the
  * children it had, and no thread gets children while it is away. */
+#include "analyze/batch.h"
 #include "analyze/idmap.h"
 #include "analyze/recstore.h"
 #include "analyze/scan.h"
@@ -128,7 +129,8 @@ struct pdb_ops_acc {
     pdb_steps_acc *steps;
     int64_t run_id;
     int rank;
-    sqlite3_stmt *step_insert, *text_of;
+    pdb_batch *step_insert;      /* analysis_op_steps rows */
+    sqlite3_stmt *text_of;
     pdb_recstore *stats;  /* (name id, cat id, dims) -> op_stat */
     last_dims shapes[LAST_DIMS]; /* most ops repeat their shape: the key is rarely built */
     pdb_strmap *threads;  /* (pid, tid) -> index into stacks */
@@ -355,29 +357,16 @@ static int bucket_write(pdb_ops_acc *a, step_bucket *b)
 {
     int rc = PDB_OK;
     if (!a->step_insert)
-        rc = pdb_db_prepare(a->db,
-                            "INSERT INTO analysis_op_steps VALUES (?1,?2,?3,"
-                            "(SELECT value FROM strings WHERE id = ?4),"
-                            "(SELECT value FROM strings WHERE id = ?5),?6,?7,?8)",
-                            &a->step_insert);
-    sqlite3_stmt *st = a->step_insert;
+        rc = pdb_batch_new(a->db, "INSERT OR FAIL INTO analysis_op_steps VALUES ",
+                           "(?,?,?,(SELECT value FROM strings WHERE id = ?),"
+                           "(SELECT value FROM strings WHERE id = ?),?,?,?)",
+                           8, &a->step_insert);
     for (int64_t k = 0; k < b->n && rc == PDB_OK; k++) {
         const step_op *o = &b->v[k];
-        sqlite3_bind_int64(st, 1, a->run_id);
-        sqlite3_bind_int(st, 2, a->rank);
-        if (b->step == NO_STEP)
-            sqlite3_bind_null(st, 3);
-        else
-            sqlite3_bind_int64(st, 3, b->step);
-        sqlite3_bind_int64(st, 4, o->name_id);
-        if (o->has_cat)
-            sqlite3_bind_int64(st, 5, o->cat_id);
-        else
-            sqlite3_bind_null(st, 5);
-        sqlite3_bind_int64(st, 6, o->calls);
-        sqlite3_bind_int64(st, 7, o->total);
-        sqlite3_bind_int64(st, 8, o->self);
-        rc = pdb_db_step_done(a->db, st);
+        int64_t v[] = {a->run_id, a->rank, b->step, o->name_id, o->cat_id,
+                       o->calls, o->total, o->self};
+        uint32_t nulls = (b->step == NO_STEP ? 1u << 2 : 0) | (o->has_cat ? 0 : 1u << 4);
+        rc = pdb_batch_add(a->step_insert, v, nulls);
     }
     pdb_idmap_free(&b->index);
     free(b->v);
@@ -788,6 +777,8 @@ int pdb_ops_acc_write(pdb_ops_acc *a)
     while (a->nbuckets > 0)
         if (bucket_flush(a, 0) != PDB_OK)
             return PDB_ERR;
+    if (a->step_insert && pdb_batch_flush(a->step_insert) != PDB_OK)
+        return PDB_ERR;
     propagate_gpu(a);
     if (pdb_rs_error(a->nodes) != PDB_OK || pdb_rs_error(a->stats) != PDB_OK)
         return PDB_ERR;
@@ -819,7 +810,7 @@ void pdb_ops_acc_free(pdb_ops_acc *a)
         free(a->buckets[i].v);
     }
     free(a->buckets);
-    sqlite3_finalize(a->step_insert);
+    pdb_batch_free(a->step_insert);
     sqlite3_finalize(a->text_of);
     sqlite3_finalize(a->stack_put);
     sqlite3_finalize(a->stack_get);

@@ -2,7 +2,7 @@
  *
  * One query returns the trace's slices in start order (longest first on
  * ties). A CPU-side row that is the first of its correlation comes with the
- * number of GPU events it launched (one lookup in the correlation index);
+ * number of GPU events it launched (found before the scan, launchers.c);
  * the attribution pass (attr_pass.c) remembers it until they come by, and
  * gives them the start of their launch. Every row goes to the accumulators
  * of both modes: exact (the trace as written) and hta (HTA's event set,
@@ -22,26 +22,9 @@
 #include <string.h>
 #include <strings.h>
 
-/* A launcher is on the CPU side by both modes' rules (no integer stream;
- * no stream, or a CPU category); a GPU event is exact mode's (analyze.h).
- * A CPU-side row with a correlation that no earlier CPU-side row of that
- * correlation precedes (by ts, then id) comes with the number of GPU events
- * of its correlation. Both lookups stay inside the covering correlation
- * index: the first stops at the first earlier launcher, and the count runs
- * once per correlation, so a correlation shared by many rows (Kineto writes
- * 0 on some runtime calls) costs its size once, not its size squared. */
-#define CPU_IDS "(SELECT id FROM strings WHERE value IN " PDB_CPU_CATEGORIES ")"
-#define CPU_SIDE(a) "(typeof(" a ".stream) <> 'integer' AND (" a ".stream IS NULL OR " a \
-                    ".cat IN " CPU_IDS "))"
 static const char *const scan_sql =
     "SELECT s.ts, s.dur, s.name, s.cat, s.stream, s.ph = 'X', s.pid, s.tid,"
-    " coalesce(s.input_dims, ''), s.id, s.correlation,"
-    " CASE WHEN s.correlation IS NOT NULL AND " CPU_SIDE("s") " AND NOT EXISTS"
-    "  (SELECT 1 FROM slices r WHERE r.trace_id = s.trace_id AND r.correlation = s.correlation"
-    "   AND r.ts <= s.ts AND (r.ts < s.ts OR r.id < s.id) AND " CPU_SIDE("r") ")"
-    " THEN (SELECT count(*) FROM slices g WHERE g.trace_id = s.trace_id"
-    "  AND g.correlation = s.correlation AND g.stream IS NOT NULL"
-    "  AND coalesce(g.cat, 0) NOT IN " CPU_IDS ") ELSE 0 END"
+    " coalesce(s.input_dims, ''), s.id, s.correlation"
     " FROM slices s WHERE s.trace_id = ?1 ORDER BY s.ts, s.dur DESC, s.id";
 
 /* Names and categories by string id, classified from their text, in a
@@ -320,14 +303,22 @@ static void row_from(sqlite3_stmt *st, id_cache *names, id_cache *cats, pdb_row 
                    .dims = (const char *)sqlite3_column_text(st, 8),
                    .id = sqlite3_column_int64(st, 9),
                    .has_corr = sqlite3_column_type(st, 10) != SQLITE_NULL,
-                   .corr = sqlite3_column_int64(st, 10),
-                   .launches = sqlite3_column_int64(st, 11)};
+                   .corr = sqlite3_column_int64(st, 10)};
     r->name = cached(names, r->name_id);
     r->cat = sqlite3_column_type(st, 3) == SQLITE_NULL ? NULL : cached(cats, r->cat_id);
     r->gpu = sqlite3_value_type(r->stream) != SQLITE_NULL && !(r->cat && r->cat->cpu_side);
 }
 
-static int read_rows(sqlite3 *db, int64_t trace_id, id_cache *names, id_cache *cats, accs *a)
+/* Rows with a correlation and no integer stream may be launchers. */
+static int launches_of(pdb_launchers *l, pdb_row *r)
+{
+    if (!r->has_corr || sqlite3_value_type(r->stream) == SQLITE_INTEGER)
+        return PDB_OK;
+    return pdb_launchers_of(l, r->ts, r->id, &r->launches);
+}
+
+static int read_rows(sqlite3 *db, int64_t trace_id, id_cache *names, id_cache *cats,
+                     pdb_launchers *l, accs *a)
 {
     sqlite3_stmt *st;
     if (pdb_db_prepare(db, scan_sql, &st) != PDB_OK)
@@ -340,7 +331,7 @@ static int read_rows(sqlite3 *db, int64_t trace_id, id_cache *names, id_cache *c
         row_from(st, names, cats, &r);
         assert(r.ts >= prev_ts); /* every accumulator relies on start order */
         prev_ts = r.ts;
-        if (feed(a, &r) != PDB_OK) {
+        if (launches_of(l, &r) != PDB_OK || feed(a, &r) != PDB_OK) {
             sqlite3_finalize(st);
             return PDB_ERR;
         }
@@ -406,8 +397,12 @@ int pdb_analyze_trace(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank)
     sum_overflowed = false;
     if (rc == PDB_OK)
         rc = pdb_series_acc_new(db, run_id, trace_id, rank, &a.hta, &a.series);
+    pdb_launchers *launchers = NULL;
     if (rc == PDB_OK)
-        rc = read_rows(db, trace_id, &names, &cats, &a);
+        rc = pdb_launchers_new(db, trace_id, &launchers);
+    if (rc == PDB_OK)
+        rc = read_rows(db, trace_id, &names, &cats, launchers, &a);
+    pdb_launchers_free(launchers);
     if (rc == PDB_OK)
         rc = write_all(db, run_id, rank, &a);
     if (rc == PDB_OK && sum_overflowed)

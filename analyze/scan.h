@@ -164,4 +164,14 @@ bool pdb_value_equal(sqlite3_value *a, sqlite3_value *b);
  * and *len past it: keys kept in a table give their values back. */
 void pdb_value_key_bind(sqlite3_stmt *st, int col, const unsigned char **key, size_t *len);
 
+/* The trace's launchers (launchers.c): the first CPU-side event of each
+ * correlation that has GPU events, with their number. Made before the scan
+ * query is prepared (it creates a temporary table). */
+typedef struct pdb_launchers pdb_launchers;
+int pdb_launchers_new(sqlite3 *db, int64_t trace_id, pdb_launchers **out);
+/* *gpu: the GPU events the row (ts, id) launches, 0 if it is no launcher.
+ * Rows come in the scan's order. */
+int pdb_launchers_of(pdb_launchers *l, int64_t ts, int64_t id, int64_t *gpu);
+void pdb_launchers_free(pdb_launchers *l);
+
 #endif

@@ -154,8 +154,8 @@ static void close_before(pdb_steps_acc *a, int64_t ts)
     for (int i = 0; i < a->nopen; i++) {
         if (a->open[i].end <= ts)
             close_window(a, &a->open[i]);
-        else
-            a->open[j++] = a->open[i];
+        else if (j++ != i) /* a step is large: copied only to fill a gap */
+            a->open[j - 1] = a->open[i];
     }
     a->nopen = j;
 }

@@ -1,0 +1,92 @@
+/* batch.c: inserts of integer rows, many per statement (see batch.h). */
+#include "analyze/batch.h"
+#include "common/strbuf.h"
+#include "common/db.h"
+#include "common/error.h"
+#include "common/xalloc.h"
+
+#include <assert.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct pdb_batch {
+    sqlite3 *db;
+    int ncols, n;
+    sqlite3_stmt *many, *one;  /* PDB_BATCH_ROWS rows; one row (the rest) */
+    int64_t v[PDB_BATCH_ROWS][PDB_BATCH_COLS];
+    uint32_t nulls[PDB_BATCH_ROWS];
+};
+
+int pdb_batch_new(sqlite3 *db, const char *insert, const char *values, int ncols,
+                  pdb_batch **out)
+{
+    assert(ncols > 0 && ncols <= PDB_BATCH_COLS);
+    pdb_batch *b = pdb_xcalloc(1, sizeof *b);
+    b->db = db;
+    b->ncols = ncols;
+    *out = b;
+    pdb_buf sql = {0};
+    pdb_buf_add(&sql, insert, strlen(insert));
+    for (int i = 0; i < PDB_BATCH_ROWS; i++) {
+        if (i)
+            pdb_buf_addc(&sql, ',');
+        pdb_buf_add(&sql, values, strlen(values));
+    }
+    pdb_buf_addc(&sql, '\0');
+    int rc = pdb_db_prepare(db, sql.p, &b->many);
+    pdb_buf_reset(&sql);
+    pdb_buf_add(&sql, insert, strlen(insert));
+    pdb_buf_add(&sql, values, strlen(values));
+    pdb_buf_addc(&sql, '\0');
+    if (rc == PDB_OK)
+        rc = pdb_db_prepare(db, sql.p, &b->one);
+    pdb_buf_free(&sql);
+    return rc;
+}
+
+/* Binds row i of the buffer at parameter base + 1 on. */
+static void bind_row(pdb_batch *b, sqlite3_stmt *st, int base, int i)
+{
+    for (int c = 0; c < b->ncols; c++)
+        if (b->nulls[i] & (1u << c))
+            sqlite3_bind_null(st, base + c + 1);
+        else
+            sqlite3_bind_int64(st, base + c + 1, b->v[i][c]);
+}
+
+int pdb_batch_flush(pdb_batch *b)
+{
+    int done = 0;
+    if (b->n == PDB_BATCH_ROWS) {
+        for (int i = 0; i < PDB_BATCH_ROWS; i++)
+            bind_row(b, b->many, i * b->ncols, i);
+        if (pdb_db_step_done(b->db, b->many) != PDB_OK)
+            return PDB_ERR;
+        done = PDB_BATCH_ROWS;
+    }
+    for (; done < b->n; done++) {
+        bind_row(b, b->one, 0, done);
+        if (pdb_db_step_done(b->db, b->one) != PDB_OK)
+            return PDB_ERR;
+    }
+    b->n = 0;
+    return PDB_OK;
+}
+
+int pdb_batch_add(pdb_batch *b, const int64_t *v, uint32_t nulls)
+{
+    assert(b->n < PDB_BATCH_ROWS);
+    memcpy(b->v[b->n], v, (size_t)b->ncols * sizeof *v);
+    b->nulls[b->n] = nulls;
+    return ++b->n == PDB_BATCH_ROWS ? pdb_batch_flush(b) : PDB_OK;
+}
+
+void pdb_batch_free(pdb_batch *b)
+{
+    if (!b)
+        return;
+    sqlite3_finalize(b->many);
+    sqlite3_finalize(b->one);
+    free(b);
+}

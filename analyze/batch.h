@@ -1,0 +1,38 @@
+/* batch.h: inserts of integer rows, many per statement (internal to
+ * analyze/).
+ *
+ * A prepared INSERT run once per row costs SQLite a statement's setup and
+ * teardown (cursors opened and closed, transaction checks) per row, as much
+ * again as the row's own b-tree work. A batch keeps up to PDB_BATCH_ROWS
+ * rows in a fixed buffer and inserts them with one multi-row statement, so
+ * memory stays a constant. Rows are inserted in the order added; anything
+ * that reads or updates the table must flush the batch first.
+ *
+ * Write the INSERT as INSERT OR FAIL: a statement of many rows that may
+ * abort (the default conflict rule) makes SQLite journal every page it
+ * changes, to undo the statement alone, and past 64 KiB that journal is a
+ * file (a write per page). FAIL needs no undo; callers run in a
+ * transaction that an error rolls back whole. */
+#ifndef PDB_BATCH_H
+#define PDB_BATCH_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+
+#define PDB_BATCH_ROWS 32
+#define PDB_BATCH_COLS 16
+
+typedef struct pdb_batch pdb_batch;
+
+/* insert: "INSERT OR FAIL INTO t (cols) VALUES " (SQL up to VALUES); values: one
+ * row's value list with a ? per column, e.g. "(?,?,(SELECT ... = ?))"
+ * (ncols ?, at most PDB_BATCH_COLS). */
+int pdb_batch_new(sqlite3 *db, const char *insert, const char *values, int ncols,
+                  pdb_batch **out);
+/* Adds a row: v[ncols] values; bit i of nulls set: column i is NULL. */
+int pdb_batch_add(pdb_batch *b, const int64_t *v, uint32_t nulls);
+/* Inserts the rows waiting. */
+int pdb_batch_flush(pdb_batch *b);
+void pdb_batch_free(pdb_batch *b);
+
+#endif

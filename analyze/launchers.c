@@ -1,0 +1,234 @@
+/* launchers.c: which CPU-side event launches each correlation's GPU events,
+ * and how many they are, for the scan (see scan.h).
+ *
+ * A launcher is the first CPU-side event of its correlation (by start, then
+ * id); the attribution pass keeps it in flight until that many GPU events
+ * came by (attr_pass.c). Asking the correlation index this for every row of
+ * the scan cost two correlated subqueries (two index seeks) per CPU-side
+ * row. Here one sequential read of that index, grouped by correlation,
+ * answers it for the whole trace: the launchers of at least one GPU event
+ * go to the temporary table scan_launchers, keyed by (start, id), which is
+ * then read in key order alongside the scan, a merge. The scan's order is
+ * (start, longest first, id): launchers with equal starts may come out of
+ * id order, and then the one the merge has not reached is looked up. Memory: one
+ * correlation's state and the merge's head; the table spills to disk as
+ * SQLite's temporary tables do. */
+#include "analyze/batch.h"
+#include "analyze/scan.h"
+#include "common/db.h"
+#include "common/error.h"
+#include "common/xalloc.h"
+
+#include <assert.h>
+#include <stdlib.h>
+
+/* The string ids of the CPU-side categories (strings.value is unique: at
+ * most one id per category). */
+typedef struct {
+    int64_t ids[8];
+    int n;
+} cpu_cats;
+
+static int load_cpu_cats(sqlite3 *db, cpu_cats *c)
+{
+    sqlite3_stmt *st;
+    if (pdb_db_prepare(db, "SELECT id FROM strings WHERE value IN " PDB_CPU_CATEGORIES,
+                       &st) != PDB_OK)
+        return PDB_ERR;
+    int rc;
+    c->n = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        assert(c->n < (int)(sizeof c->ids / sizeof *c->ids));
+        c->ids[c->n++] = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? PDB_OK : pdb_db_fail(db, "reading the CPU categories");
+}
+
+/* cat IN (the CPU-side category ids), for a category that may be NULL. */
+static bool is_cpu_cat(const cpu_cats *c, sqlite3_value *cat)
+{
+    if (sqlite3_value_type(cat) != SQLITE_INTEGER)
+        return false;
+    int64_t id = sqlite3_value_int64(cat);
+    for (int i = 0; i < c->n; i++)
+        if (c->ids[i] == id)
+            return true;
+    return false;
+}
+
+/* One correlation being read: its value, its first CPU-side event so far
+ * and its GPU events. Integer correlations (all of Kineto's) are compared
+ * as such; others keep a copy of the value. */
+typedef struct {
+    bool open;
+    int64_t corr_int;
+    sqlite3_value *corr;     /* NULL for an integer correlation */
+    bool has_launcher;
+    int64_t launcher_ts, launcher_id;
+    int64_t gpu;
+} group;
+
+static bool same_corr(const group *g, sqlite3_value *corr)
+{
+    if (!g->open)
+        return false;
+    if (!g->corr)
+        return sqlite3_value_type(corr) == SQLITE_INTEGER &&
+               sqlite3_value_int64(corr) == g->corr_int;
+    return pdb_value_equal(g->corr, corr);
+}
+
+static int group_open(group *g, sqlite3_value *corr)
+{
+    *g = (group){.open = true};
+    if (sqlite3_value_type(corr) == SQLITE_INTEGER) {
+        g->corr_int = sqlite3_value_int64(corr);
+        return PDB_OK;
+    }
+    g->corr = sqlite3_value_dup(corr);
+    return g->corr ? PDB_OK : pdb_fail("out of memory");
+}
+
+static int group_close(group *g, pdb_batch *w)
+{
+    int rc = PDB_OK;
+    if (g->open && g->has_launcher && g->gpu > 0)
+        rc = pdb_batch_add(w, (int64_t[]){g->launcher_ts, g->launcher_id, g->gpu}, 0);
+    sqlite3_value_free(g->corr);
+    *g = (group){0};
+    return rc;
+}
+
+/* The rows come grouped by correlation (the index order); the rule of a
+ * CPU-side event and of a GPU event is the one of analyze.h. */
+static int read_groups(sqlite3 *db, const cpu_cats *cats, sqlite3_stmt *q, pdb_batch *w)
+{
+    group g = {0};
+    int step, rc = PDB_OK;
+    while (rc == PDB_OK && (step = sqlite3_step(q)) == SQLITE_ROW) {
+        sqlite3_value *corr = sqlite3_column_value(q, 0), *cat = sqlite3_column_value(q, 3);
+        int stream = sqlite3_column_type(q, 4);
+        if (!same_corr(&g, corr)) {
+            rc = group_close(&g, w);
+            if (rc == PDB_OK)
+                rc = group_open(&g, corr);
+        }
+        int64_t ts = sqlite3_column_int64(q, 1), id = sqlite3_column_int64(q, 2);
+        bool cpu_cat = is_cpu_cat(cats, cat);
+        if (stream != SQLITE_INTEGER && (stream == SQLITE_NULL || cpu_cat) &&
+            (!g.has_launcher || ts < g.launcher_ts ||
+             (ts == g.launcher_ts && id < g.launcher_id))) {
+            g.has_launcher = true;
+            g.launcher_ts = ts;
+            g.launcher_id = id;
+        }
+        if (stream != SQLITE_NULL && !cpu_cat)
+            g.gpu++;
+    }
+    if (rc == PDB_OK)
+        rc = group_close(&g, w);
+    else
+        sqlite3_value_free(g.corr);
+    if (rc == PDB_OK)
+        rc = pdb_batch_flush(w);
+    if (rc == PDB_OK && step != SQLITE_DONE)
+        return pdb_db_fail(db, "reading the correlations");
+    return rc;
+}
+
+struct pdb_launchers {
+    sqlite3 *db;
+    sqlite3_stmt *ordered;   /* the launchers by (ts, id) */
+    sqlite3_stmt *by_id;     /* one launcher's count */
+    bool has_head;           /* the merge's next launcher */
+    int64_t head_ts, head_id, head_gpu;
+};
+
+static int advance(pdb_launchers *l)
+{
+    int rc = sqlite3_step(l->ordered);
+    l->has_head = rc == SQLITE_ROW;
+    if (l->has_head) {
+        l->head_ts = sqlite3_column_int64(l->ordered, 0);
+        l->head_id = sqlite3_column_int64(l->ordered, 1);
+        l->head_gpu = sqlite3_column_int64(l->ordered, 2);
+        return PDB_OK;
+    }
+    return rc == SQLITE_DONE ? PDB_OK : pdb_db_fail(l->db, "reading the launchers");
+}
+
+/* Launchers keyed by (ts, id): read back in that order without a sort, and
+ * found by key when starts tie. Correlations mostly grow with time, so the
+ * inserts land near the end of the b-tree. */
+static int fill(sqlite3 *db, int64_t trace_id)
+{
+    cpu_cats cats;
+    if (pdb_db_exec(db, "CREATE TEMP TABLE IF NOT EXISTS scan_launchers"
+                        " (ts INTEGER NOT NULL, id INTEGER NOT NULL, gpu INTEGER NOT NULL,"
+                        " PRIMARY KEY (ts, id)) WITHOUT ROWID;"
+                        "DELETE FROM temp.scan_launchers;") != PDB_OK ||
+        load_cpu_cats(db, &cats) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_stmt *q;
+    pdb_batch *w = NULL;
+    if (pdb_db_prepare(db,
+                       "SELECT correlation, ts, id, cat, stream FROM slices"
+                       " WHERE trace_id = ? AND correlation IS NOT NULL ORDER BY correlation",
+                       &q) != PDB_OK)
+        return PDB_ERR;
+    int rc = pdb_batch_new(db, "INSERT OR FAIL INTO temp.scan_launchers VALUES ", "(?,?,?)", 3, &w);
+    sqlite3_bind_int64(q, 1, trace_id);
+    if (rc == PDB_OK)
+        rc = read_groups(db, &cats, q, w);
+    sqlite3_finalize(q);
+    pdb_batch_free(w);
+    return rc;
+}
+
+int pdb_launchers_new(sqlite3 *db, int64_t trace_id, pdb_launchers **out)
+{
+    pdb_launchers *l = pdb_xcalloc(1, sizeof *l);
+    l->db = db;
+    *out = l;
+    if (fill(db, trace_id) != PDB_OK ||
+        pdb_db_prepare(db, "SELECT ts, id, gpu FROM temp.scan_launchers ORDER BY ts, id",
+                       &l->ordered) != PDB_OK ||
+        pdb_db_prepare(db, "SELECT gpu FROM temp.scan_launchers WHERE ts = ? AND id = ?", &l->by_id) !=
+            PDB_OK)
+        return PDB_ERR;
+    return advance(l);
+}
+
+/* Entries are passed only when matched or when the scan is past their
+ * start, so at a start ts every entry before the head has had its row. */
+int pdb_launchers_of(pdb_launchers *l, int64_t ts, int64_t id, int64_t *gpu)
+{
+    *gpu = 0;
+    while (l->has_head && l->head_ts < ts)
+        if (advance(l) != PDB_OK)
+            return PDB_ERR;
+    if (!l->has_head || l->head_ts > ts || l->head_id > id)
+        return PDB_OK;
+    if (l->head_id == id) {
+        *gpu = l->head_gpu;
+        return advance(l);
+    }
+    /* Equal starts, a longer row with a larger id first: look it up. */
+    sqlite3_bind_int64(l->by_id, 1, ts);
+    sqlite3_bind_int64(l->by_id, 2, id);
+    int rc = sqlite3_step(l->by_id);
+    if (rc == SQLITE_ROW)
+        *gpu = sqlite3_column_int64(l->by_id, 0);
+    sqlite3_reset(l->by_id);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? PDB_OK : pdb_db_fail(l->db, "reading a launcher");
+}
+
+void pdb_launchers_free(pdb_launchers *l)
+{
+    if (!l)
+        return;
+    sqlite3_finalize(l->ordered);
+    sqlite3_finalize(l->by_id);
+    free(l);
+}
