@@ -14,7 +14,7 @@ database (wall-clock columns left out). Inputs:
   - a log that mixes summary blocks (notes and block rows, which also go
     through the queue) with step lines;
   - errors found by the writer thread: a trigger that fails the insert of
-    one chunk deep in the log, alone and in a log that is also broken
+    the chunk halfway through the log, alone and in a log that is also broken
     further on (the insert's error comes first, so it is the one reported),
     with the database unchanged."""
 
@@ -83,13 +83,14 @@ def main():
         for path in small_logs():
             compare(c, tmp, os.path.basename(path).replace(".", "_"), [path])
 
-        lines = scaled(40000, 8000)
+        lines = scaled(40000, 20000)  # 20,000 lines: ~4,400 chunk rows, several batches
         big = generate(tmp, "big.jsonl", "jsonl", lines)
         with open(big, "rb") as f:
             data = f.read()
         rc, _, rows, _ = compare(c, tmp, "jsonl", [big], want_rc=0)
         chunks = len(rows["steplog_chunks"])
         c.true("jsonl: enough chunk rows for several batches", chunks > 3 * 1024, str(chunks))
+        late_chunk = chunks // 2  # the trigger refuses a chunk halfway through the log
         compare(c, tmp, "jsonl-stdin", ["--format", "steplog", "-"], want_rc=0, stdin=data)
         for flavor in ("rectflow", "generic"):
             log = generate(tmp, f"{flavor}.log", flavor, scaled(20000, 4000), 50)
@@ -99,7 +100,7 @@ def main():
 
         # Errors the writer thread finds: a chunk late in the log is refused.
         trigger = ("CREATE TRIGGER fail_late BEFORE INSERT ON steplog_chunks"
-                   " WHEN (SELECT count(*) FROM steplog_chunks) >= 3000"
+                   f" WHEN (SELECT count(*) FROM steplog_chunks) >= {late_chunk}"
                    " BEGIN SELECT RAISE(ABORT, 'refused by a test trigger'); END;")
         seed = os.path.join(SOURCE, "tests", "steplogs", "timm_vitae_monarch_excerpt.txt")
         init = (seed, trigger)
