@@ -48,7 +48,10 @@ int pdb_merge_pstats(sqlite3 *db, const char *schema, const char *path, int64_t 
                      int64_t source_offset);
 
 /* A new private folder for shards next to target (or in $TMPDIR when that
- * folder is not writable); *dir is malloc'ed. */
+ * folder is not writable); *dir is malloc'ed. It stays locked while this
+ * process (or a worker forked from it) lives; shard folders there that no
+ * live process locks and that are older than a minute are removed first
+ * (left by a killed ingest), with a warning. */
 int pdb_shard_dir_make(const char *target, char **dir);
 /* Deletes the files profdb put in a shard folder, then the folder. */
 void pdb_shard_dir_remove(const char *dir);

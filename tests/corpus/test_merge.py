@@ -24,10 +24,15 @@
    to the whole process group as a terminal's Ctrl-C does): exit 130/143,
    'nothing was stored', the database unchanged, no shard folder and no
    worker process left behind; SIGINT during a `profdb merge`: exit 130 and
-   the target unchanged."""
+   the target unchanged.
+8. kill -9 of an `ingest --jobs 2` leaves its shard folder; the next --jobs
+   ingest next to it removes it and says so, but keeps a folder a live
+   process locks, one made under a minute ago, and one holding a file
+   profdb did not write."""
 
 # ctest-labels: slow (about 30 processes ingesting, 100 reports, three signalled ingests)
 
+import fcntl
 import glob
 import gzip
 import json
@@ -432,6 +437,66 @@ def check_interrupt(c, tmp, base):
         c.eq(f"{what}: no shard folder left", leftovers(tmp), [])
         time.sleep(0.2)
         c.eq(f"{what}: no worker left", workers_of(db), [])
+    return big
+
+
+def make_shard_folder(folder, name, files, age_s):
+    path = os.path.join(folder, f".profdb-shards-{name}")
+    os.mkdir(path)
+    for f in files:
+        with open(os.path.join(path, f), "wb") as out:
+            out.write(b"left behind")
+    when = time.time() - age_s
+    os.utime(path, (when, when))
+    return path
+
+
+def check_stale_shards(c, tmp, big):
+    """kill -9 of an ingest --jobs 2 leaves its shard folder; the next
+    ingest or merge next to it removes it, but not a folder a live process
+    locks, a young one, or one holding a file profdb did not write."""
+    folder = os.path.join(tmp, "stale")
+    os.mkdir(folder)
+    db = os.path.join(folder, "t.db")
+    p = subprocess.Popen([PROFDB, "--db", db, "ingest", "--jobs", "2", "--run", "k", *big],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         start_new_session=True)
+    killed = None
+    for _ in range(400):  # until a worker has written into its shard folder
+        time.sleep(0.01)
+        made = [d for d in leftovers(folder) if os.listdir(d)]
+        if made:
+            os.killpg(p.pid, signal.SIGKILL)
+            killed = made[0]
+            break
+    p.wait()
+    c.true("kill -9: the ingest was killed while its shards were being written",
+           killed is not None and p.returncode == -signal.SIGKILL, str(p.returncode))
+    c.true("kill -9: its shard folder is left behind", killed and os.path.isdir(killed))
+    if killed:
+        when = time.time() - 120
+        os.utime(killed, (when, when))
+    live = make_shard_folder(folder, "live", ["shard-1.db"], 120)
+    young = make_shard_folder(folder, "young", ["shard-1.db"], 0)
+    foreign = make_shard_folder(folder, "foreign", ["shard-1.db", "notes.txt"], 120)
+    fd = os.open(live, os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # a live owner's lock
+    try:
+        rc, _, err = run("ingest", "--jobs", "2", "--run", "again", RANK0, RANK1,
+                         db=db, check=False)
+    finally:
+        os.close(fd)
+    c.eq(f"after kill -9: the next --jobs ingest works ({err.strip().splitlines()[-1][:300]})", rc, 0)
+    c.true("after kill -9: the killed ingest's folder is removed",
+           killed and not os.path.exists(killed), str(leftovers(folder)))
+    c.true("after kill -9: says what it removed", "removed" in err and (killed or "?") in err,
+           err)
+    c.true("a folder a live process locks is kept", os.path.exists(os.path.join(live, "shard-1.db")))
+    c.true("a folder made under a minute ago is kept", os.path.exists(os.path.join(young, "shard-1.db")))
+    c.true("a folder holding another file is kept, that file too",
+           os.path.exists(os.path.join(foreign, "notes.txt")))
+    c.eq("the three kept folders are all that is left", sorted(leftovers(folder)),
+         sorted([live, young, foreign]))
 
 
 def check_merge_interrupt(c, tmp, base):
@@ -479,8 +544,9 @@ def main():
         lap("failures")
         check_many_shards(c, tmp)
         lap("many shards")
-        check_interrupt(c, tmp, base)
+        big = check_interrupt(c, tmp, base)
         check_merge_interrupt(c, tmp, base)
+        check_stale_shards(c, tmp, big)
         lap("interruptions")
     c.close()
 
