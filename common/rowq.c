@@ -67,6 +67,7 @@ struct pdb_rowq {
     bool closed;           /* no more batches: the writer ends */
     bool failed;           /* a row failed: errmsg says why; later rows are dropped */
     char errmsg[2048];
+    bool saw_failure;      /* the caller's copy of failed, taken at each hand-over */
     batch *filling;        /* the caller's */
     row *cur;              /* the row being recorded */
 };
@@ -196,6 +197,7 @@ static void run_here(pdb_rowq *q)
         q->failed = true;
         snprintf(q->errmsg, sizeof q->errmsg, "%s", pdb_errmsg());
     }
+    q->saw_failure = q->failed;
     batch_clear(q->filling);
 }
 
@@ -215,6 +217,7 @@ static void hand_over(pdb_rowq *q)
     while (q->nempty == 0)
         pthread_cond_wait(&q->to_caller, &q->mu);
     q->filling = q->empty[--q->nempty];
+    q->saw_failure = q->failed;
     pthread_mutex_unlock(&q->mu);
 }
 
@@ -289,11 +292,9 @@ int pdb_rowq_end(pdb_rowq *q)
         batch_clear(b);
         return rc;
     }
-    /* A failure shows at the next hand-over: checking at every row would
-     * take the lock every row. */
-    if (b->nrows == BATCH_ROWS)
-        return writer_failed(q);
-    return PDB_OK;
+    /* A failure shows from the next hand-over on: checking at every row
+     * would take the lock every row. */
+    return q->saw_failure ? pdb_fail("%s", q->errmsg) : PDB_OK;
 }
 
 int pdb_rowq_sync(pdb_rowq *q)
