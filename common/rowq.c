@@ -5,7 +5,8 @@
  * writer, which executes full ones in order; one mutex, a condition
  * variable for each side. A batch is handed over when its rows, its
  * parameters or its text are full, so the queue holds at most
- * NBATCHES * (BATCH_PARAMS parameters + BATCH_TEXT bytes): about 2 MB. */
+ * NBATCHES * (BATCH_PARAMS parameters + BATCH_TEXT bytes): about 2 MB, plus
+ * the longest text of each batch still to execute. */
 #define _GNU_SOURCE /* pthread_setname_np */
 #include "common/rowq.h"
 #include "common/db.h"
@@ -108,11 +109,17 @@ static int run_batch(sqlite3 *db, const batch *b)
     return PDB_OK;
 }
 
+/* Empties an executed batch. Its text grown past BATCH_TEXT by a long
+ * value (a step log's line may be 16 MiB) is freed, not kept for the next
+ * rows: four batches never hold more than one long text each at a time. */
 static void batch_clear(batch *b)
 {
     b->nrows = 0;
     b->nparams = 0;
-    pdb_buf_reset(&b->text);
+    if (b->text.cap > 2 * BATCH_TEXT)
+        pdb_buf_free(&b->text);
+    else
+        pdb_buf_reset(&b->text);
 }
 
 /* The writer thread: full batches in order, until the caller closes. Its
