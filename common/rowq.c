@@ -268,6 +268,22 @@ void pdb_rowq_null(pdb_rowq *q)
     next_param(q)->type = P_NULL;
 }
 
+void pdb_rowq_int_or_null(pdb_rowq *q, bool has, int64_t v)
+{
+    if (has)
+        pdb_rowq_int(q, v);
+    else
+        pdb_rowq_null(q);
+}
+
+void pdb_rowq_double_or_null(pdb_rowq *q, bool has, double v)
+{
+    if (has)
+        pdb_rowq_double(q, v);
+    else
+        pdb_rowq_null(q);
+}
+
 void pdb_rowq_text(pdb_rowq *q, const char *s, size_t len)
 {
     assert(len <= UINT32_MAX);

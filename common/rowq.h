@@ -44,6 +44,9 @@ void pdb_rowq_begin(pdb_rowq *q, sqlite3_stmt *st, int64_t expect_rowid);
 void pdb_rowq_int(pdb_rowq *q, int64_t v);
 void pdb_rowq_double(pdb_rowq *q, double v);
 void pdb_rowq_null(pdb_rowq *q);
+/* v when has, else NULL. */
+void pdb_rowq_int_or_null(pdb_rowq *q, bool has, int64_t v);
+void pdb_rowq_double_or_null(pdb_rowq *q, bool has, double v);
 /* The text is copied. */
 void pdb_rowq_text(pdb_rowq *q, const char *s, size_t len);
 /* Ends the row. PDB_ERR when a row (this one, or an earlier one on the

@@ -174,14 +174,6 @@ static bool same_ctx(const pdb_sl_ctx *a, const pdb_sl_ctx *b)
            a->has_wall == b->has_wall && a->wall == b->wall;
 }
 
-static void row_int_or_null(pdb_rowq *q, bool has, int64_t v)
-{
-    if (has)
-        pdb_rowq_int(q, v);
-    else
-        pdb_rowq_null(q);
-}
-
 static void row_text_or_null(pdb_rowq *q, const char *s)
 {
     if (s)
@@ -198,15 +190,9 @@ static void row_ctx(const pdb_sl_store *st, const pdb_sl_ctx *c, int64_t id)
     pdb_rowq_int(q, id);
     pdb_rowq_int(q, (id - st->ctx_base) - c->record);
     pdb_rowq_int(q, c->line - c->record);
-    row_int_or_null(q, c->has_step, c->step);
-    if (c->has_epoch)
-        pdb_rowq_double(q, c->epoch);
-    else
-        pdb_rowq_null(q);
-    if (c->has_wall)
-        pdb_rowq_double(q, c->wall);
-    else
-        pdb_rowq_null(q);
+    pdb_rowq_int_or_null(q, c->has_step, c->step);
+    pdb_rowq_double_or_null(q, c->has_epoch, c->epoch);
+    pdb_rowq_double_or_null(q, c->has_wall, c->wall);
 }
 
 /* Inserts the held contexts: a full batch in one statement, else one by one. */
@@ -283,7 +269,7 @@ static int insert_series(pdb_sl_store *st, const pdb_sl_key *k, int64_t *id)
     pdb_rowq_int(q, st->src->run_id);
     pdb_rowq_int(q, st->src->source_id);
     pdb_rowq_text(q, k->kind, strlen(k->kind));
-    row_int_or_null(q, k->has_rank, k->rank);
+    pdb_rowq_int_or_null(q, k->has_rank, k->rank);
     row_text_or_null(q, k->loader && k->loader[0] ? k->loader : NULL);
     row_text_or_null(q, k->split);
     pdb_rowq_text(q, k->metric, strlen(k->metric));
@@ -347,9 +333,9 @@ static int write_chunk(pdb_sl_store *st, int64_t series_id, int64_t ctx, int64_t
     pdb_rowq_int(q, ctx);
     pdb_rowq_int(q, n > 1 ? stride : 0);
     pdb_rowq_int(q, pos);
-    row_int_or_null(q, window > 0, window);
+    pdb_rowq_int_or_null(q, window > 0, window);
     pdb_rowq_int(q, n);
-    row_int_or_null(q, gaps != 0, gaps);
+    pdb_rowq_int_or_null(q, gaps != 0, gaps);
     for (int i = 0; i < PDB_SL_CHUNK; i++) {
         if (i < n && !(gaps >> i & 1) && isfinite(v[i]))
             pdb_rowq_double(q, v[i]);
@@ -486,13 +472,13 @@ static int write_summary(pdb_sl_store *st, const series *s)
     for (int i = 0; i < 2; i++) {
         bool has = m->nstep > i;
         if (i == 1) { /* columns 6 and 7, then the second value's */
-            row_int_or_null(q, m->nstep > 0, m->f_chunk);
-            row_int_or_null(q, m->nstep > 0, m->f_slot);
+            pdb_rowq_int_or_null(q, m->nstep > 0, m->f_chunk);
+            pdb_rowq_int_or_null(q, m->nstep > 0, m->f_slot);
         }
-        row_int_or_null(q, has, m->s_record[i]);
-        row_int_or_null(q, has, m->s_pos[i]);
-        row_int_or_null(q, has, m->s_step[i]);
-        row_int_or_null(q, has && m->s_window[i] > 0, m->s_window[i]);
+        pdb_rowq_int_or_null(q, has, m->s_record[i]);
+        pdb_rowq_int_or_null(q, has, m->s_pos[i]);
+        pdb_rowq_int_or_null(q, has, m->s_step[i]);
+        pdb_rowq_int_or_null(q, has && m->s_window[i] > 0, m->s_window[i]);
     }
     pdb_rowq_int(q, m->n);
     pdb_rowq_int(q, m->ndec);

@@ -473,10 +473,7 @@ int pdb_steplog_block(pdb_steplog *w, const char *title, size_t len, bool has_st
     pdb_rowq_int(q, w->record);
     pdb_rowq_int(q, w->line);
     pdb_rowq_text(q, title, len);
-    if (has_step)
-        pdb_rowq_int(q, step);
-    else
-        pdb_rowq_null(q);
+    pdb_rowq_int_or_null(q, has_step, step);
     return pdb_rowq_end(q);
 }
 

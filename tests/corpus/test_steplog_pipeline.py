@@ -19,46 +19,12 @@ database (wall-clock columns left out). Inputs:
     with the database unchanged."""
 
 import os
-import sqlite3
 import subprocess
 
-from common import PROFDB, SOURCE, Checker, need_corpus, scaled, tempdir
-from test_pipeline import dump
+from common import SOURCE, Checker, need_corpus, scaled, tempdir
+from test_pipeline import compare  # both ways, the same exit code, stderr and tables
 
 GEN = os.path.join(SOURCE, "samples", "gen", "gensteplog.py")
-
-
-def ingest(tmp, tag, mode, args, stdin=None, db_init=None):
-    db = os.path.join(tmp, f"{tag}-{mode}.db")
-    for suffix in ("", "-wal", "-shm"):
-        if os.path.exists(db + suffix):
-            os.remove(db + suffix)
-    before = None
-    if db_init:
-        seed, script = db_init
-        subprocess.run([PROFDB, "--db", db, "ingest", "--quiet", "--run", "seed", seed],
-                       check=True, capture_output=True)
-        con = sqlite3.connect(db)
-        con.executescript(script)
-        con.close()
-        before = dump(db)
-    env = dict(os.environ, PROFDB_PIPELINE=mode)
-    p = subprocess.run([PROFDB, "--db", db, "ingest", "--run", tag] + args, env=env,
-                       input=stdin, capture_output=True)
-    err = p.stderr.decode("utf-8", "replace").replace(f"{tag}-{mode}.db", "DB")
-    return p.returncode, err, dump(db), before
-
-
-def compare(c, tmp, tag, args, want_rc=None, **kw):
-    one = ingest(tmp, tag, "0", args, **kw)
-    two = ingest(tmp, tag, "1", args, **kw)
-    c.eq(f"{tag}: exit code, writer thread vs one thread", two[0], one[0])
-    c.eq(f"{tag}: stderr, writer thread vs one thread", two[1], one[1])
-    diff = [t for t in one[2] if one[2][t] != two[2].get(t)]
-    c.true(f"{tag}: every table identical", not diff, f"tables that differ: {diff}")
-    if want_rc is not None:
-        c.eq(f"{tag}: exit code ({one[1].strip()[:200]})", one[0], want_rc)
-    return one
 
 
 def small_logs():
