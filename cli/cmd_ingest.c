@@ -4,6 +4,7 @@
 #include "common/db.h"
 #include "common/error.h"
 #include "analyze/analyze.h"
+#include "ingest/fresh_db.h"
 #include "ingest/ingest.h"
 
 #include <sched.h>
@@ -83,16 +84,22 @@ int cmd_ingest(int argc, char **argv, pdb_cli *cli)
     o.nlabels = labels.n;
     o.quiet = quiet;
     o.after_load = no_analyze ? NULL : pdb_cli_after_load;
-    sqlite3 *db;
+    sqlite3 *db = NULL;
+    pdb_fresh_db *fresh = NULL;
     pdb_ingest_catch_signals();
     int rc;
     if (o.dry_run && access(cli->db_path, F_OK) != 0)
         rc = pdb_db_open(":memory:", PDB_DB_CREATE, &db); /* checking needs no file */
-    else
+    else if ((rc = pdb_fresh_db_open(cli->db_path, &db, &fresh)) == PDB_OK && !fresh)
         rc = pdb_cli_open_db(cli, PDB_DB_CREATE, &db);
     if (rc == PDB_OK)
         rc = pdb_ingest_paths(db, (const char *const *)argv + 1, npos, &o);
-    pdb_db_close(db);
+    if (fresh && rc == PDB_OK)
+        rc = pdb_fresh_db_publish(fresh, db, o.replace, quiet);
+    else if (fresh)
+        pdb_fresh_db_discard(fresh, db);
+    else
+        pdb_db_close(db);
     pdb_strlist_free(&labels);
     if (rc == PDB_OK)
         return PDB_EXIT_OK;

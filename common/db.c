@@ -118,12 +118,13 @@ static int set_wal(sqlite3 *db)
 /* Creates the schema in a new, empty database. Another profdb may be creating
  * it at the same moment: the emptiness is checked again under the write lock,
  * and *created is false when the other process won. */
-static int apply_schema(sqlite3 *db, bool *created)
+static int apply_schema(sqlite3 *db, int flags, bool *created)
 {
     char pragmas[128];
     int64_t tables;
     *created = false;
-    if (set_wal(db) != PDB_OK || pdb_db_exec(db, "BEGIN IMMEDIATE") != PDB_OK)
+    if ((!(flags & PDB_DB_PRIVATE) && set_wal(db) != PDB_OK) ||
+        pdb_db_exec(db, "BEGIN IMMEDIATE") != PDB_OK)
         return PDB_ERR;
     if (pdb_db_query_int(db, "SELECT count(*) FROM sqlite_schema", 0, &tables) != PDB_OK ||
         tables != 0) {
@@ -234,7 +235,7 @@ again:
             return pdb_fail("%s: empty database (run 'profdb ingest' first)", path);
         if (retried)
             return pdb_fail("%s: database emptied while it was being opened", path);
-        if (apply_schema(db, &created) != PDB_OK)
+        if (apply_schema(db, flags, &created) != PDB_OK)
             return PDB_ERR;
         if (created)
             return PDB_OK;
@@ -283,11 +284,16 @@ static int open_db(const char *path, int flags, int *from, sqlite3 **out)
     }
     /* Another profdb may be writing: wait for it rather than fail at once. */
     sqlite3_busy_timeout(db, PDB_DB_BUSY_MS);
+    if ((flags & PDB_DB_PRIVATE) &&
+        pdb_db_exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF") != PDB_OK) {
+        pdb_db_close(db);
+        return PDB_ERR;
+    }
     if (check_schema(db, path, flags, from) != PDB_OK) {
         pdb_db_close(db); /* also drops its cached statements */
         return PDB_ERR;
     }
-    if (!(flags & PDB_DB_READONLY) && !memory &&
+    if (!(flags & (PDB_DB_READONLY | PDB_DB_PRIVATE)) && !memory &&
         (set_wal(db) != PDB_OK || pdb_db_exec(db, "PRAGMA synchronous=NORMAL") != PDB_OK)) {
         pdb_db_close(db);
         return PDB_ERR;

@@ -604,11 +604,10 @@ static int check_ranks_across(sqlite3 *db, const char *const *shards, int n,
 static int merge_to_file(const char *path, const char *const *shards, int n)
 {
     sqlite3 *db;
-    if (pdb_db_open(path, PDB_DB_CREATE, &db) != PDB_OK)
+    if (pdb_db_open(path, PDB_DB_CREATE | PDB_DB_PRIVATE, &db) != PDB_OK)
         return PDB_ERR;
-    /* a scratch file: no journal, no syncing */
     pdb_merge_opts o = {0};
-    int rc = pdb_db_exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; BEGIN");
+    int rc = pdb_db_exec(db, "BEGIN");
     if (rc == PDB_OK)
         rc = merge_into(db, shards, n, &o);
     if (rc == PDB_OK)
@@ -766,16 +765,21 @@ static int try_mkdtemp(const char *parent, char **dir)
     return PDB_ERR;
 }
 
-int pdb_shard_dir_make(const char *target, char **dir)
+int pdb_shard_dir_beside(const char *target, char **dir)
 {
-    /* next to the target: same file system, so no space is used elsewhere */
     char *parent = pdb_xstrdup(target);
     char *slash = strrchr(parent, '/');
     if (slash)
         slash[slash == parent ? 1 : 0] = '\0';
     int rc = try_mkdtemp(slash ? parent : ".", dir);
     free(parent);
-    if (rc == PDB_OK)
+    return rc;
+}
+
+int pdb_shard_dir_make(const char *target, char **dir)
+{
+    /* next to the target: same file system, so no space is used elsewhere */
+    if (pdb_shard_dir_beside(target, dir) == PDB_OK)
         return PDB_OK;
     const char *tmp = getenv("TMPDIR");
     if (try_mkdtemp(tmp && *tmp ? tmp : "/tmp", dir) == PDB_OK)
@@ -788,9 +792,12 @@ int pdb_shard_dir_make(const char *target, char **dir)
  * anything else is left as it is. */
 static bool is_shard_file(const char *name)
 {
-    return pdb_skip_prefix(name, "shard-", NULL) || pdb_skip_prefix(name, "merge-", NULL);
+    return pdb_skip_prefix(name, "shard-", NULL) || pdb_skip_prefix(name, "merge-", NULL) ||
+           pdb_skip_prefix(name, "fresh-", NULL);
 }
 
+/* A first ingest builds its new database in a shard folder (fresh_db.c),
+ * and its --jobs workers then have their shard folder inside that one. */
 void pdb_shard_dir_remove(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -798,11 +805,15 @@ void pdb_shard_dir_remove(const char *dir)
         return;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
-        if (!is_shard_file(e->d_name))
+        bool nested = pdb_skip_prefix(e->d_name, SHARD_PREFIX, NULL);
+        if (!nested && !is_shard_file(e->d_name))
             continue;
         pdb_buf p = PDB_BUF_INIT;
         pdb_buf_addf(&p, "%s/%s", dir, e->d_name);
-        unlink(p.p);
+        if (nested)
+            pdb_shard_dir_remove(p.p);
+        else
+            unlink(p.p);
         pdb_buf_free(&p);
     }
     closedir(d);

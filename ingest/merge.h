@@ -53,6 +53,8 @@ int pdb_merge_pstats(sqlite3 *db, const char *schema, const char *path, int64_t 
  * live process locks and that are older than a minute are removed first
  * (left by a killed ingest), with a warning. */
 int pdb_shard_dir_make(const char *target, char **dir);
+/* The same, only next to target: PDB_ERR (no message) where that fails. */
+int pdb_shard_dir_beside(const char *target, char **dir);
 /* Deletes the files profdb put in a shard folder, then the folder. */
 void pdb_shard_dir_remove(const char *dir);
 

@@ -224,11 +224,8 @@ static void run_worker(worker *w, const pdb_ingest_opts *opts, int pipe_fd)
     wo.jobs = 1;
     wo.on_file = worker_file_done;
     sqlite3 *db;
-    int rc = pdb_db_open(w->shard, PDB_DB_CREATE, &db);
-    /* A scratch file: no journal, no syncing (a failed worker's shard is
-     * deleted, never rolled back). */
-    if (rc == PDB_OK)
-        rc = pdb_db_exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF");
+    /* a failed worker's shard is deleted, never rolled back */
+    int rc = pdb_db_open(w->shard, PDB_DB_CREATE | PDB_DB_PRIVATE, &db);
     if (rc == PDB_OK)
         rc = pdb_jobs_ingest(db, &w->part, &wo);
     if (rc != PDB_OK) {

@@ -464,7 +464,10 @@ def check_stale_shards(c, tmp, big):
     killed = None
     for _ in range(400):  # until a worker has written into its shard folder
         time.sleep(0.01)
-        made = [d for d in leftovers(folder) if os.listdir(d)]
+        # (a first ingest's own folder holds the new database and the
+        # workers' folder: fresh_db.c)
+        made = [d for d in leftovers(folder)
+                if any(f.startswith("shard-") for _, _, fs in os.walk(d) for f in fs)]
         if made:
             os.killpg(p.pid, signal.SIGKILL)
             killed = made[0]
