@@ -33,6 +33,13 @@ typedef struct {
     char *rec;
 } slot;
 
+/* A recent table key: its hash and record number (-1: none). The hash
+ * keeps a guess for another key from loading a record to compare keys. */
+typedef struct {
+    uint64_t hash;
+    int64_t h;
+} key_guess;
+
 struct pdb_recstore {
     sqlite3 *db;
     char *table;
@@ -51,7 +58,7 @@ struct pdb_recstore {
     int64_t count;
     bool spilling;
     slot *cache;             /* ncache slots (CACHE; 2 under PROFDB_SPILL_TEST) */
-    int64_t *key_cache;      /* nkey_cache entries (KEY_CACHE; 2 likewise) */
+    key_guess *key_cache;    /* nkey_cache entries (KEY_CACHE; 2 likewise) */
     int64_t ncache, nkey_cache;
     uint8_t *bloom;
     sqlite3_stmt *ins, *upd, *get, *find;
@@ -230,7 +237,8 @@ static void start_spilling(pdb_recstore *s)
         s->cache[i].rec = pdb_xmalloc(s->rsize);
     }
     s->key_cache = pdb_xmalloc((size_t)s->nkey_cache * sizeof *s->key_cache);
-    memset(s->key_cache, -1, (size_t)s->nkey_cache * sizeof *s->key_cache);
+    for (int64_t i = 0; i < s->nkey_cache; i++)
+        s->key_cache[i].h = -1;
     s->bloom = pdb_xcalloc(BLOOM_BITS / 8, 1);
 }
 
@@ -299,8 +307,9 @@ static bool slot_has(const slot *c, const void *key, size_t klen, uint64_t h)
 /* The table record with this key, or -1. */
 static int64_t table_find(pdb_recstore *s, const void *key, size_t klen, uint64_t h)
 {
-    int64_t guess = s->key_cache[h % (uint64_t)s->nkey_cache];
-    if (guess >= 0) {
+    const key_guess *g = &s->key_cache[h % (uint64_t)s->nkey_cache];
+    int64_t guess = g->h;
+    if (guess >= 0 && g->hash == h) {
         slot *c = load(s, guess);
         if (c && slot_has(c, key, klen, h))
             return guess;
@@ -364,7 +373,7 @@ int64_t pdb_rs_find(pdb_recstore *s, const void *key, size_t klen, const void *i
         *created = r >= 0;
     }
     if (r >= 0)
-        s->key_cache[h % (uint64_t)s->nkey_cache] = r;
+        s->key_cache[h % (uint64_t)s->nkey_cache] = (key_guess){h, r};
     return r;
 }
 
