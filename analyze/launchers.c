@@ -10,17 +10,34 @@
  * go to the temporary table scan_launchers, keyed by (start, id), which is
  * then read in key order alongside the scan, a merge. The scan's order is
  * (start, longest first, id): launchers with equal starts may come out of
- * id order, and then the one the merge has not reached is looked up. Memory: one
- * correlation's state and the merge's head; the table spills to disk as
- * SQLite's temporary tables do. */
+ * id order, and then the one the merge has not reached is looked up.
+ * Memory: up to MEM_LAUNCHERS launchers in an array sorted once (the
+ * table's random inserts were 6% of the analysis); past that bound all of
+ * them go to the temporary table scan_launchers, keyed by (start, id),
+ * which spills to disk as SQLite's temporary tables do. */
 #include "analyze/batch.h"
 #include "analyze/scan.h"
+#include "common/bounds.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/xalloc.h"
 
 #include <assert.h>
 #include <stdlib.h>
+
+#define MEM_LAUNCHERS (1 << 18) /* 6 MB of launchers before the table */
+
+typedef struct {
+    int64_t ts, id, gpu;
+} launcher;
+
+static int launcher_cmp(const void *pa, const void *pb)
+{
+    const launcher *a = pa, *b = pb;
+    if (a->ts != b->ts)
+        return a->ts < b->ts ? -1 : 1;
+    return a->id < b->id ? -1 : a->id > b->id;
+}
 
 /* The string ids of the CPU-side categories (strings.value is unique: at
  * most one id per category). */
@@ -90,11 +107,52 @@ static int group_open(group *g, sqlite3_value *corr)
     return g->corr ? PDB_OK : pdb_fail("out of memory");
 }
 
-static int group_close(group *g, pdb_batch *w)
+/* Where the launchers go: the array, and once it is full the table. */
+typedef struct {
+    sqlite3 *db;
+    launcher *v;
+    size_t n, cap, max;
+    pdb_batch *w;            /* non-NULL: spilled */
+} sink;
+
+static int to_table(sink *k)
+{
+    if (pdb_db_exec(k->db, "CREATE TEMP TABLE IF NOT EXISTS scan_launchers"
+                           " (ts INTEGER NOT NULL, id INTEGER NOT NULL, gpu INTEGER NOT NULL,"
+                           " PRIMARY KEY (ts, id)) WITHOUT ROWID;"
+                           "DELETE FROM temp.scan_launchers;") != PDB_OK ||
+        pdb_batch_new(k->db, "INSERT OR FAIL INTO temp.scan_launchers VALUES ", "(?,?,?)", 3,
+                      &k->w) != PDB_OK)
+        return PDB_ERR;
+    pdb_bound_passed("launchers sent to a table");
+    int rc = PDB_OK;
+    for (size_t i = 0; i < k->n && rc == PDB_OK; i++)
+        rc = pdb_batch_add(k->w, (int64_t[]){k->v[i].ts, k->v[i].id, k->v[i].gpu}, 0);
+    free(k->v);
+    k->v = NULL;
+    k->n = k->cap = 0;
+    return rc;
+}
+
+static int sink_add(sink *k, launcher l)
+{
+    if (!k->w && k->n == k->max && to_table(k) != PDB_OK)
+        return PDB_ERR;
+    if (k->w)
+        return pdb_batch_add(k->w, (int64_t[]){l.ts, l.id, l.gpu}, 0);
+    if (k->n == k->cap) {
+        k->cap = k->cap ? 2 * k->cap : 1024;
+        k->v = pdb_xrealloc(k->v, k->cap * sizeof *k->v);
+    }
+    k->v[k->n++] = l;
+    return PDB_OK;
+}
+
+static int group_close(group *g, sink *k)
 {
     int rc = PDB_OK;
     if (g->open && g->has_launcher && g->gpu > 0)
-        rc = pdb_batch_add(w, (int64_t[]){g->launcher_ts, g->launcher_id, g->gpu}, 0);
+        rc = sink_add(k, (launcher){g->launcher_ts, g->launcher_id, g->gpu});
     sqlite3_value_free(g->corr);
     *g = (group){0};
     return rc;
@@ -102,7 +160,7 @@ static int group_close(group *g, pdb_batch *w)
 
 /* The rows come grouped by correlation (the index order); the rule of a
  * CPU-side event and of a GPU event is the one of analyze.h. */
-static int read_groups(sqlite3 *db, const cpu_cats *cats, sqlite3_stmt *q, pdb_batch *w)
+static int read_groups(sqlite3 *db, const cpu_cats *cats, sqlite3_stmt *q, sink *w)
 {
     group g = {0};
     int step, rc = PDB_OK;
@@ -130,8 +188,8 @@ static int read_groups(sqlite3 *db, const cpu_cats *cats, sqlite3_stmt *q, pdb_b
         rc = group_close(&g, w);
     else
         sqlite3_value_free(g.corr);
-    if (rc == PDB_OK)
-        rc = pdb_batch_flush(w);
+    if (rc == PDB_OK && w->w)
+        rc = pdb_batch_flush(w->w);
     if (rc == PDB_OK && step != SQLITE_DONE)
         return pdb_db_fail(db, "reading the correlations");
     return rc;
@@ -139,7 +197,9 @@ static int read_groups(sqlite3 *db, const cpu_cats *cats, sqlite3_stmt *q, pdb_b
 
 struct pdb_launchers {
     sqlite3 *db;
-    sqlite3_stmt *ordered;   /* the launchers by (ts, id) */
+    launcher *v;             /* in memory: sorted by (ts, id); NULL: in the table */
+    size_t n, next;
+    sqlite3_stmt *ordered;   /* in the table: the launchers by (ts, id) */
     sqlite3_stmt *by_id;     /* one launcher's count */
     bool has_head;           /* the merge's next launcher */
     int64_t head_ts, head_id, head_gpu;
@@ -147,6 +207,16 @@ struct pdb_launchers {
 
 static int advance(pdb_launchers *l)
 {
+    if (!l->ordered) {
+        l->has_head = l->next < l->n;
+        if (l->has_head) {
+            const launcher *h = &l->v[l->next++];
+            l->head_ts = h->ts;
+            l->head_id = h->id;
+            l->head_gpu = h->gpu;
+        }
+        return PDB_OK;
+    }
     int rc = sqlite3_step(l->ordered);
     l->has_head = rc == SQLITE_ROW;
     if (l->has_head) {
@@ -158,31 +228,22 @@ static int advance(pdb_launchers *l)
     return rc == SQLITE_DONE ? PDB_OK : pdb_db_fail(l->db, "reading the launchers");
 }
 
-/* Launchers keyed by (ts, id): read back in that order without a sort, and
- * found by key when starts tie. Correlations mostly grow with time, so the
- * inserts land near the end of the b-tree. */
-static int fill(sqlite3 *db, int64_t trace_id)
+/* In the table, launchers are keyed by (ts, id): read back in that order
+ * without a sort, and found by key when starts tie. Correlations mostly
+ * grow with time, so the inserts land near the end of the b-tree. */
+static int fill(sqlite3 *db, int64_t trace_id, sink *k)
 {
     cpu_cats cats;
-    if (pdb_db_exec(db, "CREATE TEMP TABLE IF NOT EXISTS scan_launchers"
-                        " (ts INTEGER NOT NULL, id INTEGER NOT NULL, gpu INTEGER NOT NULL,"
-                        " PRIMARY KEY (ts, id)) WITHOUT ROWID;"
-                        "DELETE FROM temp.scan_launchers;") != PDB_OK ||
-        load_cpu_cats(db, &cats) != PDB_OK)
-        return PDB_ERR;
     sqlite3_stmt *q;
-    pdb_batch *w = NULL;
-    if (pdb_db_prepare(db,
+    if (load_cpu_cats(db, &cats) != PDB_OK ||
+        pdb_db_prepare(db,
                        "SELECT correlation, ts, id, cat, stream FROM slices"
                        " WHERE trace_id = ? AND correlation IS NOT NULL ORDER BY correlation",
                        &q) != PDB_OK)
         return PDB_ERR;
-    int rc = pdb_batch_new(db, "INSERT OR FAIL INTO temp.scan_launchers VALUES ", "(?,?,?)", 3, &w);
     sqlite3_bind_int64(q, 1, trace_id);
-    if (rc == PDB_OK)
-        rc = read_groups(db, &cats, q, w);
+    int rc = read_groups(db, &cats, q, k);
     sqlite3_finalize(q);
-    pdb_batch_free(w);
     return rc;
 }
 
@@ -191,13 +252,43 @@ int pdb_launchers_new(sqlite3 *db, int64_t trace_id, pdb_launchers **out)
     pdb_launchers *l = pdb_xcalloc(1, sizeof *l);
     l->db = db;
     *out = l;
-    if (fill(db, trace_id) != PDB_OK ||
-        pdb_db_prepare(db, "SELECT ts, id, gpu FROM temp.scan_launchers ORDER BY ts, id",
+    sink k = {.db = db, .max = (size_t)pdb_bound(MEM_LAUNCHERS, 3)};
+    int rc = fill(db, trace_id, &k);
+    pdb_batch_free(k.w);
+    if (rc != PDB_OK) {
+        free(k.v);
+        return PDB_ERR;
+    }
+    if (!k.w) {
+        qsort(k.v, k.n, sizeof *k.v, launcher_cmp);
+        l->v = k.v;
+        l->n = k.n;
+        return advance(l);
+    }
+    if (pdb_db_prepare(db, "SELECT ts, id, gpu FROM temp.scan_launchers ORDER BY ts, id",
                        &l->ordered) != PDB_OK ||
         pdb_db_prepare(db, "SELECT gpu FROM temp.scan_launchers WHERE ts = ? AND id = ?", &l->by_id) !=
             PDB_OK)
         return PDB_ERR;
     return advance(l);
+}
+
+/* A launcher found by key, when starts tie. */
+static int look_up(pdb_launchers *l, int64_t ts, int64_t id, int64_t *gpu)
+{
+    if (!l->ordered) {
+        const launcher key = {ts, id, 0};
+        const launcher *f = bsearch(&key, l->v, l->n, sizeof *l->v, launcher_cmp);
+        *gpu = f ? f->gpu : 0;
+        return PDB_OK;
+    }
+    sqlite3_bind_int64(l->by_id, 1, ts);
+    sqlite3_bind_int64(l->by_id, 2, id);
+    int rc = sqlite3_step(l->by_id);
+    if (rc == SQLITE_ROW)
+        *gpu = sqlite3_column_int64(l->by_id, 0);
+    sqlite3_reset(l->by_id);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? PDB_OK : pdb_db_fail(l->db, "reading a launcher");
 }
 
 /* Entries are passed only when matched or when the scan is past their
@@ -215,13 +306,7 @@ int pdb_launchers_of(pdb_launchers *l, int64_t ts, int64_t id, int64_t *gpu)
         return advance(l);
     }
     /* Equal starts, a longer row with a larger id first: look it up. */
-    sqlite3_bind_int64(l->by_id, 1, ts);
-    sqlite3_bind_int64(l->by_id, 2, id);
-    int rc = sqlite3_step(l->by_id);
-    if (rc == SQLITE_ROW)
-        *gpu = sqlite3_column_int64(l->by_id, 0);
-    sqlite3_reset(l->by_id);
-    return rc == SQLITE_ROW || rc == SQLITE_DONE ? PDB_OK : pdb_db_fail(l->db, "reading a launcher");
+    return look_up(l, ts, id, gpu);
 }
 
 void pdb_launchers_free(pdb_launchers *l)
@@ -230,5 +315,6 @@ void pdb_launchers_free(pdb_launchers *l)
         return;
     sqlite3_finalize(l->ordered);
     sqlite3_finalize(l->by_id);
+    free(l->v);
     free(l);
 }

@@ -63,7 +63,7 @@ PATHS = {
     "op stacks sent to a table",
     "op stack back from the table",
     "step bucket written in parts",
-    "launches in flight sent to a table",
+    "launches in flight sent to a table", "launchers sent to a table",
     "pdb_rs_ops", "pdb_rs_nodes", "pdb_rs_kernels", "pdb_rs_kernels_hta",
     "pdb_rs_ranges", "pdb_rs_ranges_hta",
     "pdb_rs_queue_exact", "pdb_rs_queue_hta", "pdb_rs_queue_hist",
