@@ -95,7 +95,7 @@ int cmd_ingest(int argc, char **argv, pdb_cli *cli)
     if (rc == PDB_OK)
         rc = pdb_ingest_paths(db, (const char *const *)argv + 1, npos, &o);
     if (fresh && rc == PDB_OK)
-        rc = pdb_fresh_db_publish(fresh, db, o.replace, quiet);
+        rc = pdb_fresh_db_publish(fresh, db, true, o.replace, quiet);
     else if (fresh)
         pdb_fresh_db_discard(fresh, db);
     else

@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "ingest/fresh_db.h"
 #include "ingest/ingest.h"
 #include "ingest/merge.h"
 
@@ -67,18 +68,26 @@ int cmd_merge(int argc, char **argv, pdb_cli *cli)
         if (pdb_merge_check(shards[i]) != PDB_OK)
             return pdb_cli_fail();
     pdb_ingest_catch_signals();
-    sqlite3 *out;
-    if (pdb_db_open(out_path, PDB_DB_CREATE, &out) != PDB_OK)
+    sqlite3 *out = NULL;
+    pdb_fresh_db *fresh; /* a new OUT is built aside (ingest/fresh_db.h) */
+    if (pdb_fresh_db_open(out_path, &out, &fresh) != PDB_OK ||
+        (!fresh && pdb_db_open(out_path, PDB_DB_CREATE, &out) != PDB_OK))
         return pdb_cli_fail();
     int rc = merge_all(out, shards, n, quiet);
-    if (rc == PDB_OK && !quiet) {
+    if (fresh && rc == PDB_OK)
+        rc = pdb_fresh_db_publish(fresh, out, false, false, quiet);
+    else if (fresh)
+        pdb_fresh_db_discard(fresh, out);
+    else
+        pdb_db_close(out);
+    if (rc == PDB_OK && !quiet && pdb_db_open(out_path, PDB_DB_READONLY, &out) == PDB_OK) {
         int64_t runs = 0, traces = 0;
         pdb_db_query_int(out, "SELECT count(*) FROM runs", 0, &runs);
         pdb_db_query_int(out, "SELECT count(*) FROM traces", 0, &traces);
         fprintf(stderr, "profdb: %s: merged %d database%s; it holds %lld runs, %lld traces\n",
                 out_path, n, n == 1 ? "" : "s", (long long)runs, (long long)traces);
+        pdb_db_close(out);
     }
-    pdb_db_close(out);
     if (rc == PDB_OK)
         return PDB_EXIT_OK;
     pdb_cli_fail();

@@ -15,9 +15,10 @@ typedef struct pdb_fresh_db pdb_fresh_db;
 int pdb_fresh_db_open(const char *path, sqlite3 **db, pdb_fresh_db **f);
 /* After the caller committed its transaction on db: closes db and puts the
  * database at the path. If another process created a database there
- * meanwhile, the new one is merged into it in one transaction, as a
- * shard of `profdb ingest --jobs` is (replace: ingest's --replace). */
-int pdb_fresh_db_publish(pdb_fresh_db *f, sqlite3 *db, bool replace, bool quiet);
+ * meanwhile, the new one is merged into it in one transaction with
+ * these options (as_ingest and replace: as an ingest's --jobs shard;
+ * neither: as `profdb merge`). */
+int pdb_fresh_db_publish(pdb_fresh_db *f, sqlite3 *db, bool as_ingest, bool replace, bool quiet);
 /* After a failure: closes db and deletes the new database and its folder. */
 void pdb_fresh_db_discard(pdb_fresh_db *f, sqlite3 *db);
 

@@ -149,6 +149,34 @@ def check_race(c, tmp, trace, same_name):
     c.eq(f"{what}: no private folder is left", leftovers(folder), [])
 
 
+def check_merge(c, tmp, r0, r1):
+    """profdb merge into an OUT that does not exist builds it aside too."""
+    folder, _ = fresh_folder(tmp, "merge")
+    shards = []
+    for k, trace in enumerate((r0, r1)):
+        shard = os.path.join(folder, f"s{k}.db")
+        run("ingest", "-q", "--run", "r", trace, db=shard)
+        shards.append(shard)
+    out = os.path.join(folder, "out.db")
+    rc, _, err = run("merge", out, *shards, check=False)
+    c.eq(f"merge into a new OUT exits 0 ({err.strip()[:200]})", rc, 0)
+    c.true("merge: says what OUT holds", "it holds 1 runs, 2 traces" in err, err)
+    with open(out, "rb") as f:
+        header = f.read(20)
+    c.eq("merge: the new OUT is in WAL mode", (header[18], header[19]), (2, 2))
+    old = os.path.join(folder, "old.db")
+    open(old, "wb").close()
+    run("merge", "-q", old, *shards)
+    a, b = dump(out), dump(old)
+    c.true("merge: same rows as a merge into an existing file", a == b,
+           str([t for t in a if a[t] != b.get(t)]))
+    bad = os.path.join(folder, "bad.db")
+    rc, _, err = run("merge", bad, shards[0], shards[0], check=False)
+    c.eq(f"merge refused (the same rank twice): exit 2 ({err.strip()[:200]})", rc, 2)
+    c.true("merge refused: no OUT is left", not os.path.exists(bad))
+    c.eq("merge: no private folder is left", leftovers(folder), [])
+
+
 def main():
     c = Checker()
     with tempdir() as tmp:
@@ -159,6 +187,7 @@ def main():
         check_failures(c, tmp, r0)
         check_race(c, tmp, r0, same_name=False)
         check_race(c, tmp, r0, same_name=True)
+        check_merge(c, tmp, r0, r1)
     c.close()
 
 
