@@ -260,7 +260,8 @@ int pdb_launchers_new(sqlite3 *db, int64_t trace_id, pdb_launchers **out)
         return PDB_ERR;
     }
     if (!k.w) {
-        qsort(k.v, k.n, sizeof *k.v, launcher_cmp);
+        if (k.n) /* (qsort and bsearch want an array, even an empty one) */
+            qsort(k.v, k.n, sizeof *k.v, launcher_cmp);
         l->v = k.v;
         l->n = k.n;
         return advance(l);
@@ -278,7 +279,7 @@ static int look_up(pdb_launchers *l, int64_t ts, int64_t id, int64_t *gpu)
 {
     if (!l->ordered) {
         const launcher key = {ts, id, 0};
-        const launcher *f = bsearch(&key, l->v, l->n, sizeof *l->v, launcher_cmp);
+        const launcher *f = l->n ? bsearch(&key, l->v, l->n, sizeof *l->v, launcher_cmp) : NULL;
         *gpu = f ? f->gpu : 0;
         return PDB_OK;
     }
