@@ -59,38 +59,40 @@ static int split_decimal(const char *s, size_t len, decimal *d)
 }
 
 /* The common case, "123" or "123.456" with at most `scale` fractional
- * digits and no exponent, without the general machinery. Returns false to
- * fall back. */
+ * digits and no exponent, without the general machinery: at most 18
+ * digits once scaled, which always fit an int64. Kineto's timestamps
+ * ("1700000000000.100" microseconds, 16 digits, scale 3) are the reason it
+ * counts digits rather than characters. Returns false to fall back. */
 static bool fast_scaled(const char *s, size_t len, int scale, int64_t *out)
 {
-    if (len == 0 || len > 18 || scale < 0 || scale > 9)
+    if (len == 0 || len > 19 || scale < 0 || scale > 9)
         return false;
     int64_t v = 0;
-    size_t i = 0;
-    int frac = -1;
-    for (; i < len; i++) {
+    int frac = -1, digits = 0;
+    for (size_t i = 0; i < len; i++) {
         char c = s[i];
         if (c >= '0' && c <= '9') {
-            v = v * 10 + (c - '0');
-            if (frac >= 0 && ++frac > scale)
+            if (++digits > 18 || (frac >= 0 && ++frac > scale))
                 return false;
+            v = v * 10 + (c - '0');
         } else if (c == '.' && frac < 0 && i > 0) {
             frac = 0;
         } else {
             return false;
         }
     }
-    if (frac == 0)
-        return false; /* "12." */
-    for (int k = frac < 0 ? 0 : frac; k < scale; k++)
-        v *= 10; /* the caller keeps digits + scale <= 18, so this fits */
+    int pad = scale - (frac < 0 ? 0 : frac);
+    if (frac == 0 || digits + pad > 18)
+        return false; /* "12.", or maybe too large for an int64 */
+    for (int k = 0; k < pad; k++)
+        v *= 10;
     *out = v;
     return true;
 }
 
 int pdb_decimal_scaled(const char *s, size_t len, int scale, int64_t *out)
 {
-    if (len + (size_t)(scale > 0 ? scale : 0) <= 18 && fast_scaled(s, len, scale, out))
+    if (fast_scaled(s, len, scale, out))
         return PDB_NUM_OK;
     decimal d;
     if (split_decimal(s, len, &d) != PDB_NUM_OK)

@@ -26,6 +26,19 @@ int main(void)
     CHECK_INT(scaled("1.0005", 3, PDB_NUM_OK), 1001);
     CHECK_INT(scaled("-1.0005", 3, PDB_NUM_OK), -1001);
     CHECK_INT(scaled("0.0000001", 3, PDB_NUM_OK), 0);
+    /* Kineto's epoch microseconds, and the edges of the fast path (at most
+     * 18 digits once scaled) against the general one. */
+    CHECK_INT(scaled("1700000000000.100", 3, PDB_NUM_OK), 1700000000000100LL);
+    CHECK_INT(scaled("1700000000000.1", 3, PDB_NUM_OK), 1700000000000100LL);
+    CHECK_INT(scaled("999999999999999999", 0, PDB_NUM_OK), 999999999999999999LL);
+    CHECK_INT(scaled("999999999999999.999", 3, PDB_NUM_OK), 999999999999999999LL);
+    CHECK_INT(scaled("9223372036854775.807", 3, PDB_NUM_OK), INT64_MAX);
+    scaled("9223372036854775.808", 3, PDB_NUM_RANGE);
+    scaled("9999999999999999.99", 3, PDB_NUM_RANGE);
+    CHECK_INT(scaled("922337203685477580.7", 0, PDB_NUM_OK), 922337203685477581LL);
+    CHECK_INT(scaled("1234567890123456789", 0, PDB_NUM_OK), 1234567890123456789LL);
+    CHECK_INT(scaled("12.", 3, PDB_NUM_OK), 12000);
+    CHECK_INT(scaled(".5", 3, PDB_NUM_OK), 500);
     /* Out of range and invalid text. */
     scaled("1e300", 3, PDB_NUM_RANGE);
     scaled("9223372036854775808", 0, PDB_NUM_RANGE);
