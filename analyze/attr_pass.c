@@ -603,7 +603,7 @@ static int resolve_deferred(pdb_attr_acc *a)
 
 typedef struct {
     pdb_attr_acc *a;
-    sqlite3_stmt *st;
+    pdb_batch *rows;
     const char *mode;
 } range_writer;
 
@@ -612,52 +612,42 @@ static int write_range(int64_t h, const void *key, size_t klen, const void *rec,
 {
     const range_writer *w = arg;
     const range_stat *g = rec;
-    sqlite3_stmt *st = w->st;
     (void)h, (void)key, (void)klen;
-    sqlite3_bind_int64(st, 1, w->a->run_id);
-    sqlite3_bind_text(st, 2, w->mode, -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 3, w->a->rank);
-    sqlite3_bind_text(st, 4, g->kind == RANGE_GPU ? "gpu" : "cpu", -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 5, g->name_id);
-    sqlite3_bind_int64(st, 6, g->count);
-    sqlite3_bind_int64(st, 7, g->total);
-    sqlite3_bind_int64(st, 8, g->min);
-    sqlite3_bind_int64(st, 9, g->max);
-    sqlite3_bind_double(st, 10, (double)g->total / (double)g->count);
-    if (g->count > 1)
-        sqlite3_bind_double(st, 11, sqrt(g->m2 / (double)(g->count - 1)));
-    else
-        sqlite3_bind_double(st, 11, 0.0); /* HTA's fillna(0) for one range */
-    /* CPU ranges get their launched GPU time from analysis_ops below. */
-    if (g->kind == RANGE_GPU) {
-        sqlite3_bind_int64(st, 12, g->kernel_ns);
-        sqlite3_bind_null(st, 13);
-        sqlite3_bind_int64(st, 14, g->kernels);
-    } else {
-        sqlite3_bind_null(st, 12);
-        sqlite3_bind_null(st, 13);
-        sqlite3_bind_null(st, 14);
-    }
-    return pdb_db_step_done(w->a->db, st);
+    bool gpu = g->kind == RANGE_GPU;
+    /* CPU ranges get their launched GPU time from analysis_ops below; the
+     * standard deviation of one range is 0, HTA's fillna(0). */
+    pdb_batch_val v[] = {
+        {.i = w->a->run_id}, {.s = w->mode}, {.i = w->a->rank}, {.s = gpu ? "gpu" : "cpu"},
+        {.i = g->name_id}, {.i = g->count}, {.i = g->total}, {.i = g->min}, {.i = g->max},
+        {.r = (double)g->total / (double)g->count},
+        {.r = g->count > 1 ? sqrt(g->m2 / (double)(g->count - 1)) : 0.0},
+        {.i = g->kernel_ns}, {.i = 0}, {.i = g->kernels},
+    };
+    uint32_t nulls = gpu ? 1u << 12 : (1u << 11) | (1u << 12) | (1u << 13);
+    return pdb_batch_add_vals(w->rows, v, nulls);
 }
 
 static int write_ranges(pdb_attr_acc *a)
 {
     static const char *const modes[] = {"exact", "hta"};
+    pdb_batch *rows;
     sqlite3_stmt *st;
-    if (pdb_db_prepare(a->db,
-                       "INSERT INTO analysis_annotations VALUES (?1,?2,?3,?4,"
-                       "(SELECT value FROM strings WHERE id = ?5),?6,?7,?8,?9,?10,?11,?12,?13,?14)",
-                       &st) != PDB_OK)
+    if (pdb_batch_new_typed(a->db, "INSERT OR FAIL INTO analysis_annotations VALUES ",
+                            "(?,?,?,?,(SELECT value FROM strings WHERE id = ?),?,?,?,?,?,?,?,?,?)",
+                            "isisiiiiirriii", &rows) != PDB_OK) {
+        pdb_batch_free(rows);
         return PDB_ERR;
+    }
     int rc = PDB_OK;
     for (int m = 0; m < 2 && rc == PDB_OK; m++) {
-        range_writer w = {a, st, modes[m]};
+        range_writer w = {a, rows, modes[m]};
         rc = pdb_rs_error(a->mode[m].ranges);
         if (rc == PDB_OK)
             rc = pdb_rs_each(a->mode[m].ranges, write_range, &w);
+        if (rc == PDB_OK)
+            rc = pdb_batch_flush(rows);
     }
-    sqlite3_finalize(st);
+    pdb_batch_free(rows);
     if (rc != PDB_OK)
         return rc;
     /* GPU time launched inside each CPU range (exact mode): the

@@ -1,4 +1,4 @@
-/* batch.c: inserts of integer rows, many per statement (see batch.h). */
+/* batch.c: inserts of rows, many per statement (see batch.h). */
 #include "analyze/batch.h"
 #include "common/strbuf.h"
 #include "common/db.h"
@@ -13,18 +13,21 @@
 struct pdb_batch {
     sqlite3 *db;
     int ncols, n;
+    char kinds[PDB_BATCH_COLS];
     sqlite3_stmt *many, *one;  /* PDB_BATCH_ROWS rows; one row (the rest) */
-    int64_t v[PDB_BATCH_ROWS][PDB_BATCH_COLS];
+    pdb_batch_val v[PDB_BATCH_ROWS][PDB_BATCH_COLS];
     uint32_t nulls[PDB_BATCH_ROWS];
 };
 
-int pdb_batch_new(sqlite3 *db, const char *insert, const char *values, int ncols,
-                  pdb_batch **out)
+int pdb_batch_new_typed(sqlite3 *db, const char *insert, const char *values, const char *kinds,
+                        pdb_batch **out)
 {
+    int ncols = (int)strlen(kinds);
     assert(ncols > 0 && ncols <= PDB_BATCH_COLS);
     pdb_batch *b = pdb_xcalloc(1, sizeof *b);
     b->db = db;
     b->ncols = ncols;
+    memcpy(b->kinds, kinds, (size_t)ncols);
     *out = b;
     pdb_buf sql = {0};
     pdb_buf_add(&sql, insert, strlen(insert));
@@ -45,14 +48,30 @@ int pdb_batch_new(sqlite3 *db, const char *insert, const char *values, int ncols
     return rc;
 }
 
+int pdb_batch_new(sqlite3 *db, const char *insert, const char *values, int ncols,
+                  pdb_batch **out)
+{
+    char kinds[PDB_BATCH_COLS + 1];
+    assert(ncols > 0 && ncols <= PDB_BATCH_COLS);
+    memset(kinds, 'i', (size_t)ncols);
+    kinds[ncols] = '\0';
+    return pdb_batch_new_typed(db, insert, values, kinds, out);
+}
+
 /* Binds row i of the buffer at parameter base + 1 on. */
 static void bind_row(pdb_batch *b, sqlite3_stmt *st, int base, int i)
 {
-    for (int c = 0; c < b->ncols; c++)
+    for (int c = 0; c < b->ncols; c++) {
+        const pdb_batch_val *v = &b->v[i][c];
         if (b->nulls[i] & (1u << c))
             sqlite3_bind_null(st, base + c + 1);
+        else if (b->kinds[c] == 'r')
+            sqlite3_bind_double(st, base + c + 1, v->r);
+        else if (b->kinds[c] == 's')
+            sqlite3_bind_text(st, base + c + 1, v->s, -1, SQLITE_STATIC);
         else
-            sqlite3_bind_int64(st, base + c + 1, b->v[i][c]);
+            sqlite3_bind_int64(st, base + c + 1, v->i);
+    }
 }
 
 int pdb_batch_flush(pdb_batch *b)
@@ -74,10 +93,19 @@ int pdb_batch_flush(pdb_batch *b)
     return PDB_OK;
 }
 
-int pdb_batch_add(pdb_batch *b, const int64_t *v, uint32_t nulls)
+int pdb_batch_add_vals(pdb_batch *b, const pdb_batch_val *v, uint32_t nulls)
 {
     assert(b->n < PDB_BATCH_ROWS);
     memcpy(b->v[b->n], v, (size_t)b->ncols * sizeof *v);
+    b->nulls[b->n] = nulls;
+    return ++b->n == PDB_BATCH_ROWS ? pdb_batch_flush(b) : PDB_OK;
+}
+
+int pdb_batch_add(pdb_batch *b, const int64_t *v, uint32_t nulls)
+{
+    assert(b->n < PDB_BATCH_ROWS);
+    for (int c = 0; c < b->ncols; c++)
+        b->v[b->n][c].i = v[c];
     b->nulls[b->n] = nulls;
     return ++b->n == PDB_BATCH_ROWS ? pdb_batch_flush(b) : PDB_OK;
 }

@@ -1,5 +1,4 @@
-/* batch.h: inserts of integer rows, many per statement (internal to
- * analyze/).
+/* batch.h: inserts of rows, many per statement (internal to analyze/).
  *
  * A prepared INSERT run once per row costs SQLite a statement's setup and
  * teardown (cursors opened and closed, transaction checks) per row, as much
@@ -31,6 +30,18 @@ int pdb_batch_new(sqlite3 *db, const char *insert, const char *values, int ncols
                   pdb_batch **out);
 /* Adds a row: v[ncols] values; bit i of nulls set: column i is NULL. */
 int pdb_batch_add(pdb_batch *b, const int64_t *v, uint32_t nulls);
+
+/* Rows of mixed values: kinds has one letter per column, 'i' an integer,
+ * 'r' a double, 's' text that outlives the batch (a string constant: the
+ * batch keeps the pointer, not a copy). */
+typedef union {
+    int64_t i;
+    double r;
+    const char *s;
+} pdb_batch_val;
+int pdb_batch_new_typed(sqlite3 *db, const char *insert, const char *values, const char *kinds,
+                        pdb_batch **out);
+int pdb_batch_add_vals(pdb_batch *b, const pdb_batch_val *v, uint32_t nulls);
 /* Inserts the rows waiting. */
 int pdb_batch_flush(pdb_batch *b);
 void pdb_batch_free(pdb_batch *b);

@@ -7,6 +7,7 @@
  * are rounded in each mode. Per-kernel records live in a store
  * (recstore.h), so a trace with millions of distinct kernel names stays in
  * bounded memory. */
+#include "analyze/batch.h"
 #include "analyze/hta.h"
 #include "analyze/recstore.h"
 #include "analyze/scan.h"
@@ -153,7 +154,7 @@ static int write_kernel_types(pdb_gpu_acc *a, sqlite3 *db, int64_t run_id, int r
 
 typedef struct {
     sqlite3 *db;
-    sqlite3_stmt *st;
+    pdb_batch *rows;
     int64_t run_id;
     int rank;
     const char *mode;
@@ -164,35 +165,29 @@ static int write_kernel(int64_t h, const void *key, size_t klen, const void *rec
 {
     const kernel_writer *w = arg;
     const kernel_stat *k = rec;
-    sqlite3_stmt *st = w->st;
     (void)h, (void)key, (void)klen;
-    sqlite3_bind_int64(st, 1, w->run_id);
-    sqlite3_bind_text(st, 2, w->mode, -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 3, w->rank);
-    sqlite3_bind_int64(st, 4, k->name_id);
-    sqlite3_bind_text(st, 5, pdb_kernel_type_name((pdb_kernel_type)k->kt), -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 6, k->count);
-    sqlite3_bind_int64(st, 7, k->total);
-    sqlite3_bind_int64(st, 8, k->min);
-    sqlite3_bind_int64(st, 9, k->max);
-    sqlite3_bind_double(st, 10, (double)k->total / (double)k->count);
-    if (k->count > 1)
-        sqlite3_bind_double(st, 11, sqrt(k->m2 / (double)(k->count - 1)));
-    else
-        sqlite3_bind_null(st, 11);
-    return pdb_db_step_done(w->db, st);
+    pdb_batch_val v[] = {
+        {.i = w->run_id}, {.s = w->mode}, {.i = w->rank}, {.i = k->name_id},
+        {.s = pdb_kernel_type_name((pdb_kernel_type)k->kt)}, {.i = k->count}, {.i = k->total},
+        {.i = k->min}, {.i = k->max}, {.r = (double)k->total / (double)k->count},
+        {.r = k->count > 1 ? sqrt(k->m2 / (double)(k->count - 1)) : 0.0},
+    };
+    return pdb_batch_add_vals(w->rows, v, k->count > 1 ? 0 : 1u << 10);
 }
 
 static int write_kernels(pdb_gpu_acc *a, sqlite3 *db, int64_t run_id, int rank, const char *mode)
 {
     kernel_writer w = {db, NULL, run_id, rank, mode};
-    if (pdb_rs_error(a->kernels) != PDB_OK ||
-        pdb_db_prepare(db, "INSERT INTO analysis_kernels VALUES (?1,?2,?3,"
-                           "(SELECT value FROM strings WHERE id = ?4),?5,?6,?7,?8,?9,?10,?11)",
-                       &w.st) != PDB_OK)
-        return PDB_ERR;
-    int rc = pdb_rs_each(a->kernels, write_kernel, &w);
-    sqlite3_finalize(w.st);
+    int rc = pdb_rs_error(a->kernels);
+    if (rc == PDB_OK)
+        rc = pdb_batch_new_typed(db, "INSERT OR FAIL INTO analysis_kernels VALUES ",
+                                 "(?,?,?,(SELECT value FROM strings WHERE id = ?),?,?,?,?,?,?,?)",
+                                 "isiisiiiirr", &w.rows);
+    if (rc == PDB_OK)
+        rc = pdb_rs_each(a->kernels, write_kernel, &w);
+    if (rc == PDB_OK)
+        rc = pdb_batch_flush(w.rows);
+    pdb_batch_free(w.rows);
     return rc;
 }
 
