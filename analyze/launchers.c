@@ -117,11 +117,7 @@ typedef struct {
 
 static int to_table(sink *k)
 {
-    if (pdb_db_exec(k->db, "CREATE TEMP TABLE IF NOT EXISTS scan_launchers"
-                           " (ts INTEGER NOT NULL, id INTEGER NOT NULL, gpu INTEGER NOT NULL,"
-                           " PRIMARY KEY (ts, id)) WITHOUT ROWID;"
-                           "DELETE FROM temp.scan_launchers;") != PDB_OK ||
-        pdb_batch_new(k->db, "INSERT OR FAIL INTO temp.scan_launchers VALUES ", "(?,?,?)", 3,
+    if (pdb_batch_new(k->db, "INSERT OR FAIL INTO temp.scan_launchers VALUES ", "(?,?,?)", 3,
                       &k->w) != PDB_OK)
         return PDB_ERR;
     pdb_bound_passed("launchers sent to a table");
@@ -235,7 +231,13 @@ static int fill(sqlite3 *db, int64_t trace_id, sink *k)
 {
     cpu_cats cats;
     sqlite3_stmt *q;
-    if (load_cpu_cats(db, &cats) != PDB_OK ||
+    /* made before any query runs, even if it stays empty: a schema change
+     * during the read below (or the scan) would abort it */
+    if (pdb_db_exec(db, "CREATE TEMP TABLE IF NOT EXISTS scan_launchers"
+                        " (ts INTEGER NOT NULL, id INTEGER NOT NULL, gpu INTEGER NOT NULL,"
+                        " PRIMARY KEY (ts, id)) WITHOUT ROWID;"
+                        "DELETE FROM temp.scan_launchers;") != PDB_OK ||
+        load_cpu_cats(db, &cats) != PDB_OK ||
         pdb_db_prepare(db,
                        "SELECT correlation, ts, id, cat, stream FROM slices"
                        " WHERE trace_id = ? AND correlation IS NOT NULL ORDER BY correlation",
