@@ -295,6 +295,7 @@ INSERT INTO steplog_metric_rules VALUES
  (88, '*data_gen_percentage*', 'data_generation_pct', 0),
  (88, '*transfer_percentage*', 'transfer_pct', 0),
  (87, '*data_transfer*', 'transfer', 1), (87, '*h2d*', 'transfer', 1),
+ (87, '*host_to_device*', 'transfer', 1), (87, '*to_device_time*', 'transfer', 1),
  (86, '*time_batch_wait*', 'batch_wait', 1),
  (99, '*(min across ranks)', 'timer_min_across_ranks', 0),
  (86, 'forward-backward*', 'forward_backward', 1), (86, 'forward_backward*', 'forward_backward', 1),

@@ -4,7 +4,9 @@ profdb at schema version 1 (tests/migrate/v1.db.gz, where every step-log value
 was a row of the table steplog_values) is refused by read-only commands with
 how to upgrade it, upgraded by `profdb migrate` in one step, and then holds
 every value of every step log exactly (all 17 columns, in log order), every
-other table unchanged, and the same schema as a database made new. Writing
+other table unchanged (the step-log metric rules: every old one kept, and
+the built-in ones of a new database, which migration 006 adds to), and the
+same schema as a database made new. Writing
 into it afterwards works: a new step log stores what a fresh database stores,
 and replacing a migrated run leaves no context behind. The old rows are read
 with Python's sqlite3, not with profdb."""
@@ -129,8 +131,17 @@ def main():
         # every other table as it was
         # (tables that gained columns: the old columns as they were, the new
         # ones at their defaults, 0, until `profdb analyze` fills them)
+        fresh = fresh_db(tmp, "fresh.db", [os.path.join(FIXTURES, "ds_chat_two_engines.log")],
+                         "ds_fresh")
         for name in tables(old):
             if name == "steplog_values":
+                continue
+            if name == "steplog_metric_rules":  # migration 006 adds built-in rules
+                rules = "SELECT * FROM steplog_metric_rules ORDER BY 1, 2"
+                got = rows(db, rules)
+                c.true("steplog_metric_rules: every old rule kept",
+                       set(table_rows(old, name)) <= set(got))
+                c.eq("steplog_metric_rules: the rules of a new database", got, rows(fresh, rules))
                 continue
             old_cols = [r[1] for r in rows(old, f"PRAGMA table_info(\"{name}\")")]
             new_cols = [r[1] for r in rows(db, f"PRAGMA table_info(\"{name}\")")]
@@ -144,8 +155,6 @@ def main():
                      rows(db, f"SELECT count(*) FROM \"{name}\" WHERE \"{added}\" IS NOT 0")[0][0], 0)
 
         # the same schema as a new database
-        fresh = fresh_db(tmp, "fresh.db", [os.path.join(FIXTURES, "ds_chat_two_engines.log")],
-                         "ds_fresh")
         want, got = schema_shape(fresh), schema_shape(db)
         c.eq("schema: the same objects", sorted(got), sorted(want))
         for name in sorted(set(want) & set(got)):
