@@ -473,6 +473,16 @@ def check_stale_shards(c, tmp, big):
             killed = made[0]
             break
     p.wait()
+    if killed:  # its worker (not our child) may outlive it a moment: wait for its lock
+        fd = os.open(killed, os.O_RDONLY)
+        for _ in range(400):
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                fcntl.flock(fd, fcntl.LOCK_UN)
+                break
+            except BlockingIOError:
+                time.sleep(0.025)
+        os.close(fd)
     c.true("kill -9: the ingest was killed while its shards were being written",
            killed is not None and p.returncode == -signal.SIGKILL, str(p.returncode))
     c.true("kill -9: its shard folder is left behind", killed and os.path.isdir(killed))
