@@ -103,11 +103,10 @@ int pdb_batch_add_vals(pdb_batch *b, const pdb_batch_val *v, uint32_t nulls)
 
 int pdb_batch_add(pdb_batch *b, const int64_t *v, uint32_t nulls)
 {
-    assert(b->n < PDB_BATCH_ROWS);
+    pdb_batch_val row[PDB_BATCH_COLS];
     for (int c = 0; c < b->ncols; c++)
-        b->v[b->n][c].i = v[c];
-    b->nulls[b->n] = nulls;
-    return ++b->n == PDB_BATCH_ROWS ? pdb_batch_flush(b) : PDB_OK;
+        row[c].i = v[c];
+    return pdb_batch_add_vals(b, row, nulls);
 }
 
 void pdb_batch_free(pdb_batch *b)

@@ -91,16 +91,11 @@ int cmd_ingest(int argc, char **argv, pdb_cli *cli)
     int rc;
     if (o.dry_run && access(cli->db_path, F_OK) != 0)
         rc = pdb_db_open(":memory:", PDB_DB_CREATE, &db); /* checking needs no file */
-    else if ((rc = pdb_fresh_db_open(cli->db_path, &db, &fresh)) == PDB_OK && !fresh)
-        rc = pdb_cli_open_db(cli, PDB_DB_CREATE, &db);
+    else /* a new database is built aside (ingest/fresh_db.h) */
+        rc = pdb_fresh_db_open(cli->db_path, &db, &fresh);
     if (rc == PDB_OK)
         rc = pdb_ingest_paths(db, (const char *const *)argv + 1, npos, &o);
-    if (fresh && rc == PDB_OK)
-        rc = pdb_fresh_db_publish(fresh, db, true, o.replace, quiet);
-    else if (fresh)
-        pdb_fresh_db_discard(fresh, db);
-    else
-        pdb_db_close(db);
+    rc = pdb_fresh_db_close(fresh, db, rc, true, o.replace, quiet);
     pdb_strlist_free(&labels);
     if (rc == PDB_OK)
         return PDB_EXIT_OK;

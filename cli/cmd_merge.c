@@ -70,16 +70,9 @@ int cmd_merge(int argc, char **argv, pdb_cli *cli)
     pdb_ingest_catch_signals();
     sqlite3 *out = NULL;
     pdb_fresh_db *fresh; /* a new OUT is built aside (ingest/fresh_db.h) */
-    if (pdb_fresh_db_open(out_path, &out, &fresh) != PDB_OK ||
-        (!fresh && pdb_db_open(out_path, PDB_DB_CREATE, &out) != PDB_OK))
+    if (pdb_fresh_db_open(out_path, &out, &fresh) != PDB_OK)
         return pdb_cli_fail();
-    int rc = merge_all(out, shards, n, quiet);
-    if (fresh && rc == PDB_OK)
-        rc = pdb_fresh_db_publish(fresh, out, false, false, quiet);
-    else if (fresh)
-        pdb_fresh_db_discard(fresh, out);
-    else
-        pdb_db_close(out);
+    int rc = pdb_fresh_db_close(fresh, out, merge_all(out, shards, n, quiet), false, false, quiet);
     if (rc == PDB_OK && !quiet && pdb_db_open(out_path, PDB_DB_READONLY, &out) == PDB_OK) {
         int64_t runs = 0, traces = 0;
         pdb_db_query_int(out, "SELECT count(*) FROM runs", 0, &runs);

@@ -49,6 +49,8 @@ static void fresh_free(pdb_fresh_db *f)
     free(f);
 }
 
+static void discard(pdb_fresh_db *f, sqlite3 *db);
+
 /* Whether path is an ordinary file name that names nothing yet. */
 static bool names_nothing(const char *path)
 {
@@ -64,7 +66,7 @@ int pdb_fresh_db_open(const char *path, sqlite3 **db, pdb_fresh_db **f)
     *f = NULL;
     char *dir;
     if (!names_nothing(path) || pdb_shard_dir_beside(path, &dir) != PDB_OK)
-        return PDB_OK; /* the caller opens path itself, with its usual errors */
+        return pdb_db_open(path, PDB_DB_CREATE, db); /* with its usual errors */
     pdb_fresh_db *n = pdb_xcalloc(1, sizeof *n);
     pdb_buf b = PDB_BUF_INIT;
     pdb_buf_addf(&b, "%s/fresh-new.db", dir);
@@ -72,7 +74,7 @@ int pdb_fresh_db_open(const char *path, sqlite3 **db, pdb_fresh_db **f)
     n->dir = dir;
     n->file = b.p;
     if (pdb_db_open(n->file, PDB_DB_CREATE | PDB_DB_PRIVATE, db) != PDB_OK) {
-        pdb_fresh_db_discard(n, *db);
+        discard(n, *db);
         *db = NULL;
         return PDB_ERR;
     }
@@ -80,7 +82,7 @@ int pdb_fresh_db_open(const char *path, sqlite3 **db, pdb_fresh_db **f)
     return PDB_OK;
 }
 
-void pdb_fresh_db_discard(pdb_fresh_db *f, sqlite3 *db)
+static void discard(pdb_fresh_db *f, sqlite3 *db)
 {
     pdb_db_close(db);
     pdb_shard_dir_remove(f->dir);
@@ -138,7 +140,7 @@ static int merge_into_existing(pdb_fresh_db *f, bool as_ingest, bool replace, bo
     return rc;
 }
 
-int pdb_fresh_db_publish(pdb_fresh_db *f, sqlite3 *db, bool as_ingest, bool replace, bool quiet)
+static int publish(pdb_fresh_db *f, sqlite3 *db, bool as_ingest, bool replace, bool quiet)
 {
     int rc = pdb_db_exec(db, "PRAGMA main.journal_mode=WAL");
     pdb_db_close(db);
@@ -155,5 +157,17 @@ int pdb_fresh_db_publish(pdb_fresh_db *f, sqlite3 *db, bool as_ingest, bool repl
     }
     pdb_shard_dir_remove(f->dir);
     fresh_free(f);
+    return rc;
+}
+
+int pdb_fresh_db_close(pdb_fresh_db *f, sqlite3 *db, int rc, bool as_ingest, bool replace,
+                       bool quiet)
+{
+    if (!f)
+        pdb_db_close(db);
+    else if (rc == PDB_OK)
+        rc = publish(f, db, as_ingest, replace, quiet);
+    else
+        discard(f, db);
     return rc;
 }

@@ -8,18 +8,19 @@
 
 typedef struct pdb_fresh_db pdb_fresh_db;
 
-/* When path names no file yet, opens a new database for it in a private
- * folder beside it and sets *f; otherwise (path exists, is ":memory:" or a
- * URI, or its folder takes no new entries) *f and *db are NULL and the
- * caller opens path as usual. */
+/* Opens path for writing, creating it if missing (PDB_DB_CREATE). When
+ * path names no file yet, the new database is opened in a private folder
+ * beside it and *f is set; otherwise (path exists, is ":memory:" or a URI,
+ * or its folder takes no new entries) path itself is opened and *f is NULL. */
 int pdb_fresh_db_open(const char *path, sqlite3 **db, pdb_fresh_db **f);
-/* After the caller committed its transaction on db: closes db and puts the
- * database at the path. If another process created a database there
- * meanwhile, the new one is merged into it in one transaction with
- * these options (as_ingest and replace: as an ingest's --jobs shard;
- * neither: as `profdb merge`). */
-int pdb_fresh_db_publish(pdb_fresh_db *f, sqlite3 *db, bool as_ingest, bool replace, bool quiet);
-/* After a failure: closes db and deletes the new database and its folder. */
-void pdb_fresh_db_discard(pdb_fresh_db *f, sqlite3 *db);
+/* Ends what pdb_fresh_db_open began and closes db; rc is the caller's
+ * result. Without f, only closes. With f and rc PDB_OK (the caller has
+ * committed): puts the database at the path; if another process created a
+ * database there meanwhile, the new one is merged into it in one
+ * transaction with these options (as_ingest and replace: as an ingest's
+ * --jobs shard; neither: as `profdb merge`). With f and a failure: deletes
+ * the new database and its folder. Returns rc, or the publishing error. */
+int pdb_fresh_db_close(pdb_fresh_db *f, sqlite3 *db, int rc, bool as_ingest, bool replace,
+                       bool quiet);
 
 #endif
