@@ -31,10 +31,11 @@
  * their histogram is a record per (stream, value) in a store of its own
  * (so a first-seen value keeps its place). The others (a trace with
  * 100,000 streams; every stream past 3 under PROFDB_SPILL_TEST) append
- * their final points, numbered, to a temporary table, and one query with
- * window functions makes their histograms when the rows are written:
- * the same running sum in the same order, so the same rows. Nothing is
- * kept per stream outside the stores, and no step visits every stream.
+ * their final points, numbered, to a temporary table; when the rows are
+ * written, the points come back sorted by stream (SQLite's sorter) and one
+ * pass sums each stream's series: the same running sum in the same order,
+ * so the same rows. Nothing is kept per stream outside the stores (and one
+ * stream's values while it is read back), and no step visits every stream.
  *
  * Both modes run from the same rows: exact (every kernel, memcpy and memset
  * whose correlation has a CPU-side event; streams per device) and hta
@@ -61,6 +62,7 @@
 #define STREAMS_IN_MEMORY 1024      /* per mode: streams followed in memory */
 #define HIST_IN_MEMORY 16384        /* their (stream, value) records in memory */
 #define HIST_KEY (1 + 8 + 8)        /* mode, stream number, value */
+#define VALUES_IN_MEMORY 65536      /* distinct values of one spilled stream summed in memory */
 
 enum { EXACT, HTA, MODES };
 
@@ -134,6 +136,7 @@ struct pdb_queue_acc {
     int64_t fifo_head, fifo_tail;
     size_t fifo_cap;
     int64_t late;
+    bool hist_merged;                /* a spilled stream's histogram came in parts */
     /* Spans for relative durations: exact (all slices), hta (kept events). */
     bool any[MODES];
     int64_t first[MODES], last[MODES];
@@ -557,28 +560,117 @@ static int hist_to_table(int64_t h, const void *key, size_t klen, const void *re
     return insert_hist(arg, k[0], key_int(k + 1), key_int(k + 9), r->points, r->dur, h);
 }
 
-/* The histograms of the streams past the bound, from their points: per
- * stream, in the order the points were made final, the running sum is the
- * value after each point, which gains the point and the time until the
- * stream's next point; a value's first point orders it. (The same sums as
- * giving the value before each point the time since the previous one, in
- * one grouping of the points instead of two: 13% less.) */
-static const char *const table_hist_sql =
-    "WITH w AS (SELECT mode, stream, seq, sum(delta) OVER s AS value,"
-    "  lead(t) OVER s - t AS d FROM temp.pdb_queue_points"
-    "  WINDOW s AS (PARTITION BY mode, stream ORDER BY seq ROWS UNBOUNDED PRECEDING))"
-    " INSERT INTO temp.pdb_queue_hist (mode, stream, value, points, dur, first)"
-    " SELECT mode, stream, value, count(*), coalesce(sum(d), 0), min(seq) FROM w"
-    " GROUP BY mode, stream, value";
+/* The histograms of the streams past the bound, from their points read
+ * back by stream and in the order they were made final: the running sum
+ * is the value after each point, which gains the point and the time until
+ * the stream's next point; a value's first point orders it. One sort of
+ * the points by SQLite, then one pass in C with a map of the stream's
+ * values (a window query over the same rows cost 28,000 instructions a
+ * point). A stream with more than VALUES_IN_MEMORY distinct values sends
+ * partial rows, which the rows query sums (hist_merged). */
+typedef struct {
+    int64_t value, points, dur, first;
+} value_acc;
+
+typedef struct {
+    int64_t mode, stream;   /* the stream being read */
+    int64_t value, prev_t;
+    int64_t prev;           /* the entry of the previous point's value; -1: none */
+    value_acc *v;
+    size_t n, cap;
+    pdb_idmap index;        /* value -> entry */
+} stream_hist;
+
+static int hist_flush(pdb_queue_acc *a, stream_hist *g, sqlite3_stmt *ins)
+{
+    int rc = PDB_OK;
+    for (size_t i = 0; i < g->n; i++) {
+        const value_acc *e = &g->v[i];
+        if (rc == PDB_OK)
+            rc = insert_hist(ins, g->mode, g->stream, e->value, e->points, e->dur, e->first);
+        pdb_idmap_del(&g->index, e->value);
+    }
+    g->n = 0;
+    g->prev = -1;
+    return rc;
+}
+
+/* The entry of value in the stream's map, made with first = seq if new. */
+static int64_t hist_entry(stream_hist *g, int64_t value, int64_t seq)
+{
+    int64_t i;
+    if (pdb_idmap_get(&g->index, value, &i))
+        return i;
+    if (g->n == g->cap) {
+        g->cap = g->cap ? 2 * g->cap : 16;
+        g->v = pdb_xrealloc(g->v, g->cap * sizeof *g->v);
+    }
+    g->v[g->n] = (value_acc){value, 0, 0, seq};
+    pdb_idmap_put(&g->index, value, (int64_t)g->n);
+    return (int64_t)g->n++;
+}
+
+static int hist_point(pdb_queue_acc *a, stream_hist *g, sqlite3_stmt *ins, int64_t seq,
+                      int64_t t, int64_t delta)
+{
+    if (g->prev >= 0)
+        pdb_sum(&g->v[g->prev].dur, t - g->prev_t);
+    int rc = PDB_OK;
+    if (g->n >= (size_t)pdb_bound(VALUES_IN_MEMORY, 4)) {
+        if (!a->hist_merged)
+            pdb_bound_passed("queue values summed in parts");
+        a->hist_merged = true; /* the stream's later rows repeat values */
+        rc = hist_flush(a, g, ins);
+    }
+    pdb_sum(&g->value, delta);
+    g->prev = hist_entry(g, g->value, seq);
+    g->v[g->prev].points++;
+    g->prev_t = t;
+    return rc;
+}
+
+static int table_hist(pdb_queue_acc *a, sqlite3_stmt *ins)
+{
+    sqlite3_stmt *st;
+    if (pdb_db_prepare(a->db,
+                       "SELECT mode, stream, seq, t, delta FROM temp.pdb_queue_points"
+                       " ORDER BY mode, stream, seq",
+                       &st) != PDB_OK)
+        return PDB_ERR;
+    stream_hist g = {.mode = -1, .prev = -1};
+    int rc = PDB_OK, step;
+    while (rc == PDB_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t mode = sqlite3_column_int64(st, 0), stream = sqlite3_column_int64(st, 1);
+        if (mode != g.mode || stream != g.stream) {
+            rc = hist_flush(a, &g, ins);
+            g.mode = mode, g.stream = stream, g.value = 0;
+        }
+        if (rc == PDB_OK)
+            rc = hist_point(a, &g, ins, sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3),
+                            sqlite3_column_int64(st, 4));
+    }
+    if (rc == PDB_OK)
+        rc = step == SQLITE_DONE ? hist_flush(a, &g, ins)
+                                 : pdb_db_fail(a->db, "launch queue points");
+    sqlite3_finalize(st);
+    free(g.v);
+    pdb_idmap_free(&g.index);
+    return rc;
+}
 
 /* Every stream's rows in the order they always had: by mode and stream
  * number; in a stream, the values in [-64, 1024) ascending (those with
  * points or time), then the others in the order first seen. */
-static const char *const rows_sql =
-    "SELECT mode, stream, value, points, dur FROM temp.pdb_queue_hist,"
-    " (SELECT ?1 AS lo, ?2 AS hi) WHERE points <> 0 OR dur <> 0 OR value NOT BETWEEN lo AND hi"
-    " ORDER BY mode, stream, value NOT BETWEEN lo AND hi,"
-    " CASE WHEN value BETWEEN lo AND hi THEN value ELSE first END";
+#define ROWS_SQL(HIST)                                                                    \
+    "SELECT mode, stream, value, points, dur FROM " HIST ","                             \
+    " (SELECT ?1 AS lo, ?2 AS hi) WHERE points <> 0 OR dur <> 0 OR value NOT BETWEEN lo AND hi" \
+    " ORDER BY mode, stream, value NOT BETWEEN lo AND hi,"                                \
+    " CASE WHEN value BETWEEN lo AND hi THEN value ELSE first END"
+static const char *const rows_sql = ROWS_SQL("temp.pdb_queue_hist");
+/* The same when a stream's values came in parts. */
+static const char *const rows_merged_sql =
+    ROWS_SQL("(SELECT mode, stream, value, sum(points) AS points, sum(dur) AS dur,"
+             " min(first) AS first FROM temp.pdb_queue_hist GROUP BY mode, stream, value)");
 
 static int gather_hist(pdb_queue_acc *a)
 {
@@ -587,9 +679,9 @@ static int gather_hist(pdb_queue_acc *a)
         PDB_OK)
         return PDB_ERR;
     int rc = pdb_rs_each(a->hist, hist_to_table, st);
-    sqlite3_finalize(st);
     if (rc == PDB_OK && a->ins_point)
-        rc = pdb_db_exec(a->db, table_hist_sql);
+        rc = table_hist(a, st);
+    sqlite3_finalize(st);
     return rc;
 }
 
@@ -613,7 +705,7 @@ static int write_rows(pdb_queue_acc *a, sqlite3_stmt *ins, int64_t run_id, int r
 {
     static const char *const modes[] = {"exact", "hta"};
     sqlite3_stmt *st;
-    if (pdb_db_prepare(a->db, rows_sql, &st) != PDB_OK)
+    if (pdb_db_prepare(a->db, a->hist_merged ? rows_merged_sql : rows_sql, &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int(st, 1, -SMALL_NEG);
     sqlite3_bind_int(st, 2, SMALL_VALUES - SMALL_NEG - 1);

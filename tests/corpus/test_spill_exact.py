@@ -3,7 +3,7 @@
 Readers and passes keep bounded state in memory and move the rest to
 SQLite (interned strings, open B events, per-name records, op stacks,
 step windows, step buckets, launches in flight, the launch queue's
-streams). Real traces seldom pass a bound, so PROFDB_SPILL_TEST=1 makes
+streams and their values). Real traces seldom pass a bound, so PROFDB_SPILL_TEST=1 makes
 every bound a handful and each trace here is ingested twice, normally and
 so: every raw table and every analysis table must hold the same rows
 (analysis_queue in the same order too: its rows are written in an order
@@ -67,7 +67,7 @@ PATHS = {
     "pdb_rs_ops", "pdb_rs_nodes", "pdb_rs_kernels", "pdb_rs_kernels_hta",
     "pdb_rs_ranges", "pdb_rs_ranges_hta",
     "pdb_rs_queue_exact", "pdb_rs_queue_hta", "pdb_rs_queue_hist",
-    "queue points sent to a table", "pdb_rs_idle", "pdb_rs_idle_hta",
+    "queue points sent to a table", "queue values summed in parts", "pdb_rs_idle", "pdb_rs_idle_hta",
 }
 
 
@@ -151,6 +151,24 @@ def interleaved_trace(path):
         json.dump({"traceEvents": ev}, f)
 
 
+def deep_queue_trace(path):
+    """Six streams, each sent eight kernels at once that start one after
+    another: the launch queue of each stream takes nine values, more than
+    the values of a spilled stream summed at once (with tiny bounds)."""
+    ev, corr = [], 1
+    for st in range(6):
+        for i in range(8):
+            ev.append({"ph": "X", "name": "cudaLaunchKernel", "cat": "cuda_runtime", "pid": 1,
+                       "tid": 1, "ts": 1000 * st + 10 + i, "dur": 1,
+                       "args": {"correlation": corr}})
+            ev.append({"ph": "X", "name": f"kernel{i % 3}", "cat": "kernel", "pid": 0,
+                       "tid": 7 + st, "ts": 1000 * st + 100 + 10 * i, "dur": 5,
+                       "args": {"stream": 7 + st, "correlation": corr, "device": 0}})
+            corr += 1
+    with open(path, "w") as f:
+        json.dump({"traceEvents": ev}, f)
+
+
 def pair(events):
     """The trace-event format's pairing: per (pid, tid) an E closes the
     innermost open B. Returns (pairs as (name, tid, ts, dur), skip counts)."""
@@ -225,8 +243,10 @@ def main():
         be_trace(os.path.join(tmp, "be.json"), False)
         events = be_trace(os.path.join(tmp, "deep.json"), True)
         interleaved_trace(os.path.join(tmp, "interleaved.json"))
+        deep_queue_trace(os.path.join(tmp, "queue.json"))
         inputs = [("be", os.path.join(tmp, "be.json")),
-                  ("interleaved", os.path.join(tmp, "interleaved.json"))]
+                  ("interleaved", os.path.join(tmp, "interleaved.json")),
+                  ("queue", os.path.join(tmp, "queue.json"))]
         n = scaled(8000, 4000)
         for name, args in (("typical", ["--steps", "40"]),
                            ("names", ["--shape", "names", "--events", str(n)]),
