@@ -17,7 +17,7 @@
 #include <string.h>
 
 #define KERNEL_WAIT_NS 30000 /* HTA's consecutive_kernel_delay: 30 us */
-#define IDLE_IN_MEMORY 16384 /* streams per mode kept in memory */
+#define IDLE_IN_MEMORY 65536 /* streams per mode kept in memory */
 
 typedef struct {
     int64_t events, prev_end, host, kernel, other;

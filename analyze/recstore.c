@@ -7,8 +7,9 @@
  * written through a direct-mapped cache of CACHE slots (slot h % CACHE); a
  * slot written since it was loaded goes back to the table when another
  * record needs it. A key is looked up in the table only when the Bloom
- * filter says it may be there and neither the key cache nor the slots hold
- * it, so creating a new record costs one INSERT, when it leaves the cache. */
+ * filter says it may be there and its entry of the key cache does not
+ * guess it (a record not yet written keeps its guess), so creating a new
+ * record costs one INSERT, when it leaves the cache. */
 #include "analyze/recstore.h"
 #include "common/bounds.h"
 #include "common/db.h"
@@ -314,11 +315,10 @@ static int64_t table_find(pdb_recstore *s, const void *key, size_t klen, uint64_
         if (c && slot_has(c, key, klen, h))
             return guess;
     }
+    /* A record not yet written to the table keeps its key guess (remember),
+     * so a key that missed its guess is in the table or nowhere. */
     if (!bloom_may_have(s, h))
         return -1;
-    for (int64_t i = 0; i < s->ncache; i++) /* created but not yet written */
-        if (slot_has(&s->cache[i], key, klen, h))
-            return s->cache[i].h;
     if (prepare(s, &s->find, "SELECT h FROM temp.%s WHERE k = ?") != PDB_OK)
         return -1;
     sqlite3_bind_blob(s->find, 1, klen ? key : "", (int)klen, SQLITE_STATIC);
@@ -349,6 +349,20 @@ static int64_t table_add(pdb_recstore *s, const void *key, size_t klen, uint64_t
     return r;
 }
 
+/* Makes (h, r) the key guess of its entry. A record the entry guessed
+ * before that is still only in a slot goes to the table first: the guess
+ * is how table_find finds a record created since the last write back. */
+static void remember(pdb_recstore *s, uint64_t h, int64_t r)
+{
+    key_guess *g = &s->key_cache[h % (uint64_t)s->nkey_cache];
+    if (g->h >= 0 && g->h != r) {
+        slot *c = &s->cache[g->h % s->ncache];
+        if (c->h == g->h && !c->in_table)
+            write_back(s, c); /* an error is sticky: s->err */
+    }
+    *g = (key_guess){h, r};
+}
+
 /* ---- the interface ---------------------------------------------------- */
 
 int64_t pdb_rs_find(pdb_recstore *s, const void *key, size_t klen, const void *init,
@@ -373,7 +387,7 @@ int64_t pdb_rs_find(pdb_recstore *s, const void *key, size_t klen, const void *i
         *created = r >= 0;
     }
     if (r >= 0)
-        s->key_cache[h % (uint64_t)s->nkey_cache] = (key_guess){h, r};
+        remember(s, h, r);
     return r;
 }
 
