@@ -78,6 +78,8 @@ typedef struct {
 typedef struct {
     int64_t value, prev_t;
     int64_t cur;                     /* the histogram record of value; -1: no point yet */
+    int64_t last_value, last;        /* the value before, and its record (-1: none): a
+                                        queue mostly steps back to it (launch, start) */
 } stream_state;
 
 /* Points with a value and the time from them to the stream's next point. */
@@ -207,7 +209,7 @@ static int64_t stream_for(pdb_queue_acc *a, int m, sqlite3_value *device, sqlite
     pdb_buf *r = &a->recent_key[m];
     if (a->recent[m] >= 0 && r->len == a->key.len && memcmp(r->p, a->key.p, r->len) == 0)
         return a->recent[m];
-    stream_state init = {0, 0, -1};
+    stream_state init = {0, 0, -1, 0, -1};
     bool created;
     int64_t h = pdb_rs_find(a->streams[m], a->key.p, a->key.len, &init, &created);
     pdb_buf_reset(r);
@@ -281,15 +283,21 @@ static void final_in_memory(pdb_queue_acc *a, const point *p)
         hist_rec *h = pdb_rs_get(a->hist, s.cur);
         pdb_sum(&h->dur, p->t - s.prev_t);
     }
+    int64_t before = s.value, before_h = s.cur;
     s.value += p->delta;
     s.prev_t = p->t;
-    unsigned char key[HIST_KEY];
-    key[0] = p->mode;
-    pdb_rs_key_int(key + 1, p->stream);
-    pdb_rs_key_int(key + 9, s.value);
-    hist_rec zero = {0, 0};
-    bool created;
-    s.cur = pdb_rs_find(a->hist, key, sizeof key, &zero, &created);
+    if (s.last >= 0 && s.last_value == s.value) {
+        s.cur = s.last;
+    } else {
+        unsigned char key[HIST_KEY];
+        key[0] = p->mode;
+        pdb_rs_key_int(key + 1, p->stream);
+        pdb_rs_key_int(key + 9, s.value);
+        hist_rec zero = {0, 0};
+        bool created;
+        s.cur = pdb_rs_find(a->hist, key, sizeof key, &zero, &created);
+    }
+    s.last_value = before, s.last = before_h;
     if (s.cur >= 0) {
         hist_rec *h = pdb_rs_get(a->hist, s.cur);
         h->points++;
