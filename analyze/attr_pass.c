@@ -621,7 +621,7 @@ static int write_range(int64_t h, const void *key, size_t klen, const void *rec,
         {.i = g->name_id}, {.i = g->count}, {.i = g->total}, {.i = g->min}, {.i = g->max},
         {.r = (double)g->total / (double)g->count},
         {.r = g->count > 1 ? sqrt(g->m2 / (double)(g->count - 1)) : 0.0},
-        {.i = g->kernel_ns}, {.i = 0}, {.i = g->kernels},
+        {.i = g->kernel_ns}, {.i = 0}, {.i = g->kernels}, {.i = g->name_id},
     };
     uint32_t nulls = gpu ? 1u << 12 : (1u << 11) | (1u << 12) | (1u << 13);
     return pdb_batch_add_vals(w->rows, v, nulls);
@@ -633,8 +633,8 @@ static int write_ranges(pdb_attr_acc *a)
     pdb_batch *rows;
     sqlite3_stmt *st;
     if (pdb_batch_new_typed(a->db, "INSERT OR FAIL INTO analysis_annotations VALUES ",
-                            "(?,?,?,?,(SELECT value FROM strings WHERE id = ?),?,?,?,?,?,?,?,?,?)",
-                            "isisiiiiirriii", &rows) != PDB_OK) {
+                            "(?,?,?,?,(SELECT value FROM strings WHERE id = ?),?,?,?,?,?,?,?,?,?,?)",
+                            "isisiiiiirriiii", &rows) != PDB_OK) {
         pdb_batch_free(rows);
         return PDB_ERR;
     }
@@ -655,11 +655,11 @@ static int write_ranges(pdb_attr_acc *a)
     if (pdb_db_prepare(a->db,
                        "UPDATE analysis_annotations SET"
                        " kernel_ns = (SELECT sum(o.gpu_total_ns) FROM analysis_ops o"
-                       "  WHERE o.run_id = ?1 AND o.rank = ?2 AND o.name ="
-                       "  analysis_annotations.name AND o.cat = 'user_annotation'),"
+                       "  WHERE o.run_id = ?1 AND o.rank = ?2 AND o.name_id ="
+                       "  analysis_annotations.name_id AND o.cat = 'user_annotation'),"
                        " kernel_self_ns = (SELECT sum(o.gpu_self_ns) FROM analysis_ops o"
-                       "  WHERE o.run_id = ?1 AND o.rank = ?2 AND o.name ="
-                       "  analysis_annotations.name AND o.cat = 'user_annotation')"
+                       "  WHERE o.run_id = ?1 AND o.rank = ?2 AND o.name_id ="
+                       "  analysis_annotations.name_id AND o.cat = 'user_annotation')"
                        " WHERE run_id = ?1 AND rank = ?2 AND mode = 'exact' AND kind = 'cpu'",
                        &st) != PDB_OK)
         return PDB_ERR;

@@ -786,7 +786,7 @@ int pdb_ops_acc_write(pdb_ops_acc *a)
     if (pdb_db_prepare(a->db,
                        "INSERT INTO analysis_ops VALUES (?1,?2,"
                        "(SELECT value FROM strings WHERE id = ?3),"
-                       "(SELECT value FROM strings WHERE id = ?4),?5,?6,?7,?8,?9,?10)",
+                       "(SELECT value FROM strings WHERE id = ?4),?5,?6,?7,?8,?9,?10,?3)",
                        &w.st) != PDB_OK)
         return PDB_ERR;
     int rc = pdb_rs_each(a->stats, write_op, &w);

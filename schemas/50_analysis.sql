@@ -79,7 +79,8 @@ CREATE TABLE analysis_kernels (
     max_ns       INTEGER NOT NULL,
     mean_ns      REAL NOT NULL,
     std_ns       REAL,                -- sample standard deviation; NULL for one event
-    PRIMARY KEY (run_id, mode, rank, name)
+    name_id      INTEGER NOT NULL REFERENCES strings, -- name as strings.id (schema 7)
+    PRIMARY KEY (run_id, mode, rank, name_id)
 );
 
 -- CPU operators (slices without a stream arg) per rank, name and input shape.
@@ -105,7 +106,8 @@ CREATE TABLE analysis_ops (
     total_ns    INTEGER NOT NULL,
     gpu_self_ns  INTEGER NOT NULL DEFAULT 0, -- (defaults: migration 002 adds the columns)
     gpu_total_ns INTEGER NOT NULL DEFAULT 0,
-    PRIMARY KEY (run_id, rank, name, input_dims)
+    name_id     INTEGER NOT NULL REFERENCES strings, -- name as strings.id (schema 7)
+    PRIMARY KEY (run_id, rank, name_id, input_dims)
 );
 
 -- CPU operators per rank, ProfilerStep and name (all shapes): the step is
@@ -169,7 +171,7 @@ CREATE TABLE analysis_gpu_attribution (
 CREATE VIEW gpu_attribution AS
 SELECT a.run_id, a.rank, a.slice_id, k.value AS kernel,
        (SELECT kernel_type FROM analysis_kernels x WHERE x.run_id = a.run_id
-        AND x.mode = 'exact' AND x.rank = a.rank AND x.name = k.value) AS kernel_type,
+        AND x.mode = 'exact' AND x.rank = a.rank AND x.name_id = a.name) AS kernel_type,
        (SELECT ts FROM slices WHERE id = a.slice_id) AS ts, a.dur_ns,
        a.step, a.launch_id, (SELECT n.value FROM slices l JOIN strings n ON n.id = l.name
                              WHERE l.id = a.launch_id) AS launch,
@@ -207,7 +209,8 @@ CREATE TABLE analysis_annotations (
     kernel_ns       INTEGER,
     kernel_self_ns  INTEGER,
     kernels         INTEGER,
-    PRIMARY KEY (run_id, mode, rank, kind, name)
+    name_id         INTEGER NOT NULL REFERENCES strings, -- name as strings.id (schema 7)
+    PRIMARY KEY (run_id, mode, rank, kind, name_id)
 );
 
 -- Per rank and ProfilerStep: the step's wall time split into TensorBoard

@@ -151,6 +151,11 @@ def main():
             c.eq(f"table {name}: unchanged",
                  rows(db, f"SELECT {cols} FROM \"{name}\" ORDER BY {order}"), table_rows(old, name))
             for added in new_cols[len(old_cols):]:
+                if added == "name_id":  # migration 007: the key is the name's string id
+                    c.eq(f"table {name}: name_id is the id of name in strings",
+                         rows(db, f"SELECT count(*) FROM \"{name}\" WHERE name_id IS NOT"
+                                  " (SELECT id FROM strings WHERE value = name)")[0][0], 0)
+                    continue
                 c.eq(f"table {name}: new column {added} at 0",
                      rows(db, f"SELECT count(*) FROM \"{name}\" WHERE \"{added}\" IS NOT 0")[0][0], 0)
 
