@@ -6,26 +6,20 @@
 --
 -- A GPU event is a slice with a stream whose category is none of
 -- PDB_CPU_CATEGORIES (analyze/analyze.h; the gpu_events view in
--- schemas/20_trace.sql). Here it is tested on the slices table itself, by
--- string id, so the correlation index serves the lookups; the category list
--- is written out and tests/unit/test_queries.c checks it is the same list.
+-- schemas/20_trace.sql). Where it is tested on the slices table itself, by
+-- string id, the category list is written out, and tests/unit/test_queries.c
+-- checks it is the same list.
 
 -- fragment: launches
--- Runtime calls and the GPU events they launched (same correlation). The
--- launching call is found with a correlated lookup (the correlation index);
--- "+ 0" keeps SQLite from preferring a scan of the (trace, ts) index.
-p AS (SELECT t.rank, g.name AS gname, g.ts AS gts, g.dur AS gdur,
-   (SELECT r.id FROM slices r WHERE r.trace_id = g.trace_id
-     AND r.correlation = g.correlation
-     AND NOT (r.stream IS NOT NULL AND coalesce(r.cat, 0) NOT IN (SELECT id FROM strings
-       WHERE value IN ('cuda_runtime', 'cuda_driver', 'hip_runtime', 'cpu_op', 'user_annotation', 'python_function')))
-     AND r.ph = 'X'
-     ORDER BY r.ts + 0 LIMIT 1) AS rid
- FROM traces t JOIN slices g ON g.trace_id = t.trace_id
-   AND (g.stream IS NOT NULL AND coalesce(g.cat, 0) NOT IN (SELECT id FROM strings
-     WHERE value IN ('cuda_runtime', 'cuda_driver', 'hip_runtime', 'cpu_op', 'user_annotation', 'python_function')))
- WHERE t.run_id = ?1 AND g.correlation IS NOT NULL AND g.correlation <> 0),
- l AS (SELECT p.rank, (SELECT value FROM strings WHERE id = p.gname) AS kernel,
+-- GPU events and their launching runtime call: the launch of
+-- analysis_gpu_attribution (the earliest CPU-side event with the event's
+-- correlation), the call `launch --by launch` shows; a correlation of 0
+-- links nothing. (Looking the call up per event cost four times as much.)
+p AS (SELECT a.rank, a.slice_id AS gid, a.name AS gname, g.ts AS gts, a.dur_ns AS gdur,
+   a.launch_id AS rid
+ FROM analysis_gpu_attribution a JOIN slices g ON g.id = a.slice_id
+ WHERE a.run_id = ?1 AND a.launch_id IS NOT NULL AND g.correlation <> 0),
+ l AS (SELECT p.rank, p.gid, p.gts, (SELECT value FROM strings WHERE id = p.gname) AS kernel,
    (SELECT value FROM strings WHERE id = r.name) AS runtime, p.gts - r.ts AS delay_ns,
    p.gdur AS kernel_ns, r.dur AS runtime_ns FROM p JOIN slices r ON r.id = p.rid)
 
@@ -54,11 +48,12 @@ WITH
  FROM o GROUP BY rank ORDER BY rank
 
 -- name: longest
--- The longest launch delays (?3 of them, 10 by default).
+-- The longest launch delays (?3 of them, 10 by default); ties in the order
+-- the GPU events started.
 WITH
 -- include: launches
  SELECT rank, kernel, runtime, delay_ns, kernel_ns, runtime_ns FROM l
- ORDER BY delay_ns DESC LIMIT (CASE WHEN ?3 < 0 THEN 10 ELSE ?3 END)
+ ORDER BY delay_ns DESC, gts, rank, gid LIMIT (CASE WHEN ?3 < 0 THEN 10 ELSE ?3 END)
 
 -- name: comm_require
 SELECT count(*) FROM gpu_events WHERE run_id = ?1 AND (name LIKE 'nccl%'
