@@ -585,7 +585,7 @@ typedef struct {
     int64_t value, prev_t;
     int64_t prev;           /* the entry of the previous point's value; -1: none */
     value_acc *v;
-    size_t n, cap;
+    size_t n, cap, max;     /* max: VALUES_IN_MEMORY (4 under PROFDB_SPILL_TEST) */
     pdb_idmap index;        /* value -> entry */
 } stream_hist;
 
@@ -624,7 +624,7 @@ static int hist_point(pdb_queue_acc *a, stream_hist *g, sqlite3_stmt *ins, int64
     if (g->prev >= 0)
         pdb_sum(&g->v[g->prev].dur, t - g->prev_t);
     int rc = PDB_OK;
-    if (g->n >= (size_t)pdb_bound(VALUES_IN_MEMORY, 4)) {
+    if (g->n >= g->max) {
         if (!a->hist_merged)
             pdb_bound_passed("queue values summed in parts");
         a->hist_merged = true; /* the stream's later rows repeat values */
@@ -645,7 +645,7 @@ static int table_hist(pdb_queue_acc *a, sqlite3_stmt *ins)
                        " ORDER BY mode, stream, seq",
                        &st) != PDB_OK)
         return PDB_ERR;
-    stream_hist g = {.mode = -1, .prev = -1};
+    stream_hist g = {.mode = -1, .prev = -1, .max = (size_t)pdb_bound(VALUES_IN_MEMORY, 4)};
     int rc = PDB_OK, step;
     while (rc == PDB_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t mode = sqlite3_column_int64(st, 0), stream = sqlite3_column_int64(st, 1);
