@@ -38,7 +38,7 @@ static int clear_run(sqlite3 *db, int64_t run_id)
     return PDB_OK;
 }
 
-int pdb_analyze_run(sqlite3 *db, int64_t run_id)
+int pdb_analyze_run(sqlite3 *db, int64_t run_id, bool committed)
 {
     if (clear_run(db, run_id) != PDB_OK)
         return PDB_ERR;
@@ -51,7 +51,7 @@ int pdb_analyze_run(sqlite3 *db, int64_t run_id)
     while (rc == PDB_OK && sqlite3_step(st) == SQLITE_ROW) {
         int64_t trace_id = sqlite3_column_int64(st, 0);
         int rank = sqlite3_column_int(st, 1);
-        rc = pdb_analyze_trace(db, run_id, trace_id, rank);
+        rc = pdb_analyze_trace(db, run_id, trace_id, rank, committed);
     }
     sqlite3_finalize(st);
     return rc;

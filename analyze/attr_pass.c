@@ -190,8 +190,8 @@ typedef struct {
 static lane *lane_for(mode_state *m, const pdb_row *r)
 {
     pdb_buf_reset(&m->key);
-    pdb_value_key(&m->key, r->pid);
-    pdb_value_key(&m->key, r->tid);
+    pdb_val_key(&m->key, &r->pid);
+    pdb_val_key(&m->key, &r->tid);
     int64_t i;
     if (pdb_strmap_get(m->index, m->key.p, m->key.len, &i))
         return &m->v[i];

@@ -72,19 +72,19 @@ void pdb_hta_round(int64_t ts, int64_t dur, int64_t *start, int64_t *end)
     *end = us_to_ns(floor(t + d));
 }
 
-int64_t pdb_hta_stream(sqlite3_value *stream)
+int64_t pdb_hta_stream_val(const pdb_val *stream)
 {
     double v;
-    switch (sqlite3_value_type(stream)) {
+    switch (stream->type) {
     case SQLITE_INTEGER:
-        return sqlite3_value_int64(stream);
+        return stream->i;
     case SQLITE_FLOAT:
-        v = sqlite3_value_double(stream);
+        v = stream->d;
         break;
     case SQLITE_TEXT: {
         /* Decimal text only: "0x0" (AMD's runtime calls) is NaN to pandas,
          * then -1; strtod alone would read it as hex. */
-        const char *text = (const char *)sqlite3_value_text(stream);
+        const char *text = stream->p;
         char *end;
         if (!*text || text[strspn(text, "0123456789+-.eE")])
             return -1;
@@ -97,6 +97,12 @@ int64_t pdb_hta_stream(sqlite3_value *stream)
         return -1;
     }
     return isfinite(v) && fabs(v) < 9e18 ? (int64_t)trunc(v) : -1;
+}
+
+int64_t pdb_hta_stream(sqlite3_value *stream)
+{
+    pdb_val v = pdb_val_of(stream);
+    return pdb_hta_stream_val(&v);
 }
 
 /* HTA's reading of a trace (analyze/hta.h): hta_start(ts, round) and

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "analyze/analyze.h"
+#include "analyze/value.h"
 #include "common/strbuf.h"
 
 #define PDB_HTA_US 1000 /* HTA's unit, in profdb's nanoseconds */
@@ -37,6 +38,8 @@ int64_t pdb_hta_ceil(int64_t ts);
 /* A stream arg as HTA reads it: pd.to_numeric(errors="coerce"), NaN -> -1,
  * truncated to an integer. HTA's GPU events are those whose value is not -1. */
 int64_t pdb_hta_stream(sqlite3_value *stream);
+/* The same for a value the scan read. */
+int64_t pdb_hta_stream_val(const pdb_val *stream);
 
 /* Registers hta_start(ts, round), hta_end(ts, dur, round) (an event's
  * start and end in ns as HTA rounds them when round is true) and

@@ -42,10 +42,10 @@ int pdb_idle_acc_new(sqlite3 *db, bool hta, pdb_idle_acc **out)
 
 /* The record of a stream (NULL after a database error, reported when the
  * rows are written). */
-static stream_acc *stream_for(pdb_idle_acc *a, sqlite3_value *stream)
+static stream_acc *stream_for(pdb_idle_acc *a, const pdb_val *stream)
 {
     pdb_buf_reset(&a->key);
-    pdb_value_key(&a->key, stream);
+    pdb_val_key(&a->key, stream);
     if (a->last_h < 0 || a->key.len != a->last.len ||
         memcmp(a->key.p, a->last.p, a->key.len) != 0) {
         stream_acc init = {0, 0, 0, 0, 0};
@@ -59,7 +59,7 @@ static stream_acc *stream_for(pdb_idle_acc *a, sqlite3_value *stream)
 
 /* One gap before an event, by HTA's rules; exact mode measures from the
  * latest end so far, so overlapping events leave no (negative) gap. */
-void pdb_idle_acc_add(pdb_idle_acc *a, sqlite3_value *stream, int64_t start, int64_t end,
+void pdb_idle_acc_add(pdb_idle_acc *a, const pdb_val *stream, int64_t start, int64_t end,
                       bool has_launch, int64_t launch)
 {
     stream_acc *s = stream_for(a, stream);

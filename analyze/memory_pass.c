@@ -84,7 +84,7 @@ typedef struct {
 typedef struct {
     int64_t ts, bytes, allocated, reserved, type, id, addr, seq;
     bool has_addr;
-    sqlite3_value *pid, *tid;
+    pdb_val pid, tid; /* owned */
 } mem_event;
 
 struct pdb_memory_acc {
@@ -170,19 +170,25 @@ static int load_steps(pdb_memory_acc *a, int64_t trace_id)
     return PDB_OK;
 }
 
+/* A lasting copy of column i's value. */
+static pdb_val column_val(sqlite3_stmt *s, int i)
+{
+    pdb_val v = pdb_val_of(sqlite3_column_value(s, i));
+    return pdb_val_dup(&v);
+}
+
 static int read_next(pdb_memory_acc *a)
 {
-    sqlite3_value_free(a->next.pid);
-    sqlite3_value_free(a->next.tid);
-    a->next.pid = a->next.tid = NULL;
+    pdb_val_free(&a->next.pid);
+    pdb_val_free(&a->next.tid);
     int rc = sqlite3_step(a->cur);
     a->has_next = rc == SQLITE_ROW;
     if (rc != SQLITE_ROW)
         return rc == SQLITE_DONE ? PDB_OK : pdb_db_fail(a->db, "reading memory events");
     sqlite3_stmt *s = a->cur;
     a->next = (mem_event){.ts = sqlite3_column_int64(s, 0),
-                          .pid = sqlite3_value_dup(sqlite3_column_value(s, 1)),
-                          .tid = sqlite3_value_dup(sqlite3_column_value(s, 2)),
+                          .pid = column_val(s, 1),
+                          .tid = column_val(s, 2),
                           .bytes = sqlite3_column_int64(s, 3),
                           .allocated = sqlite3_column_int64(s, 4),
                           .reserved = sqlite3_column_int64(s, 5),
@@ -323,11 +329,11 @@ static void close_event(pdb_memory_acc *a, int64_t ix)
 
 /* The stack of a thread, found by its whole pid and tid values (a prefix
  * would merge two threads that share it). */
-static thread_stack *thread_for(pdb_memory_acc *a, sqlite3_value *pid, sqlite3_value *tid)
+static thread_stack *thread_for(pdb_memory_acc *a, const pdb_val *pid, const pdb_val *tid)
 {
     pdb_buf_reset(&a->key);
-    pdb_value_key(&a->key, pid);
-    pdb_value_key(&a->key, tid);
+    pdb_val_key(&a->key, pid);
+    pdb_val_key(&a->key, tid);
     if (!a->thread_ix)
         a->thread_ix = pdb_strmap_new();
     int64_t i;
@@ -374,7 +380,7 @@ static void peak_add(peak *p, const mem_event *m, int64_t op)
 /* The innermost event around t on the thread (names index, -1). */
 static int64_t innermost(pdb_memory_acc *a, const mem_event *m)
 {
-    thread_stack *t = thread_for(a, m->pid, m->tid);
+    thread_stack *t = thread_for(a, &m->pid, &m->tid);
     while (t->n > 0 && t->v[t->n - 1].end < m->ts)
         t->n--;
     return t->n > 0 ? a->pool[t->v[t->n - 1].idx].name : -1;
@@ -496,7 +502,7 @@ int pdb_memory_acc_add(pdb_memory_acc *a, const pdb_row *r)
         ix = (int64_t)a->npool++;
     }
     /* torch's nesting: pop what cannot hold this event. */
-    thread_stack *t = thread_for(a, r->pid, r->tid);
+    thread_stack *t = thread_for(a, &r->pid, &r->tid);
     while (t->n > 0 && (r->ts >= t->v[t->n - 1].end || end > t->v[t->n - 1].end))
         t->n--;
     int64_t name = name_index(a, r->name_id, NULL);
@@ -595,8 +601,8 @@ void pdb_memory_acc_free(pdb_memory_acc *a)
     sqlite3_finalize(a->cur);
     sqlite3_finalize(a->ins_alloc);
     sqlite3_finalize(a->text_of);
-    sqlite3_value_free(a->next.pid);
-    sqlite3_value_free(a->next.tid);
+    pdb_val_free(&a->next.pid);
+    pdb_val_free(&a->next.tid);
     free(a->pool);
     free(a->free_ix);
     free(a->heap);

@@ -311,8 +311,8 @@ static thread_stack *stack_for(pdb_ops_acc *a, const pdb_row *r)
 {
     pdb_buf *key = &a->thread_key;
     pdb_buf_reset(key);
-    pdb_value_key(key, r->pid);
-    pdb_value_key(key, r->tid);
+    pdb_val_key(key, &r->pid);
+    pdb_val_key(key, &r->tid);
     int64_t i;
     if (a->last_stack >= 0) {
         const pdb_buf *k = &a->stacks[a->last_stack].key;

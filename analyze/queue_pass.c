@@ -94,7 +94,7 @@ typedef struct {
 
 /* A GPU event seen before its launch (clock skew, equal start times). */
 typedef struct {
-    sqlite3_value *pid, *stream;
+    pdb_val pid, stream; /* owned once kept */
     int64_t ts, hta_start;
     bool exact_ok, hta_gpu;
 } early_gpu;
@@ -194,13 +194,13 @@ bool pdb_queue_launch_name(const char *name)
 /* The number of a stream of mode m (exact: by device and stream value;
  * hta: by HTA's stream number), -1 after a database error. Consecutive
  * GPU events often share a stream: the last one is remembered. */
-static int64_t stream_for(pdb_queue_acc *a, int m, sqlite3_value *device, sqlite3_value *stream,
+static int64_t stream_for(pdb_queue_acc *a, int m, const pdb_val *device, const pdb_val *stream,
                           int64_t hta_stream)
 {
     pdb_buf_reset(&a->key);
     if (m == EXACT) {
-        pdb_value_key(&a->key, device);
-        pdb_value_key(&a->key, stream);
+        pdb_val_key(&a->key, device);
+        pdb_val_key(&a->key, stream);
     } else {
         unsigned char k[8];
         pdb_rs_key_int(k, hta_stream);
@@ -406,8 +406,8 @@ static void flight_done(pdb_queue_acc *a, flight *f)
 {
     fifo_at(a, f->seq)->resolved = true;
     for (int i = 0; i < f->nearly; i++) {
-        sqlite3_value_free(f->early[i].pid);
-        sqlite3_value_free(f->early[i].stream);
+        pdb_val_free(&f->early[i].pid);
+        pdb_val_free(&f->early[i].stream);
     }
     free(f->early);
     pdb_idmap_del(&a->by_corr, f->corr);
@@ -422,12 +422,12 @@ static void flight_done(pdb_queue_acc *a, flight *f)
 static void emit(pdb_queue_acc *a, const launch_info *l, const early_gpu *g)
 {
     if (g->exact_ok) {
-        int64_t s = stream_for(a, EXACT, g->pid, g->stream, 0);
+        int64_t s = stream_for(a, EXACT, &g->pid, &g->stream, 0);
         buffer_add(a, EXACT, s, l->ts, +1);
         buffer_add(a, EXACT, s, g->ts, -1);
     }
     if (g->hta_gpu && l->hta_ok) {
-        int64_t s = stream_for(a, HTA, NULL, NULL, pdb_hta_stream(g->stream));
+        int64_t s = stream_for(a, HTA, NULL, NULL, pdb_hta_stream_val(&g->stream));
         buffer_add(a, HTA, s, l->hta_ts, +1);
         buffer_add(a, HTA, s, g->hta_start, -1);
     }
@@ -476,7 +476,7 @@ static void hta_span(pdb_queue_acc *a, const pdb_row *r)
     if (!hta_event(r))
         return;
     if (a->hta.drop_last) {
-        bool kernel = (r->has_corr && r->corr >= 0 && pdb_hta_stream(r->stream) >= 0) ||
+        bool kernel = (r->has_corr && r->corr >= 0 && pdb_hta_stream_val(&r->stream) >= 0) ||
                       r->name->device_sync;
         if (kernel ? !r->has_launch || !before_cut(a, r->launch) : !before_cut(a, r->ts))
             return;
@@ -512,7 +512,7 @@ static void add_gpu(pdb_queue_acc *a, const pdb_row *r)
 {
     bool queued = !r->cat || r->cat->hta_idle; /* kernels, copies, sets */
     early_gpu g = {r->pid, r->stream, r->ts, hta_start(a, r->ts), queued,
-                   hta_event(r) && pdb_hta_stream(r->stream) != -1};
+                   hta_event(r) && pdb_hta_stream_val(&r->stream) != -1};
     flight *f = flight_get(a, r->corr);
     if (f && f->launch_known) {
         emit(a, &f->launch, &g);
@@ -525,8 +525,8 @@ static void add_gpu(pdb_queue_acc *a, const pdb_row *r)
     if (!f)
         f = flight_new(a, r->corr, r->ts);
     f->early = pdb_xrealloc(f->early, (size_t)(f->nearly + 1) * sizeof *f->early);
-    g.pid = sqlite3_value_dup(r->pid);
-    g.stream = sqlite3_value_dup(r->stream);
+    g.pid = pdb_val_dup(&r->pid);
+    g.stream = pdb_val_dup(&r->stream);
     f->early[f->nearly++] = g;
 }
 
@@ -799,8 +799,8 @@ void pdb_queue_acc_free(pdb_queue_acc *a)
         if (!pdb_idmap_get(&a->by_corr, a->flights[i].corr, &j) || (size_t)j != i)
             continue; /* a free slot */
         for (int k = 0; k < a->flights[i].nearly; k++) {
-            sqlite3_value_free(a->flights[i].early[k].pid);
-            sqlite3_value_free(a->flights[i].early[k].stream);
+            pdb_val_free(&a->flights[i].early[k].pid);
+            pdb_val_free(&a->flights[i].early[k].stream);
         }
         free(a->flights[i].early);
     }

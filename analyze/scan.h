@@ -1,11 +1,12 @@
 /* scan.h: one pass over a trace's slices in start order, shared by the
  * analysis passes (internal to analyze/).
  *
- * scan.c runs a single query per trace and hands every row to accumulators
- * (GPU time, idle time, CPU ops, steps), so the table is read once. Names and
- * categories arrive as string ids and are classified from their text in a
- * fixed-size cache: a row's name and category info are valid while that
- * row is fed, and accumulators keep ids and what they need, not pointers. */
+ * scan.c reads the trace's slices once, with a single query (scan_rows.c),
+ * and hands every row to accumulators (GPU time, idle time, CPU ops, steps).
+ * Names and categories arrive as string ids and are classified from their
+ * text in a fixed-size cache: a row's name and category info, like its
+ * values, are valid while that row is fed, and accumulators keep ids and
+ * what they need, not pointers. */
 #ifndef PDB_SCAN_H
 #define PDB_SCAN_H
 
@@ -14,6 +15,7 @@
 #include <stdint.h>
 
 #include "analyze/analyze.h"
+#include "analyze/value.h"
 #include "common/strbuf.h"
 
 /* Op families measured by their outermost calls (a call inside another
@@ -56,7 +58,7 @@ typedef struct pdb_row {
     int64_t name_id, cat_id;        /* cat_id 0: no category */
     const pdb_name_info *name;
     const pdb_cat_info *cat;        /* NULL: no category */
-    sqlite3_value *stream, *pid, *tid;
+    pdb_val stream, pid, tid;
     const char *dims;               /* Input Dims JSON or "" */
     bool ph_x;
     bool gpu;                       /* a GPU event in exact mode */
@@ -89,7 +91,7 @@ void pdb_gpu_acc_free(pdb_gpu_acc *a);
 /* GPU idle time per stream. */
 typedef struct pdb_idle_acc pdb_idle_acc;
 int pdb_idle_acc_new(sqlite3 *db, bool hta, pdb_idle_acc **out);
-void pdb_idle_acc_add(pdb_idle_acc *a, sqlite3_value *stream, int64_t start, int64_t end,
+void pdb_idle_acc_add(pdb_idle_acc *a, const pdb_val *stream, int64_t start, int64_t end,
                       bool has_launch, int64_t launch);
 int pdb_idle_acc_write(pdb_idle_acc *a, sqlite3 *db, int64_t run_id, int rank);
 void pdb_idle_acc_free(pdb_idle_acc *a);
@@ -153,16 +155,14 @@ void pdb_sum(int64_t *sum, int64_t v);
 /* Subtracts v, with the same check. */
 void pdb_sum_sub(int64_t *sum, int64_t v);
 
-/* Appends a value of pid, tid or stream to b as hashable bytes: a type tag
- * and the whole value (two names that share a long prefix stay apart). */
-void pdb_value_key(pdb_buf *b, sqlite3_value *v);
-/* Whether two values of pid, tid or stream are the same: the same type and
- * the same whole value (the keys pdb_value_key makes would be equal). */
-bool pdb_value_equal(sqlite3_value *a, sqlite3_value *b);
-/* Binds the value whose key starts at *key (len bytes left) to column col
- * of st, as pdb_value_key wrote it (same type, same bytes), and moves *key
- * and *len past it: keys kept in a table give their values back. */
-void pdb_value_key_bind(sqlite3_stmt *st, int col, const unsigned char **key, size_t *len);
+/* The trace's slices in start order (scan_rows.c), read on connection db:
+ * the launchers are found first (a temporary table on db), then one query
+ * runs. A row and what it points to are valid until the next call. */
+typedef struct pdb_scan_rows pdb_scan_rows;
+int pdb_scan_rows_open(sqlite3 *db, int64_t trace_id, pdb_scan_rows **out);
+/* 1: *r is the next row; 0: the end; PDB_ERR: a database error. */
+int pdb_scan_rows_next(pdb_scan_rows *s, pdb_row *r);
+void pdb_scan_rows_close(pdb_scan_rows *s);
 
 /* The trace's launchers (launchers.c): the first CPU-side event of each
  * correlation that has GPU events, with their number. Made before the scan

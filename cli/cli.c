@@ -26,9 +26,9 @@ int pdb_cli_parse(int argc, char **argv, const pdb_opt *opts, const pdb_cmd_help
     return -1;
 }
 
-int pdb_cli_after_load(sqlite3 *db, int64_t run_id)
+int pdb_cli_after_load(sqlite3 *db, int64_t run_id, bool committed)
 {
-    if (pdb_analyze_run(db, run_id) != PDB_OK)
+    if (pdb_analyze_run(db, run_id, committed) != PDB_OK)
         return PDB_ERR;
     return pdb_trend_forget_run(db, run_id);
 }

@@ -41,7 +41,7 @@ int pdb_cli_parse(int argc, char **argv, const pdb_opt *opts, const pdb_cmd_help
  * `profdb analyze` to each run: the analysis passes; then the run's trend
  * summaries, derived from what the passes wrote, are dropped
  * (pdb_trend_forget_run; trend computes them again). */
-int pdb_cli_after_load(sqlite3 *db, int64_t run_id);
+int pdb_cli_after_load(sqlite3 *db, int64_t run_id, bool committed);
 /* Opens cli->db_path with PDB_DB_* flags. */
 int pdb_cli_open_db(const pdb_cli *cli, int flags, sqlite3 **db);
 /* Ingests inputs (files or directories) into a new in-memory database as one

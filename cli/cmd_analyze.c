@@ -25,7 +25,7 @@ static int analyze_named(sqlite3 *db, char **names, int n)
             return PDB_ERR;
         if (!found)
             return pdb_fail("no run named '%s' (see 'profdb runs')", names[i]);
-        if (pdb_cli_after_load(db, run_id) != PDB_OK)
+        if (pdb_cli_after_load(db, run_id, true) != PDB_OK)
             return PDB_ERR;
     }
     return PDB_OK;
@@ -38,7 +38,7 @@ static int analyze_all(sqlite3 *db)
         return PDB_ERR;
     int rc = PDB_OK;
     while (rc == PDB_OK && sqlite3_step(st) == SQLITE_ROW)
-        rc = pdb_cli_after_load(db, sqlite3_column_int64(st, 0));
+        rc = pdb_cli_after_load(db, sqlite3_column_int64(st, 0), true);
     sqlite3_finalize(st);
     return rc;
 }

@@ -93,6 +93,7 @@ int cmd_ingest(int argc, char **argv, pdb_cli *cli)
         rc = pdb_db_open(":memory:", PDB_DB_CREATE, &db); /* checking needs no file */
     else /* a new database is built aside (ingest/fresh_db.h) */
         rc = pdb_fresh_db_open(cli->db_path, &db, &fresh);
+    o.private_db = fresh != NULL;
     if (rc == PDB_OK)
         rc = pdb_ingest_paths(db, (const char *const *)argv + 1, npos, &o);
     rc = pdb_fresh_db_close(fresh, db, rc, true, o.replace, quiet);

@@ -1,17 +1,27 @@
 /* bounds.c: see bounds.h. */
 #include "common/bounds.h"
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* The analysis reads on a second thread (analyze/scan_reader.c): the test
+ * mode is decided once, and the log of paths taken is written under a lock. */
+static int test;
+static pthread_once_t test_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t passed_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void read_test_mode(void)
+{
+    const char *v = getenv("PROFDB_SPILL_TEST");
+    test = v && *v && *v != '0';
+}
+
 static int test_mode(void)
 {
-    static int test = -1;
-    if (test < 0) {
-        const char *v = getenv("PROFDB_SPILL_TEST");
-        test = v && *v && *v != '0';
-    }
+    pthread_once(&test_once, read_test_mode);
     return test;
 }
 
@@ -32,14 +42,16 @@ void pdb_bound_passed(const char *what)
     const char *log = getenv("PROFDB_SPILL_LOG");
     if (!log || !*log)
         return;
-    for (int i = 0; i < npassed; i++)
-        if (strcmp(passed[i], what) == 0)
-            return;
-    if (npassed < PASSED_MAX)
+    pthread_mutex_lock(&passed_lock);
+    bool seen = false;
+    for (int i = 0; i < npassed && !seen; i++)
+        seen = strcmp(passed[i], what) == 0;
+    if (!seen && npassed < PASSED_MAX)
         passed[npassed++] = strdup(what); /* callers may free theirs */
-    FILE *f = fopen(log, "a");
+    FILE *f = seen ? NULL : fopen(log, "a");
     if (f) {
         fprintf(f, "%s\n", what);
         fclose(f);
     }
+    pthread_mutex_unlock(&passed_lock);
 }

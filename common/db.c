@@ -27,9 +27,11 @@ int pdb_db_exec(sqlite3 *db, const char *sql)
  * pdb_db_prepare of the same SQL on the same connection. Compiling SQL costs
  * more than inserting a few rows, so ingesting many small files (a directory
  * of step logs; millions of fuzz inputs) would otherwise spend most of its
- * time in sqlite3_prepare. profdb is single-threaded. */
+ * time in sqlite3_prepare. One cache per thread: a connection is used by
+ * one thread at a time, and the analysis reads on a thread of its own with
+ * its own connection (analyze/scan_reader.c), whose statements stay there. */
 #define STMT_CACHE_SIZE 48
-static sqlite3_stmt *stmt_cache[STMT_CACHE_SIZE];
+static _Thread_local sqlite3_stmt *stmt_cache[STMT_CACHE_SIZE];
 
 static bool take_cached(sqlite3 *db, const char *sql, sqlite3_stmt **st)
 {

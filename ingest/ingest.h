@@ -53,8 +53,15 @@ typedef struct pdb_ingest_opts {
     /* Called for each run the command created, inside its transaction,
      * before the commit: the CLI passes the analysis passes (pdb_analyze_run),
      * so a run is never visible without its analysis. NULL: nothing. Not
-     * called on a dry run. */
-    int (*after_load)(sqlite3 *db, int64_t run_id);
+     * called on a dry run. committed: see private_db. */
+    int (*after_load)(sqlite3 *db, int64_t run_id, bool committed);
+    /* The database is new and no other process opens it before it is
+     * published or deleted (ingest/fresh_db.h, a --jobs shard): when a
+     * second thread is wanted, the loaded rows are committed (and the file
+     * switched to WAL) before after_load, in a second transaction, so that
+     * the analysis can read them on a connection of its own. A failure
+     * still leaves nothing, as the file is then deleted. */
+    bool private_db;
     bool dry_run;           /* read and check everything, then roll back */
     /* Worker processes for several inputs (parallel.c): each loads its
      * share into a shard, the shards are merged in one transaction. 0 or

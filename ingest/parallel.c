@@ -223,6 +223,7 @@ static void run_worker(worker *w, const pdb_ingest_opts *opts, int pipe_fd)
     pdb_ingest_opts wo = *opts;
     wo.jobs = 1;
     wo.on_file = worker_file_done;
+    wo.private_db = true;
     sqlite3 *db;
     /* a failed worker's shard is deleted, never rolled back */
     int rc = pdb_db_open(w->shard, PDB_DB_CREATE | PDB_DB_PRIVATE, &db);

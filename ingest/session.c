@@ -13,6 +13,7 @@
 #include "common/bounds.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "common/rowq.h"
 #include "common/strbuf.h"
 #include "common/utf8.h"
 #include "common/xalloc.h"
@@ -788,6 +789,24 @@ static int end_write(pdb_session *ss, int rc, bool began)
     return rc;
 }
 
+/* A private database's loaded rows are committed before the analysis, in
+ * WAL mode, so that it can read them on a second connection (ingest.h:
+ * private_db); the file is deleted if anything fails after this. */
+static int commit_before_analysis(pdb_session *ss, bool *committed)
+{
+    *committed = false;
+    const pdb_ingest_opts *o = ss->opts;
+    if (!o->private_db || !o->after_load || o->dry_run || ss->nruns == 0 ||
+        !pdb_rowq_threads_wanted())
+        return PDB_OK;
+    if (pdb_db_exec(ss->db, "COMMIT") != PDB_OK ||
+        pdb_db_exec(ss->db, "PRAGMA main.journal_mode=WAL") != PDB_OK ||
+        begin_write(ss) != PDB_OK)
+        return PDB_ERR;
+    *committed = true;
+    return PDB_OK;
+}
+
 /* Loads planned jobs in one transaction (see the file comment). */
 int pdb_jobs_ingest(sqlite3 *db, job_list *jobs, const pdb_ingest_opts *opts)
 {
@@ -812,8 +831,11 @@ int pdb_jobs_ingest(sqlite3 *db, job_list *jobs, const pdb_ingest_opts *opts)
         rc = run_jobs(&ss, jobs);
     if (rc == PDB_OK && indexes.len)
         rc = pdb_db_exec(db, indexes.p);
+    bool committed = false;
+    if (rc == PDB_OK)
+        rc = commit_before_analysis(&ss, &committed);
     for (int i = 0; i < ss.nruns && rc == PDB_OK && opts->after_load && !opts->dry_run; i++)
-        rc = opts->after_load(db, ss.runs[i]);
+        rc = opts->after_load(db, ss.runs[i], committed);
     if (rc == PDB_OK && opts->before_commit && !opts->dry_run)
         rc = opts->before_commit(db, opts->before_commit_arg);
     pdb_db_release(ss.find_string);

@@ -1,0 +1,248 @@
+/* scan_reader.c: the scan's rows read on a thread of its own (see
+ * scan_reader.h).
+ *
+ * The reader fills batches in place: each slot a copy of one pdb_row with
+ * its name and category info, the row's text (input dims, and pid, tid or
+ * stream when they are text) appended to the batch's own buffer and pointed
+ * to once the batch is full, so the consumer gets rows that point only into
+ * the batch. Batches go round a ring of BATCHES: the reader waits when all
+ * of them are full, the consumer when none is. */
+#include "analyze/scan_reader.h"
+#include "common/db.h"
+#include "common/error.h"
+#include "common/rowq.h"
+#include "common/strbuf.h"
+#include "common/xalloc.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define BATCHES 4
+#define BATCH_ROWS 1024
+#define BATCH_TEXT (256 * 1024) /* a batch closes past this much text */
+
+typedef struct {
+    pdb_row row;
+    pdb_name_info name;
+    pdb_cat_info cat;
+    size_t dims, val[3]; /* offsets into the batch's text */
+} slot;
+
+typedef struct {
+    slot *slots;
+    int n;
+    pdb_buf text;
+} batch;
+
+struct pdb_scan_reader {
+    pthread_t thread;
+    bool started;
+    char *path;
+    int64_t trace_id;
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    batch ring[BATCHES];
+    int64_t filled, consumed; /* batches handed over and given back, ever */
+    bool done;                /* the reader handed over its last batch */
+    bool stop;                /* the consumer gave up */
+    int rc;                   /* the reader's result, once done */
+    char msg[1024];           /* its error message */
+    batch *cur;               /* consumer: the batch being read */
+    int next;                 /* and its next slot */
+};
+
+bool pdb_scan_reader_possible(sqlite3 *db)
+{
+    const char *path = sqlite3_db_filename(db, "main");
+    if (!path || !*path || !pdb_rowq_threads_wanted())
+        return false;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "PRAGMA main.journal_mode", -1, &st, NULL) != SQLITE_OK)
+        return false;
+    bool wal = sqlite3_step(st) == SQLITE_ROW &&
+               strcasecmp((const char *)sqlite3_column_text(st, 0), "wal") == 0;
+    sqlite3_finalize(st);
+    return wal;
+}
+
+/* ---- reader thread ---------------------------------------------------- */
+
+static size_t add_text(batch *b, const void *p, size_t n)
+{
+    size_t off = b->text.len;
+    pdb_buf_add(&b->text, p, n);
+    pdb_buf_addc(&b->text, '\0');
+    return off;
+}
+
+static void add_row(batch *b, const pdb_row *r)
+{
+    slot *s = &b->slots[b->n++];
+    s->row = *r;
+    s->name = *r->name;
+    if (r->cat)
+        s->cat = *r->cat;
+    s->dims = add_text(b, r->dims, strlen(r->dims));
+    const pdb_val *v[3] = {&r->stream, &r->pid, &r->tid};
+    for (int i = 0; i < 3; i++)
+        if (v[i]->type == SQLITE_TEXT || v[i]->type == SQLITE_BLOB)
+            s->val[i] = add_text(b, v[i]->p, v[i]->n);
+}
+
+/* Points the rows of a full batch at its own copies (its text no longer
+ * moves). */
+static void fix_pointers(batch *b)
+{
+    for (int k = 0; k < b->n; k++) {
+        slot *s = &b->slots[k];
+        pdb_row *r = &s->row;
+        r->name = &s->name;
+        r->cat = r->cat ? &s->cat : NULL;
+        r->dims = b->text.p + s->dims;
+        pdb_val *v[3] = {&r->stream, &r->pid, &r->tid};
+        for (int i = 0; i < 3; i++)
+            if (v[i]->type == SQLITE_TEXT || v[i]->type == SQLITE_BLOB)
+                v[i]->p = b->text.p + s->val[i];
+    }
+}
+
+/* An empty batch to fill, NULL when the consumer gave up. */
+static batch *take_empty(pdb_scan_reader *r)
+{
+    pthread_mutex_lock(&r->lock);
+    while (!r->stop && r->filled - r->consumed == BATCHES)
+        pthread_cond_wait(&r->changed, &r->lock);
+    batch *b = r->stop ? NULL : &r->ring[r->filled % BATCHES];
+    pthread_mutex_unlock(&r->lock);
+    if (b) {
+        b->n = 0;
+        pdb_buf_reset(&b->text);
+    }
+    return b;
+}
+
+/* Hands over the batch being filled (if any rows) and, when last, the end. */
+static void hand_over(pdb_scan_reader *r, batch *b, bool last, int rc)
+{
+    if (b && b->n > 0)
+        fix_pointers(b);
+    pthread_mutex_lock(&r->lock);
+    if (b && b->n > 0)
+        r->filled++;
+    if (last) {
+        r->done = true;
+        r->rc = rc;
+    }
+    pthread_cond_broadcast(&r->changed);
+    pthread_mutex_unlock(&r->lock);
+}
+
+static int open_reader(const char *path, sqlite3 **db)
+{
+    if (sqlite3_open_v2(path, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
+        SQLITE_OK)
+        return pdb_fail("%s: cannot open database for reading: %s", path, sqlite3_errmsg(*db));
+    sqlite3_busy_timeout(*db, PDB_DB_BUSY_MS);
+    /* One snapshot for the launchers' query and the scan's. */
+    return pdb_db_exec(*db, "BEGIN");
+}
+
+static void *reader_main(void *arg)
+{
+    pdb_scan_reader *r = arg;
+    sqlite3 *db = NULL;
+    pdb_scan_rows *rows = NULL;
+    batch *b = NULL;
+    int rc = open_reader(r->path, &db);
+    if (rc == PDB_OK)
+        rc = pdb_scan_rows_open(db, r->trace_id, &rows);
+    pdb_row row;
+    int k;
+    while (rc == PDB_OK && (k = pdb_scan_rows_next(rows, &row)) != 0) {
+        if (k < 0)
+            rc = PDB_ERR;
+        else if (!b && !(b = take_empty(r)))
+            break; /* the consumer gave up */
+        else {
+            add_row(b, &row);
+            if (b->n == BATCH_ROWS || b->text.len >= BATCH_TEXT) {
+                hand_over(r, b, false, PDB_OK);
+                b = NULL;
+            }
+        }
+    }
+    if (rc != PDB_OK)
+        snprintf(r->msg, sizeof r->msg, "%s", pdb_errmsg());
+    pdb_scan_rows_close(rows);
+    pdb_db_close(db); /* its statements were made on this thread */
+    hand_over(r, rc == PDB_OK ? b : NULL, true, rc);
+    return NULL;
+}
+
+/* ---- consumer --------------------------------------------------------- */
+
+pdb_scan_reader *pdb_scan_reader_start(sqlite3 *db, int64_t trace_id)
+{
+    const char *path = sqlite3_db_filename(db, "main");
+    if (!path || !*path)
+        return NULL;
+    pdb_scan_reader *r = pdb_xcalloc(1, sizeof *r);
+    r->path = pdb_xstrdup(path);
+    r->trace_id = trace_id;
+    for (int i = 0; i < BATCHES; i++)
+        r->ring[i].slots = pdb_xmalloc(BATCH_ROWS * sizeof *r->ring[i].slots);
+    pthread_mutex_init(&r->lock, NULL);
+    pthread_cond_init(&r->changed, NULL);
+    r->started = pthread_create(&r->thread, NULL, reader_main, r) == 0;
+    if (!r->started) {
+        pdb_scan_reader_finish(r, PDB_OK);
+        return NULL;
+    }
+    return r;
+}
+
+pdb_row *pdb_scan_reader_next(pdb_scan_reader *r)
+{
+    if (r->cur && r->next < r->cur->n)
+        return &r->cur->slots[r->next++].row;
+    pthread_mutex_lock(&r->lock);
+    if (r->cur) {
+        r->consumed++;
+        r->cur = NULL;
+        pthread_cond_broadcast(&r->changed);
+    }
+    while (r->filled == r->consumed && !r->done)
+        pthread_cond_wait(&r->changed, &r->lock);
+    if (r->filled > r->consumed)
+        r->cur = &r->ring[r->consumed % BATCHES];
+    pthread_mutex_unlock(&r->lock);
+    if (!r->cur)
+        return NULL;
+    r->next = 1;
+    return &r->cur->slots[0].row;
+}
+
+int pdb_scan_reader_finish(pdb_scan_reader *r, int rc)
+{
+    if (r->started) {
+        pthread_mutex_lock(&r->lock);
+        r->stop = true;
+        pthread_cond_broadcast(&r->changed);
+        pthread_mutex_unlock(&r->lock);
+        pthread_join(r->thread, NULL);
+        if (rc == PDB_OK && r->rc != PDB_OK)
+            rc = pdb_fail("%s", r->msg);
+    }
+    pthread_mutex_destroy(&r->lock);
+    pthread_cond_destroy(&r->changed);
+    for (int i = 0; i < BATCHES; i++) {
+        free(r->ring[i].slots);
+        pdb_buf_free(&r->ring[i].text);
+    }
+    free(r->path);
+    free(r);
+    return rc;
+}
