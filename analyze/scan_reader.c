@@ -8,6 +8,7 @@
  * the batch. Batches go round a ring of BATCHES: the reader waits when all
  * of them are full, the consumer when none is. */
 #include "analyze/scan_reader.h"
+#include "common/bounds.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/rowq.h"
@@ -15,6 +16,7 @@
 #include "common/xalloc.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +49,7 @@ struct pdb_scan_reader {
     batch ring[BATCHES];
     int64_t filled, consumed; /* batches handed over and given back, ever */
     bool done;                /* the reader handed over its last batch */
-    bool stop;                /* the consumer gave up */
+    atomic_bool stop;         /* the consumer gave up (read without the lock too) */
     int rc;                   /* the reader's result, once done */
     char msg[1024];           /* its error message */
     batch *cur;               /* consumer: the batch being read */
@@ -140,12 +142,22 @@ static void hand_over(pdb_scan_reader *r, batch *b, bool last, int rc)
     pthread_mutex_unlock(&r->lock);
 }
 
-static int open_reader(const char *path, sqlite3 **db)
+/* SQLite's progress handler: a consumer that gave up (an error, SIGINT)
+ * interrupts the reader's query, the launchers' long one included. */
+static int consumer_gave_up(void *arg)
 {
+    pdb_scan_reader *r = arg;
+    return atomic_load_explicit(&r->stop, memory_order_relaxed);
+}
+
+static int open_reader(pdb_scan_reader *r, sqlite3 **db)
+{
+    const char *path = r->path;
     if (sqlite3_open_v2(path, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
         SQLITE_OK)
         return pdb_fail("%s: cannot open database for reading: %s", path, sqlite3_errmsg(*db));
     sqlite3_busy_timeout(*db, PDB_DB_BUSY_MS);
+    sqlite3_progress_handler(*db, 1000, consumer_gave_up, r);
     /* One snapshot for the launchers' query and the scan's. */
     return pdb_db_exec(*db, "BEGIN");
 }
@@ -156,7 +168,7 @@ static void *reader_main(void *arg)
     sqlite3 *db = NULL;
     pdb_scan_rows *rows = NULL;
     batch *b = NULL;
-    int rc = open_reader(r->path, &db);
+    int rc = open_reader(r, &db);
     if (rc == PDB_OK)
         rc = pdb_scan_rows_open(db, r->trace_id, &rows);
     pdb_row row;
@@ -201,6 +213,7 @@ pdb_scan_reader *pdb_scan_reader_start(sqlite3 *db, int64_t trace_id)
         pdb_scan_reader_finish(r, PDB_OK);
         return NULL;
     }
+    pdb_path_taken("analysis rows read on a reader thread");
     return r;
 }
 

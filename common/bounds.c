@@ -35,11 +35,12 @@ int64_t pdb_bound(int64_t normal, int64_t small)
  * the reader of the log does not mind. */
 #define PASSED_MAX 32
 
-void pdb_bound_passed(const char *what)
+/* Appends what to the file named by the environment variable env, once. */
+static void log_once(const char *env, const char *what)
 {
     static char *passed[PASSED_MAX];
     static int npassed;
-    const char *log = getenv("PROFDB_SPILL_LOG");
+    const char *log = getenv(env);
     if (!log || !*log)
         return;
     pthread_mutex_lock(&passed_lock);
@@ -54,4 +55,14 @@ void pdb_bound_passed(const char *what)
         fclose(f);
     }
     pthread_mutex_unlock(&passed_lock);
+}
+
+void pdb_bound_passed(const char *what)
+{
+    log_once("PROFDB_SPILL_LOG", what);
+}
+
+void pdb_path_taken(const char *what)
+{
+    log_once("PROFDB_PATH_LOG", what);
 }

@@ -24,4 +24,8 @@ int64_t pdb_bound(int64_t normal, int64_t small);
  * nothing. */
 void pdb_bound_passed(const char *what);
 
+/* The same for a path that is no bound but that tests must see taken (the
+ * analysis's reader thread), logged to PROFDB_PATH_LOG instead. */
+void pdb_path_taken(const char *what);
+
 #endif
