@@ -1,5 +1,6 @@
 /* analyze.c: runs every analysis pass for a run (see analyze.h). */
 #include "analyze/analyze.h"
+#include "analyze/scan_reader.h"
 #include "common/db.h"
 #include "common/error.h"
 
@@ -40,19 +41,31 @@ static int clear_run(sqlite3 *db, int64_t run_id)
 
 int pdb_analyze_run(sqlite3 *db, int64_t run_id, bool committed)
 {
-    if (clear_run(db, run_id) != PDB_OK)
-        return PDB_ERR;
+    bool threaded = committed && pdb_scan_reader_possible(db);
     sqlite3_stmt *st;
     if (pdb_db_prepare(db, "SELECT trace_id, rank FROM traces WHERE run_id = ? ORDER BY rank",
                        &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, run_id);
-    int rc = PDB_OK;
-    while (rc == PDB_OK && sqlite3_step(st) == SQLITE_ROW) {
+    int step = sqlite3_step(st);
+    /* The first trace's reader starts before the run's old rows are
+     * deleted: its launchers' query runs meanwhile. */
+    pdb_scan_reader *reader = step == SQLITE_ROW && threaded
+                                  ? pdb_scan_reader_start(db, sqlite3_column_int64(st, 0))
+                                  : NULL;
+    int rc = clear_run(db, run_id);
+    for (; rc == PDB_OK && step == SQLITE_ROW; step = sqlite3_step(st)) {
         int64_t trace_id = sqlite3_column_int64(st, 0);
         int rank = sqlite3_column_int(st, 1);
-        rc = pdb_analyze_trace(db, run_id, trace_id, rank, committed);
+        if (!reader && threaded)
+            reader = pdb_scan_reader_start(db, trace_id);
+        rc = pdb_analyze_trace(db, run_id, trace_id, rank, reader); /* finishes it */
+        reader = NULL;
     }
+    if (reader)
+        pdb_scan_reader_finish(reader, rc);
+    if (rc == PDB_OK && step != SQLITE_DONE)
+        rc = pdb_db_fail(db, "reading the run's traces");
     sqlite3_finalize(st);
     return rc;
 }

@@ -68,10 +68,12 @@ void pdb_sweep_by_priority(const pdb_sweep *w, int64_t *out);
     " (SELECT id FROM strings WHERE value IN " PDB_CPU_CATEGORIES "))"
 
 /* Passes (they write their analysis_* rows for the run). */
-/* All passes for one trace, in one scan of its slices (scan.c). committed:
- * the trace's slices are committed, so a reader thread with a connection
- * of its own may read them (scan_reader.h). */
-int pdb_analyze_trace(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank, bool committed);
+/* All passes for one trace, in one scan of its slices (scan.c): read by
+ * reader, a thread started for this trace (scan_reader.h, finished here),
+ * or on db when it is NULL. */
+typedef struct pdb_scan_reader pdb_scan_reader;
+int pdb_analyze_trace(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank,
+                      pdb_scan_reader *reader);
 
 /* Runs every pass for every trace of the run; the caller holds a
  * transaction. committed: the run's slices were committed before it began

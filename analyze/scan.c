@@ -155,12 +155,9 @@ static int fail_overflow(sqlite3 *db, int64_t trace_id)
     return PDB_ERR;
 }
 
-int pdb_analyze_trace(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank, bool committed)
+int pdb_analyze_trace(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank,
+                      pdb_scan_reader *reader)
 {
-    /* The reader starts first: its launchers' query runs while the passes
-     * make their state. */
-    pdb_scan_reader *reader = committed && pdb_scan_reader_possible(db)
-                                  ? pdb_scan_reader_start(db, trace_id) : NULL;
     accs a = {{NULL, NULL}, {NULL, NULL}, NULL, NULL, NULL, NULL, {0}};
     int rc = PDB_OK;
     for (int m = 0; m < 2 && rc == PDB_OK; m++)

@@ -18,7 +18,7 @@
 
 #include "analyze/scan.h"
 
-typedef struct pdb_scan_reader pdb_scan_reader;
+/* (pdb_scan_reader is declared in analyze.h, for pdb_analyze_trace.) */
 
 /* Whether db can be read by a second connection while it writes: a file
  * in WAL mode (a reader then never blocks the writer), and the machine

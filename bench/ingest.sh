@@ -1,9 +1,10 @@
 #!/bin/sh
 # Ingest and analysis benchmark: generates a large trace with the project's
 # own generator, then times `zcat` of it (the floor: just decompressing),
-# `profdb ingest --no-analyze` of it, and `profdb analyze` (all passes, both
-# modes) on the result, in the same run; prints the ratios, events/s and peak
-# RSS of each.
+# `profdb ingest --no-analyze` of it, `profdb analyze` (all passes, both
+# modes) on the result, and a plain `profdb ingest` (loading and analysis in
+# one command, as users run it), in the same run; prints the ratios,
+# events/s and peak RSS of each.
 #
 # usage: bench/ingest.sh [BUILD_DIR] [STEPS]   (default build, 8500 steps ~ 520 MB)
 set -eu
@@ -25,11 +26,13 @@ fresh="$out/bench.db $out/bench.db-wal $out/bench.db-shm"
 zc=$(measure sh -c "zcat '$trace' > /dev/null")
 ing=$(MEASURE_FRESH=$fresh measure "$build/profdb" --db "$out/bench.db" ingest --quiet --no-analyze "$trace")
 ana=$(measure "$build/profdb" --db "$out/bench.db" analyze)
+both=$(MEASURE_FRESH=$fresh measure "$build/profdb" --db "$out/bench.db" ingest --quiet "$trace")
 events=$("$build/profdb" --db "$out/bench.db" sql "SELECT records FROM sources" --format tsv | tail -1)
-zt=${zc% *}; it=${ing% *}; rss=${ing#* }; at=${ana% *}; arss=${ana#* }
+zt=${zc% *}; it=${ing% *}; rss=${ing#* }; at=${ana% *}; arss=${ana#* }; bt=${both% *}
 echo "trace: $(echo "scale=1; $bytes / 1000000" | bc) MB uncompressed, $events events"
 echo "zcat:   ${zt} s"
 echo "ingest: ${it} s  (ratio ingest/zcat $(echo "scale=2; $it / $zt" | bc))"
 echo "events/s: $(echo "$events / $it" | bc)"
 echo "peak RSS: $(echo "$rss / 1024" | bc) MB"
 echo "analyze: ${at} s  (ratio analyze/ingest $(echo "scale=2; $at / $it" | bc)), peak RSS $(echo "$arss / 1024" | bc) MB"
+echo "ingest with analysis: ${bt} s  (its analysis, (${bt} - ${it}) / ingest: $(echo "scale=2; ($bt - $it) / $it" | bc))"
