@@ -17,7 +17,10 @@ run (analyze/scan_reader.c). Checked here:
   - a first ingest through the reader equals one under PROFDB_PIPELINE=0;
   - a reader that fails (a zeroed page of slices) fails the command as the
     one-thread reading does: exit 2, one line saying the database is
-    malformed, and the analysis tables as they were."""
+    malformed, and the analysis tables as they were;
+  - passes that fail while the reader is still reading (a trigger refusing
+    an attribution row early in the trace) stop it: the same exit, line and
+    unchanged tables both ways."""
 
 import os
 import shutil
@@ -101,6 +104,31 @@ def corrupted_reader(c, tmp, db):
         c.true(f"{tag}: analysis tables unchanged", analysis_rows(bad) == before)
 
 
+def refused_writer(c, tmp, db):
+    """The passes fail early (a trigger refuses the 50th GPU event's
+    attribution row) while the reader has most of the trace left."""
+    before = analysis_rows(db)
+    for mode in ("1", "0"):
+        bad = os.path.join(tmp, f"refused{mode}.db")
+        shutil.copy(db, bad)
+        con = sqlite3.connect(bad)
+        nth = con.execute("SELECT slice_id FROM analysis_gpu_attribution a JOIN runs r"
+                          " USING (run_id) WHERE r.name = 't' ORDER BY slice_id"
+                          " LIMIT 1 OFFSET 49").fetchone()[0]
+        con.execute("CREATE TRIGGER refuse BEFORE INSERT ON analysis_gpu_attribution"
+                    f" WHEN NEW.slice_id = {nth}"
+                    " BEGIN SELECT RAISE(ABORT, 'refused by a test trigger'); END")
+        con.commit()
+        con.close()
+        rc, err, paths = run(tmp, bad, ["analyze", "t"], PROFDB_PIPELINE=mode)
+        tag = f"passes failing early, PROFDB_PIPELINE={mode}"
+        c.true(f"{tag}: exit 2", rc == 2, err)
+        c.true(f"{tag}: the trigger's one line",
+               err.count("\n") == 1 and "refused by a test trigger" in err, err)
+        c.eq(f"{tag}: reader used", READER in paths, mode == "1")
+        c.true(f"{tag}: analysis tables unchanged", analysis_rows(bad) == before)
+
+
 def main():
     c = Checker()
     traces = need_corpus("traces")
@@ -132,6 +160,7 @@ def main():
         c.true("first ingest: the same analysis both ways", firsts["1"] == firsts["0"])
 
         corrupted_reader(c, tmp, db)
+        refused_writer(c, tmp, db)
     c.close()
 
 
