@@ -10,8 +10,9 @@ run (analyze/scan_reader.c). Checked here:
     yet) nor under PROFDB_PIPELINE=0;
   - every analysis table is the same, row by row: `profdb analyze` (reader)
     of a run that an ingest into an existing database analysed on its own
-    connection changes nothing, for every corpus trace and a generated trace
-    that fills many batches, the latter also with every bound tiny
+    connection changes nothing, for every corpus trace, a run of three
+    generated ranks (one reader after another) and a generated trace that
+    fills many batches, the latter also with every bound tiny
     (PROFDB_SPILL_TEST=1: the launchers' spill table then lives on the
     reader's connection);
   - a first ingest through the reader equals one under PROFDB_PIPELINE=0;
@@ -61,13 +62,17 @@ def fresh(db):
 
 
 def same_both_ways(c, tmp, tag, seed, trace, **env):
-    """A trace ingested into an existing database (no reader), then
+    """A trace (or a list of traces: one run of several ranks, a reader
+    for each) ingested into an existing database (no reader), then
     re-analysed (reader): the same analysis tables. Returns the database."""
     db = os.path.join(tmp, f"{tag}.db")
     fresh(db)
     rc, err, _ = run(tmp, db, ["ingest", "--quiet", "--run", "seed", seed], **env)
     c.true(f"{tag}: seed ingest", rc == 0, err)
-    rc, err, paths = run(tmp, db, ["ingest", "--quiet", "--run", "t", trace], **env)
+    traces = trace if isinstance(trace, list) else [trace]
+    # --jobs 1: worker processes would load their shards privately, with a reader
+    rc, err, paths = run(tmp, db, ["ingest", "--quiet", "--jobs", "1", "--run", "t"] + traces,
+                         **env)
     c.true(f"{tag}: ingest into an existing database", rc == 0, err)
     c.true(f"{tag}: that ingest reads on its own connection", READER not in paths, paths)
     before = analysis_rows(db)
@@ -143,6 +148,12 @@ def main():
         gen = os.path.join(tmp, "gen.json")
         subprocess.run([GENTRACE, "--steps", str(scaled(200, 30)), gen], check=True,
                        capture_output=True)
+        ranks = []
+        for rank in range(3):
+            ranks.append(os.path.join(tmp, f"rank{rank}.json"))
+            subprocess.run([GENTRACE, "--steps", "20", "--rank", str(rank), "--world", "3",
+                            "--seed", str(rank + 1), ranks[-1]], check=True, capture_output=True)
+        same_both_ways(c, tmp, "ranks", seed, ranks)
         db = same_both_ways(c, tmp, "gen", seed, gen)
         same_both_ways(c, tmp, "gen-spill", seed, gen, PROFDB_SPILL_TEST="1")
 
