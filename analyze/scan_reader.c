@@ -59,7 +59,8 @@ struct pdb_scan_reader {
 bool pdb_scan_reader_possible(sqlite3 *db)
 {
     const char *path = sqlite3_db_filename(db, "main");
-    if (!path || !*path || !pdb_rowq_threads_wanted())
+    /* two connections on two threads need an SQLite built thread-safe */
+    if (!path || !*path || !pdb_rowq_threads_wanted() || !sqlite3_threadsafe())
         return false;
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db, "PRAGMA main.journal_mode", -1, &st, NULL) != SQLITE_OK)

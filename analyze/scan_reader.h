@@ -21,8 +21,9 @@
 /* (pdb_scan_reader is declared in analyze.h, for pdb_analyze_trace.) */
 
 /* Whether db can be read by a second connection while it writes: a file
- * in WAL mode (a reader then never blocks the writer), and the machine
- * wants a second thread (pdb_rowq_threads_wanted: PROFDB_PIPELINE). */
+ * in WAL mode (a reader then never blocks the writer), an SQLite built
+ * thread-safe, and the machine wants a second thread
+ * (pdb_rowq_threads_wanted: PROFDB_PIPELINE). */
 bool pdb_scan_reader_possible(sqlite3 *db);
 /* Starts reading trace_id of the committed database under db, on a thread
  * with its own connection. NULL when no thread could be started (the
