@@ -175,9 +175,10 @@ int pdb_analyze_trace(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank,
     sum_overflowed = false;
     if (rc == PDB_OK)
         rc = pdb_series_acc_new(db, run_id, trace_id, rank, &a.hta, &a.series);
-    if (rc == PDB_OK || reader) /* a started reader is always finished there */
-        rc = rc == PDB_OK ? read_rows(db, trace_id, reader, &a)
-                          : pdb_scan_reader_finish(reader, rc);
+    if (rc == PDB_OK)
+        rc = read_rows(db, trace_id, reader, &a); /* finishes the reader */
+    else if (reader)
+        pdb_scan_reader_finish(reader, rc);
     if (rc == PDB_OK)
         rc = write_all(db, run_id, rank, &a);
     if (rc == PDB_OK && sum_overflowed)
