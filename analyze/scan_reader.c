@@ -5,9 +5,11 @@
  * its name and category info, the row's text (input dims, and pid, tid or
  * stream when they are text) appended to the batch's own buffer and pointed
  * to once the batch is full, so the consumer gets rows that point only into
- * the batch. Batches go round a ring of BATCHES: the reader waits when all
- * of them are full, the consumer when none is. */
+ * the batch. BATCHES batches circulate through a batch queue
+ * (common/batchq.h): the reader waits when all of them are full, the
+ * consumer when none is. */
 #include "analyze/scan_reader.h"
+#include "common/batchq.h"
 #include "common/bounds.h"
 #include "common/db.h"
 #include "common/error.h"
@@ -16,7 +18,6 @@
 #include "common/xalloc.h"
 
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,13 +45,9 @@ struct pdb_scan_reader {
     bool started;
     char *path;
     int64_t trace_id;
-    pthread_mutex_t lock;
-    pthread_cond_t changed;
-    batch ring[BATCHES];
-    int64_t filled, consumed; /* batches handed over and given back, ever */
-    bool done;                /* the reader handed over its last batch */
-    atomic_bool stop;         /* the consumer gave up (read without the lock too) */
-    int rc;                   /* the reader's result, once done */
+    batch batches[BATCHES];
+    pdb_batchq *q;
+    int rc;                   /* the reader's result, read after the join */
     char msg[1024];           /* its error message */
     batch *cur;               /* consumer: the batch being read */
     int next;                 /* and its next slot */
@@ -115,11 +112,7 @@ static void fix_pointers(batch *b)
 /* An empty batch to fill, NULL when the consumer gave up. */
 static batch *take_empty(pdb_scan_reader *r)
 {
-    pthread_mutex_lock(&r->lock);
-    while (!r->stop && r->filled - r->consumed == BATCHES)
-        pthread_cond_wait(&r->changed, &r->lock);
-    batch *b = r->stop ? NULL : &r->ring[r->filled % BATCHES];
-    pthread_mutex_unlock(&r->lock);
+    batch *b = pdb_bq_empty(r->q);
     if (b) {
         b->n = 0;
         pdb_buf_reset(&b->text);
@@ -127,20 +120,10 @@ static batch *take_empty(pdb_scan_reader *r)
     return b;
 }
 
-/* Hands over the batch being filled (if any rows) and, when last, the end. */
-static void hand_over(pdb_scan_reader *r, batch *b, bool last, int rc)
+static void hand_over(pdb_scan_reader *r, batch *b)
 {
-    if (b && b->n > 0)
-        fix_pointers(b);
-    pthread_mutex_lock(&r->lock);
-    if (b && b->n > 0)
-        r->filled++;
-    if (last) {
-        r->done = true;
-        r->rc = rc;
-    }
-    pthread_cond_broadcast(&r->changed);
-    pthread_mutex_unlock(&r->lock);
+    fix_pointers(b);
+    pdb_bq_put(r->q, b);
 }
 
 /* SQLite's progress handler: a consumer that gave up (an error, SIGINT)
@@ -148,7 +131,7 @@ static void hand_over(pdb_scan_reader *r, batch *b, bool last, int rc)
 static int consumer_gave_up(void *arg)
 {
     pdb_scan_reader *r = arg;
-    return atomic_load_explicit(&r->stop, memory_order_relaxed);
+    return pdb_bq_abandoned(r->q);
 }
 
 static int open_reader(pdb_scan_reader *r, sqlite3 **db)
@@ -182,7 +165,7 @@ static void *reader_main(void *arg)
         else {
             add_row(b, &row);
             if (b->n == BATCH_ROWS || b->text.len >= BATCH_TEXT) {
-                hand_over(r, b, false, PDB_OK);
+                hand_over(r, b);
                 b = NULL;
             }
         }
@@ -191,7 +174,10 @@ static void *reader_main(void *arg)
         snprintf(r->msg, sizeof r->msg, "%s", pdb_errmsg());
     pdb_scan_rows_close(rows);
     pdb_db_close(db); /* its statements were made on this thread */
-    hand_over(r, rc == PDB_OK ? b : NULL, true, rc);
+    if (rc == PDB_OK && b)
+        hand_over(r, b);
+    r->rc = rc;
+    pdb_bq_close(r->q);
     return NULL;
 }
 
@@ -205,10 +191,12 @@ pdb_scan_reader *pdb_scan_reader_start(sqlite3 *db, int64_t trace_id)
     pdb_scan_reader *r = pdb_xcalloc(1, sizeof *r);
     r->path = pdb_xstrdup(path);
     r->trace_id = trace_id;
-    for (int i = 0; i < BATCHES; i++)
-        r->ring[i].slots = pdb_xmalloc(BATCH_ROWS * sizeof *r->ring[i].slots);
-    pthread_mutex_init(&r->lock, NULL);
-    pthread_cond_init(&r->changed, NULL);
+    void *all[BATCHES];
+    for (int i = 0; i < BATCHES; i++) {
+        r->batches[i].slots = pdb_xmalloc(BATCH_ROWS * sizeof *r->batches[i].slots);
+        all[i] = &r->batches[i];
+    }
+    r->q = pdb_bq_new(all, BATCHES);
     r->started = pthread_create(&r->thread, NULL, reader_main, r) == 0;
     if (!r->started) {
         pdb_scan_reader_finish(r, PDB_OK);
@@ -222,17 +210,9 @@ pdb_row *pdb_scan_reader_next(pdb_scan_reader *r)
 {
     if (r->cur && r->next < r->cur->n)
         return &r->cur->slots[r->next++].row;
-    pthread_mutex_lock(&r->lock);
-    if (r->cur) {
-        r->consumed++;
-        r->cur = NULL;
-        pthread_cond_broadcast(&r->changed);
-    }
-    while (r->filled == r->consumed && !r->done)
-        pthread_cond_wait(&r->changed, &r->lock);
-    if (r->filled > r->consumed)
-        r->cur = &r->ring[r->consumed % BATCHES];
-    pthread_mutex_unlock(&r->lock);
+    if (r->cur)
+        pdb_bq_give_back(r->q, r->cur);
+    r->cur = pdb_bq_take(r->q); /* never an empty one */
     if (!r->cur)
         return NULL;
     r->next = 1;
@@ -242,19 +222,15 @@ pdb_row *pdb_scan_reader_next(pdb_scan_reader *r)
 int pdb_scan_reader_finish(pdb_scan_reader *r, int rc)
 {
     if (r->started) {
-        pthread_mutex_lock(&r->lock);
-        r->stop = true;
-        pthread_cond_broadcast(&r->changed);
-        pthread_mutex_unlock(&r->lock);
+        pdb_bq_abandon(r->q); /* a reader still reading stops */
         pthread_join(r->thread, NULL);
         if (rc == PDB_OK && r->rc != PDB_OK)
             rc = pdb_fail("%s", r->msg);
     }
-    pthread_mutex_destroy(&r->lock);
-    pthread_cond_destroy(&r->changed);
+    pdb_bq_free(r->q);
     for (int i = 0; i < BATCHES; i++) {
-        free(r->ring[i].slots);
-        pdb_buf_free(&r->ring[i].text);
+        free(r->batches[i].slots);
+        pdb_buf_free(&r->batches[i].text);
     }
     free(r->path);
     free(r);
