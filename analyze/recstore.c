@@ -9,7 +9,15 @@
  * record needs it. A key is looked up in the table only when the Bloom
  * filter says it may be there and its entry of the key cache does not
  * guess it (a record not yet written keeps its guess), so creating a new
- * record costs one INSERT, when it leaves the cache. */
+ * record costs one INSERT, when it leaves the cache.
+ *
+ * Statements, not rows, are what a spill pays for (a one-row statement
+ * costs SQLite as much again as the row's b-tree work): records leaving
+ * the cache wait in a pending list (new ones and changed ones apart) and
+ * go to the table PENDING at a time, by one multi-row INSERT or UPDATE;
+ * any read of the table writes the lists first. A miss right after the previous record's miss (a pass walking
+ * the records in order, as the ops pass does at its end) loads the next
+ * READ_AHEAD records with one query. */
 #include "analyze/recstore.h"
 #include "common/bounds.h"
 #include "common/db.h"
@@ -25,14 +33,27 @@
 #define CACHE 512            /* table records held in memory */
 #define KEY_CACHE 4096       /* recent table keys: hash -> record number */
 #define BLOOM_BITS (1u << 23) /* 1 MiB: about 3% false hits at a million keys */
+#define PENDING 32           /* records written to the table by one statement */
+#define READ_AHEAD 32        /* records loaded by one query on an in-order miss */
 
 typedef struct {
     int64_t h;               /* -1: empty */
-    bool dirty, in_table;
+    bool dirty, in_table;    /* in_table: in the table or on its way there (pending) */
     uint64_t hash;
     pdb_buf key;
     char *rec;
 } slot;
+
+/* Records on their way to the table, written max at a time by one
+ * statement: new ones (with their keys) or changed ones. */
+typedef struct {
+    int64_t *h;
+    char *rec;
+    pdb_buf keys;
+    size_t *koff, *klen;
+    int n, max;
+    sqlite3_stmt *many, *one;
+} pending;
 
 /* A recent table key: its hash and record number (-1: none). The hash
  * keeps a guess for another key from loading a record to compare keys. */
@@ -62,7 +83,10 @@ struct pdb_recstore {
     key_guess *key_cache;    /* nkey_cache entries (KEY_CACHE; 2 likewise) */
     int64_t ncache, nkey_cache;
     uint8_t *bloom;
-    sqlite3_stmt *ins, *upd, *get, *find;
+    pending added, changed;  /* records leaving the cache: new, or loaded and changed */
+    int64_t last_miss;       /* the last record load() read from the table */
+    int64_t read_ahead;      /* READ_AHEAD (2 under PROFDB_SPILL_TEST) */
+    sqlite3_stmt *get, *get_range, *find;
     char *scratch;
     int err;
 };
@@ -182,6 +206,26 @@ static int64_t mem_add(pdb_recstore *s, const void *key, size_t klen, uint64_t h
     return r;
 }
 
+static void pending_init(pending *p, size_t rsize)
+{
+    p->max = (int)pdb_bound(PENDING, 2);
+    p->h = pdb_xmalloc((size_t)p->max * sizeof *p->h);
+    p->koff = pdb_xmalloc((size_t)p->max * sizeof *p->koff);
+    p->klen = pdb_xmalloc((size_t)p->max * sizeof *p->klen);
+    p->rec = pdb_xmalloc((size_t)p->max * rsize);
+}
+
+static void pending_free(pending *p)
+{
+    sqlite3_finalize(p->many);
+    sqlite3_finalize(p->one);
+    free(p->h);
+    free(p->koff);
+    free(p->klen);
+    free(p->rec);
+    pdb_buf_free(&p->keys);
+}
+
 /* ---- table part ------------------------------------------------------- */
 
 static void bloom_bits(uint64_t h, uint32_t bit[3])
@@ -241,30 +285,166 @@ static void start_spilling(pdb_recstore *s)
     for (int64_t i = 0; i < s->nkey_cache; i++)
         s->key_cache[i].h = -1;
     s->bloom = pdb_xcalloc(BLOOM_BITS / 8, 1);
+    pending_init(&s->added, s->rsize);
+    pending_init(&s->changed, s->rsize);
+    s->read_ahead = pdb_bound(READ_AHEAD, 2);
+    s->last_miss = -2;
 }
 
-/* Writes a slot's record to the table if it changed since it was loaded. */
+/* The statement writing rows records of a pending list: for new records
+ * "INSERT OR FAIL ... VALUES (?,?,?), ...", for changed ones "UPDATE OR
+ * FAIL ... SET r = CASE h WHEN ? THEN ? ... END WHERE h IN (?, ...)".
+ * (OR FAIL: a statement of many rows that may abort halfway makes SQLite
+ * journal every page it changes; an upsert did, and wrote 2 GB for
+ * 2 million spilled records.) */
+static int prepare_write(pdb_recstore *s, pending *p, sqlite3_stmt **st, int rows)
+{
+    if (*st)
+        return PDB_OK;
+    pdb_buf sql = PDB_BUF_INIT;
+    if (p == &s->added) {
+        pdb_buf_addf(&sql, "INSERT OR FAIL INTO temp.%s (h, k, r) VALUES ", s->table);
+        for (int i = 0; i < rows; i++)
+            pdb_buf_addf(&sql, "%s(?,?,?)", i ? "," : "");
+    } else {
+        pdb_buf_addf(&sql, "UPDATE OR FAIL temp.%s SET r = CASE h", s->table);
+        for (int i = 0; i < rows; i++)
+            pdb_buf_addf(&sql, " WHEN ?%d THEN ?%d", 2 * i + 1, 2 * i + 2);
+        pdb_buf_addf(&sql, " END WHERE h IN (");
+        for (int i = 0; i < rows; i++)
+            pdb_buf_addf(&sql, "%s?%d", i ? "," : "", 2 * i + 1);
+        pdb_buf_addf(&sql, ")");
+    }
+    int rc = pdb_db_prepare(s->db, sql.p, st);
+    pdb_buf_free(&sql);
+    return rc == PDB_OK ? PDB_OK : fail_db(s);
+}
+
+/* Binds pending record i as the row numbered row of a statement. */
+static void bind_pending(pdb_recstore *s, pending *p, sqlite3_stmt *st, int row, int i)
+{
+    const void *rec = p->rec + (size_t)i * s->rsize;
+    if (p == &s->added) {
+        const char *k = p->keys.p ? p->keys.p + p->koff[i] : "";
+        sqlite3_bind_int64(st, 3 * row + 1, p->h[i]);
+        sqlite3_bind_blob(st, 3 * row + 2, k, (int)p->klen[i], SQLITE_STATIC);
+        sqlite3_bind_blob(st, 3 * row + 3, rec, (int)s->rsize, SQLITE_STATIC);
+    } else {
+        sqlite3_bind_int64(st, 2 * row + 1, p->h[i]);
+        sqlite3_bind_blob(st, 2 * row + 2, rec, (int)s->rsize, SQLITE_STATIC);
+    }
+}
+
+/* Writes a pending list to the table. */
+static int flush_list(pdb_recstore *s, pending *p)
+{
+    int done = 0;
+    if (s->err != PDB_OK)
+        return PDB_ERR;
+    if (p->n == p->max) {
+        if (prepare_write(s, p, &p->many, p->max) != PDB_OK)
+            return PDB_ERR;
+        for (int i = 0; i < p->n; i++)
+            bind_pending(s, p, p->many, i, i);
+        if (pdb_db_step_done(s->db, p->many) != PDB_OK)
+            return fail_db(s);
+        done = p->n;
+    }
+    for (; done < p->n; done++) {
+        if (prepare_write(s, p, &p->one, 1) != PDB_OK)
+            return PDB_ERR;
+        bind_pending(s, p, p->one, 0, done);
+        if (pdb_db_step_done(s->db, p->one) != PDB_OK)
+            return fail_db(s);
+    }
+    p->n = 0;
+    pdb_buf_reset(&p->keys);
+    return PDB_OK;
+}
+
+/* Writes both lists: done before any read of the table. */
+static int flush_pending(pdb_recstore *s)
+{
+    return flush_list(s, &s->added) == PDB_OK ? flush_list(s, &s->changed) : PDB_ERR;
+}
+
+/* Puts a slot's record on its way to the table if it changed since it
+ * was loaded. */
 static int write_back(pdb_recstore *s, slot *c)
 {
     if (c->h < 0 || !c->dirty)
         return PDB_OK;
-    sqlite3_stmt *st;
-    if (c->in_table) {
-        if (prepare(s, &s->upd, "UPDATE temp.%s SET r = ?2 WHERE h = ?1") != PDB_OK)
-            return PDB_ERR;
-        st = s->upd;
-    } else {
-        if (prepare(s, &s->ins, "INSERT INTO temp.%s (h, r, k) VALUES (?1, ?2, ?3)") != PDB_OK)
-            return PDB_ERR;
-        st = s->ins;
-        sqlite3_bind_blob(st, 3, c->key.p ? c->key.p : "", (int)c->key.len, SQLITE_STATIC);
+    pending *p = c->in_table ? &s->changed : &s->added;
+    int i = p->n++;
+    p->h[i] = c->h;
+    if (p == &s->added) {
+        p->koff[i] = p->keys.len;
+        p->klen[i] = c->key.len;
+        pdb_buf_add(&p->keys, c->key.p ? c->key.p : "", c->key.len);
     }
-    sqlite3_bind_int64(st, 1, c->h);
-    sqlite3_bind_blob(st, 2, c->rec, (int)s->rsize, SQLITE_STATIC);
-    if (pdb_db_step_done(s->db, st) != PDB_OK)
-        return fail_db(s);
+    memcpy(p->rec + (size_t)i * s->rsize, c->rec, s->rsize);
     c->dirty = false;
     c->in_table = true;
+    if (p->n < p->max)
+        return PDB_OK;
+    /* A changed record may still be in the list of new ones (written back
+     * once, then changed again in its slot): those go first. */
+    return p == &s->changed ? flush_pending(s) : flush_list(s, p);
+}
+
+/* Fills slot c with the row of the query st has just stepped to. */
+static int fill_slot(pdb_recstore *s, slot *c, sqlite3_stmt *st, int64_t h)
+{
+    if ((size_t)sqlite3_column_bytes(st, 2) != s->rsize) {
+        s->err = pdb_fail("analysis spill table: record %lld has the wrong size", (long long)h);
+        return PDB_ERR;
+    }
+    c->h = h;
+    c->dirty = false;
+    c->in_table = true;
+    pdb_buf_reset(&c->key);
+    pdb_buf_add(&c->key, sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1));
+    c->hash = hash_key(c->key.p ? c->key.p : "", c->key.len);
+    memcpy(c->rec, sqlite3_column_blob(st, 2), s->rsize);
+    return PDB_OK;
+}
+
+/* Loads table records h .. h+n-1 into their slots, except slots that hold
+ * their record already (it may be newer than the table's). */
+static int load_range(pdb_recstore *s, int64_t h, int64_t n)
+{
+    for (int64_t j = 0; j < n; j++) {
+        slot *c = &s->cache[(h + j) % s->ncache];
+        if (c->h != h + j && write_back(s, c) != PDB_OK)
+            return PDB_ERR;
+    }
+    if (flush_pending(s) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_stmt **st = n == 1 ? &s->get : &s->get_range;
+    if (prepare(s, st, n == 1 ? "SELECT h, k, r FROM temp.%s WHERE h = ?1"
+                              : "SELECT h, k, r FROM temp.%s WHERE h >= ?1 AND h < ?2") !=
+        PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(*st, 1, h);
+    if (n > 1)
+        sqlite3_bind_int64(*st, 2, h + n);
+    int rc, filled = 0;
+    while ((rc = sqlite3_step(*st)) == SQLITE_ROW) {
+        int64_t at = sqlite3_column_int64(*st, 0);
+        slot *c = &s->cache[at % s->ncache];
+        if (c->h != at && fill_slot(s, c, *st, at) != PDB_OK)
+            break;
+        filled += at == h;
+    }
+    sqlite3_reset(*st);
+    if (s->err != PDB_OK)
+        return PDB_ERR;
+    if (rc != SQLITE_DONE)
+        return fail_db(s);
+    if (!filled) {
+        s->err = pdb_fail("analysis spill table: record %lld is missing", (long long)h);
+        return PDB_ERR;
+    }
     return PDB_OK;
 }
 
@@ -275,28 +455,18 @@ static slot *load(pdb_recstore *s, int64_t h)
     slot *c = &s->cache[h % s->ncache];
     if (c->h == h)
         return c;
-    if (s->err != PDB_OK || write_back(s, c) != PDB_OK ||
-        prepare(s, &s->get, "SELECT k, r FROM temp.%s WHERE h = ?") != PDB_OK)
+    if (s->err != PDB_OK)
         return NULL;
-    sqlite3_bind_int64(s->get, 1, h);
-    int rc = sqlite3_step(s->get);
-    if (rc != SQLITE_ROW || (size_t)sqlite3_column_bytes(s->get, 1) != s->rsize) {
-        sqlite3_reset(s->get);
-        if (rc == SQLITE_ROW || rc == SQLITE_DONE)
-            s->err = pdb_fail("analysis spill table: record %lld is missing", (long long)h);
-        else
-            fail_db(s);
-        return NULL;
+    int64_t n = 1;
+    if (h == s->last_miss + 1) {
+        n = s->read_ahead;
+        if (n > s->count - h)
+            n = s->count - h;
+        if (n > s->ncache)
+            n = s->ncache;
     }
-    c->h = h;
-    c->dirty = false;
-    c->in_table = true;
-    pdb_buf_reset(&c->key);
-    pdb_buf_add(&c->key, sqlite3_column_blob(s->get, 0), (size_t)sqlite3_column_bytes(s->get, 0));
-    c->hash = hash_key(c->key.p ? c->key.p : "", c->key.len);
-    memcpy(c->rec, sqlite3_column_blob(s->get, 1), s->rsize);
-    sqlite3_reset(s->get);
-    return c;
+    s->last_miss = h + n - 1;
+    return load_range(s, h, n) == PDB_OK ? c : NULL;
 }
 
 static bool slot_has(const slot *c, const void *key, size_t klen, uint64_t h)
@@ -319,7 +489,8 @@ static int64_t table_find(pdb_recstore *s, const void *key, size_t klen, uint64_
      * so a key that missed its guess is in the table or nowhere. */
     if (!bloom_may_have(s, h))
         return -1;
-    if (prepare(s, &s->find, "SELECT h FROM temp.%s WHERE k = ?") != PDB_OK)
+    if (flush_pending(s) != PDB_OK ||
+        prepare(s, &s->find, "SELECT h FROM temp.%s WHERE k = ?") != PDB_OK)
         return -1;
     sqlite3_bind_blob(s->find, 1, klen ? key : "", (int)klen, SQLITE_STATIC);
     int rc = sqlite3_step(s->find);
@@ -460,6 +631,8 @@ int pdb_rs_each(pdb_recstore *s,
     for (int64_t i = 0; i < s->ncache; i++)
         if (write_back(s, &s->cache[i]) != PDB_OK)
             return PDB_ERR;
+    if (flush_pending(s) != PDB_OK)
+        return PDB_ERR;
     char sql[128];
     snprintf(sql, sizeof sql, "SELECT h, k, r FROM temp.%s ORDER BY h", s->table);
     sqlite3_stmt *st;
@@ -494,9 +667,10 @@ void pdb_rs_free(pdb_recstore *s)
             pdb_buf_free(&s->cache[i].key);
             free(s->cache[i].rec);
         }
-    sqlite3_finalize(s->ins);
-    sqlite3_finalize(s->upd);
+    pending_free(&s->added);
+    pending_free(&s->changed);
     sqlite3_finalize(s->get);
+    sqlite3_finalize(s->get_range);
     sqlite3_finalize(s->find);
     free(s->cache);
     free(s->key_cache);
