@@ -17,6 +17,8 @@ struct pdb_batch {
     sqlite3_stmt *many, *one;  /* PDB_BATCH_ROWS rows; one row (the rest) */
     pdb_batch_val v[PDB_BATCH_ROWS][PDB_BATCH_COLS];
     uint32_t nulls[PDB_BATCH_ROWS];
+    pdb_buf text;              /* copies of 't' values, */
+    size_t text_at[PDB_BATCH_ROWS][PDB_BATCH_COLS]; /* each at this offset */
 };
 
 int pdb_batch_new_typed(sqlite3 *db, const char *insert, const char *values, const char *kinds,
@@ -69,6 +71,9 @@ static void bind_row(pdb_batch *b, sqlite3_stmt *st, int base, int i)
             sqlite3_bind_double(st, base + c + 1, v->r);
         else if (b->kinds[c] == 's')
             sqlite3_bind_text(st, base + c + 1, v->s, -1, SQLITE_STATIC);
+        else if (b->kinds[c] == 't')
+            sqlite3_bind_text(st, base + c + 1, v->t.n ? b->text.p + b->text_at[i][c] : "",
+                              (int)v->t.n, SQLITE_STATIC);
         else
             sqlite3_bind_int64(st, base + c + 1, v->i);
     }
@@ -90,6 +95,7 @@ int pdb_batch_flush(pdb_batch *b)
             return PDB_ERR;
     }
     b->n = 0;
+    pdb_buf_reset(&b->text);
     return PDB_OK;
 }
 
@@ -98,6 +104,11 @@ int pdb_batch_add_vals(pdb_batch *b, const pdb_batch_val *v, uint32_t nulls)
     assert(b->n < PDB_BATCH_ROWS);
     memcpy(b->v[b->n], v, (size_t)b->ncols * sizeof *v);
     b->nulls[b->n] = nulls;
+    for (int c = 0; c < b->ncols; c++)
+        if (b->kinds[c] == 't' && !(nulls & (1u << c))) {
+            b->text_at[b->n][c] = b->text.len;
+            pdb_buf_add(&b->text, v[c].t.p, v[c].t.n);
+        }
     return ++b->n == PDB_BATCH_ROWS ? pdb_batch_flush(b) : PDB_OK;
 }
 
@@ -115,5 +126,6 @@ void pdb_batch_free(pdb_batch *b)
         return;
     sqlite3_finalize(b->many);
     sqlite3_finalize(b->one);
+    pdb_buf_free(&b->text);
     free(b);
 }

@@ -16,6 +16,7 @@
 #define PDB_BATCH_H
 
 #include <sqlite3.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define PDB_BATCH_ROWS 32
@@ -33,11 +34,16 @@ int pdb_batch_add(pdb_batch *b, const int64_t *v, uint32_t nulls);
 
 /* Rows of mixed values: kinds has one letter per column, 'i' an integer,
  * 'r' a double, 's' text that outlives the batch (a string constant: the
- * batch keeps the pointer, not a copy). */
+ * batch keeps the pointer, not a copy), 't' text of t.n bytes at t.p that
+ * the batch copies (valid only during the call that adds it). */
 typedef union {
     int64_t i;
     double r;
     const char *s;
+    struct {
+        const char *p;
+        size_t n;
+    } t;
 } pdb_batch_val;
 int pdb_batch_new_typed(sqlite3 *db, const char *insert, const char *values, const char *kinds,
                         pdb_batch **out);

@@ -703,8 +703,7 @@ static void propagate_gpu(pdb_ops_acc *a)
 }
 
 typedef struct {
-    sqlite3 *db;
-    sqlite3_stmt *st;
+    pdb_batch *rows;
     int64_t run_id;
     int rank;
 } op_writer;
@@ -715,23 +714,14 @@ static int write_op(int64_t h, const void *key, size_t klen, const void *rec, vo
     const op_writer *w = arg;
     const op_stat *s = rec;
     const size_t head = 2 * sizeof(int64_t);
-    sqlite3_stmt *st = w->st;
     (void)h;
     assert(klen >= head);
-    sqlite3_bind_int64(st, 1, w->run_id);
-    sqlite3_bind_int(st, 2, w->rank);
-    sqlite3_bind_int64(st, 3, s->name_id);
-    if (s->has_cat)
-        sqlite3_bind_int64(st, 4, s->cat_id);
-    else
-        sqlite3_bind_null(st, 4);
-    sqlite3_bind_text(st, 5, (const char *)key + head, (int)(klen - head), SQLITE_STATIC);
-    sqlite3_bind_int64(st, 6, s->count);
-    sqlite3_bind_int64(st, 7, s->self);
-    sqlite3_bind_int64(st, 8, s->total);
-    sqlite3_bind_int64(st, 9, s->gpu_self);
-    sqlite3_bind_int64(st, 10, s->gpu_total);
-    return pdb_db_step_done(w->db, st);
+    pdb_batch_val v[] = {
+        {.i = w->run_id}, {.i = w->rank}, {.i = s->name_id}, {.i = s->cat_id},
+        {.t = {(const char *)key + head, klen - head}}, {.i = s->count}, {.i = s->self},
+        {.i = s->total}, {.i = s->gpu_self}, {.i = s->gpu_total}, {.i = s->name_id},
+    };
+    return pdb_batch_add_vals(w->rows, v, s->has_cat ? 0 : 1u << 3);
 }
 
 /* Pops every frame of the stacks still in the table. */
@@ -782,15 +772,16 @@ int pdb_ops_acc_write(pdb_ops_acc *a)
     propagate_gpu(a);
     if (pdb_rs_error(a->nodes) != PDB_OK || pdb_rs_error(a->stats) != PDB_OK)
         return PDB_ERR;
-    op_writer w = {a->db, NULL, a->run_id, a->rank};
-    if (pdb_db_prepare(a->db,
-                       "INSERT INTO analysis_ops VALUES (?1,?2,"
-                       "(SELECT value FROM strings WHERE id = ?3),"
-                       "(SELECT value FROM strings WHERE id = ?4),?5,?6,?7,?8,?9,?10,?3)",
-                       &w.st) != PDB_OK)
-        return PDB_ERR;
-    int rc = pdb_rs_each(a->stats, write_op, &w);
-    sqlite3_finalize(w.st);
+    op_writer w = {NULL, a->run_id, a->rank};
+    int rc = pdb_batch_new_typed(a->db, "INSERT OR FAIL INTO analysis_ops VALUES ",
+                                 "(?,?,(SELECT value FROM strings WHERE id = ?),"
+                                 "(SELECT value FROM strings WHERE id = ?),?,?,?,?,?,?,?)",
+                                 "iiiitiiiiii", &w.rows);
+    if (rc == PDB_OK)
+        rc = pdb_rs_each(a->stats, write_op, &w);
+    if (rc == PDB_OK)
+        rc = pdb_batch_flush(w.rows);
+    pdb_batch_free(w.rows);
     return rc;
 }
 
