@@ -263,8 +263,11 @@ static int prepare(pdb_recstore *s, sqlite3_stmt **st, const char *fmt)
 }
 
 /* SQLite's cache for temporary tables while records spill (its default
- * is 2 MB): bounded memory that saves most reads of the key index. */
-#define TEMP_CACHE_KB 8192
+ * is 2 MB): bounded memory that saves most reads of the key index. 16 MB
+ * rather than 8: a million spilled names analysed in 0.88 of the time
+ * (paired runs), and 2 M names peak at 55 MB (57 with 400-character
+ * names), under the 64 MB bound. */
+#define TEMP_CACHE_KB 16384
 
 static void start_spilling(pdb_recstore *s)
 {
