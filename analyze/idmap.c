@@ -7,9 +7,20 @@
 #include <assert.h>
 #include <stdlib.h>
 
+/* Every bit of the key moves the slot (MurmurHash3's finaliser). The
+ * product's bits 20 and up, used before, ignored the high half of a
+ * pdb_idmap_pair key while the map had at most 4,096 slots: the ops of one
+ * step, keyed (name, category), made one probe chain per category, and
+ * filling a bucket was quadratic in its distinct names. */
 static size_t slot_of(const pdb_idmap *m, int64_t key)
 {
-    return (size_t)(((uint64_t)key * 0x9E3779B97F4A7C15ULL) >> 20) & (m->cap - 1);
+    uint64_t h = (uint64_t)key;
+    h ^= h >> 33;
+    h *= 0xFF51AFD7ED558CCDULL;
+    h ^= h >> 33;
+    h *= 0xC4CEB9FE1A85EC53ULL;
+    h ^= h >> 33;
+    return (size_t)h & (m->cap - 1);
 }
 
 bool pdb_idmap_get(const pdb_idmap *m, int64_t key, int64_t *val)
