@@ -15,9 +15,9 @@
  * costs SQLite as much again as the row's b-tree work): records leaving
  * the cache wait in a pending list (new ones and changed ones apart) and
  * go to the table PENDING at a time, by one multi-row INSERT or UPDATE;
- * any read of the table writes the lists first. A miss right after the previous record's miss (a pass walking
- * the records in order, as the ops pass does at its end) loads the next
- * READ_AHEAD records with one query. */
+ * any read of the table writes the lists first. A miss right after the
+ * previous record's miss (a pass walking the records in order, as the ops
+ * pass does at its end) loads the next READ_AHEAD records with one query. */
 #include "analyze/recstore.h"
 #include "common/bounds.h"
 #include "common/db.h"
@@ -294,7 +294,7 @@ static void start_spilling(pdb_recstore *s)
     s->last_miss = -2;
 }
 
-/* The statement writing rows records of a pending list: for new records
+/* The statement writing `rows` records of a pending list: for new records
  * "INSERT OR FAIL ... VALUES (?,?,?), ...", for changed ones "UPDATE OR
  * FAIL ... SET r = CASE h WHEN ? THEN ? ... END WHERE h IN (?, ...)".
  * (OR FAIL: a statement of many rows that may abort halfway makes SQLite
