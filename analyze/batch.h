@@ -4,7 +4,8 @@
  * teardown (cursors opened and closed, transaction checks) per row, as much
  * again as the row's own b-tree work. A batch keeps up to PDB_BATCH_ROWS
  * rows in a fixed buffer and inserts them with one multi-row statement, so
- * memory stays a constant. Rows are inserted in the order added; anything
+ * memory stays a constant (plus the copied text of those rows' 't'
+ * values). Rows are inserted in the order added; anything
  * that reads or updates the table must flush the batch first.
  *
  * Write the INSERT as INSERT OR FAIL: a statement of many rows that may

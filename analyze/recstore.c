@@ -45,7 +45,7 @@ typedef struct {
 } slot;
 
 /* Records on their way to the table, written max at a time by one
- * statement: new ones (with their keys) or changed ones. */
+ * statement: new ones (with their keys) or changed ones (keys: NULL). */
 typedef struct {
     int64_t *h;
     char *rec;
@@ -206,12 +206,14 @@ static int64_t mem_add(pdb_recstore *s, const void *key, size_t klen, uint64_t h
     return r;
 }
 
-static void pending_init(pending *p, size_t rsize)
+static void pending_init(pending *p, size_t rsize, bool with_keys)
 {
     p->max = (int)pdb_bound(PENDING, 2);
     p->h = pdb_xmalloc((size_t)p->max * sizeof *p->h);
-    p->koff = pdb_xmalloc((size_t)p->max * sizeof *p->koff);
-    p->klen = pdb_xmalloc((size_t)p->max * sizeof *p->klen);
+    if (with_keys) {
+        p->koff = pdb_xmalloc((size_t)p->max * sizeof *p->koff);
+        p->klen = pdb_xmalloc((size_t)p->max * sizeof *p->klen);
+    }
     p->rec = pdb_xmalloc((size_t)p->max * rsize);
 }
 
@@ -288,8 +290,8 @@ static void start_spilling(pdb_recstore *s)
     for (int64_t i = 0; i < s->nkey_cache; i++)
         s->key_cache[i].h = -1;
     s->bloom = pdb_xcalloc(BLOOM_BITS / 8, 1);
-    pending_init(&s->added, s->rsize);
-    pending_init(&s->changed, s->rsize);
+    pending_init(&s->added, s->rsize, true);
+    pending_init(&s->changed, s->rsize, false);
     s->read_ahead = pdb_bound(READ_AHEAD, 2);
     s->last_miss = -2;
 }
