@@ -14,10 +14,10 @@
 static int clear_run(sqlite3 *db, int64_t run_id)
 {
     static const char *const tables[] = {"analysis_gpu", "analysis_kernel_types",
-                                         "analysis_kernels", "analysis_ops",
+                                         "analysis_kernels_by_id", "analysis_ops_by_id",
                                          "analysis_steps", "analysis_idle",
-                                         "analysis_op_steps", "analysis_gpu_attribution",
-                                         "analysis_annotations", "analysis_queue",
+                                         "analysis_op_steps_by_id", "analysis_gpu_attribution",
+                                         "analysis_annotations_by_id", "analysis_queue",
                                          "analysis_queue_ranks",
                                          "analysis_memory_ops", "analysis_memory_peaks",
                                          "analysis_memory_allocs"};

@@ -628,7 +628,7 @@ static int launched_in(const range_writer *w, int64_t name_id, pdb_batch_val *v,
     return rc == SQLITE_ROW ? PDB_OK : pdb_db_fail(w->a->db, "reading GPU time of annotations");
 }
 
-/* One analysis_annotations row; the name comes from strings whole. */
+/* One analysis_annotations row (the name as its id: the view adds the text). */
 static int write_range(int64_t h, const void *key, size_t klen, const void *rec, void *arg)
 {
     const range_writer *w = arg;
@@ -641,7 +641,7 @@ static int write_range(int64_t h, const void *key, size_t klen, const void *rec,
         {.i = g->name_id}, {.i = g->count}, {.i = g->total}, {.i = g->min}, {.i = g->max},
         {.r = (double)g->total / (double)g->count},
         {.r = g->count > 1 ? sqrt(g->m2 / (double)(g->count - 1)) : 0.0},
-        {.i = g->kernel_ns}, {.i = 0}, {.i = g->kernels}, {.i = g->name_id},
+        {.i = g->kernel_ns}, {.i = 0}, {.i = g->kernels},
     };
     uint32_t nulls = gpu ? 1u << 12 : 1u << 13;
     if (!gpu && w->launched && launched_in(w, g->name_id, v, &nulls) != PDB_OK)
@@ -656,16 +656,15 @@ static int write_ranges(pdb_attr_acc *a)
     static const char *const modes[] = {"exact", "hta"};
     pdb_batch *rows;
     sqlite3_stmt *st;
-    if (pdb_batch_new_typed(a->db, "INSERT OR FAIL INTO analysis_annotations VALUES ",
-                            "(?,?,?,?,(SELECT value FROM strings WHERE id = ?),?,?,?,?,?,?,?,?,?,?)",
-                            "isisiiiiirriiii", &rows) != PDB_OK) {
+    if (pdb_batch_new_typed(a->db, "INSERT OR FAIL INTO analysis_annotations_by_id VALUES ",
+                            "(?,?,?,?,?,?,?,?,?,?,?,?,?,?)", "isisiiiiirriii", &rows) != PDB_OK) {
         pdb_batch_free(rows);
         return PDB_ERR;
     }
     /* Found as each row is made (an UPDATE afterwards rewrote 200,000 rows
      * of a trace with as many annotation names in 0.65 s). */
     if (pdb_db_prepare(a->db,
-                       "SELECT sum(gpu_total_ns), sum(gpu_self_ns) FROM analysis_ops"
+                       "SELECT sum(gpu_total_ns), sum(gpu_self_ns) FROM analysis_ops_by_id"
                        " WHERE run_id = ?1 AND rank = ?2 AND name_id = ?3"
                        " AND cat = 'user_annotation'",
                        &st) != PDB_OK) {

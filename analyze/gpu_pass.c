@@ -160,7 +160,7 @@ typedef struct {
     const char *mode;
 } kernel_writer;
 
-/* One analysis_kernels row; the name comes from strings whole (NULs too). */
+/* One analysis_kernels row (the name as its id: the view adds the text). */
 static int write_kernel(int64_t h, const void *key, size_t klen, const void *rec, void *arg)
 {
     const kernel_writer *w = arg;
@@ -170,7 +170,7 @@ static int write_kernel(int64_t h, const void *key, size_t klen, const void *rec
         {.i = w->run_id}, {.s = w->mode}, {.i = w->rank}, {.i = k->name_id},
         {.s = pdb_kernel_type_name((pdb_kernel_type)k->kt)}, {.i = k->count}, {.i = k->total},
         {.i = k->min}, {.i = k->max}, {.r = (double)k->total / (double)k->count},
-        {.r = k->count > 1 ? sqrt(k->m2 / (double)(k->count - 1)) : 0.0}, {.i = k->name_id},
+        {.r = k->count > 1 ? sqrt(k->m2 / (double)(k->count - 1)) : 0.0},
     };
     return pdb_batch_add_vals(w->rows, v, k->count > 1 ? 0 : 1u << 10);
 }
@@ -180,9 +180,8 @@ static int write_kernels(pdb_gpu_acc *a, sqlite3 *db, int64_t run_id, int rank, 
     kernel_writer w = {db, NULL, run_id, rank, mode};
     int rc = pdb_rs_error(a->kernels);
     if (rc == PDB_OK)
-        rc = pdb_batch_new_typed(db, "INSERT OR FAIL INTO analysis_kernels VALUES ",
-                                 "(?,?,?,(SELECT value FROM strings WHERE id = ?),?,?,?,?,?,?,?,?)",
-                                 "isiisiiiirri", &w.rows);
+        rc = pdb_batch_new_typed(db, "INSERT OR FAIL INTO analysis_kernels_by_id VALUES ",
+                                 "(?,?,?,?,?,?,?,?,?,?,?)", "isiisiiiirr", &w.rows);
     if (rc == PDB_OK)
         rc = pdb_rs_each(a->kernels, write_kernel, &w);
     if (rc == PDB_OK)

@@ -357,10 +357,9 @@ static int bucket_write(pdb_ops_acc *a, step_bucket *b)
 {
     int rc = PDB_OK;
     if (!a->step_insert)
-        rc = pdb_batch_new(a->db, "INSERT OR FAIL INTO analysis_op_steps VALUES ",
-                           "(?,?,?,(SELECT value FROM strings WHERE id = ?),"
-                           "(SELECT value FROM strings WHERE id = ?),?,?,?)",
-                           8, &a->step_insert);
+        rc = pdb_batch_new(a->db, "INSERT OR FAIL INTO analysis_op_steps_by_id VALUES ",
+                           "(?,?,?,?,(SELECT value FROM strings WHERE id = ?),?,?,?)", 8,
+                           &a->step_insert);
     for (int64_t k = 0; k < b->n && rc == PDB_OK; k++) {
         const step_op *o = &b->v[k];
         int64_t v[] = {a->run_id, a->rank, b->step, o->name_id, o->cat_id,
@@ -708,7 +707,8 @@ typedef struct {
     int rank;
 } op_writer;
 
-/* One analysis_ops row: names from strings (whole), the shape from the key. */
+/* One analysis_ops row: the name as its id (the view adds the text), the
+ * category from strings, the shape from the key. */
 static int write_op(int64_t h, const void *key, size_t klen, const void *rec, void *arg)
 {
     const op_writer *w = arg;
@@ -719,7 +719,7 @@ static int write_op(int64_t h, const void *key, size_t klen, const void *rec, vo
     pdb_batch_val v[] = {
         {.i = w->run_id}, {.i = w->rank}, {.i = s->name_id}, {.i = s->cat_id},
         {.t = {(const char *)key + head, klen - head}}, {.i = s->count}, {.i = s->self},
-        {.i = s->total}, {.i = s->gpu_self}, {.i = s->gpu_total}, {.i = s->name_id},
+        {.i = s->total}, {.i = s->gpu_self}, {.i = s->gpu_total},
     };
     return pdb_batch_add_vals(w->rows, v, s->has_cat ? 0 : 1u << 3);
 }
@@ -773,10 +773,9 @@ int pdb_ops_acc_write(pdb_ops_acc *a)
     if (pdb_rs_error(a->nodes) != PDB_OK || pdb_rs_error(a->stats) != PDB_OK)
         return PDB_ERR;
     op_writer w = {NULL, a->run_id, a->rank};
-    int rc = pdb_batch_new_typed(a->db, "INSERT OR FAIL INTO analysis_ops VALUES ",
-                                 "(?,?,(SELECT value FROM strings WHERE id = ?),"
-                                 "(SELECT value FROM strings WHERE id = ?),?,?,?,?,?,?,?)",
-                                 "iiiitiiiiii", &w.rows);
+    int rc = pdb_batch_new_typed(a->db, "INSERT OR FAIL INTO analysis_ops_by_id VALUES ",
+                                 "(?,?,?,(SELECT value FROM strings WHERE id = ?),?,?,?,?,?,?)",
+                                 "iiiitiiiii", &w.rows);
     if (rc == PDB_OK)
         rc = pdb_rs_each(a->stats, write_op, &w);
     if (rc == PDB_OK)

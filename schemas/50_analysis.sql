@@ -66,12 +66,15 @@ CREATE TABLE analysis_kernel_types (
     PRIMARY KEY (run_id, mode, rank, kernel_type)
 );
 
--- Per rank and GPU event name.
-CREATE TABLE analysis_kernels (
+-- Per rank and GPU event name. Stored with the name's string id only
+-- (schema version 8: every name once, in strings; a trace of distinct 400-
+-- character names wrote each again into three of these tables), and read
+-- through the view of the table's name, which adds the text.
+CREATE TABLE analysis_kernels_by_id (
     run_id       INTEGER NOT NULL REFERENCES runs,
     mode         TEXT NOT NULL,
     rank         INTEGER NOT NULL,
-    name         TEXT NOT NULL,
+    name_id      INTEGER NOT NULL REFERENCES strings, -- the name (strings.id)
     kernel_type  TEXT NOT NULL,
     count        INTEGER NOT NULL,
     total_ns     INTEGER NOT NULL,
@@ -79,9 +82,13 @@ CREATE TABLE analysis_kernels (
     max_ns       INTEGER NOT NULL,
     mean_ns      REAL NOT NULL,
     std_ns       REAL,                -- sample standard deviation; NULL for one event
-    name_id      INTEGER NOT NULL REFERENCES strings, -- name as strings.id (schema 7)
     PRIMARY KEY (run_id, mode, rank, name_id)
-);
+) WITHOUT ROWID;
+
+CREATE VIEW analysis_kernels AS
+SELECT k.run_id, k.mode, k.rank, s.value AS name, k.kernel_type, k.count, k.total_ns,
+       k.min_ns, k.max_ns, k.mean_ns, k.std_ns, k.name_id
+FROM analysis_kernels_by_id k JOIN strings s ON s.id = k.name_id;
 
 -- CPU operators (slices without a stream arg) per rank, name and input shape.
 -- self = duration minus the durations of direct children on the same thread.
@@ -95,36 +102,45 @@ CREATE TABLE analysis_kernels (
 -- python frames, ProfilerStep) have 0. Over the ops of a rank, the
 -- gpu_self_ns add up to the attributed GPU time; gpu_total_ns do not add up
 -- (a parent's includes its children's).
-CREATE TABLE analysis_ops (
+CREATE TABLE analysis_ops_by_id (
     run_id      INTEGER NOT NULL REFERENCES runs,
     rank        INTEGER NOT NULL,
-    name        TEXT NOT NULL,
+    name_id     INTEGER NOT NULL REFERENCES strings, -- the name (strings.id)
     cat         TEXT,
     input_dims  TEXT NOT NULL,        -- args["Input Dims"] as JSON, '' when absent
     count       INTEGER NOT NULL,
     self_ns     INTEGER NOT NULL,
     total_ns    INTEGER NOT NULL,
-    gpu_self_ns  INTEGER NOT NULL DEFAULT 0, -- (defaults: migration 002 adds the columns)
-    gpu_total_ns INTEGER NOT NULL DEFAULT 0,
-    name_id     INTEGER NOT NULL REFERENCES strings, -- name as strings.id (schema 7)
+    gpu_self_ns  INTEGER NOT NULL,
+    gpu_total_ns INTEGER NOT NULL,
     PRIMARY KEY (run_id, rank, name_id, input_dims)
-);
+) WITHOUT ROWID;
+
+CREATE VIEW analysis_ops AS
+SELECT o.run_id, o.rank, s.value AS name, o.cat, o.input_dims, o.count, o.self_ns,
+       o.total_ns, o.gpu_self_ns, o.gpu_total_ns, o.name_id
+FROM analysis_ops_by_id o JOIN strings s ON s.id = o.name_id;
 
 -- CPU operators per rank, ProfilerStep and name (all shapes): the step is
 -- the one whose window holds the op's start (NULL: outside every step).
 -- calls, total_ns and self_ns as in analysis_ops; summed over steps they
 -- equal analysis_ops summed over shapes. One row per (rank, step, name, cat),
 -- unless ProfilerStep windows overlap (then sum the rows).
-CREATE TABLE analysis_op_steps (
+CREATE TABLE analysis_op_steps_by_id (
     run_id     INTEGER NOT NULL REFERENCES runs,
     rank       INTEGER NOT NULL,
     step       INTEGER,               -- N of ProfilerStep#N, NULL outside steps
-    name       TEXT NOT NULL,
+    name_id    INTEGER NOT NULL REFERENCES strings, -- the name (strings.id)
     cat        TEXT,
     calls      INTEGER NOT NULL,
     total_ns   INTEGER NOT NULL,
     self_ns    INTEGER NOT NULL
 );
+
+CREATE VIEW analysis_op_steps AS
+SELECT o.run_id, o.rank, o.step, s.value AS name, o.cat, o.calls, o.total_ns, o.self_ns,
+       o.name_id
+FROM analysis_op_steps_by_id o JOIN strings s ON s.id = o.name_id;
 
 -- One row per GPU event (exact mode: every slice with a stream arg outside
 -- the CPU-side categories), saying where it came from. Names are string ids
@@ -170,7 +186,7 @@ CREATE TABLE analysis_gpu_attribution (
 -- kernel type of analysis_kernels (exact mode).
 CREATE VIEW gpu_attribution AS
 SELECT a.run_id, a.rank, a.slice_id, k.value AS kernel,
-       (SELECT kernel_type FROM analysis_kernels x WHERE x.run_id = a.run_id
+       (SELECT kernel_type FROM analysis_kernels_by_id x WHERE x.run_id = a.run_id
         AND x.mode = 'exact' AND x.rank = a.rank AND x.name_id = a.name) AS kernel_type,
        (SELECT ts FROM slices WHERE id = a.slice_id) AS ts, a.dur_ns,
        a.step, a.launch_id, (SELECT n.value FROM slices l JOIN strings n ON n.id = l.name
@@ -194,12 +210,12 @@ LEFT JOIN strings m ON m.id = a.module;
 -- (analysis_ops.gpu_total_ns) and kernel_self_ns where it is the innermost
 -- annotation; for 'gpu', the GPU time and count (kernels) of the events the
 -- range claims by the overlap rule of analysis_gpu_attribution.gpu_annotation.
-CREATE TABLE analysis_annotations (
+CREATE TABLE analysis_annotations_by_id (
     run_id          INTEGER NOT NULL REFERENCES runs,
     mode            TEXT NOT NULL,
     rank            INTEGER NOT NULL,
     kind            TEXT NOT NULL,     -- 'cpu' or 'gpu'
-    name            TEXT NOT NULL,
+    name_id         INTEGER NOT NULL REFERENCES strings, -- the name (strings.id)
     count           INTEGER NOT NULL,
     total_ns        INTEGER NOT NULL,
     min_ns          INTEGER NOT NULL,
@@ -209,9 +225,13 @@ CREATE TABLE analysis_annotations (
     kernel_ns       INTEGER,
     kernel_self_ns  INTEGER,
     kernels         INTEGER,
-    name_id         INTEGER NOT NULL REFERENCES strings, -- name as strings.id (schema 7)
     PRIMARY KEY (run_id, mode, rank, kind, name_id)
-);
+) WITHOUT ROWID;
+
+CREATE VIEW analysis_annotations AS
+SELECT a.run_id, a.mode, a.rank, a.kind, s.value AS name, a.count, a.total_ns, a.min_ns,
+       a.max_ns, a.mean_ns, a.std_ns, a.kernel_ns, a.kernel_self_ns, a.kernels, a.name_id
+FROM analysis_annotations_by_id a JOIN strings s ON s.id = a.name_id;
 
 -- Per rank and ProfilerStep: the step's wall time split into TensorBoard
 -- profiler's overview categories. Everything active inside the step window
@@ -417,4 +437,4 @@ CREATE TABLE analysis_memory_allocs (
 -- index by (run_id, name, rank, step) took a random place per row (10% of
 -- the analysis instructions); the gate's one kernel or op per step reads
 -- the run's rows instead of one name's (a few ms per 100,000 rows).
-CREATE INDEX analysis_op_steps_run ON analysis_op_steps (run_id);
+CREATE INDEX analysis_op_steps_run ON analysis_op_steps_by_id (run_id);
