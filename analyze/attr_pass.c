@@ -122,30 +122,51 @@ static void map_delete(launch_map *m, launch *e)
 enum { RANGE_CPU, RANGE_GPU };
 
 typedef struct {
-    int64_t name_id;
-    int64_t kind;
     int64_t count, total, min, max;
     double mean, m2;
     int64_t kernel_ns, kernels;  /* GPU ranges: the GPU events they claim */
 } range_stat;
 
-/* Annotation names kept in memory before the store spills (recstore.h). */
-#define RANGES_IN_MEMORY 16384
+/* A name's ranges, one record for both modes and kinds (a trace of
+ * distinct names spilled four records per name, where a name has one
+ * here); a count of 0: none of that mode and kind. */
+typedef struct {
+    int64_t name_id;
+    range_stat s[2][2];          /* [mode: exact, hta][kind: RANGE_CPU, RANGE_GPU] */
+} range_rec;
 
-/* The record of (kind, name), or -1 after a database error. */
-static int64_t range_stat_for(pdb_recstore *s, const pdb_row *r, int kind)
+/* Annotation names kept in memory before the store spills (recstore.h). */
+#define RANGES_IN_MEMORY 8192
+
+/* A range stat is named by its record's number, mode and kind together. */
+static int64_t range_handle(int64_t h, int mode, int kind)
 {
-    unsigned char key[16];
-    pdb_rs_key_int(key, kind);
-    pdb_rs_key_int(key + 8, r->name_id);
-    range_stat init = {r->name_id, kind, 0, 0, INT64_MAX, INT64_MIN, 0, 0, 0, 0};
-    bool created;
-    return pdb_rs_find(s, key, sizeof key, &init, &created);
+    return h * 4 + mode * 2 + kind;
 }
 
-static range_stat *range_at(pdb_recstore *s, int64_t i)
+/* The stat of (mode, kind, name), or -1 after a database error. */
+static int64_t range_stat_for(pdb_recstore *s, const pdb_row *r, int mode, int kind)
 {
-    return pdb_rs_get(s, i);
+    unsigned char key[8];
+    pdb_rs_key_int(key, r->name_id);
+    range_rec init = {.name_id = r->name_id};
+    for (int m = 0; m < 2; m++)
+        for (int k = 0; k < 2; k++)
+            init.s[m][k] = (range_stat){.min = INT64_MAX, .max = INT64_MIN};
+    bool created;
+    int64_t h = pdb_rs_find(s, key, sizeof key, &init, &created);
+    return h < 0 ? -1 : range_handle(h, mode, kind);
+}
+
+static range_stat *range_at(pdb_recstore *s, int64_t stat)
+{
+    range_rec *rec = pdb_rs_get(s, stat / 4);
+    return &rec->s[stat / 2 % 2][stat % 2];
+}
+
+static int64_t range_name(pdb_recstore *s, int64_t stat)
+{
+    return ((const range_rec *)pdb_rs_read(s, stat / 4))->name_id;
 }
 
 static void range_stat_add(range_stat *st, int64_t dur)
@@ -182,7 +203,7 @@ typedef struct {
     int64_t n, cap;
     pdb_strmap *index;           /* (pid, tid) key -> index into v */
     pdb_buf key;
-    pdb_recstore *ranges;        /* (kind, name id) -> range_stat */
+    pdb_recstore *ranges;        /* the pass's store (not owned): name id -> range_rec */
 } mode_state;
 
 /* The lane of a row's (pid, tid), found by hashing: a linear search was
@@ -258,10 +279,11 @@ struct pdb_attr_acc {
     launch_map map;
     size_t map_max;
     bool spilled, deferred;
+    pdb_recstore *ranges;        /* name id -> range_rec */
     pdb_batch *insert;
     sqlite3_stmt *probe, *spill_put, *spill_get, *defer_put, *set_gpu_range;
     mode_state mode[2];          /* exact, hta */
-    bool ranges;                 /* gpu_user_annotation is a known category: lanes are kept */
+    bool lanes;                  /* gpu_user_annotation is a known category: lanes are kept */
     /* What pdb_attr_resolve found for the row it was last given. */
     int64_t cur_id;
     bool cur_ctx;                /* the launcher's context is known */
@@ -283,12 +305,12 @@ int pdb_attr_acc_new(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank, pd
     if (limit && atol(limit) > 0)
         a->map_max = (size_t)atol(limit);
     *out = a;
-    for (int m = 0; m < 2; m++) {
+    for (int m = 0; m < 2; m++)
         a->mode[m].index = pdb_strmap_new();
-        if (pdb_rs_new(db, m ? "ranges_hta" : "ranges", sizeof(range_stat), RANGES_IN_MEMORY,
-                       SIZE_MAX, &a->mode[m].ranges) != PDB_OK)
-            return PDB_ERR;
-    }
+    if (pdb_rs_new(db, "ranges", sizeof(range_rec), RANGES_IN_MEMORY, SIZE_MAX, &a->ranges) !=
+        PDB_OK)
+        return PDB_ERR;
+    a->mode[0].ranges = a->mode[1].ranges = a->ranges;
     if (pdb_batch_new(db, ATTR_INSERT, "(?,?,?,?,?,?,?,?,?,?,?,?,?)", 13, &a->insert) !=
             PDB_OK ||
         pdb_db_prepare(db, probe_sql, &a->probe) != PDB_OK || temp_tables(a) != PDB_OK)
@@ -300,7 +322,7 @@ int pdb_attr_acc_new(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank, pd
     if (pdb_db_query_int(db, "SELECT count(*) FROM strings WHERE value = 'gpu_user_annotation'",
                          0, &n) != PDB_OK)
         return PDB_ERR;
-    a->ranges = n > 0;
+    a->lanes = n > 0;
     return PDB_OK;
 }
 
@@ -490,7 +512,7 @@ static int lane_range_add(pdb_attr_acc *a, int mode, const pdb_row *r, int64_t s
                                " WHERE slice_id = ? AND run_id = ? AND rank = ?",
                                &a->set_gpu_range) != PDB_OK)
                 return PDB_ERR;
-            sqlite3_bind_int64(a->set_gpu_range, 1, range_at(m->ranges, stat)->name_id);
+            sqlite3_bind_int64(a->set_gpu_range, 1, range_name(m->ranges, stat));
             sqlite3_bind_int64(a->set_gpu_range, 2, k->slice_id);
             sqlite3_bind_int64(a->set_gpu_range, 3, a->run_id);
             sqlite3_bind_int(a->set_gpu_range, 4, a->rank);
@@ -509,24 +531,23 @@ static int lane_range_add(pdb_attr_acc *a, int mode, const pdb_row *r, int64_t s
 int pdb_attr_range(pdb_attr_acc *a, const pdb_row *r, bool hta, int64_t start, int64_t end)
 {
     int kind = r->cat->gpu_range ? RANGE_GPU : RANGE_CPU;
-    mode_state *m = &a->mode[hta];
-    int64_t stat = range_stat_for(m->ranges, r, kind);
+    int64_t stat = range_stat_for(a->ranges, r, hta, kind);
     if (stat < 0)
-        return pdb_rs_error(m->ranges);
-    range_stat_add(range_at(m->ranges, stat), end - start);
+        return pdb_rs_error(a->ranges);
+    range_stat_add(range_at(a->ranges, stat), end - start);
     return kind == RANGE_GPU ? lane_range_add(a, hta, r, start, end, stat) : PDB_OK;
 }
 
 void pdb_attr_hta_kernel(pdb_attr_acc *a, const pdb_row *r, int64_t start, int64_t end)
 {
-    if (a->ranges)
+    if (a->lanes)
         lane_kernel_add(&a->mode[1], r, start, end, r->ts);
 }
 
 int pdb_attr_gpu(pdb_attr_acc *a, const pdb_row *r)
 {
     bool ctx = r->has_corr && a->cur_id == r->id && a->cur_ctx;
-    int64_t range = a->ranges ? lane_kernel_add(&a->mode[0], r, r->ts, r->ts + r->dur, r->ts) : -1;
+    int64_t range = a->lanes ? lane_kernel_add(&a->mode[0], r, r->ts, r->ts + r->dur, r->ts) : -1;
     pdb_ctx_names names = {-1, -1, -1, -1};
     if (ctx) {
         pdb_ops_acc_gpu(a->ops, a->cur_node, r->dur);
@@ -543,7 +564,7 @@ int pdb_attr_gpu(pdb_attr_acc *a, const pdb_row *r)
     }
     int64_t step = ctx ? a->cur_step : NO_STEP, op_id = ctx ? a->cur_op_id : -1;
     int64_t launch_id = r->has_launch ? r->launch_id : -1;
-    int64_t gpu_range = range >= 0 ? range_at(a->mode[0].ranges, range)->name_id : -1;
+    int64_t gpu_range = range >= 0 ? range_name(a->ranges, range) : -1;
     int64_t v[] = {a->run_id, a->rank, r->id, r->name_id, r->dur, step, launch_id, op_id,
                    names.op, names.top_op, names.annotation, gpu_range, names.module};
     /* NULL: no step; no id (negative) from launch_id on */
@@ -604,8 +625,7 @@ static int resolve_deferred(pdb_attr_acc *a)
 typedef struct {
     pdb_attr_acc *a;
     pdb_batch *rows;
-    const char *mode;
-    sqlite3_stmt *launched;      /* exact mode: a CPU range's GPU time, from analysis_ops */
+    sqlite3_stmt *launched;      /* a CPU range's GPU time (exact mode), from analysis_ops */
 } range_writer;
 
 /* The GPU time launched inside CPU ranges of a name (exact mode): the sums
@@ -629,31 +649,40 @@ static int launched_in(const range_writer *w, int64_t name_id, pdb_batch_val *v,
 }
 
 /* One analysis_annotations row (the name as its id: the view adds the text). */
-static int write_range(int64_t h, const void *key, size_t klen, const void *rec, void *arg)
+static int write_range(const range_writer *w, int64_t name_id, int mode, int kind,
+                       const range_stat *g)
 {
-    const range_writer *w = arg;
-    const range_stat *g = rec;
-    (void)h, (void)key, (void)klen;
-    bool gpu = g->kind == RANGE_GPU;
+    bool gpu = kind == RANGE_GPU;
     /* The standard deviation of one range is 0, HTA's fillna(0). */
     pdb_batch_val v[] = {
-        {.i = w->a->run_id}, {.s = w->mode}, {.i = w->a->rank}, {.s = gpu ? "gpu" : "cpu"},
-        {.i = g->name_id}, {.i = g->count}, {.i = g->total}, {.i = g->min}, {.i = g->max},
-        {.r = (double)g->total / (double)g->count},
+        {.i = w->a->run_id}, {.s = mode ? "hta" : "exact"}, {.i = w->a->rank},
+        {.s = gpu ? "gpu" : "cpu"}, {.i = name_id}, {.i = g->count}, {.i = g->total},
+        {.i = g->min}, {.i = g->max}, {.r = (double)g->total / (double)g->count},
         {.r = g->count > 1 ? sqrt(g->m2 / (double)(g->count - 1)) : 0.0},
         {.i = g->kernel_ns}, {.i = 0}, {.i = g->kernels},
     };
     uint32_t nulls = gpu ? 1u << 12 : 1u << 13;
-    if (!gpu && w->launched && launched_in(w, g->name_id, v, &nulls) != PDB_OK)
+    if (!gpu && mode == 0 && launched_in(w, name_id, v, &nulls) != PDB_OK)
         return PDB_ERR;
-    if (!gpu && !w->launched)
+    if (!gpu && mode == 1)
         nulls |= (1u << 11) | (1u << 12);
     return pdb_batch_add_vals(w->rows, v, nulls);
 }
 
+/* The rows of a name: each mode and kind it has ranges of. */
+static int write_name_ranges(int64_t h, const void *key, size_t klen, const void *rec, void *arg)
+{
+    const range_rec *r = rec;
+    (void)h, (void)key, (void)klen;
+    for (int m = 0; m < 2; m++)
+        for (int k = 0; k < 2; k++)
+            if (r->s[m][k].count > 0 && write_range(arg, r->name_id, m, k, &r->s[m][k]) != PDB_OK)
+                return PDB_ERR;
+    return PDB_OK;
+}
+
 static int write_ranges(pdb_attr_acc *a)
 {
-    static const char *const modes[] = {"exact", "hta"};
     pdb_batch *rows;
     sqlite3_stmt *st;
     if (pdb_batch_new_typed(a->db, "INSERT OR FAIL INTO analysis_annotations_by_id VALUES ",
@@ -673,15 +702,12 @@ static int write_ranges(pdb_attr_acc *a)
     }
     sqlite3_bind_int64(st, 1, a->run_id);
     sqlite3_bind_int(st, 2, a->rank);
-    int rc = PDB_OK;
-    for (int m = 0; m < 2 && rc == PDB_OK; m++) {
-        range_writer w = {a, rows, modes[m], m == 0 ? st : NULL};
-        rc = pdb_rs_error(a->mode[m].ranges);
-        if (rc == PDB_OK)
-            rc = pdb_rs_each(a->mode[m].ranges, write_range, &w);
-        if (rc == PDB_OK)
-            rc = pdb_batch_flush(rows);
-    }
+    range_writer w = {a, rows, st};
+    int rc = pdb_rs_error(a->ranges);
+    if (rc == PDB_OK)
+        rc = pdb_rs_each(a->ranges, write_name_ranges, &w);
+    if (rc == PDB_OK)
+        rc = pdb_batch_flush(rows);
     pdb_batch_free(rows);
     sqlite3_finalize(st);
     return rc;
@@ -712,8 +738,8 @@ void pdb_attr_acc_free(pdb_attr_acc *a)
         free(a->mode[m].v);
         pdb_strmap_free(a->mode[m].index);
         pdb_buf_free(&a->mode[m].key);
-        pdb_rs_free(a->mode[m].ranges);
     }
+    pdb_rs_free(a->ranges);
     pdb_batch_free(a->insert);
     sqlite3_finalize(a->probe);
     sqlite3_finalize(a->spill_put);

@@ -25,38 +25,51 @@
 #define KERNELS_IN_MEMORY 16384
 
 typedef struct {
-    int64_t name_id;
     int64_t kt;      /* pdb_kernel_type of this mode */
     int64_t count, total, min, max;
     double mean, m2; /* Welford's running mean and squared deviations */
 } kernel_stat;
+
+/* A kernel name's statistics in both modes, one record (a trace of
+ * distinct names spilled two per name); a count of 0: none in that mode. */
+typedef struct {
+    int64_t name_id;
+    kernel_stat s[2]; /* exact, hta */
+} kernel_rec;
 
 struct pdb_gpu_acc {
     bool hta;
     pdb_sweep w;
     pdb_hta_time ht;
     int64_t events;
-    pdb_recstore *kernels; /* name id -> kernel_stat */
+    pdb_recstore *kernels; /* name id -> kernel_rec: the exact acc's, shared by the hta one */
+    bool owns_kernels;
     int64_t last_id, last; /* consecutive events often repeat a kernel */
 };
 
-int pdb_gpu_acc_new(sqlite3 *db, bool hta, pdb_gpu_acc **out)
+int pdb_gpu_acc_new(sqlite3 *db, pdb_gpu_acc *exact, pdb_gpu_acc **out)
 {
     pdb_gpu_acc *a = pdb_xcalloc(1, sizeof *a);
     *out = a;
-    a->hta = hta;
+    a->hta = exact != NULL;
     a->last = -1;
     pdb_sweep_init(&a->w, PDB_KT_COUNT);
-    return pdb_rs_new(db, hta ? "kernels_hta" : "kernels", sizeof(kernel_stat),
-                      KERNELS_IN_MEMORY, SIZE_MAX, &a->kernels);
+    if (exact) {
+        a->kernels = exact->kernels;
+        return PDB_OK;
+    }
+    a->owns_kernels = true;
+    return pdb_rs_new(db, "kernels", sizeof(kernel_rec), KERNELS_IN_MEMORY, SIZE_MAX,
+                      &a->kernels);
 }
 
-static kernel_stat *stat_for(pdb_gpu_acc *a, const pdb_row *r, int64_t dur)
+static kernel_stat *stat_for(pdb_gpu_acc *a, const pdb_row *r)
 {
     static kernel_stat scratch; /* after a database error, which the write reports */
     if (a->last < 0 || a->last_id != r->name_id) {
-        kernel_stat init = {r->name_id, a->hta ? r->name->kt_hta : r->name->kt, 0, 0, dur, dur,
-                            0, 0};
+        kernel_rec init = {r->name_id,
+                           {{r->name->kt, 0, 0, INT64_MAX, INT64_MIN, 0, 0},
+                            {r->name->kt_hta, 0, 0, INT64_MAX, INT64_MIN, 0, 0}}};
         bool created;
         unsigned char key[8];
         pdb_rs_key_int(key, r->name_id);
@@ -65,7 +78,7 @@ static kernel_stat *stat_for(pdb_gpu_acc *a, const pdb_row *r, int64_t dur)
         if (a->last < 0)
             return &scratch;
     }
-    return pdb_rs_get(a->kernels, a->last);
+    return &((kernel_rec *)pdb_rs_get(a->kernels, a->last))->s[a->hta];
 }
 
 void pdb_gpu_acc_add(pdb_gpu_acc *a, const pdb_row *r, int64_t start, int64_t end)
@@ -76,7 +89,7 @@ void pdb_gpu_acc_add(pdb_gpu_acc *a, const pdb_row *r, int64_t start, int64_t en
     else
         pdb_sweep_add(&a->w, (int)r->name->kt, start, end);
     a->events++;
-    kernel_stat *k = stat_for(a, r, dur);
+    kernel_stat *k = stat_for(a, r);
     k->count++;
     pdb_sum(&k->total, dur);
     if (dur < k->min)
@@ -158,16 +171,20 @@ typedef struct {
     int64_t run_id;
     int rank;
     const char *mode;
+    int m;           /* the mode's index in kernel_rec */
 } kernel_writer;
 
 /* One analysis_kernels row (the name as its id: the view adds the text). */
 static int write_kernel(int64_t h, const void *key, size_t klen, const void *rec, void *arg)
 {
     const kernel_writer *w = arg;
-    const kernel_stat *k = rec;
+    const kernel_rec *kr = rec;
+    const kernel_stat *k = &kr->s[w->m];
     (void)h, (void)key, (void)klen;
+    if (k->count == 0)
+        return PDB_OK;
     pdb_batch_val v[] = {
-        {.i = w->run_id}, {.s = w->mode}, {.i = w->rank}, {.i = k->name_id},
+        {.i = w->run_id}, {.s = w->mode}, {.i = w->rank}, {.i = kr->name_id},
         {.s = pdb_kernel_type_name((pdb_kernel_type)k->kt)}, {.i = k->count}, {.i = k->total},
         {.i = k->min}, {.i = k->max}, {.r = (double)k->total / (double)k->count},
         {.r = k->count > 1 ? sqrt(k->m2 / (double)(k->count - 1)) : 0.0},
@@ -177,7 +194,7 @@ static int write_kernel(int64_t h, const void *key, size_t klen, const void *rec
 
 static int write_kernels(pdb_gpu_acc *a, sqlite3 *db, int64_t run_id, int rank, const char *mode)
 {
-    kernel_writer w = {db, NULL, run_id, rank, mode};
+    kernel_writer w = {db, NULL, run_id, rank, mode, a->hta};
     int rc = pdb_rs_error(a->kernels);
     if (rc == PDB_OK)
         rc = pdb_batch_new_typed(db, "INSERT OR FAIL INTO analysis_kernels_by_id VALUES ",
@@ -209,7 +226,8 @@ void pdb_gpu_acc_free(pdb_gpu_acc *a)
 {
     if (!a)
         return;
-    pdb_rs_free(a->kernels);
+    if (a->owns_kernels)
+        pdb_rs_free(a->kernels);
     pdb_hta_time_free(&a->ht);
     free(a);
 }

@@ -163,7 +163,7 @@ int pdb_analyze_trace(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank,
     for (int m = 0; m < 2 && rc == PDB_OK; m++)
         rc = pdb_idle_acc_new(db, m == 1, &a.idle[m]);
     for (int m = 0; m < 2 && rc == PDB_OK; m++)
-        rc = pdb_gpu_acc_new(db, m == 1, &a.gpu[m]);
+        rc = pdb_gpu_acc_new(db, m == 1 ? a.gpu[0] : NULL, &a.gpu[m]);
     if (rc == PDB_OK)
         rc = pdb_steps_acc_new(db, trace_id, &a.steps);
     if (rc == PDB_OK)

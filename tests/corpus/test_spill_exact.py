@@ -64,8 +64,8 @@ PATHS = {
     "op stack back from the table",
     "step bucket written in parts",
     "launches in flight sent to a table", "launchers sent to a table",
-    "pdb_rs_ops", "pdb_rs_nodes", "pdb_rs_kernels", "pdb_rs_kernels_hta",
-    "pdb_rs_ranges", "pdb_rs_ranges_hta",
+    "pdb_rs_ops", "pdb_rs_nodes", "pdb_rs_kernels",
+    "pdb_rs_ranges",
     "pdb_rs_queue_exact", "pdb_rs_queue_hta", "pdb_rs_queue_hist",
     "queue points sent to a table", "queue values summed in parts", "pdb_rs_idle", "pdb_rs_idle_hta",
 }
