@@ -1,4 +1,4 @@
-/* strmap.c: open-addressing hash map, FNV-1a hashed, linear probing. */
+/* strmap.c: open-addressing hash map, linear probing. */
 #include "common/strmap.h"
 #include "common/xalloc.h"
 
@@ -19,14 +19,32 @@ struct pdb_strmap {
     size_t count;
 };
 
+/* MurmurHash3's finaliser: every bit of h reaches the low bits that pick
+ * a slot. */
+static uint64_t mix64(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    return h ^ (h >> 33);
+}
+
+/* Eight bytes a step (FNV-1a's byte a step took 12% of an ingest of
+ * 400-character names); not meant to resist chosen collisions, which only
+ * make probes longer. */
 static uint64_t hash_bytes(const char *s, size_t len)
 {
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < len; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211ULL;
+    uint64_t h = 0x9E3779B97F4A7C15ULL ^ len, w;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        memcpy(&w, s + i, 8);
+        h = (h ^ w) * 0x9E3779B97F4A7C15ULL;
+        h ^= h >> 29;
     }
-    return h;
+    w = 0;
+    memcpy(&w, s + i, len - i);
+    return mix64(h ^ w);
 }
 
 pdb_strmap *pdb_strmap_new(void)
