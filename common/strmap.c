@@ -121,11 +121,24 @@ size_t pdb_strmap_count(const pdb_strmap *m)
     return m->count;
 }
 
+static int by_key(const void *a, const void *b)
+{
+    const slot *x = *(const slot *const *)a, *y = *(const slot *const *)b;
+    int c = memcmp(x->key, y->key, x->len < y->len ? x->len : y->len);
+    return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
 void pdb_strmap_each(const pdb_strmap *m,
                      void (*fn)(const char *key, size_t len, int64_t val, void *arg),
                      void *arg)
 {
+    const slot **v = pdb_xmalloc((m->count ? m->count : 1) * sizeof *v);
+    size_t n = 0;
     for (size_t i = 0; i < m->cap; i++)
         if (m->slots[i].key)
-            fn(m->slots[i].key, m->slots[i].len, m->slots[i].val, arg);
+            v[n++] = &m->slots[i];
+    qsort(v, n, sizeof *v, by_key);
+    for (size_t i = 0; i < n; i++)
+        fn(v[i]->key, v[i]->len, v[i]->val, arg);
+    free(v);
 }
