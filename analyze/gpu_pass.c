@@ -166,35 +166,39 @@ static int write_kernel_types(pdb_gpu_acc *a, sqlite3 *db, int64_t run_id, int r
 }
 
 typedef struct {
-    sqlite3 *db;
     pdb_batch *rows;
     int64_t run_id;
     int rank;
-    const char *mode;
-    int m;           /* the mode's index in kernel_rec */
 } kernel_writer;
 
-/* One analysis_kernels row (the name as its id: the view adds the text). */
+/* A name's analysis_kernels rows, exact then hta (the table's key order);
+ * the name as its id: the view adds the text. */
 static int write_kernel(int64_t h, const void *key, size_t klen, const void *rec, void *arg)
 {
+    static const char *const modes[] = {"exact", "hta"};
     const kernel_writer *w = arg;
     const kernel_rec *kr = rec;
-    const kernel_stat *k = &kr->s[w->m];
     (void)h, (void)key, (void)klen;
-    if (k->count == 0)
-        return PDB_OK;
-    pdb_batch_val v[] = {
-        {.i = w->run_id}, {.s = w->mode}, {.i = w->rank}, {.i = kr->name_id},
-        {.s = pdb_kernel_type_name((pdb_kernel_type)k->kt)}, {.i = k->count}, {.i = k->total},
-        {.i = k->min}, {.i = k->max}, {.r = (double)k->total / (double)k->count},
-        {.r = k->count > 1 ? sqrt(k->m2 / (double)(k->count - 1)) : 0.0},
-    };
-    return pdb_batch_add_vals(w->rows, v, k->count > 1 ? 0 : 1u << 10);
+    for (int m = 0; m < 2; m++) {
+        const kernel_stat *k = &kr->s[m];
+        if (k->count == 0)
+            continue;
+        pdb_batch_val v[] = {
+            {.i = w->run_id}, {.s = modes[m]}, {.i = w->rank}, {.i = kr->name_id},
+            {.s = pdb_kernel_type_name((pdb_kernel_type)k->kt)}, {.i = k->count},
+            {.i = k->total}, {.i = k->min}, {.i = k->max},
+            {.r = (double)k->total / (double)k->count},
+            {.r = k->count > 1 ? sqrt(k->m2 / (double)(k->count - 1)) : 0.0},
+        };
+        if (pdb_batch_add_vals(w->rows, v, k->count > 1 ? 0 : 1u << 10) != PDB_OK)
+            return PDB_ERR;
+    }
+    return PDB_OK;
 }
 
-static int write_kernels(pdb_gpu_acc *a, sqlite3 *db, int64_t run_id, int rank, const char *mode)
+static int write_kernels(pdb_gpu_acc *a, sqlite3 *db, int64_t run_id, int rank)
 {
-    kernel_writer w = {db, NULL, run_id, rank, mode, a->hta};
+    kernel_writer w = {NULL, run_id, rank};
     int rc = pdb_rs_error(a->kernels);
     if (rc == PDB_OK)
         rc = pdb_batch_new_typed(db, "INSERT OR FAIL INTO analysis_kernels_by_id VALUES ",
@@ -214,12 +218,12 @@ int pdb_gpu_acc_write(pdb_gpu_acc *a, sqlite3 *db, int64_t run_id, int rank, con
     else
         pdb_sweep_finish(&a->w);
     /* A rank without GPU events has no GPU breakdown (HTA fails there too). */
-    if (a->events == 0)
-        return PDB_OK;
-    if (write_gpu(a, db, run_id, rank, mode) != PDB_OK ||
-        write_kernel_types(a, db, run_id, rank, mode) != PDB_OK)
+    if (a->events > 0 && (write_gpu(a, db, run_id, rank, mode) != PDB_OK ||
+                          write_kernel_types(a, db, run_id, rank, mode) != PDB_OK))
         return PDB_ERR;
-    return write_kernels(a, db, run_id, rank, mode);
+    /* Both modes' kernel rows in one walk of the store they share, once
+     * both have seen every event; a mode without events has no counts. */
+    return a->hta ? write_kernels(a, db, run_id, rank) : PDB_OK;
 }
 
 void pdb_gpu_acc_free(pdb_gpu_acc *a)

@@ -83,7 +83,8 @@ typedef struct pdb_steps_acc pdb_steps_acc;
 
 /* GPU time: sweep by kernel type and per-kernel statistics. With exact
  * given, the new one is hta mode's and keeps its per-kernel statistics in
- * exact's store (so it is not used once exact is freed). */
+ * exact's store (so it is not used once exact is freed); writing it, after
+ * exact, writes both modes' per-kernel rows. */
 typedef struct pdb_gpu_acc pdb_gpu_acc;
 int pdb_gpu_acc_new(sqlite3 *db, pdb_gpu_acc *exact, pdb_gpu_acc **out);
 void pdb_gpu_acc_add(pdb_gpu_acc *a, const pdb_row *r, int64_t start, int64_t end);

@@ -69,7 +69,10 @@ CREATE TABLE analysis_kernel_types (
 -- Per rank and GPU event name. Stored with the name's string id only
 -- (schema version 8: every name once, in strings; a trace of distinct 400-
 -- character names wrote each again into three of these tables), and read
--- through the view of the table's name, which adds the text.
+-- through the view of the table's name, which adds the text. The keys of
+-- the *_by_id tables put the name before the mode: one analysis writes a
+-- name's rows together, in that order, so each row goes next to the last
+-- and a key comparison stops at the name.
 CREATE TABLE analysis_kernels_by_id (
     run_id       INTEGER NOT NULL REFERENCES runs,
     mode         TEXT NOT NULL,
@@ -82,7 +85,7 @@ CREATE TABLE analysis_kernels_by_id (
     max_ns       INTEGER NOT NULL,
     mean_ns      REAL NOT NULL,
     std_ns       REAL,                -- sample standard deviation; NULL for one event
-    PRIMARY KEY (run_id, mode, rank, name_id)
+    PRIMARY KEY (run_id, rank, name_id, mode)
 ) WITHOUT ROWID;
 
 CREATE VIEW analysis_kernels AS
@@ -225,7 +228,7 @@ CREATE TABLE analysis_annotations_by_id (
     kernel_ns       INTEGER,
     kernel_self_ns  INTEGER,
     kernels         INTEGER,
-    PRIMARY KEY (run_id, mode, rank, kind, name_id)
+    PRIMARY KEY (run_id, rank, name_id, mode, kind)
 ) WITHOUT ROWID;
 
 CREATE VIEW analysis_annotations AS

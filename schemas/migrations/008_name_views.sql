@@ -27,7 +27,7 @@ CREATE TABLE analysis_kernels_by_id (
     max_ns       INTEGER NOT NULL,
     mean_ns      REAL NOT NULL,
     std_ns       REAL,                -- sample standard deviation; NULL for one event
-    PRIMARY KEY (run_id, mode, rank, name_id)
+    PRIMARY KEY (run_id, rank, name_id, mode)
 ) WITHOUT ROWID;
 
 INSERT INTO analysis_kernels_by_id (run_id, mode, rank, name_id, kernel_type, count, total_ns, min_ns, max_ns, mean_ns, std_ns)
@@ -77,7 +77,7 @@ CREATE TABLE analysis_annotations_by_id (
     kernel_ns       INTEGER,
     kernel_self_ns  INTEGER,
     kernels         INTEGER,
-    PRIMARY KEY (run_id, mode, rank, kind, name_id)
+    PRIMARY KEY (run_id, rank, name_id, mode, kind)
 ) WITHOUT ROWID;
 
 INSERT INTO analysis_annotations_by_id (run_id, mode, rank, kind, name_id, count, total_ns, min_ns, max_ns, mean_ns, std_ns, kernel_ns, kernel_self_ns, kernels)
