@@ -694,8 +694,8 @@ static int write_ranges(pdb_attr_acc *a)
      * of a trace with as many annotation names in 0.65 s). */
     if (pdb_db_prepare(a->db,
                        "SELECT sum(gpu_total_ns), sum(gpu_self_ns) FROM analysis_ops_by_id"
-                       " WHERE run_id = ?1 AND rank = ?2 AND name_id = ?3"
-                       " AND cat = 'user_annotation'",
+                       " WHERE run_id = ?1 AND rank = ?2 AND name_id = ?3 AND cat_id ="
+                       " (SELECT id FROM strings WHERE value = 'user_annotation')",
                        &st) != PDB_OK) {
         pdb_batch_free(rows);
         return PDB_ERR;

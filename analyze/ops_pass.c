@@ -358,8 +358,7 @@ static int bucket_write(pdb_ops_acc *a, step_bucket *b)
     int rc = PDB_OK;
     if (!a->step_insert)
         rc = pdb_batch_new(a->db, "INSERT OR FAIL INTO analysis_op_steps_by_id VALUES ",
-                           "(?,?,?,?,(SELECT value FROM strings WHERE id = ?),?,?,?)", 8,
-                           &a->step_insert);
+                           "(?,?,?,?,?,?,?,?)", 8, &a->step_insert);
     for (int64_t k = 0; k < b->n && rc == PDB_OK; k++) {
         const step_op *o = &b->v[k];
         int64_t v[] = {a->run_id, a->rank, b->step, o->name_id, o->cat_id,
@@ -707,8 +706,8 @@ typedef struct {
     int rank;
 } op_writer;
 
-/* One analysis_ops row: the name as its id (the view adds the text), the
- * category from strings, the shape from the key. */
+/* One analysis_ops row: the name and category as ids (the view adds the
+ * texts), the shape from the key. */
 static int write_op(int64_t h, const void *key, size_t klen, const void *rec, void *arg)
 {
     const op_writer *w = arg;
@@ -774,8 +773,7 @@ int pdb_ops_acc_write(pdb_ops_acc *a)
         return PDB_ERR;
     op_writer w = {NULL, a->run_id, a->rank};
     int rc = pdb_batch_new_typed(a->db, "INSERT OR FAIL INTO analysis_ops_by_id VALUES ",
-                                 "(?,?,?,(SELECT value FROM strings WHERE id = ?),?,?,?,?,?,?)",
-                                 "iiiitiiiii", &w.rows);
+                                 "(?,?,?,?,?,?,?,?,?,?)", "iiiitiiiii", &w.rows);
     if (rc == PDB_OK)
         rc = pdb_rs_each(a->stats, write_op, &w);
     if (rc == PDB_OK)

@@ -109,7 +109,7 @@ CREATE TABLE analysis_ops_by_id (
     run_id      INTEGER NOT NULL REFERENCES runs,
     rank        INTEGER NOT NULL,
     name_id     INTEGER NOT NULL REFERENCES strings, -- the name (strings.id)
-    cat         TEXT,
+    cat_id      INTEGER REFERENCES strings, -- the category (strings.id), NULL: none
     input_dims  TEXT NOT NULL,        -- args["Input Dims"] as JSON, '' when absent
     count       INTEGER NOT NULL,
     self_ns     INTEGER NOT NULL,
@@ -120,9 +120,10 @@ CREATE TABLE analysis_ops_by_id (
 ) WITHOUT ROWID;
 
 CREATE VIEW analysis_ops AS
-SELECT o.run_id, o.rank, s.value AS name, o.cat, o.input_dims, o.count, o.self_ns,
+SELECT o.run_id, o.rank, s.value AS name, c.value AS cat, o.input_dims, o.count, o.self_ns,
        o.total_ns, o.gpu_self_ns, o.gpu_total_ns, o.name_id
-FROM analysis_ops_by_id o JOIN strings s ON s.id = o.name_id;
+FROM analysis_ops_by_id o JOIN strings s ON s.id = o.name_id
+LEFT JOIN strings c ON c.id = o.cat_id;
 
 -- CPU operators per rank, ProfilerStep and name (all shapes): the step is
 -- the one whose window holds the op's start (NULL: outside every step).
@@ -134,16 +135,17 @@ CREATE TABLE analysis_op_steps_by_id (
     rank       INTEGER NOT NULL,
     step       INTEGER,               -- N of ProfilerStep#N, NULL outside steps
     name_id    INTEGER NOT NULL REFERENCES strings, -- the name (strings.id)
-    cat        TEXT,
+    cat_id     INTEGER REFERENCES strings, -- the category (strings.id), NULL: none
     calls      INTEGER NOT NULL,
     total_ns   INTEGER NOT NULL,
     self_ns    INTEGER NOT NULL
 );
 
 CREATE VIEW analysis_op_steps AS
-SELECT o.run_id, o.rank, o.step, s.value AS name, o.cat, o.calls, o.total_ns, o.self_ns,
-       o.name_id
-FROM analysis_op_steps_by_id o JOIN strings s ON s.id = o.name_id;
+SELECT o.run_id, o.rank, o.step, s.value AS name, c.value AS cat, o.calls, o.total_ns,
+       o.self_ns, o.name_id
+FROM analysis_op_steps_by_id o JOIN strings s ON s.id = o.name_id
+LEFT JOIN strings c ON c.id = o.cat_id;
 
 -- One row per GPU event (exact mode: every slice with a stream arg outside
 -- the CPU-side categories), saying where it came from. Names are string ids

@@ -7,8 +7,9 @@
 -- text from strings, with the columns in their old order, so every reader
 -- is unchanged. Each row had copied its name's text (a trace of 2 million
 -- distinct 400-character names wrote every name three more times), and its
--- table kept a second b-tree for the key. The rows are copied as they are;
--- analysis_op_steps gains the name's id (added to strings if missing), and
+-- table kept a second b-tree for the key. The ops tables keep the category
+-- as its string id too. The rows are copied as they are; analysis_op_steps
+-- gains the name's id, and texts missing from strings are added there;
 -- gpu_attribution is made again over the new table.
 
 DROP VIEW gpu_attribution;
@@ -43,7 +44,7 @@ CREATE TABLE analysis_ops_by_id (
     run_id      INTEGER NOT NULL REFERENCES runs,
     rank        INTEGER NOT NULL,
     name_id     INTEGER NOT NULL REFERENCES strings, -- the name (strings.id)
-    cat         TEXT,
+    cat_id      INTEGER REFERENCES strings, -- the category (strings.id), NULL: none
     input_dims  TEXT NOT NULL,        -- args["Input Dims"] as JSON, '' when absent
     count       INTEGER NOT NULL,
     self_ns     INTEGER NOT NULL,
@@ -53,13 +54,16 @@ CREATE TABLE analysis_ops_by_id (
     PRIMARY KEY (run_id, rank, name_id, input_dims)
 ) WITHOUT ROWID;
 
-INSERT INTO analysis_ops_by_id (run_id, rank, name_id, cat, input_dims, count, self_ns, total_ns, gpu_self_ns, gpu_total_ns)
-SELECT run_id, rank, name_id, cat, input_dims, count, self_ns, total_ns, gpu_self_ns, gpu_total_ns FROM analysis_ops_v7;
+INSERT OR IGNORE INTO strings (value) SELECT DISTINCT cat FROM analysis_ops_v7 WHERE cat IS NOT NULL;
+INSERT INTO analysis_ops_by_id (run_id, rank, name_id, cat_id, input_dims, count, self_ns, total_ns, gpu_self_ns, gpu_total_ns)
+SELECT o.run_id, o.rank, o.name_id, c.id, o.input_dims, o.count, o.self_ns, o.total_ns, o.gpu_self_ns, o.gpu_total_ns
+FROM analysis_ops_v7 o LEFT JOIN strings c ON c.value = o.cat;
 DROP TABLE analysis_ops_v7;
 CREATE VIEW analysis_ops AS
-SELECT o.run_id, o.rank, s.value AS name, o.cat, o.input_dims, o.count, o.self_ns,
+SELECT o.run_id, o.rank, s.value AS name, c.value AS cat, o.input_dims, o.count, o.self_ns,
        o.total_ns, o.gpu_self_ns, o.gpu_total_ns, o.name_id
-FROM analysis_ops_by_id o JOIN strings s ON s.id = o.name_id;
+FROM analysis_ops_by_id o JOIN strings s ON s.id = o.name_id
+LEFT JOIN strings c ON c.id = o.cat_id;
 
 ALTER TABLE analysis_annotations RENAME TO analysis_annotations_v7;
 CREATE TABLE analysis_annotations_by_id (
@@ -88,27 +92,30 @@ SELECT a.run_id, a.mode, a.rank, a.kind, s.value AS name, a.count, a.total_ns, a
        a.max_ns, a.mean_ns, a.std_ns, a.kernel_ns, a.kernel_self_ns, a.kernels, a.name_id
 FROM analysis_annotations_by_id a JOIN strings s ON s.id = a.name_id;
 
-INSERT OR IGNORE INTO strings (value) SELECT DISTINCT name FROM analysis_op_steps;
+INSERT OR IGNORE INTO strings (value) SELECT DISTINCT name FROM analysis_op_steps
+UNION SELECT cat FROM analysis_op_steps WHERE cat IS NOT NULL;
 ALTER TABLE analysis_op_steps RENAME TO analysis_op_steps_v7;
 CREATE TABLE analysis_op_steps_by_id (
     run_id     INTEGER NOT NULL REFERENCES runs,
     rank       INTEGER NOT NULL,
     step       INTEGER,               -- N of ProfilerStep#N, NULL outside steps
     name_id    INTEGER NOT NULL REFERENCES strings, -- the name (strings.id)
-    cat        TEXT,
+    cat_id     INTEGER REFERENCES strings, -- the category (strings.id), NULL: none
     calls      INTEGER NOT NULL,
     total_ns   INTEGER NOT NULL,
     self_ns    INTEGER NOT NULL
 );
-INSERT INTO analysis_op_steps_by_id (run_id, rank, step, name_id, cat, calls, total_ns, self_ns)
-SELECT o.run_id, o.rank, o.step, s.id, o.cat, o.calls, o.total_ns, o.self_ns
-FROM analysis_op_steps_v7 o JOIN strings s ON s.value = o.name ORDER BY o.rowid;
+INSERT INTO analysis_op_steps_by_id (run_id, rank, step, name_id, cat_id, calls, total_ns, self_ns)
+SELECT o.run_id, o.rank, o.step, s.id, c.id, o.calls, o.total_ns, o.self_ns
+FROM analysis_op_steps_v7 o JOIN strings s ON s.value = o.name
+LEFT JOIN strings c ON c.value = o.cat ORDER BY o.rowid;
 DROP TABLE analysis_op_steps_v7;
 CREATE INDEX analysis_op_steps_run ON analysis_op_steps_by_id (run_id);
 CREATE VIEW analysis_op_steps AS
-SELECT o.run_id, o.rank, o.step, s.value AS name, o.cat, o.calls, o.total_ns, o.self_ns,
-       o.name_id
-FROM analysis_op_steps_by_id o JOIN strings s ON s.id = o.name_id;
+SELECT o.run_id, o.rank, o.step, s.value AS name, c.value AS cat, o.calls, o.total_ns,
+       o.self_ns, o.name_id
+FROM analysis_op_steps_by_id o JOIN strings s ON s.id = o.name_id
+LEFT JOIN strings c ON c.id = o.cat_id;
 
 CREATE VIEW gpu_attribution AS
 SELECT a.run_id, a.rank, a.slice_id, k.value AS kernel,
