@@ -2,7 +2,7 @@
 --
 -- analysis_kernels, analysis_ops, analysis_op_steps and
 -- analysis_annotations keep a name as its string id only: the rows are
--- stored in tables of the same name + "_by_id" (the first three WITHOUT
+-- stored in tables of the same name + "_by_id" (all but op_steps WITHOUT
 -- ROWID, by their primary key), and the old names are views that add the
 -- text from strings, with the columns in their old order, so every reader
 -- is unchanged. Each row had copied its name's text (a trace of 2 million
