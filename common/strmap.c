@@ -43,7 +43,8 @@ static uint64_t hash_bytes(const char *s, size_t len)
         h ^= h >> 29;
     }
     w = 0;
-    memcpy(&w, s + i, len - i);
+    if (len > i)
+        memcpy(&w, s + i, len - i);
     return mix64(h ^ w);
 }
 
