@@ -15,9 +15,10 @@
  * costs SQLite as much again as the row's b-tree work): records leaving
  * the cache wait in a pending list (new ones and changed ones apart) and
  * go to the table PENDING at a time, by one multi-row INSERT or UPDATE;
- * any read of the table writes the lists first. A miss right after the
- * previous record's miss (a pass walking the records in order, as the ops
- * pass does at its end) loads the next READ_AHEAD records with one query. */
+ * any read of the table writes the lists first. A miss a little after the
+ * previous miss (a pass walking the records in about their order, as the
+ * ops pass does at its end) loads the READ_AHEAD records after that miss
+ * with one query. */
 #include "analyze/recstore.h"
 #include "common/bounds.h"
 #include "common/db.h"
@@ -415,8 +416,9 @@ static int fill_slot(pdb_recstore *s, slot *c, sqlite3_stmt *st, int64_t h)
 }
 
 /* Loads table records h .. h+n-1 into their slots, except slots that hold
- * their record already (it may be newer than the table's). */
-static int load_range(pdb_recstore *s, int64_t h, int64_t n)
+ * their record already (it may be newer than the table's, or not in it
+ * yet); record need, one of them, must be in the table. */
+static int load_range(pdb_recstore *s, int64_t h, int64_t n, int64_t need)
 {
     for (int64_t j = 0; j < n; j++) {
         slot *c = &s->cache[(h + j) % s->ncache];
@@ -439,7 +441,7 @@ static int load_range(pdb_recstore *s, int64_t h, int64_t n)
         slot *c = &s->cache[at % s->ncache];
         if (c->h != at && fill_slot(s, c, *st, at) != PDB_OK)
             break;
-        filled += at == h;
+        filled += at == need;
     }
     sqlite3_reset(*st);
     if (s->err != PDB_OK)
@@ -447,7 +449,7 @@ static int load_range(pdb_recstore *s, int64_t h, int64_t n)
     if (rc != SQLITE_DONE)
         return fail_db(s);
     if (!filled) {
-        s->err = pdb_fail("analysis spill table: record %lld is missing", (long long)h);
+        s->err = pdb_fail("analysis spill table: record %lld is missing", (long long)need);
         return PDB_ERR;
     }
     return PDB_OK;
@@ -462,16 +464,24 @@ static slot *load(pdb_recstore *s, int64_t h)
         return c;
     if (s->err != PDB_OK)
         return NULL;
-    int64_t n = 1;
-    if (h == s->last_miss + 1) {
+    /* A walk in roughly ascending order (the ops pass's end follows each
+     * node to its ops, made about when the node was: misses go 2, 1, 4,
+     * 3, ...) reads the records after the last miss in one query; a step
+     * back into such a walk loads one record and keeps the walk's place;
+     * any other miss loads one record and starts afresh. */
+    int64_t start = h, n = 1, last = s->last_miss;
+    if (h > last && h <= last + s->read_ahead) {
+        start = last + 1;
         n = s->read_ahead;
-        if (n > s->count - h)
-            n = s->count - h;
+        if (n > s->count - start)
+            n = s->count - start;
         if (n > s->ncache)
             n = s->ncache;
+        s->last_miss = start + n - 1;
+    } else if (!(h < last && h >= last - s->read_ahead)) {
+        s->last_miss = h;
     }
-    s->last_miss = h + n - 1;
-    return load_range(s, h, n) == PDB_OK ? c : NULL;
+    return load_range(s, start, n, h) == PDB_OK ? c : NULL;
 }
 
 static bool slot_has(const slot *c, const void *key, size_t klen, uint64_t h)
