@@ -471,7 +471,7 @@ static slot *load(pdb_recstore *s, int64_t h)
      * any other miss loads one record and starts afresh. */
     int64_t start = h, n = 1, last = s->last_miss;
     if (h > last && h <= last + s->read_ahead) {
-        start = last + 1;
+        start = last + 1 > s->nmem ? last + 1 : s->nmem; /* table records only */
         n = s->read_ahead;
         if (n > s->count - start)
             n = s->count - start;
