@@ -1,7 +1,8 @@
 /* idmap.c: open addressing with linear probing over a power-of-two table
- * (see idmap.h). Keys are mixed with a multiplicative hash: string ids and
+ * (see idmap.h). Keys are mixed (common/hash.h): string ids and
  * correlations are mostly consecutive integers. */
 #include "analyze/idmap.h"
+#include "common/hash.h"
 #include "common/xalloc.h"
 
 #include <assert.h>
@@ -14,13 +15,7 @@
  * filling a bucket was quadratic in its distinct names. */
 static size_t slot_of(const pdb_idmap *m, int64_t key)
 {
-    uint64_t h = (uint64_t)key;
-    h ^= h >> 33;
-    h *= 0xFF51AFD7ED558CCDULL;
-    h ^= h >> 33;
-    h *= 0xC4CEB9FE1A85EC53ULL;
-    h ^= h >> 33;
-    return (size_t)h & (m->cap - 1);
+    return (size_t)pdb_hash_mix((uint64_t)key) & (m->cap - 1);
 }
 
 bool pdb_idmap_get(const pdb_idmap *m, int64_t key, int64_t *val)

@@ -23,6 +23,7 @@
 #include "common/bounds.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "common/hash.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 
@@ -91,17 +92,6 @@ struct pdb_recstore {
     char *scratch;
     int err;
 };
-
-static uint64_t hash_key(const void *key, size_t len)
-{
-    const unsigned char *p = key;
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < len; i++) {
-        h ^= p[i];
-        h *= 1099511628211ULL;
-    }
-    return h ^ (h >> 29);
-}
 
 static int fail_db(pdb_recstore *s)
 {
@@ -410,7 +400,7 @@ static int fill_slot(pdb_recstore *s, slot *c, sqlite3_stmt *st, int64_t h)
     c->in_table = true;
     pdb_buf_reset(&c->key);
     pdb_buf_add(&c->key, sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1));
-    c->hash = hash_key(c->key.p ? c->key.p : "", c->key.len);
+    c->hash = pdb_hash_bytes(c->key.p ? c->key.p : "", c->key.len);
     memcpy(c->rec, sqlite3_column_blob(st, 2), s->rsize);
     return PDB_OK;
 }
@@ -554,7 +544,7 @@ static void remember(pdb_recstore *s, uint64_t h, int64_t r)
 int64_t pdb_rs_find(pdb_recstore *s, const void *key, size_t klen, const void *init,
                     bool *created)
 {
-    uint64_t h = hash_key(key, klen);
+    uint64_t h = pdb_hash_bytes(key, klen);
     *created = false;
     int64_t *m = index_find(s, key, klen, h);
     if (*m >= 0)

@@ -1,5 +1,6 @@
 /* strmap.c: open-addressing hash map, linear probing. */
 #include "common/strmap.h"
+#include "common/hash.h"
 #include "common/xalloc.h"
 
 #include <assert.h>
@@ -18,35 +19,6 @@ struct pdb_strmap {
     size_t cap; /* a power of two */
     size_t count;
 };
-
-/* MurmurHash3's finaliser: every bit of h reaches the low bits that pick
- * a slot. */
-static uint64_t mix64(uint64_t h)
-{
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ULL;
-    return h ^ (h >> 33);
-}
-
-/* Eight bytes a step (FNV-1a's byte a step took 12% of an ingest of
- * 400-character names); not meant to resist chosen collisions, which only
- * make probes longer. */
-static uint64_t hash_bytes(const char *s, size_t len)
-{
-    uint64_t h = 0x9E3779B97F4A7C15ULL ^ len, w;
-    size_t i = 0;
-    for (; i + 8 <= len; i += 8) {
-        memcpy(&w, s + i, 8);
-        h = (h ^ w) * 0x9E3779B97F4A7C15ULL;
-        h ^= h >> 29;
-    }
-    w = 0;
-    if (len > i)
-        memcpy(&w, s + i, len - i);
-    return mix64(h ^ w);
-}
 
 pdb_strmap *pdb_strmap_new(void)
 {
@@ -94,7 +66,7 @@ static void grow(pdb_strmap *m)
 
 bool pdb_strmap_get(const pdb_strmap *m, const char *key, size_t len, int64_t *val)
 {
-    slot *s = find(m, key, len, hash_bytes(key, len));
+    slot *s = find(m, key, len, pdb_hash_bytes(key, len));
     if (!s->key)
         return false;
     if (val)
@@ -106,7 +78,7 @@ void pdb_strmap_put(pdb_strmap *m, const char *key, size_t len, int64_t val)
 {
     if ((m->count + 1) * 4 > m->cap * 3)
         grow(m);
-    uint64_t h = hash_bytes(key, len);
+    uint64_t h = pdb_hash_bytes(key, len);
     slot *s = find(m, key, len, h);
     if (!s->key) {
         s->key = pdb_xstrndup(key, len);
