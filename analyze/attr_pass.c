@@ -203,7 +203,6 @@ typedef struct {
     int64_t n, cap;
     pdb_strmap *index;           /* (pid, tid) key -> index into v */
     pdb_buf key;
-    pdb_recstore *ranges;        /* the pass's store (not owned): name id -> range_rec */
 } mode_state;
 
 /* The lane of a row's (pid, tid), found by hashing: a linear search was
@@ -310,7 +309,6 @@ int pdb_attr_acc_new(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank, pd
     if (pdb_rs_new(db, "ranges", sizeof(range_rec), RANGES_IN_MEMORY, SIZE_MAX, &a->ranges) !=
         PDB_OK)
         return PDB_ERR;
-    a->mode[0].ranges = a->mode[1].ranges = a->ranges;
     if (pdb_batch_new(db, ATTR_INSERT, "(?,?,?,?,?,?,?,?,?,?,?,?,?)", 13, &a->insert) !=
             PDB_OK ||
         pdb_db_prepare(db, probe_sql, &a->probe) != PDB_OK || temp_tables(a) != PDB_OK)
@@ -454,10 +452,10 @@ int pdb_attr_resolve(pdb_attr_acc *a, pdb_row *r)
 
 /* The GPU range a kernel falls in, by the rule in the file comment; adds the
  * kernel to that range's sums. Returns the range's stat index or -1. */
-static int64_t lane_kernel_add(mode_state *m, const pdb_row *r, int64_t start, int64_t end,
-                               int64_t now)
+static int64_t lane_kernel_add(pdb_attr_acc *a, int mode, const pdb_row *r, int64_t start,
+                               int64_t end, int64_t now)
 {
-    lane *l = lane_for(m, r);
+    lane *l = lane_for(&a->mode[mode], r);
     lane_prune(l, now);
     int64_t best = -1, best_dur = 0;
     for (int i = 0; i < l->nr; i++) {
@@ -468,7 +466,7 @@ static int64_t lane_kernel_add(mode_state *m, const pdb_row *r, int64_t start, i
         }
     }
     if (best >= 0) {
-        range_stat *g = range_at(m->ranges, best);
+        range_stat *g = range_at(a->ranges, best);
         pdb_sum(&g->kernel_ns, end - start);
         g->kernels++;
     }
@@ -494,13 +492,13 @@ static int lane_range_add(pdb_attr_acc *a, int mode, const pdb_row *r, int64_t s
         if (!overlaps(k->start, k->end, start, end) || (k->stat >= 0 && dur > k->stat_dur))
             continue;
         if (k->stat >= 0) {
-            range_stat *old = range_at(m->ranges, k->stat);
+            range_stat *old = range_at(a->ranges, k->stat);
             pdb_sum_sub(&old->kernel_ns, k->dur);
             old->kernels--;
         }
         k->stat = stat;
         k->stat_dur = dur;
-        range_stat *g = range_at(m->ranges, stat);
+        range_stat *g = range_at(a->ranges, stat);
         pdb_sum(&g->kernel_ns, k->dur);
         g->kernels++;
         if (mode == 0) {
@@ -512,7 +510,7 @@ static int lane_range_add(pdb_attr_acc *a, int mode, const pdb_row *r, int64_t s
                                " WHERE slice_id = ? AND run_id = ? AND rank = ?",
                                &a->set_gpu_range) != PDB_OK)
                 return PDB_ERR;
-            sqlite3_bind_int64(a->set_gpu_range, 1, range_name(m->ranges, stat));
+            sqlite3_bind_int64(a->set_gpu_range, 1, range_name(a->ranges, stat));
             sqlite3_bind_int64(a->set_gpu_range, 2, k->slice_id);
             sqlite3_bind_int64(a->set_gpu_range, 3, a->run_id);
             sqlite3_bind_int(a->set_gpu_range, 4, a->rank);
@@ -541,13 +539,13 @@ int pdb_attr_range(pdb_attr_acc *a, const pdb_row *r, bool hta, int64_t start, i
 void pdb_attr_hta_kernel(pdb_attr_acc *a, const pdb_row *r, int64_t start, int64_t end)
 {
     if (a->lanes)
-        lane_kernel_add(&a->mode[1], r, start, end, r->ts);
+        lane_kernel_add(a, 1, r, start, end, r->ts);
 }
 
 int pdb_attr_gpu(pdb_attr_acc *a, const pdb_row *r)
 {
     bool ctx = r->has_corr && a->cur_id == r->id && a->cur_ctx;
-    int64_t range = a->lanes ? lane_kernel_add(&a->mode[0], r, r->ts, r->ts + r->dur, r->ts) : -1;
+    int64_t range = a->lanes ? lane_kernel_add(a, 0, r, r->ts, r->ts + r->dur, r->ts) : -1;
     pdb_ctx_names names = {-1, -1, -1, -1};
     if (ctx) {
         pdb_ops_acc_gpu(a->ops, a->cur_node, r->dur);
