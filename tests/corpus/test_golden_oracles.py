@@ -17,7 +17,10 @@ output fails here even though its golden case passes:
   - ingest_directory: events per phase, GPU events, kernels and the
     shortest kernel, counted from the generated files;
   - steplog_scaling: samples/s, steps/s, speedup and efficiency from the
-    two JSONL files."""
+    two JSONL files;
+  - schema_version, sql_readonly: the schema version they print is 1 + the
+    number of migrations in schemas/migrations/ (each NNN_what.sql takes a
+    database from version NNN - 1 to NNN)."""
 
 import filecmp
 import gzip
@@ -198,6 +201,21 @@ def check_steplog_scaling(c):
     c.eq("steplog_scaling: throughput, speedup and efficiency", got, want)
 
 
+def check_schema_version(c):
+    migrations = [n for n in os.listdir(os.path.join(SOURCE, "schemas", "migrations"))
+                  if re.fullmatch(r"\d{3}_\w+\.sql", n)]
+    version = 1 + len(migrations)
+    text = expected("schema_version")
+    c.eq("schema_version: the version printed",
+         re.findall(r"-- profdb schema version (\d+)", text), [str(version)])
+    c.eq("schema_version: the version in each message",
+         re.findall(r"supports \((\d+)\)|profdb's \((\d+)\)|versions 1 to (\d+)", text),
+         [(str(version), "", ""), ("", str(version), ""), ("", "", str(version))])
+    lines = expected("sql_readonly").splitlines()
+    c.eq("sql_readonly: PRAGMA user_version", lines[lines.index("user_version") + 1],
+         str(version))
+
+
 def main():
     c = Checker()
     with tempdir() as tmp:
@@ -205,6 +223,7 @@ def main():
         check_trace_reports(c, tmp)
         check_ingest_directory(c, tmp)
         check_steplog_scaling(c)
+        check_schema_version(c)
     c.close()
 
 
