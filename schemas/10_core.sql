@@ -7,8 +7,9 @@
 --   * text that repeats (names, categories) is interned in `strings`.
 
 -- One training job: traces of its ranks, pstats dumps and step logs.
+-- AUTOINCREMENT: a deleted run's id is never given to a later run.
 CREATE TABLE runs (
-    run_id      INTEGER PRIMARY KEY,
+    run_id      INTEGER PRIMARY KEY AUTOINCREMENT,
     name        TEXT NOT NULL UNIQUE,   -- --run NAME, or the input's base name
     created_at  TEXT NOT NULL           -- UTC ISO-8601 time of the ingest
 );
