@@ -22,6 +22,7 @@
 #include "ingest/fresh_db.h"
 #include "ingest/ingest.h"
 #include "ingest/merge.h"
+#include "ingest/shard_dir.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/strbuf.h"

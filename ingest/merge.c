@@ -16,6 +16,7 @@
  * and cannot detach one inside a transaction, so more shards than that are
  * first merged in groups into intermediate files. */
 #include "ingest/merge.h"
+#include "ingest/shard_dir.h"
 #include "ingest/ingest.h"
 #include "common/db.h"
 #include "common/error.h"
@@ -24,8 +25,6 @@
 #include "common/xalloc.h"
 
 #include <assert.h>
-#include <dirent.h>
-#include <fcntl.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -33,8 +32,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -677,146 +674,4 @@ int pdb_merge(sqlite3 *db, const char *const *shards, int n, const pdb_merge_opt
         if (pdb_merge_check(shards[i]) != PDB_OK)
             return PDB_ERR;
     return merge_into(db, shards, n, o);
-}
-
-/* ---- shard folders --------------------------------------------------------- */
-
-/* A shard folder is locked (flock on the folder itself) while the process
- * that made it, or a worker forked from it, is alive: the lock belongs to
- * the open folder, which the workers inherit. A later ingest or merge that
- * finds next to its target a folder nobody locks, untouched for a while,
- * removes it: its owner was killed (kill -9, a crash, a lost node) before
- * it could clean up. The age rule keeps a folder just made by another
- * process, not locked yet, out of reach. */
-#define SHARD_PREFIX ".profdb-shards-"
-#define STALE_AFTER_S 60
-#define MAX_LOCKED 4
-
-static struct {
-    char *dir;
-    int fd;
-} locked[MAX_LOCKED];
-
-static void lock_dir(const char *dir)
-{
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return; /* unlocked: removable only once it is old, like any leftover */
-    for (int i = 0; i < MAX_LOCKED; i++)
-        if (!locked[i].dir) {
-            if (flock(fd, LOCK_EX | LOCK_NB) != 0)
-                break;
-            locked[i].dir = pdb_xstrdup(dir);
-            locked[i].fd = fd;
-            return;
-        }
-    close(fd);
-}
-
-static void unlock_dir(const char *dir)
-{
-    for (int i = 0; i < MAX_LOCKED; i++)
-        if (locked[i].dir && strcmp(locked[i].dir, dir) == 0) {
-            close(locked[i].fd);
-            free(locked[i].dir);
-            locked[i].dir = NULL;
-        }
-}
-
-/* Removes the unlocked, old shard folders in parent. */
-static void remove_stale(const char *parent)
-{
-    DIR *d = opendir(parent);
-    if (!d)
-        return;
-    struct dirent *e;
-    time_t now = time(NULL);
-    while ((e = readdir(d)) != NULL) {
-        if (!pdb_skip_prefix(e->d_name, SHARD_PREFIX, NULL))
-            continue;
-        pdb_buf p = PDB_BUF_INIT;
-        pdb_buf_addf(&p, "%s/%s", parent, e->d_name);
-        struct stat st;
-        int fd = open(p.p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd >= 0 && fstat(fd, &st) == 0 && now - st.st_mtime > STALE_AFTER_S &&
-            flock(fd, LOCK_EX | LOCK_NB) == 0) {
-            pdb_shard_dir_remove(p.p);
-            if (access(p.p, F_OK) != 0)
-                pdb_warn("removed %s, left by an ingest or merge that was killed", p.p);
-        }
-        if (fd >= 0)
-            close(fd);
-        pdb_buf_free(&p);
-    }
-    closedir(d);
-}
-
-static int try_mkdtemp(const char *parent, char **dir)
-{
-    remove_stale(parent);
-    pdb_buf p = PDB_BUF_INIT;
-    pdb_buf_addf(&p, "%s/" SHARD_PREFIX "XXXXXX", parent);
-    if (mkdtemp(p.p)) {
-        lock_dir(p.p);
-        *dir = p.p;
-        return PDB_OK;
-    }
-    pdb_buf_free(&p);
-    return PDB_ERR;
-}
-
-int pdb_shard_dir_beside(const char *target, char **dir)
-{
-    char *parent = pdb_xstrdup(target);
-    char *slash = strrchr(parent, '/');
-    if (slash)
-        slash[slash == parent ? 1 : 0] = '\0';
-    int rc = try_mkdtemp(slash ? parent : ".", dir);
-    free(parent);
-    return rc;
-}
-
-int pdb_shard_dir_make(const char *target, char **dir)
-{
-    /* next to the target: same file system, so no space is used elsewhere */
-    if (pdb_shard_dir_beside(target, dir) == PDB_OK)
-        return PDB_OK;
-    const char *tmp = getenv("TMPDIR");
-    if (try_mkdtemp(tmp && *tmp ? tmp : "/tmp", dir) == PDB_OK)
-        return PDB_OK;
-    return pdb_fail("cannot create a folder for shards next to %s or in %s: %s", target,
-                    tmp && *tmp ? tmp : "/tmp", strerror(errno));
-}
-
-/* Only names profdb gives its shard files are deleted: a folder that holds
- * anything else is left as it is. */
-static bool is_shard_file(const char *name)
-{
-    return pdb_skip_prefix(name, "shard-", NULL) || pdb_skip_prefix(name, "merge-", NULL) ||
-           pdb_skip_prefix(name, "fresh-", NULL);
-}
-
-/* A first ingest builds its new database in a shard folder (fresh_db.c),
- * and its --jobs workers then have their shard folder inside that one. */
-void pdb_shard_dir_remove(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        bool nested = pdb_skip_prefix(e->d_name, SHARD_PREFIX, NULL);
-        if (!nested && !is_shard_file(e->d_name))
-            continue;
-        pdb_buf p = PDB_BUF_INIT;
-        pdb_buf_addf(&p, "%s/%s", dir, e->d_name);
-        if (nested)
-            pdb_shard_dir_remove(p.p);
-        else
-            unlink(p.p);
-        pdb_buf_free(&p);
-    }
-    closedir(d);
-    rmdir(dir);
-    unlock_dir(dir);
 }

@@ -47,15 +47,4 @@ int pdb_merge(sqlite3 *db, const char *const *shards, int n, const pdb_merge_opt
 int pdb_merge_pstats(sqlite3 *db, const char *schema, const char *path, int64_t func_offset,
                      int64_t source_offset);
 
-/* A new private folder for shards next to target (or in $TMPDIR when that
- * folder is not writable); *dir is malloc'ed. It stays locked while this
- * process (or a worker forked from it) lives; shard folders there that no
- * live process locks and that are older than a minute are removed first
- * (left by a killed ingest), with a warning. */
-int pdb_shard_dir_make(const char *target, char **dir);
-/* The same, only next to target: PDB_ERR (no message) where that fails. */
-int pdb_shard_dir_beside(const char *target, char **dir);
-/* Deletes the files profdb put in a shard folder, then the folder. */
-void pdb_shard_dir_remove(const char *dir);
-
 #endif

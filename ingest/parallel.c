@@ -22,6 +22,7 @@
  * $TMPDIR), deleted on success, failure and SIGINT/SIGTERM alike. */
 #include "ingest/jobs.h"
 #include "ingest/merge.h"
+#include "ingest/shard_dir.h"
 #include "ingest/readers.h"
 #include "common/db.h"
 #include "common/error.h"

@@ -441,9 +441,10 @@ def check_interrupt(c, tmp, base):
 
 
 def make_shard_folder(folder, name, files, age_s):
+    """A folder as profdb makes one: its owner mark, then files."""
     path = os.path.join(folder, f".profdb-shards-{name}")
     os.mkdir(path)
-    for f in files:
+    for f in [".profdb-owner"] + files:
         with open(os.path.join(path, f), "wb") as out:
             out.write(b"left behind")
     when = time.time() - age_s
