@@ -155,7 +155,7 @@ static int run_trend(sqlite3 *db, trend_opts *o, const metric_list *l, bool *reg
         v[i].limit_pct = NAN;
         if (isnan(l->limit[i]))
             continue;
-        pdb_trend_check(&t[i], &o->t, l->limit[i], &v[i]);
+        rc = pdb_trend_check(db, &t[i], &o->t, l->limit[i], &v[i]);
         *regressed |= v[i].regression;
     }
     if (rc == PDB_OK && o->out)

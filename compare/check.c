@@ -233,8 +233,7 @@ static void compare_and_decide(const pdb_samples *sb, const pdb_samples *st, pdb
     pdb_compare_samples(sb, st, r->metric.higher_is_worse, &r->cmp);
     pdb_check_gate_stats(sb, st, r->metric.higher_is_worse, r->limit_pct, &r->gate);
     pdb_check_decide(run, r);
-    if (strcmp(sb->what, st->what) != 0 || (sb->source != st->source &&
-                                            strcmp(sb->source, st->source) != 0)) {
+    if (strcmp(sb->what, st->what) != 0) {
         r->status = PDB_CHECK_INCONCLUSIVE;
         snprintf(r->reason, sizeof r->reason,
                  "the runs measure it differently (base: %s, %s; test: %s, %s); median %+.2f%%",
@@ -256,6 +255,13 @@ int pdb_check_metric(pdb_cmp_run *base, pdb_cmp_run *test, pdb_check_run *run,
     int rc = PDB_OK;
     if (!sb.n || !st.n) {
         rc = no_samples(!sb.n ? base : test, &r->metric);
+    } else if (strcmp(sb.source ? sb.source : "", st.source ? st.source : "") != 0) {
+        /* Not "inconclusive" (exit 0): a run whose step log went missing
+         * would pass on its trace's ProfilerSteps. */
+        rc = pdb_fail("metric '%s': run '%s' has samples of it only from %s (%s), run '%s' only "
+                      "from %s (%s): nothing comparable to gate; ingest the inputs the run lacks "
+                      "(--replace)", r->metric.spec, test->name, st.source, st.what, base->name,
+                      sb.source, sb.what);
     } else if (sb.absent && st.absent) {
         rc = pdb_fail("metric '%s': neither run '%s' nor run '%s' has a call of '%s' in its "
                       "ProfilerSteps (names must match exactly; see 'profdb report kernels' "

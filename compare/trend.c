@@ -173,14 +173,9 @@ static void stored_summary(sqlite3_stmt *st, summary *s)
     s->max = sqlite3_column_double(st, 10);
 }
 
-static void add_point(pdb_trend *t, size_t *cap, sqlite3_stmt *st, const summary *s,
-                      const char *source, const char *what)
+static void fill_point(pdb_trend_point *p, sqlite3_stmt *st, const summary *s,
+                       const char *source, const char *what)
 {
-    if (t->n == *cap) {
-        *cap = *cap ? 2 * *cap : 64;
-        t->pt = pdb_xrealloc(t->pt, *cap * sizeof *t->pt);
-    }
-    pdb_trend_point *p = &t->pt[t->n++];
     memset(p, 0, sizeof *p);
     p->run_id = sqlite3_column_int64(st, 0);
     p->run = pdb_xstrdup(col_text(st, 1));
@@ -196,6 +191,16 @@ static void add_point(pdb_trend *t, size_t *cap, sqlite3_stmt *st, const summary
     snprintf(p->what, sizeof p->what, "%s", what ? what : "");
 }
 
+static void add_point(pdb_trend *t, size_t *cap, sqlite3_stmt *st, const summary *s,
+                      const char *source, const char *what)
+{
+    if (t->n == *cap) {
+        *cap = *cap ? 2 * *cap : 64;
+        t->pt = pdb_xrealloc(t->pt, *cap * sizeof *t->pt);
+    }
+    fill_point(&t->pt[t->n++], st, s, source, what);
+}
+
 /* The metric's unit: its own, else the samples' (a step-log metric's). */
 static void note_unit(pdb_trend *t, const char *unit)
 {
@@ -208,6 +213,24 @@ static void note_unit(pdb_trend *t, const char *unit)
             if (strcmp(known[i], unit) == 0)
                 t->unit = known[i];
     }
+}
+
+static int compare_points(const void *a, const void *b);
+static void free_point(pdb_trend_point *p);
+
+/* A run left out for want of samples: kept in t->newest_without when it is
+ * the newest such run so far (in the order of the history). */
+static void note_without(pdb_trend *t, sqlite3_stmt *st)
+{
+    pdb_trend_point p;
+    const summary none = {0};
+    fill_point(&p, st, &none, NULL, NULL);
+    if (t->newest_without.run && compare_points(&p, &t->newest_without) <= 0) {
+        free_point(&p);
+        return;
+    }
+    free_point(&t->newest_without);
+    t->newest_without = p;
 }
 
 /* Reads every run's row of trend.runs: its stored summary, or a fresh one. */
@@ -245,6 +268,7 @@ static int read_runs(sqlite3 *db, const pdb_trend_opts *o, pdb_trend *t, pending
             break;
         if (!s.samples) {
             t->without++;
+            note_without(t, st);
             continue;
         }
         note_unit(t, unit);
@@ -420,6 +444,10 @@ int pdb_trend_load(sqlite3 *db, const char *spec, const pdb_trend_opts *o, pdb_t
                         "ProfilerSteps (names must match exactly; see 'profdb report kernels' "
                         "or 'ops')", t->spec, t->n, t->metric.name);
     qsort(t->pt, t->n, sizeof *t->pt, compare_points);
+    if (t->newest_without.run && compare_points(&t->newest_without, &t->pt[t->n - 1]) < 0) {
+        free_point(&t->newest_without);
+        memset(&t->newest_without, 0, sizeof t->newest_without);
+    }
     keep_last(t, o->last);
     t->mixed = count_mixed(t);
     find_changes(t, o->alpha);
@@ -433,6 +461,7 @@ void pdb_trend_free(pdb_trend *t)
     free(t->pt);
     free(t->ch);
     free(t->spec);
+    free_point(&t->newest_without);
     memset(t, 0, sizeof *t);
 }
 
@@ -486,24 +515,53 @@ static int first_new(const pdb_trend *t, double alpha)
     return first;
 }
 
-void pdb_trend_check(const pdb_trend *t, const pdb_trend_opts *o, double limit_pct,
-                     pdb_trend_verdict *v)
+/* The error when the newest run gives --check nothing to gate (see
+ * trend.h), else PDB_OK. */
+static int nothing_to_gate(sqlite3 *db, const pdb_trend *t)
+{
+    if (t->newest_without.run) {
+        char avail[512];
+        pdb_metric_run r = {db, "main", t->newest_without.run_id};
+        if (pdb_metric_available(&r, avail, sizeof avail) != PDB_OK)
+            return PDB_ERR;
+        return pdb_fail("trend --check: the newest run '%s' has no samples of '%s' (%s): nothing "
+                        "to gate, and the older run '%s' is not judged in its place; ingest the "
+                        "run again with its data (--replace), or leave it out with --runs",
+                        t->newest_without.run, t->spec, avail, t->pt[t->n - 1].run);
+    }
+    const pdb_trend_point *last = &t->pt[t->n - 1];
+    size_t i = 0;
+    while (i + 1 < t->n && strcmp(t->pt[i].source, last->source) != 0)
+        i++;
+    if (t->n < 2 || i + 1 < t->n)
+        return PDB_OK;
+    return pdb_fail("trend --check: the newest run '%s' has samples of '%s' only from %s (%s), "
+                    "none of the %zu runs before it from there (the one before: %s, %s): "
+                    "nothing comparable to gate; ingest the run again with the inputs it lacks "
+                    "(--replace), or leave it out with --runs", last->run, t->spec, last->source,
+                    last->what, t->n - 1, t->pt[t->n - 2].source, t->pt[t->n - 2].what);
+}
+
+int pdb_trend_check(sqlite3 *db, const pdb_trend *t, const pdb_trend_opts *o, double limit_pct,
+                    pdb_trend_verdict *v)
 {
     memset(v, 0, sizeof *v);
     v->limit_pct = limit_pct;
     v->first_new = -1;
     v->to = t->n ? t->pt[t->n - 1].level : NAN;
     v->from = v->change_pct = NAN;
+    if (nothing_to_gate(db, t) != PDB_OK)
+        return PDB_ERR;
     if (t->n < PDB_CP_MIN_HISTORY + 1) {
         snprintf(v->reason, sizeof v->reason, "%zu runs: too few to find a change point "
                  "(at least %d)", t->n, PDB_CP_MIN_HISTORY + 1);
-        return;
+        return PDB_OK;
     }
     v->first_new = first_new(t, o->alpha);
     if (v->first_new < 0) {
         snprintf(v->reason, sizeof v->reason, "no change point is new with the newest run "
                  "(%zu found in %zu runs)", t->nch, t->n);
-        return;
+        return PDB_OK;
     }
     const pdb_trend_change *c = &t->ch[v->first_new];
     v->from = c->before;
@@ -521,4 +579,5 @@ void pdb_trend_check(const pdb_trend *t, const pdb_trend_opts *o, double limit_p
              "%.1f%% since, limit %g%%", how, pdb_buf_str(&run), c->p,
              worse_pct > 0 ? "worse" : "better", fabs(worse_pct), limit_pct);
     pdb_buf_free(&run);
+    return PDB_OK;
 }

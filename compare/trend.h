@@ -69,6 +69,10 @@ typedef struct pdb_trend {
     size_t older;          /* runs left out by --last */
     size_t mixed;          /* runs whose samples are other values than the newest run's */
     size_t absent;         /* runs that never ran the kernel or op (their steps count 0) */
+    /* The newest run of the history (after --runs and --by) when it has no
+     * samples and so was left out (run NULL: the newest run has samples):
+     * --check refuses to gate an older run in its place. */
+    pdb_trend_point newest_without;
 } pdb_trend;
 
 /* Reads the history of metric spec (computing and storing missing
@@ -88,7 +92,11 @@ int pdb_trend_forget_run(sqlite3 *db, int64_t run_id);
  * those the earlier histories found (yesterday's, and back to the change
  * point, at most 60); the first one that is new (none in the same direction
  * within one run before) opens the comparison: from the level before it to
- * the current level, a regression when worse by more than the limit. */
+ * the current level, a regression when worse by more than the limit.
+ * Nothing to gate is an error, not a pass: the newest run has no samples of
+ * the metric (an older run would be judged in its place), or only samples
+ * from another source than every earlier run's (trace steps where the
+ * history has step-log values: a night whose step log went missing). */
 typedef struct pdb_trend_verdict {
     bool regression;
     double limit_pct;      /* NAN: the metric is not checked */
@@ -98,8 +106,8 @@ typedef struct pdb_trend_verdict {
     char reason[400];
 } pdb_trend_verdict;
 
-void pdb_trend_check(const pdb_trend *t, const pdb_trend_opts *o, double limit_pct,
-                     pdb_trend_verdict *v);
+int pdb_trend_check(sqlite3 *db, const pdb_trend *t, const pdb_trend_opts *o, double limit_pct,
+                    pdb_trend_verdict *v);
 
 /* ---- output (trend_output.c) ---- */
 
