@@ -12,7 +12,9 @@
 
 #include <string.h>
 
-/* Both runs must hold a dump; says which does not. */
+/* Both runs must hold a dump; says which does not. Each run's calls are
+ * the sum of its dumps' (never wrapped: ingest and merge refuse a run whose
+ * sum leaves 64-bit integers, but a database written before may hold one). */
 static int check_runs(pdb_diff_ctx *ctx, int64_t *calls)
 {
     sqlite3_stmt *st;
@@ -20,16 +22,27 @@ static int check_runs(pdb_diff_ctx *ctx, int64_t *calls)
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, ctx->base_id);
     sqlite3_bind_int64(st, 2, ctx->test_id);
-    int rc = sqlite3_step(st);
-    int64_t nb = rc == SQLITE_ROW ? sqlite3_column_int64(st, 2) : 0;
-    int64_t nt = rc == SQLITE_ROW ? sqlite3_column_int64(st, 3) : 0;
-    calls[0] = sqlite3_column_int64(st, 0);
-    calls[1] = sqlite3_column_int64(st, 1);
+    const int64_t id[2] = {ctx->base_id, ctx->test_id};
+    const char *name[2] = {ctx->base_name, ctx->test_name};
+    int64_t dumps[2] = {0, 0};
+    calls[0] = calls[1] = 0;
+    int wrapped = -1, rc;
+    while (wrapped < 0 && (rc = sqlite3_step(st)) == SQLITE_ROW)
+        for (int i = 0; i < 2; i++)
+            if (sqlite3_column_int64(st, 0) == id[i]) {
+                dumps[i]++;
+                if (__builtin_add_overflow(calls[i], sqlite3_column_int64(st, 1), &calls[i]))
+                    wrapped = i;
+            }
     sqlite3_finalize(st);
-    if (rc != SQLITE_ROW)
+    if (wrapped >= 0)
+        return pdb_fail("run '%s': the call counts of its pstats dumps add up beyond 64-bit "
+                        "integers (ingested before profdb refused that): ingest its dumps into "
+                        "runs of their own", name[wrapped]);
+    if (rc != SQLITE_DONE)
         return pdb_db_fail(ctx->db, "database error");
-    if (!nb || !nt)
-        return pdb_fail("run '%s' holds no pstats dump", !nb ? ctx->base_name : ctx->test_name);
+    if (!dumps[0] || !dumps[1])
+        return pdb_fail("run '%s' holds no pstats dump", !dumps[0] ? name[0] : name[1]);
     return PDB_OK;
 }
 

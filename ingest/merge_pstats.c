@@ -73,6 +73,38 @@ static const char *const add_sql[] = {
     " AND t.callee_id = a.new AND t.caller_id = b.new)",
 };
 
+/* A run's totals are the sums of its dumps' (pstats.c refuses a dump that
+ * takes them beyond 64-bit integers): summed here in C, since SQLite's
+ * sum() of such a run fails with a bare "integer overflow". */
+static int check_run_totals(sqlite3 *db, const char *path)
+{
+    sqlite3_stmt *st;
+    if (pdb_db_prepare(db, "SELECT p.new, r.name, d.total_calls, d.prim_calls"
+                           " FROM temp.merge_pstats_runs p JOIN main.runs r ON r.run_id = p.new"
+                           " JOIN main.pstats_dumps d ON d.run_id = p.new ORDER BY p.new",
+                       &st) != PDB_OK)
+        return PDB_ERR;
+    int64_t run = -1, total = 0, prim = 0;
+    bool fits = true;
+    int rc;
+    while (fits && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (sqlite3_column_int64(st, 0) != run)
+            run = sqlite3_column_int64(st, 0), total = prim = 0;
+        fits = !__builtin_add_overflow(total, sqlite3_column_int64(st, 2), &total) &&
+               !__builtin_add_overflow(prim, sqlite3_column_int64(st, 3), &prim);
+    }
+    if (!fits)
+        rc = pdb_fail("%s: run '%s': the call counts of its pstats dumps add up beyond 64-bit "
+                      "integers once this database's are added; merge it into another "
+                      "database", path, (const char *)sqlite3_column_text(st, 1));
+    else if (rc != SQLITE_DONE)
+        rc = pdb_db_fail(db, "database error");
+    else
+        rc = PDB_OK;
+    pdb_db_release(st);
+    return rc;
+}
+
 /* SQLite turns an integer sum that overflows into a float without a word;
  * pstats.c refuses such a sum, and so does the merge. */
 static int check_counts(sqlite3 *db, const char *path)
@@ -86,7 +118,9 @@ static int check_counts(sqlite3 *db, const char *path)
                              " WHERE typeof(t.cc) <> 'integer' OR typeof(t.nc) <> 'integer')",
                          0, &bad) != PDB_OK)
         return PDB_ERR;
-    return bad ? pdb_fail("%s: merged call counts add up beyond 64-bit integers", path) : PDB_OK;
+    if (bad)
+        return pdb_fail("%s: merged call counts add up beyond 64-bit integers", path);
+    return check_run_totals(db, path);
 }
 
 /* Writes text into b with $S, $F and $O replaced (see add_sql). */

@@ -493,8 +493,46 @@ typedef struct {
     double total_tt;
 } dump_totals;
 
+/* The run's totals are the sums of its dumps' (Stats.add): refused when
+ * they leave 64-bit integers, which would make every report of the run
+ * print a wrapped (negative) call count. */
+static int check_run_totals(pdb_source *src, const dump_totals *t)
+{
+    sqlite3_stmt *st;
+    if (pdb_db_prepare(src->db, "SELECT total_calls, prim_calls FROM pstats_dumps"
+                                " WHERE run_id = ?", &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, src->run_id);
+    int64_t total = t->total_calls, prim = t->prim_calls;
+    bool fits = true;
+    int rc = SQLITE_DONE;
+    while (fits && (rc = sqlite3_step(st)) == SQLITE_ROW)
+        fits = !__builtin_add_overflow(total, sqlite3_column_int64(st, 0), &total) &&
+               !__builtin_add_overflow(prim, sqlite3_column_int64(st, 1), &prim);
+    pdb_db_release(st);
+    if (fits && rc != SQLITE_DONE)
+        return pdb_db_fail(src->db, "database error");
+    if (fits)
+        return PDB_OK;
+    pdb_buf run = PDB_BUF_INIT;
+    if (pdb_db_prepare(src->db, "SELECT name FROM runs WHERE run_id = ?", &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, src->run_id);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        pdb_buf_adds(&run, (const char *)sqlite3_column_text(st, 0));
+    pdb_db_release(st);
+    rc = pdb_fail("%s: run '%s': the call counts of its pstats dumps add up beyond 64-bit "
+                  "integers (%lld function calls in this dump on top of the earlier dumps'); "
+                  "ingest it into a run of its own", src->path, pdb_buf_str(&run),
+                  (long long)t->total_calls);
+    pdb_buf_free(&run);
+    return rc;
+}
+
 static int store_dump(pdb_source *src, const dump_totals *t)
 {
+    if (check_run_totals(src, t) != PDB_OK)
+        return PDB_ERR;
     struct stat stbuf;
     bool have_mtime = strcmp(src->path, "-") != 0 && stat(src->path, &stbuf) == 0;
     pdb_buf line = PDB_BUF_INIT;

@@ -69,16 +69,27 @@ static int load_dumps(sqlite3 *db, int64_t run_id, pdb_pstats *ps)
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, run_id);
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    bool fits = true;
+    while (fits && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         pdb_buf_adds(&ps->files, (const char *)sqlite3_column_text(st, 0));
         pdb_buf_addc(&ps->files, '\n');
         ps->nfiles++;
-        ps->total_calls += sqlite3_column_int64(st, 1);
-        ps->prim_calls += sqlite3_column_int64(st, 2);
+        fits = !__builtin_add_overflow(ps->total_calls, sqlite3_column_int64(st, 1),
+                                       &ps->total_calls) &&
+               !__builtin_add_overflow(ps->prim_calls, sqlite3_column_int64(st, 2),
+                                       &ps->prim_calls);
         ps->total_tt += sqlite3_column_double(st, 3);
     }
+    /* Ingest and merge refuse such a run; a database written before they
+     * did may hold one. Never a wrapped (negative) count. */
+    if (!fits)
+        rc = pdb_fail("run '%s': the call counts of its pstats dumps add up beyond 64-bit "
+                      "integers (ingested before profdb refused that): ingest its dumps into "
+                      "runs of their own", (const char *)sqlite3_column_text(st, 4));
+    else
+        rc = rc == SQLITE_DONE ? PDB_OK : pdb_db_fail(db, "database error");
     sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? PDB_OK : pdb_db_fail(db, "database error");
+    return rc;
 }
 
 int pdb_pstats_load(sqlite3 *db, int64_t run_id, pdb_pstats *ps)

@@ -4,11 +4,10 @@
 -- ?2 the test run_id.
 
 -- name: totals
--- Calls of each run and whether each holds a dump at all.
-SELECT (SELECT sum(total_calls) FROM pstats_dumps WHERE run_id = ?1),
- (SELECT sum(total_calls) FROM pstats_dumps WHERE run_id = ?2),
- (SELECT count(*) FROM pstats_dumps WHERE run_id = ?1),
- (SELECT count(*) FROM pstats_dumps WHERE run_id = ?2)
+-- The dumps of both runs: the caller adds up each run's calls (checked:
+-- SQLite's sum() fails with a bare "integer overflow") and sees whether
+-- each run holds a dump at all.
+SELECT run_id, total_calls FROM pstats_dumps WHERE run_id IN (?1, ?2)
 
 -- name: functions
 -- Functions joined on their (file, line, name) key, the largest change

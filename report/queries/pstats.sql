@@ -12,7 +12,8 @@ SELECT func_id, ord, file, line, name, std_name, cc, nc, tt, ct,
 
 -- name: dumps
 -- Totals are added dump by dump in ingest order, as Stats.add() does.
-SELECT files_line, total_calls, prim_calls, total_tt
+SELECT files_line, total_calls, prim_calls, total_tt,
+ (SELECT name FROM runs WHERE run_id = ?1) AS run
  FROM pstats_dumps WHERE run_id = ?1 ORDER BY source_id
 
 -- name: edge_count
