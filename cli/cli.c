@@ -7,6 +7,7 @@
 #include "ingest/ingest.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 int pdb_cli_fail(void)
 {
@@ -33,8 +34,18 @@ int pdb_cli_after_load(sqlite3 *db, int64_t run_id, bool committed)
     return pdb_trend_forget_run(db, run_id);
 }
 
+int pdb_cli_check_db(const pdb_cli *cli)
+{
+    const char *env = getenv("PROFDB_DB");
+    return pdb_db_check_user_path(cli->db_path,
+                                  env && cli->db_path == env ? "PROFDB_DB" : "--db");
+}
+
 int pdb_cli_open_db(const pdb_cli *cli, int flags, sqlite3 **db)
 {
+    *db = NULL;
+    if (pdb_cli_check_db(cli) != PDB_OK)
+        return PDB_ERR;
     return pdb_db_open(cli->db_path, flags, db);
 }
 

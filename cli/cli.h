@@ -42,7 +42,10 @@ int pdb_cli_parse(int argc, char **argv, const pdb_opt *opts, const pdb_cmd_help
  * summaries, derived from what the passes wrote, are dropped
  * (pdb_trend_forget_run; trend computes them again). */
 int pdb_cli_after_load(sqlite3 *db, int64_t run_id, bool committed);
-/* Opens cli->db_path with PDB_DB_* flags. */
+/* Refuses a --db (or $PROFDB_DB) that would store nothing: empty or
+ * ":memory:" (pdb_db_check_user_path). */
+int pdb_cli_check_db(const pdb_cli *cli);
+/* Opens cli->db_path with PDB_DB_* flags (checked first). */
 int pdb_cli_open_db(const pdb_cli *cli, int flags, sqlite3 **db);
 /* Ingests inputs (files or directories) into a new in-memory database as one
  * run named run, analysed, quietly: one-shot reports and check's

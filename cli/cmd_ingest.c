@@ -87,6 +87,10 @@ int cmd_ingest(int argc, char **argv, pdb_cli *cli)
     o.after_load = no_analyze ? NULL : pdb_cli_after_load;
     sqlite3 *db = NULL;
     pdb_fresh_db *fresh = NULL;
+    if (pdb_cli_check_db(cli) != PDB_OK) {
+        pdb_strlist_free(&labels);
+        return pdb_cli_fail();
+    }
     pdb_ingest_catch_signals();
     int rc;
     if (o.dry_run && access(cli->db_path, F_OK) != 0)

@@ -64,8 +64,11 @@ int cmd_merge(int argc, char **argv, pdb_cli *cli)
     const char *const *shards = (const char *const *)argv + 2;
     int n = npos - 1;
     /* Shards are checked before OUT is created, so a bad one leaves no file. */
+    if (pdb_db_check_user_path(out_path, "OUT.db") != PDB_OK)
+        return pdb_cli_fail();
     for (int i = 0; i < n; i++)
-        if (pdb_merge_check(shards[i]) != PDB_OK)
+        if (pdb_db_check_user_path(shards[i], "SHARD.db") != PDB_OK ||
+            pdb_merge_check(shards[i]) != PDB_OK)
             return pdb_cli_fail();
     pdb_ingest_catch_signals();
     sqlite3 *out = NULL;

@@ -45,7 +45,7 @@ int cmd_migrate(int argc, char **argv, pdb_cli *cli)
     }
     sqlite3 *db;
     int from;
-    if (pdb_db_migrate(cli->db_path, &from, &db) != PDB_OK)
+    if (pdb_cli_check_db(cli) != PDB_OK || pdb_db_migrate(cli->db_path, &from, &db) != PDB_OK)
         return pdb_cli_fail();
     if (from == PDB_SCHEMA_VERSION) {
         printf("%s: schema version %d is current\n", cli->db_path, from);

@@ -1,6 +1,7 @@
 /* main.c: `profdb [--db FILE] COMMAND [ARGS]`: global options, then the
  * subcommand from the table in commands.c. All work happens in the library. */
 #include "cli/cli.h"
+#include "common/db.h"
 #include "common/error.h"
 
 #include <signal.h>
@@ -32,6 +33,7 @@ int main(int argc, char **argv)
 {
     /* Output often goes to `head`; a closed pipe is not an error. */
     signal(SIGPIPE, SIG_DFL);
+    pdb_db_literal_names();
     pdb_cli cli = {getenv("PROFDB_DB") ? getenv("PROFDB_DB") : "profdb.db"};
     int i = 1;
     for (; i < argc && argv[i][0] == '-'; i++) {

@@ -266,6 +266,21 @@ again:
     return PDB_OK;
 }
 
+int pdb_db_check_user_path(const char *path, const char *what)
+{
+    if (!*path)
+        return pdb_fail("%s is empty: name a database file", what);
+    if (strcmp(path, ":memory:") == 0)
+        return pdb_fail("%s ':memory:' is a database that vanishes on exit, so nothing would "
+                        "be kept; name a file (./:memory: is a file of that name)", what);
+    return PDB_OK;
+}
+
+void pdb_db_literal_names(void)
+{
+    sqlite3_config(SQLITE_CONFIG_URI, 0);
+}
+
 static int open_db(const char *path, int flags, int *from, sqlite3 **out)
 {
     *out = NULL;

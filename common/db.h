@@ -30,6 +30,15 @@ enum {
     PDB_DB_PRIVATE = 4,
 };
 
+/* Refuses a database path a user gave (what: "--db", "PROFDB_DB", "OUT.db")
+ * that would store nothing: empty, or SQLite's ":memory:". A "file:" name
+ * is a file of that name (pdb_db_literal_names). */
+int pdb_db_check_user_path(const char *path, const char *what);
+/* Makes SQLite take every file name literally, never as a "file:" URI
+ * (Debian's SQLite is built with URIs on): `--db 'file:x.db?mode=memory'`
+ * names that file. Called first thing by main(). */
+void pdb_db_literal_names(void);
+
 /* Opens (and if needed creates and initialises) a database. ":memory:" works.
  * A writable open of an older database migrates it (saying so on stderr). */
 int pdb_db_open(const char *path, int flags, sqlite3 **out);

@@ -66,6 +66,9 @@ int pdb_cmp_open(const pdb_cmp_open_opts *o, const char *base_name, const char *
     sqlite3 *db = NULL;
     const char *test_path = o->test_db;
     int rc;
+    if ((test_path && pdb_db_check_user_path(test_path, "--db-test") != PDB_OK) ||
+        ((!o->baseline_db || !test_path) && pdb_db_check_user_path(o->db_path, "--db") != PDB_OK))
+        return PDB_ERR;
     if (o->baseline_db) {
         db = o->baseline_db;
         rc = PDB_OK;
