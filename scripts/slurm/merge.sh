@@ -12,10 +12,11 @@
 #SBATCH --job-name=profdb-merge
 #SBATCH --ntasks=1
 #SBATCH --cpus-per-task=1
-set -eu
+set -euf
 out=${1:?usage: merge.sh OUT.db SHARD_DIR [REPORT...]}
 dir=${2:?usage: merge.sh OUT.db SHARD_DIR [REPORT...]}
 shift 2
+case $dir in -*) dir=./$dir ;; esac
 profdb=${PROFDB:-profdb}
 case $profdb in /*) ;; */*) profdb=$(pwd)/$profdb ;; esac
 case $out in /*) ;; *) out=$(pwd)/$out ;; esac

@@ -11,10 +11,20 @@ files (runs, ranks, row counts of every table, analysis rows, reports), that
 the report file holds `profdb report gpu`'s output, that the shards are
 deleted, and stops the daemons at the end, also on failure.
 
-Skips (exit 77, with the reason) where Slurm cannot run: not root, the
-daemons missing (scripts/deps.sh installs them), or a cluster that does not
-come up; with PROFDB_REQUIRE_PREREQS=1 those are failures, as for every
-prerequisite."""
+Four more submissions at the same time have hostile names (issue 30 item
+13), each merging its own database: inputs whose names hold newlines (one
+in its folder, one at its end; before, the task list shifted and the jobs
+failed), PROFDB_INGEST_ARGS with a label value '*' while a file named
+'note=GLOBBED' lies in the folder the jobs run in (before, the shell
+glob-expanded it), a shard folder given relative to the working folder
+that starts with '-' (before, mkdir took it for options), and one holding
+'%j', '%a' and '%%' (before, sbatch expanded them in --output and the jobs
+failed). Each: every job completed, every input ingested under its own
+name, the run equal to a local ingest, the logs in the shard folder under
+their own names. A shard folder with a backslash, which sbatch cannot name
+per-task logs in (it then replaces no '%a'), is refused before anything is
+submitted.
+"""
 
 # ctest-labels: slow (starts a Slurm cluster, about 10 to 20 s)
 
@@ -151,13 +161,87 @@ def job_states(cluster, job_ids):
     return states
 
 
-def submit(c, cluster, *args):
-    env = dict(cluster.env, PROFDB=os.path.abspath(PROFDB))
+def submit(c, cluster, *args, cwd=None, env=None):
+    env = dict(cluster.env, PROFDB=os.path.abspath(PROFDB), **(env or {}))
     p = subprocess.run(["sh", os.path.join(SOURCE, "scripts", "slurm", "submit.sh"), *args],
-                       env=env, capture_output=True, text=True)
-    c.eq(f"submit.sh {' '.join(args[:2])}: exit 0", (p.returncode, p.stderr), (0, ""))
+                       env=env, capture_output=True, text=True, cwd=cwd)
+    c.eq(f"submit.sh {' '.join(args[:2])!r}: exit 0", (p.returncode, p.stderr), (0, ""))
     words = p.stdout.split()
     return [w for w in words if w.isdigit()]
+
+
+# Hostile names, one submission each (case: shard folder relative to tmp,
+# whether the inputs' names hold newlines, PROFDB_INGEST_ARGS).
+HOSTILE = {
+    "newline": ("shards-newline", True, ""),
+    "glob": ("shards-glob", False, "--label note=* --label gpus=2"),
+    "dash": ("-shards", False, ""),
+    "percent": ("shards %j-%a-%%", False, ""),
+}
+
+
+def hostile_inputs(tmp):
+    """The two ranks under names holding newlines (one in the folder, one at
+    the end of the name)."""
+    folder = os.path.join(tmp, "in\nputs")
+    os.mkdir(folder)
+    inputs = [os.path.join(folder, "first\nrank.json.gz"),
+              os.path.join(folder, "second.json.gz\n")]
+    for src, dst in zip((RANK0, RANK1), inputs):
+        shutil.copyfile(src, dst)
+    return inputs
+
+
+def submit_hostile(c, cluster, tmp):
+    """Submits every HOSTILE case; returns {case: (job ids, inputs)}."""
+    newline = hostile_inputs(tmp)
+    got = {}
+    for case, (shards, nl, args) in HOSTILE.items():
+        inputs = newline if nl else [RANK0, RANK1]
+        if args:  # files a glob of the options would match, where the jobs run
+            open(os.path.join(tmp, "note=GLOBBED"), "w").close()
+        jobs = submit(c, cluster, "--run", "hostile", f"hostile-{case}.db", shards, *inputs,
+                      cwd=tmp, env={"PROFDB_INGEST_ARGS": args})
+        got[case] = (jobs, inputs)
+    return got
+
+
+def check_hostile(c, cluster, tmp, submitted):
+    for case, (jobs, inputs) in submitted.items():
+        shards, _, args = HOSTILE[case]
+        states = job_states(cluster, set(jobs))
+        c.eq(f"{case}: two tasks and the merge completed", sorted(states.values()),
+             ["COMPLETED"] * 3)
+        out = os.path.join(tmp, f"hostile-{case}.db")
+        if not os.path.exists(out):
+            c.true(f"{case}: the merged database exists", False)
+            continue
+        local = os.path.join(tmp, f"local-{case}.db")
+        run("ingest", "--jobs", "1", "-q", "--run", "hostile", *args.split(), "--", *inputs,
+            db=local)
+        got, want = content(out), content(local)
+        c.eq(f"{case}: every input ingested, under its own name",
+             sorted(p for (_, p, *_) in got["sources"]), sorted(inputs))
+        for k in want:
+            c.true(f"{case}: {k} equal to a local ingest", got[k] == want[k],
+                   f"{len(got[k])} vs {len(want[k])} rows: {got[k][:3]} vs {want[k][:3]}")
+        logs = sorted(f for f in os.listdir(os.path.join(tmp, shards))
+                      if f.endswith((".log", ".txt")))
+        c.eq(f"{case}: the logs and the report in the shard folder, named as written", logs,
+             ["ingest-0.log", "ingest-1.log", "inputs.txt", "merge.log", "report.txt"])
+    c.eq("glob: the labels as given, not glob-expanded",
+         content(os.path.join(tmp, "hostile-glob.db"))["labels"]
+         if os.path.exists(os.path.join(tmp, "hostile-glob.db")) else None,
+         [("hostile", "gpus", "2"), ("hostile", "note", "*")])
+    stray = [f for f in os.listdir(tmp) if f.endswith(".log")]
+    c.eq("no log outside the shard folders", stray, [])
+    env = dict(cluster.env, PROFDB=os.path.abspath(PROFDB))
+    p = subprocess.run(["sh", os.path.join(SOURCE, "scripts", "slurm", "submit.sh"),
+                        "b.db", "back\\slash", RANK0], env=env, cwd=tmp,
+                       capture_output=True, text=True)
+    c.eq("a shard folder with a backslash: exit 2", p.returncode, 2)
+    c.true("... saying why", "backslash" in p.stderr and not p.stdout, p.stdout + p.stderr)
+    c.true("... nothing made", not os.path.exists(os.path.join(tmp, "back\\slash")))
 
 
 def main():
@@ -187,6 +271,7 @@ def main():
             jobs = submit(c, cluster, "--run", "job", out, os.path.join(tmp, "shards-job"),
                           RANK0, RANK1, "--", "gpu")
             jobs += submit(c, cluster, out, os.path.join(tmp, "shards-more"), *OTHERS[1:])
+            hostile = submit_hostile(c, cluster, tmp)
             c.true("the jobs finished", cluster.wait_idle(), cluster.log_tail())
             print(f"jobs done {time.time() - t0:.1f} s after the start")
             states = job_states(cluster, set(jobs))
@@ -208,6 +293,7 @@ def main():
             left = [f for d in ("shards-job", "shards-more")
                     for f in os.listdir(os.path.join(tmp, d)) if f.endswith(".db")]
             c.eq("the shards are deleted after the merge", left, [])
+            check_hostile(c, cluster, tmp, hostile)
         finally:
             cluster.stop()
     c.close()
