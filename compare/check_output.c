@@ -3,7 +3,7 @@
  * The decisions themselves are made in check.c. */
 #include "compare/check.h"
 #include "common/strbuf.h"
-#include "render/render.h"
+#include "render/text.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -64,18 +64,26 @@ static void outlier_text(const pdb_check_result *r, char *buf, size_t cap)
         snprintf(buf, cap, "outliers: 0 in test, %zu in base", c->out_b);
 }
 
+/* Names (runs, metrics) are data: terminal text (render/text.h), so the
+ * verdict stays one line and no escape sequence reaches a terminal or log. */
 void pdb_check_write_line(const pdb_check_run *run, FILE *out)
 {
-    fprintf(out, "%s: %s -> %s: %d metrics, %d regressed, %d inconclusive", 
-            pdb_check_verdict(run), run->base, run->test, run->n, run->failed,
+    fprintf(out, "%s: ", pdb_check_verdict(run));
+    pdb_fput_term(out, run->base);
+    fputs(" -> ", out);
+    pdb_fput_term(out, run->test);
+    fprintf(out, ": %d metrics, %d regressed, %d inconclusive", run->n, run->failed,
             run->inconclusive);
     for (int i = 0; i < run->n; i++) {
         const pdb_check_result *r = &run->r[i];
         char o[200];
         outlier_text(r, o, sizeof o);
-        fprintf(out, "; %s %s %+.2f%% (limit %g%%, p=%.3g, %zu vs %zu)%s%s", r->metric.spec,
-                status_name(r->status), r->cmp.change_pct, r->limit_pct, r->gate.p, r->cmp.nb,
-                r->cmp.nt, o[0] ? ", " : "", o);
+        fputs("; ", out);
+        pdb_fput_term(out, r->metric.spec);
+        fprintf(out, " %s %+.2f%% (limit %g%%, p=%.3g, %zu vs %zu)%s", status_name(r->status),
+                r->cmp.change_pct, r->limit_pct, r->gate.p, r->cmp.nb, r->cmp.nt,
+                o[0] ? ", " : "");
+        pdb_fput_term(out, o);
     }
     fputc('\n', out);
 }
@@ -88,53 +96,42 @@ void pdb_check_write_details(const pdb_check_run *run, FILE *out)
         pdb_check_format_value(r->cmp.base_median, r->metric.unit, b, sizeof b);
         pdb_check_format_value(r->cmp.test_median, r->metric.unit, t, sizeof t);
         outlier_text(r, o, sizeof o);
-        fprintf(out, "%-12s %s: median %s -> %s, ratio %.4f [95%% CI %.4f, %.4f], n %zu/%zu "
-                     "(%s%s%s): %s%s%s\n",
-                status_name(r->status), r->metric.spec, b, t, r->cmp.ratio, r->cmp.ci_lo,
-                r->cmp.ci_hi, r->cmp.nb, r->cmp.nt, r->source ? r->source : "-",
-                r->what[0] ? ": " : "", r->what, r->reason, o[0] ? "; " : "", o);
+        fprintf(out, "%-12s ", status_name(r->status));
+        pdb_fput_term(out, r->metric.spec);
+        fprintf(out, ": median %s -> %s, ratio %.4f [95%% CI %.4f, %.4f], n %zu/%zu (", b, t,
+                r->cmp.ratio, r->cmp.ci_lo, r->cmp.ci_hi, r->cmp.nb, r->cmp.nt);
+        pdb_fput_term(out, r->source ? r->source : "-");
+        if (r->what[0]) {
+            fputs(": ", out);
+            pdb_fput_term(out, r->what);
+        }
+        fputs("): ", out);
+        pdb_fput_term(out, r->reason);
+        if (o[0]) {
+            fputs("; ", out);
+            pdb_fput_term(out, o);
+        }
+        fputc('\n', out);
     }
 }
 
 /* ---- JUnit XML ---------------------------------------------------------- */
 
-static void xml_escape(const char *s, FILE *out)
-{
-    for (; *s; s++) {
-        switch (*s) {
-        case '&': fputs("&amp;", out); break;
-        case '<': fputs("&lt;", out); break;
-        case '>': fputs("&gt;", out); break;
-        case '"': fputs("&quot;", out); break;
-        case '\'': fputs("&apos;", out); break;
-        case '\n': fputs("&#10;", out); break;
-        case '\r': fputs("&#13;", out); break;
-        case '\t': fputs("&#9;", out); break;
-        default:
-            /* Other control characters are not allowed in XML 1.0 at all. */
-            if ((unsigned char)*s < 0x20)
-                fputc('?', out);
-            else
-                fputc(*s, out);
-        }
-    }
-}
-
 static void junit_case(const pdb_check_run *run, const pdb_check_result *r, FILE *out)
 {
     fputs("    <testcase classname=\"profdb.check\" name=\"", out);
-    xml_escape(r->metric.spec, out);
+    pdb_fput_xml(out, r->metric.spec);
     fputs("\" time=\"0\">\n", out);
     bool failure = r->status == PDB_CHECK_FAIL ||
                    (r->status == PDB_CHECK_INCONCLUSIVE && run->fail_inconclusive);
     if (failure) {
         fprintf(out, "      <failure type=\"%s\" message=\"",
                 r->status == PDB_CHECK_FAIL ? "regression" : "inconclusive");
-        xml_escape(r->reason, out);
+        pdb_fput_xml(out, r->reason);
         fputs("\"/>\n", out);
     } else if (r->status == PDB_CHECK_INCONCLUSIVE) {
         fputs("      <skipped message=\"", out);
-        xml_escape(r->reason, out);
+        pdb_fput_xml(out, r->reason);
         fputs("\"/>\n", out);
     }
     /* The details line carries the medians, interval and outliers. */
@@ -148,7 +145,7 @@ static void junit_case(const pdb_check_run *run, const pdb_check_result *r, FILE
         pdb_check_write_details(&one, mem);
         fclose(mem);
         fputs("      <system-out>", out);
-        xml_escape(text, out);
+        pdb_fput_xml(out, text);
         fputs("</system-out>\n", out);
         free(text);
     }
@@ -163,9 +160,9 @@ void pdb_check_write_junit(const pdb_check_run *run, FILE *out)
     fprintf(out, "<testsuites name=\"profdb check\" tests=\"%d\" failures=\"%d\" errors=\"0\" "
                  "skipped=\"%d\" time=\"0\">\n", run->n, failures, skipped);
     fputs("  <testsuite name=\"profdb check ", out);
-    xml_escape(run->base, out);
+    pdb_fput_xml(out, run->base);
     fputs(" -&gt; ", out);
-    xml_escape(run->test, out);
+    pdb_fput_xml(out, run->test);
     fprintf(out, "\" tests=\"%d\" failures=\"%d\" errors=\"0\" skipped=\"%d\" time=\"0\">\n",
             run->n, failures, skipped);
     for (int i = 0; i < run->n; i++)
@@ -175,24 +172,16 @@ void pdb_check_write_junit(const pdb_check_run *run, FILE *out)
 
 /* ---- Markdown ----------------------------------------------------------- */
 
-/* Markdown text as render.c escapes it, written to out. */
-static void md_escape(const char *s, FILE *out)
-{
-    pdb_buf b = PDB_BUF_INIT;
-    pdb_md_escape(&b, s);
-    fputs(pdb_buf_str(&b), out);
-    pdb_buf_free(&b);
-}
-
 void pdb_check_write_markdown(const pdb_check_run *run, FILE *out)
 {
     fputs("## profdb check: ", out);
     fputs(pdb_check_verdict(run), out);
-    fputs("\n\nBaseline `", out);
-    md_escape(run->base, out);
-    fputs("`, test `", out);
-    md_escape(run->test, out);
-    fprintf(out, "`: %d metrics, %d regressed, %d inconclusive (alpha %g, "
+    /* Names in prose as code spans, in the table as escaped text (text.h). */
+    fputs("\n\nBaseline ", out);
+    pdb_fput_md_code(out, run->base);
+    fputs(", test ", out);
+    pdb_fput_md_code(out, run->test);
+    fprintf(out, ": %d metrics, %d regressed, %d inconclusive (alpha %g, "
                  "at least %ld samples per side).\n\n",
             run->n, run->failed, run->inconclusive, run->alpha, run->min_samples);
     fputs("| metric | verdict | base median | test median | change | ratio 95% CI | p (worse "
@@ -205,7 +194,7 @@ void pdb_check_write_markdown(const pdb_check_run *run, FILE *out)
         pdb_check_format_value(r->cmp.base_median, r->metric.unit, b, sizeof b);
         pdb_check_format_value(r->cmp.test_median, r->metric.unit, t, sizeof t);
         fputs("| ", out);
-        md_escape(r->metric.spec, out);
+        pdb_fput_md(out, r->metric.spec);
         fprintf(out, " | %s | %s | %s | %+.2f%% | %.4f to %.4f | %.3g | %zu/%zu | %g%% | ",
                 status_name(r->status), b, t, r->cmp.change_pct, r->cmp.ci_lo, r->cmp.ci_hi,
                 r->gate.p, r->cmp.nb, r->cmp.nt, r->limit_pct);
@@ -215,13 +204,13 @@ void pdb_check_write_markdown(const pdb_check_run *run, FILE *out)
     for (int i = 0; i < run->n; i++) {
         char o[200];
         outlier_text(&run->r[i], o, sizeof o);
-        fputs("- `", out);
-        md_escape(run->r[i].metric.spec, out);
-        fputs("`: ", out);
-        md_escape(run->r[i].reason, out);
+        fputs("- ", out);
+        pdb_fput_md_code(out, run->r[i].metric.spec);
+        fputs(": ", out);
+        pdb_fput_md(out, run->r[i].reason);
         if (o[0]) {
             fputs("; ", out);
-            md_escape(o, out);
+            pdb_fput_md(out, o);
         }
         fputs("\n", out);
     }

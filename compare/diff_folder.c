@@ -24,6 +24,7 @@
 #include "compare/queries.h"
 #include "render/chart.h"
 #include "render/files.h"
+#include "render/text.h"
 #include "report/trace_sql.h"
 
 #include <math.h>
@@ -36,12 +37,10 @@
 #define SUMMARY_ROWS 5
 #define CHART_ROWS 12
 
+/* Text from data in index.md (render/text.h). */
 static void md_text(FILE *md, const char *s)
 {
-    pdb_buf b = PDB_BUF_INIT;
-    pdb_md_escape(&b, s);
-    fputs(pdb_buf_str(&b), md);
-    pdb_buf_free(&b);
+    pdb_fput_md(md, s);
 }
 
 static void value_text(double v, const char *unit, char *buf, size_t cap)
@@ -91,10 +90,16 @@ static int summary_metric(pdb_diff_ctx *ctx, FILE *md, const char *spec, const c
         char vb[48], vt[48];
         value_text(c.base_median, unit, vb, sizeof vb);
         value_text(c.test_median, unit, vt, sizeof vt);
-        fprintf(md, "- **%s** (median of %zu vs %zu; %s, %s): %s → %s (%+.1f%%; ratio 95%% CI "
-                    "%.3f to %.3f; Mann-Whitney p = %.3g)\n",
-                label, c.nb, c.nt, st.source, st.what, vb, vt, c.change_pct, c.ci_lo, c.ci_hi,
-                c.mwu.p);
+        fprintf(md, "- **%s** (median of %zu vs %zu; ", label, c.nb, c.nt);
+        md_text(md, st.source);
+        fputs(", ", md);
+        md_text(md, st.what);
+        fputs("): ", md);
+        md_text(md, vb);
+        fputs(" → ", md);
+        md_text(md, vt);
+        fprintf(md, " (%+.1f%%; ratio 95%% CI %.3f to %.3f; Mann-Whitney p = %.3g)\n",
+                c.change_pct, c.ci_lo, c.ci_hi, c.mwu.p);
     }
     sqlite3_stmt *ins = NULL;
     if (rc == PDB_OK && dist && sb.n && st.n)
@@ -322,7 +327,10 @@ int pdb_diff_folder(pdb_diff_ctx *ctx, char **names, int nnames, const char *dir
     for (int i = 0; rc == PDB_OK && i < n; i++)
         rc = table_section(ctx, kinds[i], dir, md);
     int closed = pdb_out_close(md, "index.md");
-    if (rc == PDB_OK && closed == PDB_OK)
-        fprintf(stderr, "profdb: wrote %s/index.md\n", dir);
+    if (rc == PDB_OK && closed == PDB_OK) {
+        fputs("profdb: wrote ", stderr); /* a path from the command line */
+        pdb_fput_term(stderr, dir);
+        fputs("/index.md\n", stderr);
+    }
     return rc == PDB_OK ? closed : rc;
 }

@@ -24,6 +24,7 @@
 #include "compare/queries.h"
 #include "render/chart.h"
 #include "render/files.h"
+#include "render/text.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -148,7 +149,7 @@ static int render(sqlite3 *db, const pdb_trend *t, bool changes, const pdb_rende
 /* s as one line of printable text (names come from users and data). */
 static void clean(pdb_buf *b, const char *s)
 {
-    pdb_utf8_clean(b, s, strlen(s), PDB_UTF8_CONTROLS);
+    pdb_text_term(b, s);
 }
 
 /* "30 runs ordered by label 'date'; per-step values from the step log; 1
@@ -204,7 +205,7 @@ int pdb_trend_print(sqlite3 *db, const pdb_trend *t, const pdb_trend_opts *o,
     bool md = r->format == PDB_OUT_MD;
     pdb_buf b = PDB_BUF_INIT;
     if (md)
-        pdb_md_escape(&b, t->spec);
+        pdb_text_md(&b, t->spec);
     else
         clean(&b, t->spec);
     fprintf(out, md ? "\n### %s\n\n" : "\n== %s ==\n", pdb_buf_str(&b));
@@ -212,7 +213,7 @@ int pdb_trend_print(sqlite3 *db, const pdb_trend *t, const pdb_trend_opts *o,
     describe(t, o, &b);
     if (md) {
         pdb_buf e = PDB_BUF_INIT;
-        pdb_md_escape(&e, pdb_buf_str(&b));
+        pdb_text_md(&e, pdb_buf_str(&b));
         fprintf(out, "%s\n\n", pdb_buf_str(&e));
         pdb_buf_free(&e);
     } else {
@@ -241,7 +242,9 @@ void pdb_trend_write_verdict(const pdb_trend *t, const pdb_trend_verdict *v, FIL
     fprintf(out, "%s: %s", v->regression ? "REGRESSION" : "PASS", pdb_buf_str(&b));
     if (!isnan(v->change_pct))
         fprintf(out, " %+.2f%% (%s -> %s)", v->change_pct, from, to);
-    fprintf(out, ": %s\n", v->reason);
+    fputs(": ", out);
+    pdb_fput_term(out, v->reason);
+    fputc('\n', out);
     pdb_buf_free(&b);
 }
 
@@ -249,10 +252,7 @@ void pdb_trend_write_verdict(const pdb_trend *t, const pdb_trend_verdict *v, FIL
 
 static void md_text(FILE *md, const char *s)
 {
-    pdb_buf b = PDB_BUF_INIT;
-    pdb_md_escape(&b, s);
-    fputs(pdb_buf_str(&b), md);
-    pdb_buf_free(&b);
+    pdb_fput_md(md, s);
 }
 
 /* A title "METRIC over N runs" as escaped Markdown in cap bytes: the name is
@@ -264,7 +264,7 @@ static void md_title(const pdb_trend *t, char *out, size_t cap)
     for (size_t width = 40; width >= 4; width /= 2) {
         pdb_ellipsize(t->spec, width, cut, sizeof cut);
         pdb_buf b = PDB_BUF_INIT;
-        pdb_md_escape(&b, cut);
+        pdb_text_md(&b, cut);
         bool fits = b.len + strlen(suffix) < cap;
         if (fits)
             snprintf(out, cap, "%s%s", pdb_buf_str(&b), suffix);
@@ -404,7 +404,10 @@ int pdb_trend_folder(sqlite3 *db, const pdb_trend *t, int n, const pdb_trend_opt
         rc = pdb_chart_section(dir, charts, nchart, "No chart: no run has samples.", md);
     free(charts);
     int closed = pdb_out_close(md, "index.md");
-    if (rc == PDB_OK && closed == PDB_OK)
-        fprintf(stderr, "profdb: wrote %s/index.md\n", dir);
+    if (rc == PDB_OK && closed == PDB_OK) {
+        fputs("profdb: wrote ", stderr); /* a path from the command line */
+        pdb_fput_term(stderr, dir);
+        fputs("/index.md\n", stderr);
+    }
     return rc == PDB_OK ? closed : rc;
 }

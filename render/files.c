@@ -67,9 +67,3 @@ int pdb_out_close(FILE *f, const char *name)
         return pdb_fail("error writing %s", name);
     return PDB_OK;
 }
-
-void pdb_out_md_text(FILE *out, const char *s)
-{
-    for (; *s; s++)
-        fputc((unsigned char)*s < 0x20 ? ' ' : *s, out);
-}

@@ -24,7 +24,5 @@ int pdb_out_clear(const char *dir, const char *name, const char *ext);
 FILE *pdb_out_create(const char *dir, const char *name, const char *ext);
 /* Closes f and reports any write error on it; name is for the message. */
 int pdb_out_close(FILE *f, const char *name);
-/* Writes s as Markdown prose: control characters become spaces. */
-void pdb_out_md_text(FILE *out, const char *s);
 
 #endif

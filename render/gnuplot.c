@@ -3,6 +3,7 @@
 #include "render/gnuplot.h"
 #include "common/error.h"
 #include "render/render.h"
+#include "render/text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,17 +15,19 @@
 
 static void quote(pdb_buf *b, const char *s, bool format)
 {
+    pdb_buf t = PDB_BUF_INIT; /* valid text, controls as spaces (text.h) */
+    pdb_text_plain(&t, s);
     pdb_buf_addc(b, '\'');
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '\'')
+    for (const char *p = pdb_buf_str(&t); *p; p++) {
+        if (*p == '\'')
             pdb_buf_adds(b, "''");
-        else if (c == '%' && format)
+        else if (*p == '%' && format)
             pdb_buf_adds(b, "%%");
         else
-            pdb_buf_addc(b, c < 0x20 || c == 0x7f ? ' ' : (char)c);
+            pdb_buf_addc(b, *p);
     }
     pdb_buf_addc(b, '\'');
+    pdb_buf_free(&t);
 }
 
 void pdb_gp_quote(pdb_buf *b, const char *s)
@@ -48,22 +51,24 @@ void pdb_gp_quote_file(FILE *out, const char *s)
 void pdb_gp_data_label(pdb_buf *b, const char *s, size_t max_width)
 {
     /* Cut first so the escapes are never split. */
-    size_t cap = strlen(s) * 3 + 8;
+    pdb_buf t = PDB_BUF_INIT;
+    pdb_text_plain(&t, s);
+    size_t cap = t.len * 3 + 8;
     char *cut = malloc(cap);
     if (!cut)
         abort();
-    pdb_ellipsize(s, max_width, cut, cap);
+    pdb_ellipsize(pdb_buf_str(&t), max_width, cut, cap);
+    pdb_buf_free(&t);
     pdb_buf_addc(b, '"');
     if (!*cut)
         pdb_buf_addc(b, '-');
     for (const char *p = cut; *p; p++) {
-        unsigned char c = (unsigned char)*p;
-        if (c == '"')
+        if (*p == '"')
             pdb_buf_addc(b, '\'');
-        else if (c == '\\')
+        else if (*p == '\\')
             pdb_buf_adds(b, "\\\\");
         else
-            pdb_buf_addc(b, c < 0x20 || c == 0x7f ? ' ' : (char)c);
+            pdb_buf_addc(b, *p);
     }
     pdb_buf_addc(b, '"');
     free(cut);

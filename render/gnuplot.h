@@ -18,7 +18,9 @@
 #include "common/strbuf.h"
 
 /* Appends s as a gnuplot single-quoted string literal: ' doubled, control
- * characters (a newline would end the command) replaced by spaces. */
+ * characters (a newline would end the command) replaced by spaces, invalid
+ * UTF-8 and U+FFFE, U+FFFF (no XML character: the SVG would not parse) by
+ * U+FFFD (pdb_text_plain, render/text.h). */
 void pdb_gp_quote(pdb_buf *b, const char *s);
 void pdb_gp_quote_file(FILE *out, const char *s);
 /* The same for a tic label ('set ytics ("label" 0)'), which gnuplot also
@@ -27,7 +29,8 @@ void pdb_gp_quote_tic(pdb_buf *b, const char *s);
 
 /* Appends s as a double-quoted data-file field, cut to max_width code
  * points (0: never): " becomes ', \ is doubled (gnuplot reads \\ as \),
- * control characters become spaces; an empty label becomes "-". */
+ * control characters become spaces, text is valid as above; an empty label
+ * becomes "-". */
 void pdb_gp_data_label(pdb_buf *b, const char *s, size_t max_width);
 
 /* The gnuplot executable: $PROFDB_GNUPLOT if set (empty: none), else the

@@ -18,6 +18,15 @@ typedef struct {
     size_t width;
 } column;
 
+/* yajl escapes C0 controls; C1 controls (U+0080 to U+009F, bytes C2 80 to
+ * C2 9F: an 8-bit CSI is C2 9B) it writes raw, and they are escaped here, as
+ * \u00NN. Outside strings JSON text is ASCII, so the bytes are always in a
+ * string; a C2 ending one chunk waits for the next. */
+typedef struct {
+    FILE *out;
+    bool c2;
+} json_sink;
+
 typedef struct {
     const pdb_render_opts *o;
     FILE *out;
@@ -29,6 +38,7 @@ typedef struct {
     size_t ncells, capcells;
     bool streaming;          /* the buffered rows are printed */
     yajl_gen json;
+    json_sink sink;          /* JSON output */
     size_t invalid_utf8;     /* sequences replaced by U+FFFD */
 } renderer;
 
@@ -207,33 +217,40 @@ static void cell_text(renderer *r, sqlite3_stmt *st, int c, pdb_buf *b, bool *is
 
 /* ---- per-format writers ------------------------------------------------- */
 
-static void csv_field(FILE *out, const char *s, size_t len, char sep)
+/* Spreadsheets run a cell that starts with = + - @ (or tab, CR) as a
+ * formula. Such text cells get a leading ' (OWASP's rule), and so does text
+ * that already starts with ', so the rule is reversible: drop one leading '
+ * from a text cell to get the value back. Numbers are never touched. */
+static bool formula_like(const char *s, size_t len)
+{
+    return len && strchr("=+-@\t\r'", s[0]) != NULL;
+}
+
+/* One CSV or TSV field; guard: the text gets the leading ' above, inside
+ * the quotes when the field is quoted (a ' before the quote would make the
+ * quote part of the text, and the field's commas and line breaks split it). */
+static void csv_field(FILE *out, const char *s, size_t len, char sep, bool guard)
 {
     bool quote = false;
     if (sep == ',')
         for (size_t i = 0; i < len && !quote; i++)
             quote = s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r';
     if (!quote) {
+        if (guard)
+            fputc('\'', out);
         for (size_t i = 0; i < len; i++) /* TSV has no quoting: keep rows intact */
             fputc(sep == '\t' && (s[i] == '\t' || s[i] == '\n' || s[i] == '\r') ? ' ' : s[i], out);
         return;
     }
     fputc('"', out);
+    if (guard)
+        fputc('\'', out);
     for (size_t i = 0; i < len; i++) {
         if (s[i] == '"')
             fputc('"', out);
         fputc(s[i], out);
     }
     fputc('"', out);
-}
-
-/* Spreadsheets run a cell that starts with = + - @ (or tab, CR) as a
- * formula. Such text cells get a leading ' (OWASP's rule), and so does text
- * that already starts with ', so the rule is reversible: drop one leading '
- * from a text cell to get the value back. Numbers are never touched. */
-static bool formula_like(const pdb_buf *b)
-{
-    return b->len && strchr("=+-@\t\r'", b->p[0]) != NULL;
 }
 
 static void delimited_row(renderer *r, sqlite3_stmt *st, char sep, pdb_buf *b)
@@ -243,20 +260,35 @@ static void delimited_row(renderer *r, sqlite3_stmt *st, char sep, pdb_buf *b)
         if (c)
             fputc(sep, r->out);
         if (!st) {
-            csv_field(r->out, r->cols[c].name, strlen(r->cols[c].name), sep);
+            const char *name = r->cols[c].name;
+            csv_field(r->out, name, strlen(name), sep, formula_like(name, strlen(name)));
             continue;
         }
         cell_text(r, st, c, b, &is_num, &is_null);
-        if (!is_num && !is_null && r->o->format != PDB_OUT_JSON && formula_like(b))
-            fputc('\'', r->out);
-        csv_field(r->out, b->p ? b->p : "", b->len, sep);
+        const char *text = b->p ? b->p : "";
+        csv_field(r->out, text, b->len, sep, !is_num && !is_null && formula_like(text, b->len));
     }
     fputs(sep == ',' ? "\r\n" : "\n", r->out);
 }
 
 static void json_print(void *ctx, const char *s, size_t len)
 {
-    fwrite(s, 1, len, (FILE *)ctx);
+    json_sink *j = ctx;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (j->c2) {
+            j->c2 = false;
+            if (c >= 0x80 && c < 0xA0) {
+                fprintf(j->out, "\\u%04X", (unsigned)c);
+                continue;
+            }
+            fputc(0xC2, j->out);
+        }
+        if (c == 0xC2)
+            j->c2 = true;
+        else
+            fputc(c, j->out);
+    }
 }
 
 static void json_row(renderer *r, sqlite3_stmt *st, pdb_buf *b)
@@ -278,28 +310,8 @@ static void json_row(renderer *r, sqlite3_stmt *st, pdb_buf *b)
     yajl_gen_map_close(r->json);
 }
 
-static bool is_alnum(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-
-/* A Markdown cell shows data as written: '|' would end the cell, a newline
- * the row; '\\' is escaped so "a\\|" cannot un-escape the '|'; * < [ ] ` &
- * ~ would start emphasis, HTML, links, code, entities, strikethrough; '_'
- * only outside words (__init__ would turn bold; snake_case stays as is). */
-void pdb_md_escape(pdb_buf *b, const char *s)
-{
-    for (const char *p = s; *p; p++) {
-        bool esc = strchr("|\\*<[]`&~", *p) != NULL ||
-                   (*p == '_' && !(p > s && is_alnum(p[-1]) && is_alnum(p[1])));
-        if (esc)
-            pdb_buf_addc(b, '\\');
-        pdb_buf_addc(b, (*p == '\n' || *p == '\r') ? ' ' : *p);
-    }
-}
-
-/* A cell as tables and Markdown show it: cut to --width (text only),
- * escaped for Markdown or with line breaks and tabs as spaces. malloc'd. */
+/* A cell as tables and Markdown show it: cut to --width (text only), then
+ * Markdown or terminal text (text.h). malloc'd. */
 static char *shown_cell(const renderer *r, const char *s, bool numeric, size_t width)
 {
     char cut[4096];
@@ -307,17 +319,14 @@ static char *shown_cell(const renderer *r, const char *s, bool numeric, size_t w
         pdb_ellipsize(s, width, cut, sizeof cut);
     else
         snprintf(cut, sizeof cut, "%s", s);
-    if (r->o->format == PDB_OUT_MD) {
-        pdb_buf esc = PDB_BUF_INIT;
-        pdb_md_escape(&esc, cut);
-        char *t = pdb_xstrdup(pdb_buf_str(&esc));
-        pdb_buf_free(&esc);
-        return t;
-    }
-    for (char *p = cut; *p; p++)
-        if (*p == '\n' || *p == '\r' || *p == '\t')
-            *p = ' ';
-    return pdb_xstrdup(cut);
+    pdb_buf esc = PDB_BUF_INIT;
+    if (r->o->format == PDB_OUT_MD)
+        pdb_text_md(&esc, cut);
+    else
+        pdb_text_term(&esc, cut);
+    char *t = pdb_xstrdup(pdb_buf_str(&esc));
+    pdb_buf_free(&esc);
+    return t;
 }
 
 static void keep_cell(renderer *r, const char *s, int c, bool numeric)
@@ -434,28 +443,37 @@ static void buffer_row(renderer *r, sqlite3_stmt *st, pdb_buf *b)
 
 /* ---- driver ---------------------------------------------------------------- */
 
+/* Column names come from queries, `profdb sql`'s too: as printed, they are
+ * text of the format (text.h) like every cell; CSV, TSV and JSON names are
+ * cleaned as their cells are, line breaks escaped too. */
 static void setup_columns(renderer *r, sqlite3_stmt *st)
 {
     r->ncol = sqlite3_column_count(st);
     r->cols = pdb_xcalloc((size_t)r->ncol, sizeof(column));
+    pdb_buf raw = PDB_BUF_INIT, b = PDB_BUF_INIT;
     for (int c = 0; c < r->ncol; c++) {
         const char *name = sqlite3_column_name(st, c);
         size_t len = strlen(name);
         column *col = &r->cols[c];
         col->is_pct = len > 4 && strcmp(name + len - 4, "_pct") == 0;
+        pdb_buf_reset(&raw);
         if (r->o->convert_times && len > 3 && strcmp(name + len - 3, "_ns") == 0) {
             col->is_time = true;
-            pdb_buf b = PDB_BUF_INIT;
-            pdb_buf_addf(&b, "%.*s_%s", (int)(len - 3), name, unit_names[r->o->unit]);
-            col->name = pdb_xstrdup(b.p);
-            pdb_buf_free(&b);
+            pdb_buf_addf(&raw, "%.*s_%s", (int)(len - 3), name, unit_names[r->o->unit]);
         } else {
-            pdb_buf b = PDB_BUF_INIT;
-            r->invalid_utf8 += pdb_utf8_clean(&b, name, len, PDB_UTF8_CONTROLS);
-            col->name = pdb_xstrdup(pdb_buf_str(&b));
-            pdb_buf_free(&b);
+            pdb_buf_add(&raw, name, len);
         }
+        pdb_buf_reset(&b);
+        if (r->o->format == PDB_OUT_MD)
+            r->invalid_utf8 += pdb_text_md(&b, pdb_buf_str(&raw));
+        else if (r->o->format == PDB_OUT_TABLE)
+            r->invalid_utf8 += pdb_text_term(&b, pdb_buf_str(&raw));
+        else
+            r->invalid_utf8 += pdb_utf8_clean(&b, raw.p, raw.len, PDB_UTF8_CONTROLS);
+        col->name = pdb_xstrdup(pdb_buf_str(&b));
     }
+    pdb_buf_free(&raw);
+    pdb_buf_free(&b);
 }
 
 static void free_renderer(renderer *r)
@@ -482,7 +500,8 @@ int pdb_render_stmt(sqlite3_stmt *st, const pdb_render_opts *o, FILE *out)
     if (o->format == PDB_OUT_JSON) {
         r.json = yajl_gen_alloc(NULL);
         yajl_gen_config(r.json, yajl_gen_validate_utf8, 1);
-        yajl_gen_config(r.json, yajl_gen_print_callback, json_print, out);
+        r.sink.out = out;
+        yajl_gen_config(r.json, yajl_gen_print_callback, json_print, &r.sink);
         yajl_gen_array_open(r.json);
     }
     int rc;
@@ -499,6 +518,8 @@ int pdb_render_stmt(sqlite3_stmt *st, const pdb_render_opts *o, FILE *out)
         result = pdb_db_fail(sqlite3_db_handle(st), "query failed");
     else if (o->format == PDB_OUT_JSON) {
         yajl_gen_array_close(r.json);
+        if (r.sink.c2)
+            fputc(0xC2, out);
         fputc('\n', out);
     } else if (!delimited && !r.streaming)
         print_buffered(&r);

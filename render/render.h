@@ -10,6 +10,7 @@
 
 #include "common/strbuf.h"
 #include "common/utf8.h"
+#include "render/text.h"
 
 #include <sqlite3.h>
 #include <stdbool.h>
@@ -41,9 +42,5 @@ int pdb_render_query(sqlite3 *db, const char *sql, const char *const *params, in
 /* Text helpers shared by renderers and charts (and pdb_utf8_width). */
 /* Writes s shortened to at most width code points, "…" in the middle. */
 void pdb_ellipsize(const char *s, size_t width, char *out, size_t outcap);
-
-/* Appends s as Markdown text that shows as written: | \\ * < [ ] ` & ~ and
- * word-edge _ backslash-escaped, line breaks as spaces. */
-void pdb_md_escape(pdb_buf *b, const char *s);
 
 #endif

@@ -4,6 +4,7 @@
 #include "common/error.h"
 #include "common/strbuf.h"
 #include "render/files.h"
+#include "render/text.h"
 #include "report/charts.h"
 #include "report/overview.h"
 
@@ -103,7 +104,7 @@ int pdb_report_folder(pdb_report_ctx *ctx, const char *dir)
     fputs("# profdb report", md);
     if (ctx->run_name) {
         fputs(": run ", md);
-        pdb_out_md_text(md, ctx->run_name);
+        pdb_fput_md(md, ctx->run_name);
     }
     fputs("\n\n", md);
     pdb_report_ctx c = *ctx;
