@@ -6,6 +6,7 @@
 #include "common/error.h"
 #include "common/xalloc.h"
 #include "ingest/ingest.h"
+#include "render/text.h"
 #include "report/folder.h"
 #include "report/overview.h"
 #include "report/reports.h"
@@ -156,8 +157,11 @@ int cmd_report(int argc, char **argv, pdb_cli *cli)
         rc = pick_run(&ctx, run);
     if (rc == PDB_OK)
         rc = outdir ? pdb_report_folder(&ctx, outdir) : run_reports(&ctx, names, nnames);
-    if (rc == PDB_OK && outdir)
-        fprintf(stderr, "profdb: wrote %s/index.md\n", outdir);
+    if (rc == PDB_OK && outdir) {
+        fputs("profdb: wrote ", stderr); /* a path from the command line */
+        pdb_fput_term(stderr, outdir);
+        fputs("/index.md\n", stderr);
+    }
     if (!run && ctx.run_name)
         free((char *)ctx.run_name);
     free(names);

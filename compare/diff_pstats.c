@@ -9,6 +9,7 @@
 #include "compare/queries.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "render/text.h"
 
 #include <string.h>
 
@@ -63,9 +64,14 @@ int pdb_diff_pstats(pdb_diff_ctx *ctx)
         return PDB_ERR;
     if (ctx->titles && ctx->render.format == PDB_OUT_TABLE)
         fprintf(ctx->out, "\n== pstats ==\n");
-    if (ctx->render.format == PDB_OUT_TABLE || ctx->render.format == PDB_OUT_MD)
-        fprintf(ctx->out, "pstats: %s (%lld calls) -> %s (%lld calls)\n\n", ctx->base_name,
-                (long long)calls[0], ctx->test_name, (long long)calls[1]);
+    if (ctx->render.format == PDB_OUT_TABLE || ctx->render.format == PDB_OUT_MD) {
+        bool md = ctx->render.format == PDB_OUT_MD; /* run names as text of the format */
+        fputs("pstats: ", ctx->out);
+        pdb_fput_text(ctx->out, ctx->base_name, md);
+        fprintf(ctx->out, " (%lld calls) -> ", (long long)calls[0]);
+        pdb_fput_text(ctx->out, ctx->test_name, md);
+        fprintf(ctx->out, " (%lld calls)\n\n", (long long)calls[1]);
+    }
     sqlite3_stmt *st;
     if (pdb_compare_prepare(ctx->db, "diff_pstats.functions", NULL, &st) != PDB_OK)
         return PDB_ERR;

@@ -12,6 +12,7 @@
 #include "compare/queries.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "render/text.h"
 
 #include <math.h>
 #include <string.h>
@@ -119,10 +120,15 @@ int pdb_diff_steps(pdb_diff_ctx *ctx)
                         ctx->base_name, ctx->test_name);
     if (ctx->titles && ctx->render.format == PDB_OUT_TABLE)
         fprintf(ctx->out, "\n== steps ==\n");
-    if (ctx->render.format == PDB_OUT_TABLE || ctx->render.format == PDB_OUT_MD)
-        fprintf(ctx->out, "steps: %s -> %s (medians; ratio CI: bootstrap 95%%, seed %u; "
-                          "p: Mann-Whitney U, significant below %g)\n\n",
-                ctx->base_name, ctx->test_name, (unsigned)PDB_BOOTSTRAP_SEED, PDB_ALPHA);
+    if (ctx->render.format == PDB_OUT_TABLE || ctx->render.format == PDB_OUT_MD) {
+        bool md = ctx->render.format == PDB_OUT_MD; /* run names as text of the format */
+        fputs("steps: ", ctx->out);
+        pdb_fput_text(ctx->out, ctx->base_name, md);
+        fputs(" -> ", ctx->out);
+        pdb_fput_text(ctx->out, ctx->test_name, md);
+        fprintf(ctx->out, " (medians; ratio CI: bootstrap 95%%, seed %u; p: Mann-Whitney U, "
+                          "significant below %g)\n\n", (unsigned)PDB_BOOTSTRAP_SEED, PDB_ALPHA);
+    }
     sqlite3_stmt *st;
     if (pdb_compare_prepare(ctx->db, "diff_steps.rows", NULL, &st) != PDB_OK)
         return PDB_ERR;

@@ -11,6 +11,7 @@
 #include "compare/queries.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "render/text.h"
 
 #include <assert.h>
 #include <ctype.h>
@@ -90,8 +91,14 @@ static int diff_totals(pdb_diff_ctx *ctx, const totals_kind *k)
     sqlite3_bind_int64(st, 4, ctx->top >= 0 ? ctx->top : -1);
     if (ctx->titles && ctx->render.format == PDB_OUT_TABLE)
         fprintf(ctx->out, "\n== %s ==\n", k->title);
-    if (ctx->render.format == PDB_OUT_TABLE || ctx->render.format == PDB_OUT_MD)
-        fprintf(ctx->out, "%s: %s -> %s\n\n", k->title, ctx->base_name, ctx->test_name);
+    if (ctx->render.format == PDB_OUT_TABLE || ctx->render.format == PDB_OUT_MD) {
+        bool md = ctx->render.format == PDB_OUT_MD; /* run names as text of the format */
+        fprintf(ctx->out, "%s: ", k->title);
+        pdb_fput_text(ctx->out, ctx->base_name, md);
+        fputs(" -> ", ctx->out);
+        pdb_fput_text(ctx->out, ctx->test_name, md);
+        fputs("\n\n", ctx->out);
+    }
     int rc = pdb_render_stmt(st, &ctx->render, ctx->out);
     sqlite3_finalize(st);
     return rc;

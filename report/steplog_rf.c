@@ -21,6 +21,7 @@
 #include "common/db.h"
 #include "common/error.h"
 #include "report/queries.h"
+#include "render/text.h"
 #include "report/thresholds.h"
 
 #include <math.h>
@@ -44,11 +45,15 @@ static int print_text(pdb_report_ctx *ctx, sqlite3_stmt *st)
     for (int rc = sqlite3_step(st);; rc = sqlite3_step(st)) {
         const char *title = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
         if (n > 0 && (!title || strcmp(title, block) != 0)) {
-            fprintf(out, "%s=== %s ===\n\nDetailed Breakdown:\n", blocks++ ? "\n" : "", block);
-            for (int i = 0; i < n; i++)
-                fprintf(out, "%s: count=%lld, total=%.3fs, avg=%.4fs, min=%.4fs, max=%.4fs\n",
-                        rows[i].name, rows[i].count, rows[i].total, rows[i].avg, rows[i].min,
-                        rows[i].max);
+            /* Block and section names are data: terminal text (render/text.h). */
+            fprintf(out, "%s=== ", blocks++ ? "\n" : "");
+            pdb_fput_term(out, block);
+            fputs(" ===\n\nDetailed Breakdown:\n", out);
+            for (int i = 0; i < n; i++) {
+                pdb_fput_term(out, rows[i].name);
+                fprintf(out, ": count=%lld, total=%.3fs, avg=%.4fs, min=%.4fs, max=%.4fs\n",
+                        rows[i].count, rows[i].total, rows[i].avg, rows[i].min, rows[i].max);
+            }
             fprintf(out, "\nTime Distribution:\n");
             int slowest = 0, data = -1;
             double sum = 0;
@@ -60,7 +65,8 @@ static int print_text(pdb_report_ctx *ctx, sqlite3_stmt *st)
                 bool agrees = rows[i].has_printed && fabs(rows[i].printed - rows[i].pct) <= tol;
                 if (agrees)
                     rows[i].pct = rows[i].printed;
-                fprintf(out, "%s: %.1f%%", rows[i].name, rows[i].pct);
+                pdb_fput_term(out, rows[i].name);
+                fprintf(out, ": %.1f%%", rows[i].pct);
                 if (rows[i].has_printed && !agrees)
                     fprintf(out, " (log printed %.1f%%)", rows[i].printed);
                 fputc('\n', out);
@@ -69,8 +75,9 @@ static int print_text(pdb_report_ctx *ctx, sqlite3_stmt *st)
                 if (data < 0 && strcmp(rows[i].metric, "data") == 0)
                     data = i;
             }
-            fprintf(out, "\nPerformance Insights:\n- Slowest component: %s (%.4fs avg)\n",
-                    rows[slowest].name, rows[slowest].avg);
+            fputs("\nPerformance Insights:\n- Slowest component: ", out);
+            pdb_fput_term(out, rows[slowest].name);
+            fprintf(out, " (%.4fs avg)\n", rows[slowest].avg);
             if (data >= 0)
                 fprintf(out, rows[data].pct > PDB_DATA_LOADING_PCT
                                  ? "- Data loading may be a bottleneck (%.1f%% of total time)\n"

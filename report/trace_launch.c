@@ -198,10 +198,12 @@ int pdb_report_kernel_sequences(pdb_report_ctx *ctx)
         rc = pdb_trace_query(ctx, "trace_launch.sequences", mode, NULL);
     /* Which op was chosen, after the table (a line before it would read as a row). */
     bool text = ctx->render.format == PDB_OUT_TABLE || ctx->render.format == PDB_OUT_MD;
-    if (rc == PDB_OK && op && text)
-        fprintf(ctx->out, "\noperator: %s (the most GPU time of the ops launching a sequence; "
-                          "--op NAME picks another)\n",
-                op);
+    if (rc == PDB_OK && op && text) {
+        fputs("\noperator: ", ctx->out);
+        pdb_fput_text(ctx->out, op, ctx->render.format == PDB_OUT_MD);
+        fputs(" (the most GPU time of the ops launching a sequence; --op NAME picks another)\n",
+              ctx->out);
+    }
     if (rc == PDB_OK && !op && !ctx->op)
         fprintf(text ? ctx->out : stderr,
                 "%skernel-sequences: no op launches %ld or more GPU events per call below it; "
