@@ -14,6 +14,7 @@
  * Every string placed in DOT or gnuplot text is escaped. The edges come
  * from report/queries/pstats.sql. */
 #include "render/gnuplot.h"
+#include "render/text.h"
 #include "report/pstats_model.h"
 #include "report/queries.h"
 #include "report/reports.h"
@@ -66,14 +67,18 @@ static void weight_color(double w, char out[8])
 
 /* ---- DOT ------------------------------------------------------------- */
 
+/* A name in a DOT string: valid UTF-8, controls as spaces (render/text.h),
+ * " and \\ escaped. */
 static void dot_escape(pdb_buf *b, const char *s, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\')
+    pdb_buf t = PDB_BUF_INIT;
+    pdb_text_plain_mem(&t, s, n);
+    for (size_t i = 0; i < t.len; i++) {
+        if (t.p[i] == '"' || t.p[i] == '\\')
             pdb_buf_addc(b, '\\');
-        pdb_buf_addc(b, c < 0x20 ? ' ' : (char)c);
+        pdb_buf_addc(b, t.p[i]);
     }
+    pdb_buf_free(&t);
 }
 
 /* gprof2dot's function name for pstats: module (file base name without

@@ -12,6 +12,8 @@
 #include "common/db.h"
 #include "common/error.h"
 #include "common/strbuf.h"
+#include "common/utf8.h"
+#include "render/text.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -24,12 +26,39 @@ static void pad(FILE *out, size_t n)
         fputc(' ', out);
 }
 
+/* Names are data: terminal text (render/text.h), shown as pstats shows them
+ * unless they hold control characters or invalid UTF-8. Returns the code
+ * points written. */
+static size_t put_name(FILE *out, const char *s, size_t len)
+{
+    pdb_buf b = PDB_BUF_INIT;
+    pdb_text_term_mem(&b, s, len);
+    fwrite(pdb_buf_str(&b), 1, b.len, out);
+    size_t width = pdb_utf8_width(pdb_buf_str(&b), b.len);
+    pdb_buf_free(&b);
+    return width;
+}
+
+/* Lines of text holding names (file names, a --match pattern), each as above. */
+static void put_lines(FILE *out, const pdb_buf *text)
+{
+    const char *p = pdb_buf_str(text), *end = p + text->len;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        put_name(out, p, n);
+        if (nl)
+            fputc('\n', out);
+        p += n + (nl != NULL);
+    }
+}
+
 /* s.ljust(width): width counts code points. */
 static void ljust(FILE *out, const pdb_pfunc *f, size_t width)
 {
-    fwrite(f->std, 1, f->std_len, out);
-    if (f->width < width)
-        pad(out, width - f->width);
+    size_t w = put_name(out, f->std, f->std_len);
+    if (w < width)
+        pad(out, width - w);
 }
 
 static void rjust(FILE *out, const char *s, size_t width)
@@ -43,12 +72,15 @@ static void rjust(FILE *out, const char *s, size_t width)
 /* The header print_stats() writes before the list. */
 static void print_header(FILE *out, const pdb_pstats *ps)
 {
-    fputs(pdb_buf_str(&ps->files), out);
+    put_lines(out, &ps->files);
     if (ps->nfiles)
         fputc('\n', out);
     for (size_t i = 0; i < ps->n; i++)
-        if (ps->f[i].top_level)
-            fprintf(out, "         %s\n", ps->f[i].name);
+        if (ps->f[i].top_level) {
+            fputs("         ", out);
+            put_name(out, ps->f[i].name, ps->f[i].name_len);
+            fputc('\n', out);
+        }
     fprintf(out, "         %lld function calls ", (long long)ps->total_calls);
     if (ps->total_calls != ps->prim_calls)
         fprintf(out, "(%lld primitive calls) ", (long long)ps->prim_calls);
@@ -58,7 +90,8 @@ static void print_header(FILE *out, const pdb_pstats *ps)
 /* get_print_list()'s message and the name column width. */
 static size_t print_msg(FILE *out, const pdb_pstats *ps)
 {
-    fprintf(out, "%s\n", pdb_buf_str(&ps->msg));
+    put_lines(out, &ps->msg);
+    fputc('\n', out);
     size_t width = ps->max_name_len;
     if (ps->nlist < ps->n) {
         width = 0;
@@ -87,7 +120,7 @@ static void print_line(FILE *out, const pdb_pfunc *f)
         fputs("         ", out);
     else
         fprintf(out, "%8.3f ", f->ct / (double)f->cc);
-    fwrite(f->std, 1, f->std_len, out);
+    put_name(out, f->std, f->std_len);
     fputc('\n', out);
 }
 
@@ -122,8 +155,11 @@ static int print_call_line(FILE *out, sqlite3_stmt *st, const pdb_pfunc *f, size
         if (lines)
             pad(out, width + 1);
         rjust(out, c, lines ? 9 : 7);
-        fprintf(out, " %8.3f %8.3f  %s\n", sqlite3_column_double(st, 3),
-                sqlite3_column_double(st, 4), (const char *)sqlite3_column_text(st, 0));
+        fprintf(out, " %8.3f %8.3f  ", sqlite3_column_double(st, 3),
+                sqlite3_column_double(st, 4));
+        put_name(out, (const char *)sqlite3_column_text(st, 0),
+                 (size_t)sqlite3_column_bytes(st, 0));
+        fputc('\n', out);
         lines++;
     }
     sqlite3_reset(st);
