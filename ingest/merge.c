@@ -124,6 +124,7 @@ typedef struct {
     int64_t runs_before;       /* o->runs_before */
     int64_t offset[K_COUNT];   /* per shifted kind, for the shard being merged */
     bool strings_identity;     /* the shard's string ids are the target's */
+    int64_t shard_strings;     /* then: its ids are 1 to this */
     pdb_buf sql;
 } merger;
 
@@ -181,13 +182,35 @@ static int kind_of(sqlite3 *db, const char *table, const char *column, id_kind *
     return rc;
 }
 
+/* A string id the shard's strings table lacks: a damaged shard, refused
+ * here rather than copied as a NULL or a wrong name that a later analysis
+ * trips over. merge_missing_string(column, id) is evaluated only then. */
+static void missing_string(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    char *msg = sqlite3_mprintf("%s refers to string id %lld, which its strings table lacks "
+                                "(a damaged database)", (const char *)sqlite3_value_text(argv[0]),
+                                (long long)sqlite3_value_int64(argv[1]));
+    sqlite3_result_error(ctx, msg ? msg : "a string id its strings table lacks", -1);
+    sqlite3_free(msg);
+}
+
 /* The SELECT expression of one column of shard table x. */
-static void add_expr(merger *m, pdb_buf *b, const char *column, id_kind kind)
+static void add_expr(merger *m, pdb_buf *b, const char *schema, const char *table,
+                     const char *column, id_kind kind)
 {
     if (kind == K_RUN)
         pdb_buf_addf(b, "(SELECT new FROM temp.merge_runs WHERE old = x.\"%s\")", column);
-    else if (kind == K_STRING && !m->strings_identity)
-        pdb_buf_addf(b, "(SELECT new FROM temp.merge_strings WHERE old = x.\"%s\")", column);
+    else if (kind == K_STRING && m->strings_identity)
+        /* ids copied as they are; the shard's are 1..count (checked), so a
+         * range test finds a missing one without a lookup per row */
+        pdb_buf_addf(b, "CASE WHEN x.\"%s\" IS NULL OR x.\"%s\" BETWEEN 1 AND %lld"
+                     " THEN x.\"%s\" ELSE merge_missing_string('%s.%s', x.\"%s\") END",
+                     column, column, (long long)m->shard_strings, column, table, column, column);
+    else if (kind == K_STRING)
+        pdb_buf_addf(b, "coalesce((SELECT new FROM temp.merge_strings WHERE old = x.\"%s\"),"
+                     " CASE WHEN x.\"%s\" IS NOT NULL THEN merge_missing_string('%s.%s',"
+                     " x.\"%s\") END)", column, column, table, column, column);
     else if (kind > K_STRING && m->offset[kind] != 0)
         pdb_buf_addf(b, "x.\"%s\" + %lld", column, (long long)m->offset[kind]);
     else
@@ -217,7 +240,7 @@ static int build_copy(merger *m, const char *schema, const char *table, copy_mod
         pdb_buf_addf(&cols, "%s\"%s\"", cols.len ? ", " : "", col);
         if (exprs.len)
             pdb_buf_adds(&exprs, ", ");
-        add_expr(m, &exprs, col, kind);
+        add_expr(m, &exprs, schema, table, col, kind);
     }
     pdb_db_release(st);
     /* An INTEGER PRIMARY KEY alone is the rowid: an id that must be re-keyed. */
@@ -310,7 +333,20 @@ static int map_strings(merger *m, const char *schema)
         query_int(m->db, "SELECT EXISTS (SELECT 1 FROM temp.merge_strings WHERE old <> new)",
                   &moved) != PDB_OK)
         return PDB_ERR;
-    m->strings_identity = !moved;
+    /* the identity's range test needs ids 1..count (profdb never deletes a
+     * string); a shard with gaps is mapped like any other */
+    int64_t gaps = 1;
+    if (!moved) {
+        char sql[160];
+        snprintf(sql, sizeof sql, "SELECT coalesce(max(id), 0) <> count(*) FROM %s.strings",
+                 schema);
+        if (query_int(m->db, sql, &gaps) != PDB_OK)
+            return PDB_ERR;
+        snprintf(sql, sizeof sql, "SELECT count(*) FROM %s.strings", schema);
+        if (query_int(m->db, sql, &m->shard_strings) != PDB_OK)
+            return PDB_ERR;
+    }
+    m->strings_identity = !moved && !gaps;
     return PDB_OK;
 }
 
@@ -448,15 +484,6 @@ static int merge_shard(merger *m, const char *path, int index)
 
 /* ---- many shards ----------------------------------------------------------- */
 
-int pdb_merge_check(const char *path)
-{
-    sqlite3 *db;
-    if (pdb_db_open(path, PDB_DB_READONLY, &db) != PDB_OK)
-        return PDB_ERR;
-    pdb_db_close(db);
-    return PDB_OK;
-}
-
 static bool same_file(const char *a, const char *b)
 {
     struct stat sa, sb;
@@ -482,6 +509,18 @@ static bool shards_are_large(sqlite3 *db, const char *const *shards, int n)
     return bytes >= pages * size * 4;
 }
 
+/* An error while merging a shard names it (SQLite's own message does not). */
+static void name_shard(const char *path)
+{
+    const char *msg = pdb_errmsg();
+    size_t n = strlen(path);
+    if (strncmp(msg, path, n) == 0 && msg[n] == ':')
+        return;
+    char copy[1024];
+    snprintf(copy, sizeof copy, "%s", msg);
+    pdb_fail("%s: %s", path, copy);
+}
+
 /* Merges up to MAX_ATTACHED shards into m->db. */
 static int merge_batch(merger *m, const char *const *shards, int n)
 {
@@ -497,14 +536,17 @@ static int merge_batch(merger *m, const char *const *shards, int n)
                            "CREATE TEMP TABLE IF NOT EXISTS merge_pstats_runs"
                            " (old INTEGER PRIMARY KEY, new INTEGER NOT NULL);"
                            "CREATE TEMP TABLE IF NOT EXISTS merge_funcs (old INTEGER PRIMARY KEY,"
-                           " new INTEGER, was_stats INTEGER, new_ord INTEGER)") != PDB_OK)
+                           " new INTEGER, was_stats INTEGER, new_ord INTEGER)") != PDB_OK ||
+        sqlite3_create_function(m->db, "merge_missing_string", 2, SQLITE_UTF8, NULL,
+                                missing_string, NULL, NULL) != SQLITE_OK)
         return PDB_ERR;
     pdb_buf indexes = PDB_BUF_INIT;
     int rc = PDB_OK;
     if (shards_are_large(m->db, shards, n))
         rc = pdb_bulk_indexes_drop(m->db, &indexes);
     for (int i = 0; i < n && rc == PDB_OK; i++)
-        rc = merge_shard(m, shards[i], i);
+        if ((rc = merge_shard(m, shards[i], i)) != PDB_OK)
+            name_shard(shards[i]);
     if (rc == PDB_OK && indexes.len)
         rc = pdb_db_exec(m->db, indexes.p);
     if (rc == PDB_OK)
