@@ -278,21 +278,34 @@ static void parent_file_done(void)
     parent_done++;
 }
 
+/* Sends sig to every running worker. */
+static void signal_workers(split_state *st, int sig)
+{
+    for (int k = 1; k < st->nw; k++)
+        if (st->ws[k].running)
+            kill(st->ws[k].pid, sig);
+}
+
 /* Waits for every worker, showing progress on a terminal. On SIGINT or
  * SIGTERM, or at once with stop (the parent failed), the workers are
- * stopped (they roll their shards back). */
+ * stopped (they roll their shards back). A stopped worker (SIGSTOP, a
+ * debugger, a job-control accident) would hold SIGTERM pending for ever,
+ * so SIGCONT follows it, and a worker still there after STOP_GRACE_MS is
+ * killed: its shard is thrown away either way. */
+#define STOP_GRACE_MS 3000
 static void wait_workers(split_state *st, bool stop)
 {
     bool tty = !st->opts->quiet && isatty(STDERR_FILENO), shown = false, stopped = false;
-    int done = 0, running = 0;
+    int done = 0, running = 0, waited_ms = 0;
     for (int k = 1; k < st->nw; k++)
         running += st->ws[k].running;
     while (running > 0) {
         if ((stop || pdb_ingest_interrupted()) && !stopped) {
-            for (int k = 1; k < st->nw; k++)
-                if (st->ws[k].running)
-                    kill(st->ws[k].pid, SIGTERM);
+            signal_workers(st, SIGTERM);
+            signal_workers(st, SIGCONT);
             stopped = true;
+        } else if (stopped && (waited_ms += 100) == STOP_GRACE_MS) {
+            signal_workers(st, SIGKILL);
         }
         struct pollfd p = {.fd = st->pipe_fd, .events = POLLIN};
         if (poll(&p, 1, 100) > 0) {
