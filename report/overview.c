@@ -4,6 +4,7 @@
 #include "report/overview.h"
 #include "common/error.h"
 #include "common/strbuf.h"
+#include "common/utf8.h"
 #include "report/queries.h"
 
 #include <inttypes.h>
@@ -28,6 +29,8 @@ int pdb_run_facts_get(sqlite3 *db, int64_t run_id, pdb_run_facts *f)
     for (size_t i = 0; i < sizeof q / sizeof q[0]; i++)
         if (pdb_report_number(db, q[i].query, run_id, q[i].out) != PDB_OK)
             return PDB_ERR;
+    if (pdb_analysis_state_get(db, run_id, &f->analysis) != PDB_OK)
+        return PDB_ERR;
     return PDB_OK;
 }
 
@@ -57,6 +60,9 @@ const char *pdb_report_missing(const pdb_run_facts *f, int needs)
 {
     if ((needs & PDB_NEEDS_TRACE) && !f->traces)
         return "no traces";
+    if ((needs & (PDB_NEEDS_TRACE | PDB_NEEDS_GPU | PDB_NEEDS_STEPS | PDB_NEEDS_MEMORY)) &&
+        f->traces && f->analysis.never)
+        return PDB_NOT_ANALYSED;
     if ((needs & PDB_NEEDS_GPU) && !f->gpu_events)
         return "no GPU events";
     if ((needs & PDB_NEEDS_STEPS) && !f->steps)
@@ -131,7 +137,7 @@ static void applicable(pdb_report_ctx *ctx, const pdb_run_facts *f)
         if (!pdb_report_missing(f, pdb_report_needs(r->name)))
             fprintf(ctx->out, " %s", r->name);
     fputc('\n', ctx->out);
-    static const char *const reasons[] = {"no traces", "no GPU events",
+    static const char *const reasons[] = {"no traces", PDB_NOT_ANALYSED, "no GPU events",
                                           "no ProfilerStep annotations", "no pstats dump",
                                           "no step logs", "no [memory] events"};
     for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++) {
@@ -179,10 +185,23 @@ int pdb_report_overview(pdb_report_ctx *ctx)
     bool md = ctx->render.format == PDB_OUT_MD;
     const char *li = md ? "- " : "  ";
     fprintf(ctx->out, "%ssources: %" PRId64 ", records: %" PRId64 "\n", li, f.sources, f.records);
-    if (f.traces)
+    if (f.traces && f.analysis.never)
+        fprintf(ctx->out, "%straces: %" PRId64 " (ranks: %" PRId64 "), %" PRId64
+                          " GPU events, not analysed\n",
+                li, f.traces, f.ranks, f.analysis.gpu_events);
+    else if (f.traces)
         fprintf(ctx->out, "%straces: %" PRId64 " (ranks: %" PRId64 "), %" PRId64
                           " GPU events, %" PRId64 " profiler steps, %" PRId64 " op rows\n",
                 li, f.traces, f.ranks, f.gpu_events, f.steps, f.ops);
+    if (f.traces && f.analysis.missing) {
+        char why[768];
+        pdb_buf run = PDB_BUF_INIT;
+        const char *name = ctx->run_name ? ctx->run_name : "";
+        pdb_utf8_clean(&run, name, strlen(name), PDB_UTF8_CONTROLS);
+        pdb_analysis_state_message(&f.analysis, pdb_buf_str(&run), why, sizeof why);
+        pdb_buf_free(&run);
+        fprintf(ctx->out, "%s%s\n", li, why);
+    }
     if (f.pstats_funcs)
         fprintf(ctx->out, "%spstats: %" PRId64 " functions\n", li, f.pstats_funcs);
     if (f.steplog_values)
@@ -196,7 +215,7 @@ int pdb_report_overview(pdb_report_ctx *ctx)
     c.titles = false;
     if (pdb_report_summary(&c) != PDB_OK)
         return PDB_ERR;
-    if (f.traces && findings(ctx, "insights") != PDB_OK)
+    if (f.traces && !f.analysis.never && findings(ctx, "insights") != PDB_OK)
         return PDB_ERR;
     if (f.pstats_funcs && pstats_findings(ctx) != PDB_OK)
         return PDB_ERR;

@@ -6,11 +6,13 @@
 #ifndef PDB_OVERVIEW_H
 #define PDB_OVERVIEW_H
 
+#include "report/analysis_state.h"
 #include "report/reports.h"
 
 typedef struct pdb_run_facts {
     int64_t sources, records, traces, ranks, gpu_events, steps, ops, pstats_funcs,
         steplog_values, steplog_steps, memory_events;
+    pdb_analysis_state analysis;  /* the trace analysis missing or older than the passes */
 } pdb_run_facts;
 
 /* What a report needs from a run (PDB_NEEDS_* bits). */
@@ -20,7 +22,10 @@ enum { PDB_NEEDS_TRACE = 1, PDB_NEEDS_GPU = 2, PDB_NEEDS_STEPS = 4, PDB_NEEDS_PS
 int pdb_run_facts_get(sqlite3 *db, int64_t run_id, pdb_run_facts *f);
 /* The PDB_NEEDS_* bits of a report name (0: applies to every run). */
 int pdb_report_needs(const char *name);
-/* NULL when the report applies, else why not ("no GPU events", ...). */
+/* NULL when the report applies, else why not ("no GPU events", ...; a
+ * trace report of a run never analysed: PDB_NOT_ANALYSED). */
+#define PDB_NOT_ANALYSED "not analysed: run 'profdb analyze'"
+
 const char *pdb_report_missing(const pdb_run_facts *f, int needs);
 
 /* Prints the overview: facts, applicable reports, the summary table and the

@@ -2,6 +2,9 @@
  * report query (queries.h) bound to the report context and render it. */
 #include "report/reports.h"
 #include "common/error.h"
+#include "common/strbuf.h"
+#include "common/utf8.h"
+#include "report/analysis_state.h"
 #include "report/queries.h"
 #include "report/steplog_reports.h"
 
@@ -111,6 +114,20 @@ int pdb_report_require(pdb_report_ctx *ctx, const char *report, const char *coun
     sqlite3_finalize(st);
     if (*ok)
         return PDB_OK;
+    /* Nothing because the analysis is missing or older than the passes
+     * (--no-analyze, a migrated database) is not "nothing in the run". */
+    pdb_analysis_state as;
+    char missing[768];
+    if (pdb_analysis_state_get(ctx->db, ctx->run_id, &as) != PDB_OK)
+        return PDB_ERR;
+    if (as.missing) {
+        pdb_buf run = PDB_BUF_INIT;
+        const char *name = ctx->run_name ? ctx->run_name : "";
+        pdb_utf8_clean(&run, name, strlen(name), PDB_UTF8_CONTROLS);
+        pdb_analysis_state_message(&as, pdb_buf_str(&run), missing, sizeof missing);
+        pdb_buf_free(&run);
+        why = missing;
+    }
     bool text = ctx->render.format == PDB_OUT_TABLE || ctx->render.format == PDB_OUT_MD;
     fprintf(text ? ctx->out : stderr, "%s%s: %s\n", text ? "" : "profdb: ", report, why);
     if (ctx->render.format == PDB_OUT_JSON)
