@@ -15,6 +15,7 @@
 #include "common/strbuf.h"
 #include "common/strutil.h"
 #include "common/utf8.h"
+#include "common/xalloc.h"
 #include "ingest/steplog_units.h"
 
 #include <assert.h>
@@ -97,6 +98,95 @@ size_t pdb_steplog_trim(const char **s, size_t len)
         len--;
     *s = p;
     return len;
+}
+
+/* ---- lines ----------------------------------------------------------------- */
+
+#define SL_MAX_LINE (16 * 1024 * 1024) /* as pdb_input_getline's */
+#define SL_CHUNK 65536
+
+bool pdb_steplog_cr_lines(const unsigned char *d, size_t len)
+{
+    const unsigned char *lf = memchr(d, '\n', len);
+    if (lf && !(lf == d + len - 1 && len < PDB_INPUT_PEEK))
+        return false;
+    for (const unsigned char *cr = memchr(d, '\r', len); cr;
+         cr = memchr(cr + 1, '\r', len - (size_t)(cr + 1 - d)))
+        if (cr + 1 == d + len ? len < PDB_INPUT_PEEK : cr[1] != '\n')
+            return true;
+    return false;
+}
+
+/* A line of a log of bare-CR lines: ends at CR, LF or CRLF. */
+static int cr_getline(pdb_steplog *w, const char **line, size_t *len)
+{
+    pdb_input *in = w->src->in;
+    if (!w->cr.buf)
+        w->cr.buf = pdb_xmalloc(SL_CHUNK);
+    pdb_buf *b = &w->cr.line;
+    pdb_buf_reset(b);
+    for (;;) {
+        if (w->cr.pos == w->cr.len) {
+            if (w->cr.eof)
+                break;
+            ssize_t n = pdb_input_read(in, w->cr.buf, SL_CHUNK);
+            if (n < 0)
+                return PDB_ERR;
+            if (n == 0) {
+                w->cr.eof = true;
+                break;
+            }
+            w->cr.len = (size_t)n;
+            w->cr.pos = 0;
+        }
+        if (w->cr.after_cr) { /* a CRLF split between two reads */
+            w->cr.after_cr = false;
+            if (w->cr.buf[w->cr.pos] == '\n') {
+                w->cr.pos++;
+                continue;
+            }
+        }
+        const unsigned char *s = w->cr.buf + w->cr.pos;
+        size_t avail = w->cr.len - w->cr.pos, k = 0;
+        while (k < avail && s[k] != '\n' && s[k] != '\r')
+            k++;
+        if (b->len + k > SL_MAX_LINE)
+            return pdb_fail_line(w->src->path, w->lineno + 1, "line longer than %d bytes",
+                                 SL_MAX_LINE);
+        pdb_buf_add(b, s, k);
+        w->cr.pos += k;
+        if (k < avail) {
+            w->cr.pos++;
+            if (s[k] == '\r') {
+                if (w->cr.pos < w->cr.len && w->cr.buf[w->cr.pos] == '\n')
+                    w->cr.pos++;
+                else
+                    w->cr.after_cr = w->cr.pos == w->cr.len;
+            }
+            goto got_line;
+        }
+    }
+    if (b->len == 0)
+        return 0;
+got_line:
+    w->lineno++;
+    *line = pdb_buf_str(b);
+    *len = b->len;
+    return 1;
+}
+
+int pdb_steplog_getline(pdb_steplog *w, const char **line, size_t *len)
+{
+    /* a long run of lines that store nothing runs no SQL, whose progress
+     * handler would see the flag: the reader looks itself */
+    if (pdb_ingest_interrupted())
+        return pdb_fail("%s: interrupted", w->src->path); /* the session says by what */
+    if (w->cr_lines)
+        return cr_getline(w, line, len);
+    int r = pdb_input_getline(w->src->in, line, len);
+    if (r == 1)
+        w->lineno = pdb_input_lineno(w->src->in);
+    return r < 0 ? PDB_ERR : r;
 }
 
 /* Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm). */
@@ -502,9 +592,10 @@ static flavor_id sniff_flavor(const unsigned char *d, size_t len, int *score)
         return F_NONE;
     evidence ev = {0};
     size_t pos = i;
+    char eol = pdb_steplog_cr_lines(d, len) ? '\r' : '\n';
     while (pos < len && ev.lines < 2000) {
         const char *s = (const char *)d + pos;
-        const char *nl = memchr(s, '\n', len - pos);
+        const char *nl = memchr(s, eol, len - pos);
         size_t l = nl ? (size_t)(nl - s) : len - pos;
         if (!nl && pos > 0 && len >= PDB_INPUT_PEEK)
             break; /* a cut-off last line */
@@ -594,7 +685,7 @@ static void list_skip(const char *reason, size_t len, int64_t n, void *arg)
 static int refuse(pdb_steplog *w, flavor_id f, bool forced)
 {
     pdb_buf msg = PDB_BUF_INIT;
-    int64_t lines = pdb_input_lineno(w->src->in);
+    int64_t lines = w->lineno;
     if (forced)
         pdb_buf_addf(&msg, "no step records found in the '%s' shapes (--format steplog:%s",
                      flavor_name(f), flavor_name(f));
@@ -644,9 +735,10 @@ int pdb_read_steplog(pdb_source *src)
     }
     src->format = flavors[f].format;
     pdb_steplog w = {.src = src, .flavor = flavor_name(f)};
+    w.cr_lines = pdb_steplog_cr_lines(d, len);
     if (f == F_TEXT) {
         w.gen = pdb_steplog_general_new();
-        pdb_steplog_general_profile(w.gen, (const char *)d, len);
+        pdb_steplog_general_profile(w.gen, (const char *)d, len, w.cr_lines ? '\r' : '\n');
     }
     int rc = pdb_steplog_open(&w);
     if (rc == PDB_OK)
@@ -668,5 +760,7 @@ int pdb_read_steplog(pdb_source *src)
     if (rc == PDB_OK)
         rc = pdb_steplog_finish(&w);
     pdb_steplog_close(&w);
+    free(w.cr.buf);
+    pdb_buf_free(&w.cr.line);
     return rc;
 }

@@ -95,7 +95,28 @@ typedef struct pdb_steplog {
     int blk_mode, blk_section;   /* summary block being read (steplog_blocks.c) */
     int64_t blk_record;
     pdb_steplog_general *gen;    /* the general reader (steplog_general.c), or NULL */
+    /* lines (pdb_steplog_getline) */
+    int64_t lineno;              /* lines returned so far */
+    bool cr_lines;               /* lines end in a bare CR too (see pdb_steplog_cr_lines) */
+    struct {                     /* the CR-splitting line reader's state */
+        unsigned char *buf;
+        size_t pos, len;
+        bool eof, after_cr;
+        pdb_buf line;
+    } cr;
 } pdb_steplog;
+
+/* The next line of the log without its line end: 1, 0 at the end,
+ * PDB_ERR on a read error, a line longer than 16 MiB or an interrupt
+ * (SIGINT/SIGTERM; checked on every line). Lines end in LF or CRLF; in a log
+ * whose lines end in bare CR (w->cr_lines) also in CR. w->lineno is the
+ * line's number. */
+int pdb_steplog_getline(pdb_steplog *w, const char **line, size_t *len);
+/* Whether a log whose first bytes are d[0..len) ends its lines in bare CR:
+ * they hold a CR that no LF follows and no LF but, in an input shorter than
+ * the peek, a last byte. Such a log is read as one line per CR (tqdm's
+ * CR-separated updates within LF lines are segments of one line). */
+bool pdb_steplog_cr_lines(const unsigned char *d, size_t len);
 
 /* Starts a new record at line `line`; context fields are reset. kind (and
  * w->kind, w->split, units and aggs given to the writer) must outlive the
@@ -147,10 +168,11 @@ int pdb_steplog_read_text(pdb_steplog *w);       /* every line-oriented text fla
  * docs/steplogs.md. Lines go in one at a time; pdb_steplog_general_end()
  * flushes the last record. The profile pass reads the peeked prefix first so
  * that the shape of the log (per-epoch progress, which records train) is
- * known from its first line. */
+ * known from its first line; eol ends its lines ('\n', or '\r' in a log of
+ * bare-CR lines). */
 pdb_steplog_general *pdb_steplog_general_new(void);
 void pdb_steplog_general_free(pdb_steplog_general *g);
-void pdb_steplog_general_profile(pdb_steplog_general *g, const char *d, size_t len);
+void pdb_steplog_general_profile(pdb_steplog_general *g, const char *d, size_t len, char eol);
 int pdb_steplog_general_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno);
 int pdb_steplog_general_end(pdb_steplog *w);
 /* Names that say what a record is (steplog_general.c): a validation name

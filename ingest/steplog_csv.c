@@ -213,7 +213,6 @@ static int data_row(pdb_steplog *w, const header *h, const cells *c, int64_t lin
 
 int pdb_steplog_read_csv(pdb_steplog *w)
 {
-    pdb_input *in = w->src->in;
     cells c = {0};
     header h = {0};
     const char *line;
@@ -222,8 +221,8 @@ int pdb_steplog_read_csv(pdb_steplog *w)
     char sep = 0;
     double last_ts = -1;
     int64_t same_ts = 0;
-    while (rc == PDB_OK && (r = pdb_input_getline(in, &line, &len)) == 1) {
-        int64_t lineno = pdb_input_lineno(in);
+    while (rc == PDB_OK && (r = pdb_steplog_getline(w, &line, &len)) == 1) {
+        int64_t lineno = w->lineno;
         const char *t = line;
         if (pdb_steplog_trim(&t, len) == 0) {
             pdb_skip(w->src, "blank line");

@@ -1047,12 +1047,12 @@ int pdb_steplog_general_end(pdb_steplog *w)
 
 /* ---- the shape of the log, from its first bytes ----------------------------------- */
 
-void pdb_steplog_general_profile(pdb_steplog_general *g, const char *d, size_t len)
+void pdb_steplog_general_profile(pdb_steplog_general *g, const char *d, size_t len, char eol)
 {
     size_t pos = 0;
     int lines = 0;
     while (pos < len && lines++ < 2000) {
-        const char *nl = memchr(d + pos, '\n', len - pos);
+        const char *nl = memchr(d + pos, eol, len - pos);
         if (!nl)
             break; /* a cut-off last line */
         size_t l = (size_t)(nl - (d + pos));

@@ -612,14 +612,13 @@ static bool log_has_train_keys(pdb_steplog *w)
 
 int pdb_steplog_read_jsonl(pdb_steplog *w)
 {
-    pdb_input *in = w->src->in;
     bool log_trains = log_has_train_keys(w);
     pdb_buf buf = PDB_BUF_INIT;
     jl_record *rec = pdb_xcalloc(1, sizeof *rec);
     const char *line;
     size_t len;
     int r, rc = PDB_OK;
-    while (rc == PDB_OK && (r = pdb_input_getline(in, &line, &len)) == 1) {
+    while (rc == PDB_OK && (r = pdb_steplog_getline(w, &line, &len)) == 1) {
         len = pdb_steplog_trim(&line, len);
         if (len == 0) {
             pdb_skip(w->src, "blank line");
@@ -631,10 +630,10 @@ int pdb_steplog_read_jsonl(pdb_steplog *w)
         }
         normalise_json(line, len, &buf);
         if (!jl_parse(rec, pdb_buf_str(&buf))) {
-            pdb_steplog_malformed(w, pdb_input_lineno(in), "expected one JSON object per line");
+            pdb_steplog_malformed(w, w->lineno, "expected one JSON object per line");
             continue;
         }
-        pdb_steplog_record(w, w->flavor, pdb_input_lineno(in));
+        pdb_steplog_record(w, w->flavor, w->lineno);
         record_context(w, rec);
         record_split(w, rec, log_trains);
         rc = record_values(w, rec);

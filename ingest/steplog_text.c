@@ -594,8 +594,8 @@ int pdb_steplog_read_text(pdb_steplog *w)
     const char *line;
     size_t len;
     int r, rc = PDB_OK;
-    while (rc == PDB_OK && (r = pdb_input_getline(w->src->in, &line, &len)) == 1) {
-        int64_t lineno = pdb_input_lineno(w->src->in);
+    while (rc == PDB_OK && (r = pdb_steplog_getline(w, &line, &len)) == 1) {
+        int64_t lineno = w->lineno;
         strip_ansi(line, len, &clean);
         const char *s = pdb_buf_str(&clean);
         size_t sl = clean.len, start = 0;

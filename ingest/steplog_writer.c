@@ -457,7 +457,7 @@ int pdb_steplog_note(pdb_steplog *w, const char *section, const char *text, size
     pdb_rowq_int(q, w->src->run_id);
     pdb_rowq_int(q, w->src->source_id);
     pdb_rowq_int(q, w->record);
-    pdb_rowq_int(q, pdb_input_lineno(w->src->in));
+    pdb_rowq_int(q, w->lineno);
     pdb_rowq_text(q, section, strlen(section));
     pdb_rowq_text(q, text, len);
     return pdb_rowq_end(q);

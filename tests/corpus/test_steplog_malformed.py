@@ -124,6 +124,76 @@ def document_offsets(tmp):
                  err.startswith(f"profdb: {p}: byte {offset}{note}: expected a JSON object"), err)
 
 
+def query(db, text):
+    """Rows of a query as dicts; [] when profdb refuses it (no database yet:
+    the ingest before it failed, which the caller's checks report)."""
+    code, out, _ = run("sql", "--db", db, "--format", "json", text, check=False)
+    return json.loads(out) if code == 0 else []
+
+
+def cr_lines(tmp):
+    """Logs whose lines end in a bare CR (no LF) are read line by line: line
+    numbers, skip counts and every flavor as with LF (was: the whole file one
+    line, so 'N lines' counted 1 while every CR segment counted a skip, JSON
+    Lines and CSV were not read, and a CR log over 16 MiB was refused as one
+    overlong line). tqdm's CR updates inside LF lines stay one line."""
+    import re
+    db = os.path.join(tmp, "cr.db")
+    prose = ["hello", "world", "nothing here", "x y z"]
+    p = write(tmp, "prose_cr.log", "\r".join(prose) + "\r")
+    code, _, err = run("ingest", "--db", db, p, check=False)
+    chk.eq("CR prose: exit 2", code, 2)
+    m = re.search(r"; (\d+) lines: ([^)]*)\)", err)
+    counted = sum(int(n) for n in re.findall(r"(\d+) [a-z]", m.group(2))) if m else -1
+    chk.true("CR prose: counts its 4 lines, no more skips than lines",
+             m is not None and int(m.group(1)) == 4 and counted == 4, err)
+
+    def rows(name):
+        return query(db, "SELECT line, step, raw_name, value FROM steplog_values JOIN runs"
+                         f" USING (run_id) WHERE name = '{name}' ORDER BY line, raw_name")
+
+    logs = {
+        "nanogpt": ["Starting training"]
+        + [f"iter {i}: loss {2.0 - i / 100:.3f}, time 12.{i}ms, mfu 3.2%" for i in range(5)]
+        + ["some chatter", "done"],
+        "jsonl": [f'{{"step": {i}, "loss": {2.0 - i / 100}}}' for i in range(5)],
+        "csv": ["step,loss"] + [f"{i},{2.0 - i / 100}" for i in range(5)],
+    }
+    for name, lines in logs.items():
+        for end, tag in (("\n", "lf"), ("\r", "cr"), ("\r\n", "crlf")):
+            write(tmp, f"{name}_{tag}.log", end.join(lines) + end)
+            code, _, err = run("ingest", "--db", db, os.path.join(tmp, f"{name}_{tag}.log"),
+                               check=False)
+            chk.eq(f"{name} with {tag} line ends: exit 0", code, 0)
+        lf = rows(f"{name}_lf")
+        first = 1 if name == "jsonl" else 2  # after a header or a preamble line
+        chk.true(f"{name}: LF rows from line {first}", len(lf) > 0 and lf[0]["line"] == first,
+                 lf[:2])
+        chk.eq(f"{name}: bare-CR log read as the LF one", rows(f"{name}_cr"), lf)
+        chk.eq(f"{name}: CRLF log read as the LF one", rows(f"{name}_crlf"), lf)
+    # a bare-CR log over 16 MiB: lines, not one overlong line
+    n = 60_000  # lines of 300 bytes (trailing blanks: fewer records to store)
+    p = os.path.join(tmp, "big_cr.log")
+    with open(p, "w", newline="") as f:
+        for i in range(n):
+            f.write(f"iter {i}: loss {2.0 - i / 1e6:.6f}, time 12.5ms, mfu 3.2%".ljust(299) + "\r")
+    chk.true("big CR log is over 16 MiB", os.path.getsize(p) > 16 << 20, os.path.getsize(p))
+    code, _, err = run("ingest", "--db", db, p, check=False)
+    chk.eq("bare-CR log over 16 MiB: exit 0", code, 0)
+    out = query(db, "SELECT max(line) AS l, count(*) AS n FROM steplog_values JOIN runs"
+                    " USING (run_id) WHERE name = 'big_cr' AND raw_name = 'loss'")
+    chk.eq("bare-CR log over 16 MiB: a record per line", out, [{"l": n, "n": n}])
+    # tqdm updates within an LF line stay segments of that line
+    p = write(tmp, "tqdm.log", "  0%|          | 0/10 [00:00<?, ?it/s]\r 10%|#         | 1/10"
+              " [00:01<00:09,  1.00s/it]\r 20%|##        | 2/10 [00:02<00:08,  1.00s/it]\n"
+              "{'loss': 1.0, 'learning_rate': 0.1, 'epoch': 0.1}\n")
+    code, _, err = run("ingest", "--db", db, "--format", "steplog:hf-trainer", p, check=False)
+    chk.eq("tqdm log: exit 0", code, 0)
+    out = query(db, "SELECT DISTINCT line FROM steplog_values JOIN runs USING (run_id)"
+                    " WHERE name = 'tqdm' AND raw_name = 'loss'")
+    chk.eq("tqdm log: the dict after the bar is line 2", out, [{"line": 2}])
+
+
 def mutations(tmp):
     """Random damage to sample logs, read with every flavor: exit 0 or 2 only."""
     rnd = random.Random(7)
@@ -160,6 +230,7 @@ def main():
         bad_lines(tmp)
         bad_files(tmp)
         document_offsets(tmp)
+        cr_lines(tmp)
         mutations(tmp)
         chk.close()
 
