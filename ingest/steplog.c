@@ -518,6 +518,22 @@ typedef struct {
     size_t first_len, second_len;
 } evidence;
 
+/* A JSON Lines record that does not end in '}' (cut off by the peek, or
+ * broken: a line nesting too deep) still opens like one when it names a
+ * step the way step logs do ({"step": 1, ...); the JSON Lines reader then
+ * says what is wrong with the line, not the trace reader. */
+static bool jsonl_step_key(const char *t, size_t tl)
+{
+    static const char *const keys[] = {"{\"step\":", "{\"iteration\":", "{\"global_step\":",
+                                       "{\"_step\":", "{\"iter\":", ", \"step\":",
+                                       ", \"iteration\":", ", \"global_step\":", NULL};
+    size_t lim = tl < 4096 ? tl : 4096;
+    for (int k = 0; keys[k]; k++)
+        if (pdb_steplog_find(t, lim, keys[k]))
+            return true;
+    return false;
+}
+
 static void count_line(evidence *ev, const char *s, size_t l)
 {
     /* tqdm and nested bars put many updates on one line */
@@ -533,7 +549,7 @@ static void count_line(evidence *ev, const char *s, size_t l)
     const char *t = s;
     size_t tl = pdb_steplog_trim(&t, l);
     ev->nonblank += tl > 0;
-    if (tl >= 2 && t[0] == '{' && t[tl - 1] == '}' && t[1] == '"') {
+    if (tl >= 2 && t[0] == '{' && t[1] == '"' && (t[tl - 1] == '}' || jsonl_step_key(t, tl))) {
         ev->jsonl++;
         if (pdb_steplog_find(t, tl, "\"data_time\"") && pdb_steplog_find(t, tl, "\"iteration\""))
             ev->detectron++;

@@ -106,6 +106,11 @@ typedef struct pdb_steplog {
     } cr;
 } pdb_steplog;
 
+/* The deepest JSON nesting the step-log readers accept: deeper input is
+ * refused (the same bound as the trace reader's). JSON Lines records are
+ * read three levels deep, documents four. */
+#define PDB_SL_JSON_MAX_DEPTH 1000
+
 /* The next line of the log without its line end: 1, 0 at the end,
  * PDB_ERR on a read error, a line longer than 16 MiB or an interrupt
  * (SIGINT/SIGTERM; checked on every line). Lines end in LF or CRLF; in a log

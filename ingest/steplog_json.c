@@ -155,6 +155,7 @@ typedef struct {
     int key_kind;
     size_t open[3];     /* names of the objects open at depths 0..2 */
     int nkeys;          /* keys of the record's object so far */
+    bool too_deep;      /* nested deeper than PDB_SL_JSON_MAX_DEPTH: parsing stopped */
     struct {            /* the key at each position in the last record, and its K_* */
         char text[48];
         int kind;
@@ -173,6 +174,7 @@ static void jl_reset(jl_record *r)
     r->key = 0;
     r->key_kind = K_VALUE;
     r->nkeys = 0;
+    r->too_deep = false;
 }
 
 static void jl_record_free(jl_record *r)
@@ -350,12 +352,18 @@ static int jl_key(void *ctx, const unsigned char *s, size_t len)
     return 1;
 }
 
-/* A container: what its values are read as, or that they are not read. */
-static void jl_open(jl_record *r, bool is_object)
+/* A container: what its values are read as, or that they are not read.
+ * Returns 0 (yajl stops) past PDB_SL_JSON_MAX_DEPTH: yajl keeps a byte per
+ * open container, and nothing so deep is a step record. */
+static int jl_open(jl_record *r, bool is_object)
 {
+    if (r->depth >= PDB_SL_JSON_MAX_DEPTH) {
+        r->too_deep = true;
+        return 0;
+    }
     if (jl_skipping(r) || r->depth == 0) {
         r->depth++;
-        return;
+        return 1;
     }
     jl_entry *e = jl_add(r, is_object ? J_OBJECT : J_OTHER);
     bool read = is_object && e->depth < 3 && !(e->depth == 0 && e->kind != K_VALUE &&
@@ -365,18 +373,17 @@ static void jl_open(jl_record *r, bool is_object)
     else
         r->skip_from = r->depth + 1;
     r->depth++;
+    return 1;
 }
 
 static int jl_start_map(void *ctx)
 {
-    jl_open(ctx, true);
-    return 1;
+    return jl_open(ctx, true);
 }
 
 static int jl_start_array(void *ctx)
 {
-    jl_open(ctx, false);
-    return 1;
+    return jl_open(ctx, false);
 }
 
 static int jl_end(void *ctx)
@@ -431,7 +438,9 @@ static void *jl_realloc(void *ctx, void *p, size_t n)
     memcpy(&old, (char *)p - 16, sizeof old);
     if (n <= old)
         return p;
-    void *q = jl_malloc(ctx, n);
+    /* yajl grows its stack 128 bytes at a time: doubling keeps the copies
+     * linear in the line */
+    void *q = jl_malloc(ctx, n > 2 * old ? n : 2 * old);
     if (q) {
         memcpy(q, p, old);
         jl_free(ctx, p);
@@ -440,7 +449,8 @@ static void *jl_realloc(void *ctx, void *p, size_t n)
 }
 
 /* Parses one line (NUL-terminated, as yajl_tree_parse reads it: with
- * comments allowed) into r; false when it is not valid JSON. */
+ * comments allowed) into r; false when it is not valid JSON or nests deeper
+ * than PDB_SL_JSON_MAX_DEPTH (r->too_deep). */
 static bool jl_parse(jl_record *r, const char *text)
 {
     jl_reset(r);
@@ -474,7 +484,7 @@ static void jl_from_tree(jl_record *r, yajl_val obj, int depth)
             const char *t = v->u.string;
             jl_string(r, (const unsigned char *)t, strlen(t));
         } else {
-            jl_open(r, YAJL_IS_OBJECT(v));
+            jl_open(r, YAJL_IS_OBJECT(v)); /* depth < 5: never too deep */
             if (!r->skip_from)
                 jl_from_tree(r, v, depth + 1);
             r->depth = depth + 2;
@@ -630,6 +640,12 @@ int pdb_steplog_read_jsonl(pdb_steplog *w)
         }
         normalise_json(line, len, &buf);
         if (!jl_parse(rec, pdb_buf_str(&buf))) {
+            if (rec->too_deep) {
+                /* not a record cut short: refused, as the trace reader does */
+                rc = pdb_fail_line(w->src->path, w->lineno, "JSON nested deeper than %d levels; "
+                                   "expected one JSON object per line", PDB_SL_JSON_MAX_DEPTH);
+                break;
+            }
             pdb_steplog_malformed(w, w->lineno, "expected one JSON object per line");
             continue;
         }
@@ -669,6 +685,8 @@ static int read_log_history(pdb_steplog *w, yajl_val root, jl_record *rec)
         return pdb_fail("%s: expected a \"log_history\" array (a trainer_state.json)", w->src->path);
     for (size_t i = 0; i < hist->u.array.len; i++) {
         yajl_val e = hist->u.array.values[i];
+        if (pdb_ingest_interrupted())
+            return pdb_fail("%s: interrupted", w->src->path);
         if (!YAJL_IS_OBJECT(e)) {
             pdb_skip(w->src, "log_history entry that is not an object");
             continue;
@@ -723,6 +741,8 @@ static int read_golden(pdb_steplog *w, yajl_val root)
             pdb_steplog_to_int(YAJL_GET_DOUBLE(iv), &interval);
         for (size_t i = 0; i < vals->u.object.len; i++) {
             const char *sk = vals->u.object.keys[i];
+            if (pdb_ingest_interrupted())
+                return pdb_fail("%s: interrupted", w->src->path);
             yajl_val v = vals->u.object.values[i];
             double step;
             int64_t istep;
@@ -756,21 +776,87 @@ static int read_golden(pdb_steplog *w, yajl_val root)
     return PDB_OK;
 }
 
-/* Where yajl stops in a document yajl_tree_parse refused (it does not
- * say): the copy is parsed again, without callbacks, under the tree
- * parser's settings; the end of the document when it is cut short. */
-static size_t error_offset(const pdb_buf *norm)
+/* ---- checking a document before the tree is built ---- */
+
+/* yajl_tree_free follows a tree down the stack, one frame per level, and
+ * yajl_tree_parse keeps a byte per open container in a stack it grows 128
+ * bytes at a time: 400,000 nested arrays crashed the free and cost 86 MB
+ * before it. So the document is parsed first with callbacks that count
+ * containers and stop past PDB_SL_JSON_MAX_DEPTH, in chunks with the
+ * interrupt flag checked between them; only a document that passes is made
+ * a tree (whose memory is bounded by JSON_DOC_CAP). */
+typedef struct {
+    int depth;
+    bool too_deep;
+} doc_scan;
+
+static int scan_open(void *ctx)
 {
-    yajl_handle h = yajl_alloc(NULL, NULL, NULL);
+    doc_scan *d = ctx;
+    if (d->depth >= PDB_SL_JSON_MAX_DEPTH) {
+        d->too_deep = true;
+        return 0;
+    }
+    d->depth++;
+    return 1;
+}
+
+static int scan_close(void *ctx)
+{
+    ((doc_scan *)ctx)->depth--;
+    return 1;
+}
+
+/* Only containers: yajl checks the rest of the grammar without callbacks
+ * (and, with neither a number nor an integer callback, does not convert
+ * numbers, as the tree parser's number callback does not either). */
+static const yajl_callbacks scan_callbacks = {NULL, NULL, NULL, NULL, NULL, NULL, scan_open,
+                                              NULL, scan_close, scan_open, scan_close};
+
+#define SCAN_CHUNK (1u << 20)
+
+/* Parses norm (the document with bare NaN/Infinity replaced) under the tree
+ * parser's settings. Returns PDB_OK when it is one JSON value nested at most
+ * PDB_SL_JSON_MAX_DEPTH deep; else fails with the byte where yajl stopped
+ * (in the text as written; past the byte it refuses, or the end of a
+ * document cut short). */
+static int scan_document(pdb_steplog *w, const char *text, size_t textlen, const pdb_buf *norm)
+{
+    doc_scan d = {0};
+    yajl_handle h = yajl_alloc(&scan_callbacks, NULL, &d);
     yajl_config(h, yajl_allow_comments, 1);
     const unsigned char *p = (const unsigned char *)(norm->p ? norm->p : "");
-    size_t at = norm->len;
-    if (yajl_parse(h, p, norm->len) != yajl_status_ok)
-        at = yajl_get_bytes_consumed(h);
-    else if (yajl_complete_parse(h) != yajl_status_ok)
+    size_t at = 0;
+    yajl_status st = yajl_status_ok;
+    while (at < norm->len && st == yajl_status_ok) {
+        if (pdb_ingest_interrupted()) {
+            yajl_free(h);
+            return pdb_fail("%s: interrupted", w->src->path);
+        }
+        size_t n = norm->len - at < SCAN_CHUNK ? norm->len - at : SCAN_CHUNK;
+        st = yajl_parse(h, p + at, n);
+        at += st == yajl_status_ok ? n : yajl_get_bytes_consumed(h);
+    }
+    if (st == yajl_status_ok) {
+        st = yajl_complete_parse(h);
         at = norm->len;
+    }
+    int rc = PDB_OK;
+    if (d.too_deep) {
+        rc = pdb_fail_at(w->src->path, (int64_t)original_offset(text, textlen, at),
+                         "JSON nested deeper than %d levels; expected a trainer state or golden "
+                         "values document", PDB_SL_JSON_MAX_DEPTH);
+    } else if (st != yajl_status_ok) {
+        unsigned char *err = yajl_get_error(h, 0, NULL, 0);
+        char *nl = strchr((char *)err, '\n');
+        if (nl)
+            *nl = '\0';
+        rc = pdb_fail_at(w->src->path, (int64_t)original_offset(text, textlen, at),
+                         "expected a JSON object (%s)", (char *)err);
+        yajl_free_error(h, err);
+    }
     yajl_free(h);
-    return at;
+    return rc;
 }
 
 int pdb_steplog_read_json_doc(pdb_steplog *w)
@@ -784,14 +870,21 @@ int pdb_steplog_read_json_doc(pdb_steplog *w)
     const char *text = doc.p ? doc.p : "";
     pdb_buf norm = PDB_BUF_INIT;
     normalise_json(text, doc.len, &norm);
+    if (scan_document(w, text, doc.len, &norm) != PDB_OK) {
+        pdb_buf_free(&norm);
+        pdb_buf_free(&doc);
+        return PDB_ERR;
+    }
     char err[256];
     yajl_val root = yajl_tree_parse(pdb_buf_str(&norm), err, sizeof err);
     if (!root || !YAJL_IS_OBJECT(root)) {
         char *nl = strchr(err, '\n');
         if (nl)
             *nl = '\0';
-        /* a value that is not an object is wrong from its first byte */
-        size_t at = root ? 0 : original_offset(text, doc.len, error_offset(&norm));
+        /* a value that is not an object is wrong from its first byte; a
+         * document the scan passed but the tree parser refused (a NUL byte,
+         * which ends its text; memory) is blamed on its end */
+        size_t at = root ? 0 : doc.len;
         yajl_tree_free(root);
         pdb_buf_free(&norm);
         pdb_buf_free(&doc);
