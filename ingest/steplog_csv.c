@@ -16,27 +16,47 @@
 #include <stdio.h>
 #include <string.h>
 
-#define MAX_CELLS 512
+/* The most cells a row may have: Lightning's metrics.csv of a model with
+ * per-layer metrics has thousands of columns. Cells grow geometrically up to
+ * it; a wider row refuses the file (its memory would grow with one line). */
+#define MAX_CELLS 65536
 
 typedef struct {
-    const char *p[MAX_CELLS];
-    size_t len[MAX_CELLS];
-    int n;
+    const char **p;
+    size_t *len;
+    int n, cap;
     char *store; /* unquoted copies */
+    size_t store_cap;
 } cells;
 
-/* Splits one line into cells at sep; "quoted, cells" keep their separators
- * and "" stands for one quote. Returns false on too many cells or a quote
- * left open. */
-static bool split_cells(const char *s, size_t len, char sep, cells *c)
+typedef enum { CELLS_OK, CELLS_OPEN_QUOTE, CELLS_TOO_MANY } cells_status;
+
+static void free_cells(cells *c)
 {
+    free(c->p);
+    free(c->len);
     free(c->store);
-    c->store = pdb_xmalloc(len + 1);
+}
+
+/* Splits one line into cells at sep; "quoted, cells" keep their separators
+ * and "" stands for one quote. */
+static cells_status split_cells(const char *s, size_t len, char sep, cells *c)
+{
+    if (c->store_cap < len + 1) {
+        c->store_cap = len + 1 > 2 * c->store_cap ? len + 1 : 2 * c->store_cap;
+        free(c->store);
+        c->store = pdb_xmalloc(c->store_cap);
+    }
     size_t o = 0, i = 0;
     c->n = 0;
     for (;;) {
         if (c->n == MAX_CELLS)
-            return false;
+            return CELLS_TOO_MANY;
+        if (c->n == c->cap) {
+            c->cap = c->cap ? 2 * c->cap : 64;
+            c->p = pdb_xrealloc(c->p, (size_t)c->cap * sizeof *c->p);
+            c->len = pdb_xrealloc(c->len, (size_t)c->cap * sizeof *c->len);
+        }
         while (i < len && s[i] == ' ' && sep != ' ')
             i++;
         size_t start = o;
@@ -44,7 +64,7 @@ static bool split_cells(const char *s, size_t len, char sep, cells *c)
             i++;
             for (;;) {
                 if (i >= len)
-                    return false;
+                    return CELLS_OPEN_QUOTE;
                 if (s[i] == '"' && i + 1 < len && s[i + 1] == '"') {
                     c->store[o++] = '"';
                     i += 2;
@@ -65,7 +85,7 @@ static bool split_cells(const char *s, size_t len, char sep, cells *c)
         c->p[c->n] = c->store + start;
         c->len[c->n++] = o - start;
         if (i >= len)
-            return true;
+            return CELLS_OK;
         i++; /* the separator */
     }
 }
@@ -230,8 +250,15 @@ int pdb_steplog_read_csv(pdb_steplog *w)
         }
         if (!sep)
             sep = memchr(line, '\t', len) ? '\t' : ',';
-        if (!split_cells(line, len, sep, &c)) {
-            pdb_steplog_malformed(w, lineno, "expected a CSV row (open quote or too many cells)");
+        cells_status cs = split_cells(line, len, sep, &c);
+        if (cs == CELLS_TOO_MANY) {
+            rc = pdb_fail_line(w->src->path, lineno, "too many cells: more than %d columns, the "
+                               "most the CSV reader reads; expected a CSV header or row",
+                               MAX_CELLS);
+            break;
+        }
+        if (cs == CELLS_OPEN_QUOTE) {
+            pdb_steplog_malformed(w, lineno, "expected a CSV row (a quote is left open)");
             continue;
         }
         if (h.n == 0 || (looks_like_header(&c) && c.n == h.n)) {
@@ -251,7 +278,7 @@ int pdb_steplog_read_csv(pdb_steplog *w)
         }
         rc = data_row(w, &h, &c, lineno, &last_ts, &same_ts);
     }
-    free(c.store);
+    free_cells(&c);
     free_header(&h);
     if (rc == PDB_OK && r < 0)
         rc = PDB_ERR;

@@ -131,6 +131,46 @@ def query(db, text):
     return json.loads(out) if code == 0 else []
 
 
+def wide_csv(tmp):
+    """CSV step logs wider than the reader's old 512 cells (Lightning writes a
+    column per logged key: per-layer metrics make thousands) are read; past
+    65,536 columns the file is refused with the limit and the line (was: every
+    row a 'malformed record', then 'no step records found')."""
+    db = os.path.join(tmp, "wide.db")
+    cols = 700
+    p = write(tmp, "wide.csv", "step," + ",".join(f"m{i}" for i in range(cols)) + "\n"
+              + "".join(f"{s}," + ",".join(str(s + i) for i in range(cols)) + "\n"
+                        for s in (1, 2)))
+    code, _, err = run("ingest", "--db", db, p, check=False)
+    chk.eq(f"{cols} CSV columns: exit 0", code, 0)
+    out = query(db, f"SELECT step, value FROM steplog_values WHERE raw_name = 'm{cols - 1}'"
+                    " ORDER BY step")
+    chk.eq(f"{cols} CSV columns: the last column read", out,
+           [{"step": 1, "value": float(cols)}, {"step": 2, "value": float(cols + 1)}])
+    # Lightning rewrote its header with many new keys
+    p = write(tmp, "rewritten.csv", "step,loss\n1,2.0\n"
+              + "step,loss," + ",".join(f"k{i}" for i in range(cols)) + "\n"
+              + "2,1.5," + ",".join("7" for _ in range(cols)) + "\n")
+    code, _, err = run("ingest", "--db", db, p, check=False)
+    chk.eq("header rewritten with 702 columns: exit 0", code, 0)
+    chk.true("header rewritten with 702 columns: no malformed record", "malformed" not in err, err)
+    out = query(db, "SELECT count(*) AS n FROM steplog_values JOIN runs USING (run_id)"
+                    " WHERE name = 'rewritten' AND step = 2")
+    chk.eq("header rewritten with 702 columns: every value of its row", out,
+           [{"n": cols + 1}])
+    before = sha(db) if os.path.exists(db) else None
+    too = 65537
+    p = write(tmp, "too_wide.csv", ",".join(f"c{i}" for i in range(too)) + "\n"
+              + ",".join("1" for _ in range(too)) + "\n")
+    code, _, err = run("ingest", "--db", db, "--format", "steplog:csv", p, check=False)
+    chk.eq(f"{too:,} CSV columns: exit 2", code, 2)
+    chk.eq(f"{too:,} CSV columns: one line with the limit and the line", err.strip(),
+           f"profdb: {p}: line 1: too many cells: more than 65536 columns, the most the CSV "
+           "reader reads; expected a CSV header or row")
+    chk.eq(f"{too:,} CSV columns: database unchanged",
+           sha(db) if os.path.exists(db) else None, before)
+
+
 def cr_lines(tmp):
     """Logs whose lines end in a bare CR (no LF) are read line by line: line
     numbers, skip counts and every flavor as with LF (was: the whole file one
@@ -230,6 +270,7 @@ def main():
         bad_lines(tmp)
         bad_files(tmp)
         document_offsets(tmp)
+        wide_csv(tmp)
         cr_lines(tmp)
         mutations(tmp)
         chk.close()
