@@ -59,7 +59,7 @@ int cmd_analyze(int argc, char **argv, pdb_cli *cli)
     if (rc == PDB_OK)
         rc = pdb_db_exec(db, "COMMIT");
     else
-        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+        pdb_db_rollback(db);
     pdb_db_close(db);
     return rc == PDB_OK ? PDB_EXIT_OK : pdb_cli_fail();
 }

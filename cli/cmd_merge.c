@@ -38,7 +38,7 @@ static int merge_all(sqlite3 *out, const char *const *shards, int n, bool quiet)
         if (pdb_ingest_interrupted())
             pdb_fail("interrupted by %s; nothing was merged",
                      pdb_ingest_interrupted() == SIGTERM ? "SIGTERM" : "SIGINT");
-        sqlite3_exec(out, "ROLLBACK", NULL, NULL, NULL);
+        pdb_db_rollback(out);
     }
     sqlite3_busy_timeout(out, PDB_DB_BUSY_MS);
     return rc;

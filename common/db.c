@@ -8,16 +8,56 @@
 #include <string.h>
 #include <unistd.h>
 
+/* What SQLite's "disk I/O error" leaves out: which operation failed, and
+ * the system's reason when SQLite kept it. */
+static const char *os_reason(sqlite3 *db, char *buf, size_t size)
+{
+    int ext = sqlite3_extended_errcode(db), err = sqlite3_system_errno(db);
+    if ((ext & 0xff) != SQLITE_IOERR && (ext & 0xff) != SQLITE_FULL)
+        return NULL;
+    const char *op = ext == SQLITE_IOERR_WRITE || ext == SQLITE_FULL
+                         ? "a write failed: the disk is full, a file-size limit was reached, "
+                           "or the disk failed"
+                     : ext == SQLITE_IOERR_FSYNC ? "syncing the file to disk failed"
+                     : ext == SQLITE_IOERR_READ || ext == SQLITE_IOERR_SHORT_READ
+                         ? "a read failed"
+                         : "the file system refused an operation";
+    snprintf(buf, size, "%s%s%s", op, err ? ": " : "", err ? strerror(err) : "");
+    return buf;
+}
+
+static const char *db_file(sqlite3 *db)
+{
+    const char *f = sqlite3_db_filename(db, "main");
+    return f && *f ? f : "(temporary database)";
+}
+
 int pdb_db_fail(sqlite3 *db, const char *what)
 {
+    char buf[256];
+    const char *os = os_reason(db, buf, sizeof buf);
+    if (os)
+        return pdb_fail("%s: %s: %s (%s)", what, db_file(db), sqlite3_errmsg(db), os);
     return pdb_fail("%s: %s", what, sqlite3_errmsg(db));
+}
+
+void pdb_db_rollback(sqlite3 *db)
+{
+    if (db && !sqlite3_get_autocommit(db))
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 }
 
 int pdb_db_exec(sqlite3 *db, const char *sql)
 {
     char *msg = NULL;
     if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        pdb_fail("database error: %s", msg ? msg : sqlite3_errmsg(db));
+        char buf[256];
+        const char *os = os_reason(db, buf, sizeof buf);
+        if (os)
+            pdb_fail("database error: %s: %s (%s)", db_file(db), msg ? msg : sqlite3_errmsg(db),
+                     os);
+        else
+            pdb_fail("database error: %s", msg ? msg : sqlite3_errmsg(db));
         sqlite3_free(msg);
         return PDB_ERR;
     }
@@ -131,21 +171,21 @@ static int apply_schema(sqlite3 *db, int flags, bool *created)
         return PDB_ERR;
     if (pdb_db_query_int(db, "SELECT count(*) FROM sqlite_schema", 0, &tables) != PDB_OK ||
         tables != 0) {
-        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+        pdb_db_rollback(db);
         return tables != 0 ? PDB_OK : PDB_ERR;
     }
     for (size_t i = 0; i < pdb_schema_count; i++) {
         if (pdb_db_exec(db, pdb_schema_texts[i]) != PDB_OK) {
             char msg[1024];
             snprintf(msg, sizeof msg, "%s", pdb_errmsg());
-            pdb_db_exec(db, "ROLLBACK");
+            pdb_db_rollback(db);
             return pdb_fail("schema %s: %s", pdb_schema_names[i], msg);
         }
     }
     snprintf(pragmas, sizeof pragmas, "PRAGMA user_version=%d; PRAGMA application_id=%d;",
              PDB_SCHEMA_VERSION, PDB_APPLICATION_ID);
     if (pdb_db_exec(db, pragmas) != PDB_OK || pdb_db_exec(db, "COMMIT") != PDB_OK) {
-        pdb_db_exec(db, "ROLLBACK");
+        pdb_db_rollback(db);
         return PDB_ERR;
     }
     *created = true;
@@ -216,7 +256,7 @@ static int migrate(sqlite3 *db, const char *path, int *from)
     if (rc == PDB_OK)
         rc = pdb_db_exec(db, "COMMIT");
     if (rc != PDB_OK) {
-        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+        pdb_db_rollback(db);
         return PDB_ERR;
     }
     *from = (int)version;
@@ -226,13 +266,43 @@ static int migrate(sqlite3 *db, const char *path, int *from)
 
 /* Decides whether the file is a new, current, older or foreign database;
  * a writable connection migrates an older one (*from: its version). */
+/* The folder that holds path. */
+static bool folder_writable(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return access(".", W_OK) == 0;
+    char folder[4096];
+    snprintf(folder, sizeof folder, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+    return access(folder, W_OK) == 0;
+}
+
+/* A database SQLite could not read. The common case that SQLite's words
+ * ("attempt to write a readonly database", "unable to open database file")
+ * do not explain: a WAL database in a folder this user cannot write, where
+ * SQLite must create PATH-shm even to read. */
+static int unreadable(sqlite3 *db, const char *path, int flags)
+{
+    int code = sqlite3_errcode(db);
+    bool folder_ro = (code == SQLITE_READONLY || code == SQLITE_CANTOPEN) &&
+                     !folder_writable(path);
+    if (folder_ro && !(flags & PDB_DB_READONLY))
+        return pdb_fail("%s: cannot write to it: its folder is not writable (SQLite keeps "
+                        "%s-wal and %s-shm beside it)", path, path, path);
+    if (folder_ro)
+        return pdb_fail("%s: cannot read it here: the database is in WAL mode and its folder is "
+                        "not writable, so SQLite cannot create %s-shm beside it; read a copy "
+                        "(cp %s /tmp/)", path, path, path);
+    return pdb_fail("%s: not a readable SQLite database (%s)", path, pdb_errmsg());
+}
+
 static int check_schema(sqlite3 *db, const char *path, int flags, int *from)
 {
     int64_t version, app, tables;
     bool created, retried = false;
 again:
     if (read_header(db, &version, &app, &tables) != PDB_OK)
-        return pdb_fail("%s: not a readable SQLite database (%s)", path, pdb_errmsg());
+        return unreadable(db, path, flags);
     if (version == 0 && app == 0 && tables == 0) {
         if (flags & PDB_DB_READONLY)
             return pdb_fail("%s: empty database (run 'profdb ingest' first)", path);
@@ -296,7 +366,10 @@ static int open_db(const char *path, int flags, int *from, sqlite3 **out)
                                             : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
     sqlite3 *db;
     if (sqlite3_open_v2(path, &db, oflags, NULL) != SQLITE_OK) {
-        pdb_fail("%s: cannot open database: %s", path, sqlite3_errmsg(db));
+        if (access(path, F_OK) != 0 && !folder_writable(path))
+            pdb_fail("%s: cannot create it: its folder is not writable", path);
+        else
+            pdb_fail("%s: cannot open database: %s", path, sqlite3_errmsg(db));
         sqlite3_close(db);
         return PDB_ERR;
     }
@@ -321,6 +394,8 @@ static int open_db(const char *path, int flags, int *from, sqlite3 **out)
     }
     if (!(flags & (PDB_DB_READONLY | PDB_DB_PRIVATE)) && !memory &&
         (set_wal(db) != PDB_OK || pdb_db_exec(db, "PRAGMA synchronous=NORMAL") != PDB_OK)) {
+        if (sqlite3_errcode(db) == SQLITE_READONLY && !folder_writable(path))
+            unreadable(db, path, flags);
         pdb_db_close(db);
         return PDB_ERR;
     }

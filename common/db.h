@@ -47,6 +47,12 @@ int pdb_db_open(const char *path, int flags, sqlite3 **out);
 int pdb_db_migrate(const char *path, int *from, sqlite3 **out);
 void pdb_db_close(sqlite3 *db);
 
+/* Rolls back the open transaction, if any, keeping the error already
+ * recorded: SQLite ends a transaction by itself on some errors (a full
+ * disk, an I/O error), and a ROLLBACK then would only say "no transaction
+ * is active" in the real error's place. */
+void pdb_db_rollback(sqlite3 *db);
+
 /* Runs SQL with no result rows; records SQLite's message on failure. */
 int pdb_db_exec(sqlite3 *db, const char *sql);
 /* Prepares SQL, reusing a statement given back by pdb_db_release. The caller

@@ -147,7 +147,7 @@ static void end_read(sqlite3 *db, const char *metric, const pending *p)
         sqlite3_busy_timeout(db, PDB_DB_BUSY_MS);
     }
     if (rc != PDB_OK || sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+        pdb_db_rollback(db);
     pdb_clear_error();
 }
 
@@ -425,7 +425,7 @@ int pdb_trend_load(sqlite3 *db, const char *spec, const pdb_trend_opts *o, pdb_t
         if (rc == PDB_OK)
             end_read(db, t->spec, &p);
         else
-            sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+            pdb_db_rollback(db);
     }
     free(p.run_id);
     free(p.s);

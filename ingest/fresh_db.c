@@ -135,7 +135,7 @@ static int merge_into_existing(pdb_fresh_db *f, bool as_ingest, bool replace, bo
     if (rc == PDB_OK)
         rc = pdb_db_exec(db, "COMMIT");
     if (rc != PDB_OK)
-        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+        pdb_db_rollback(db);
     sqlite3_busy_timeout(db, PDB_DB_BUSY_MS);
     pdb_db_close(db);
     return rc;

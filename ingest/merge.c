@@ -545,8 +545,8 @@ static int merge_batch(merger *m, const char *const *shards, int n)
     if (shards_are_large(m->db, shards, n))
         rc = pdb_bulk_indexes_drop(m->db, &indexes);
     for (int i = 0; i < n && rc == PDB_OK; i++)
-        if ((rc = merge_shard(m, shards[i], i)) != PDB_OK)
-            name_shard(shards[i]);
+        if ((rc = merge_shard(m, shards[i], i)) != PDB_OK && !m->o->as_ingest)
+            name_shard(shards[i]); /* an ingest's own shards: its messages name inputs */
     if (rc == PDB_OK && indexes.len)
         rc = pdb_db_exec(m->db, indexes.p);
     if (rc == PDB_OK)

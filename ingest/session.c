@@ -782,7 +782,7 @@ static int end_write(pdb_session *ss, int rc, bool began)
     if (rc != PDB_OK || ss->opts->dry_run) {
         clear_progress(ss);
         if (began)
-            sqlite3_exec(ss->db, "ROLLBACK", NULL, NULL, NULL);
+            pdb_db_rollback(ss->db);
         if (rc != PDB_OK && interrupted)
             fail_interrupted();
     }
