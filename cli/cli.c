@@ -5,6 +5,7 @@
 #include "common/error.h"
 #include "compare/trend.h"
 #include "ingest/ingest.h"
+#include "render/text.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,13 @@ int pdb_cli_after_load(sqlite3 *db, int64_t run_id, bool committed)
     if (pdb_analyze_run(db, run_id, committed) != PDB_OK)
         return PDB_ERR;
     return pdb_trend_forget_run(db, run_id);
+}
+
+const char *pdb_cli_text(pdb_buf *b, const char *s)
+{
+    pdb_buf_reset(b);
+    pdb_text_term(b, s);
+    return pdb_buf_str(b);
 }
 
 int pdb_cli_check_db(const pdb_cli *cli)

@@ -45,6 +45,9 @@ int pdb_cli_after_load(sqlite3 *db, int64_t run_id, bool committed);
 /* Refuses a --db (or $PROFDB_DB) that would store nothing: empty or
  * ":memory:" (pdb_db_check_user_path). */
 int pdb_cli_check_db(const pdb_cli *cli);
+/* s as one line of terminal text (render/text.h), in b (reset first): for
+ * paths and arguments echoed on stdout or stderr. */
+const char *pdb_cli_text(pdb_buf *b, const char *s);
 /* Opens cli->db_path with PDB_DB_* flags (checked first). */
 int pdb_cli_open_db(const pdb_cli *cli, int flags, sqlite3 **db);
 /* Ingests inputs (files or directories) into a new in-memory database as one

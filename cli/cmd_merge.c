@@ -80,8 +80,11 @@ int cmd_merge(int argc, char **argv, pdb_cli *cli)
         int64_t runs = 0, traces = 0;
         pdb_db_query_int(out, "SELECT count(*) FROM runs", 0, &runs);
         pdb_db_query_int(out, "SELECT count(*) FROM traces", 0, &traces);
+        pdb_buf name = PDB_BUF_INIT;
         fprintf(stderr, "profdb: %s: merged %d database%s; it holds %lld runs, %lld traces\n",
-                out_path, n, n == 1 ? "" : "s", (long long)runs, (long long)traces);
+                pdb_cli_text(&name, out_path), n, n == 1 ? "" : "s", (long long)runs,
+                (long long)traces);
+        pdb_buf_free(&name);
         pdb_db_close(out);
     }
     if (rc == PDB_OK)

@@ -47,21 +47,24 @@ int cmd_migrate(int argc, char **argv, pdb_cli *cli)
     int from;
     if (pdb_cli_check_db(cli) != PDB_OK || pdb_db_migrate(cli->db_path, &from, &db) != PDB_OK)
         return pdb_cli_fail();
+    pdb_buf name = PDB_BUF_INIT;
+    const char *path = pdb_cli_text(&name, cli->db_path);
     if (from == PDB_SCHEMA_VERSION) {
-        printf("%s: schema version %d is current\n", cli->db_path, from);
+        printf("%s: schema version %d is current\n", path, from);
         pdb_db_close(db);
+        pdb_buf_free(&name);
         return PDB_EXIT_OK;
     }
-    printf("%s: schema upgraded from version %d to %d\n", cli->db_path, from,
-           PDB_SCHEMA_VERSION);
+    printf("%s: schema upgraded from version %d to %d\n", path, from, PDB_SCHEMA_VERSION);
     int rc = PDB_OK;
     if (!no_vacuum) {
         int64_t before = db_bytes(db);
         rc = pdb_db_exec(db, "VACUUM");
         if (rc == PDB_OK)
-            printf("%s: VACUUM: %.1f MB -> %.1f MB\n", cli->db_path, before / 1e6,
+            printf("%s: VACUUM: %.1f MB -> %.1f MB\n", path, before / 1e6,
                    db_bytes(db) / 1e6);
     }
     pdb_db_close(db);
+    pdb_buf_free(&name);
     return rc == PDB_OK ? PDB_EXIT_OK : pdb_cli_fail();
 }

@@ -48,7 +48,8 @@ int main(int argc, char **argv)
             print_usage(stdout);
             return PDB_EXIT_OK;
         } else {
-            fprintf(stderr, "profdb: unknown option '%s'\n", argv[i]);
+            pdb_fail("unknown option '%s'", argv[i]); /* pdb_errmsg: one clean line */
+            fprintf(stderr, "profdb: %s\n", pdb_errmsg());
             print_usage(stderr);
             return PDB_EXIT_ERROR;
         }
@@ -65,16 +66,16 @@ int main(int argc, char **argv)
         }
         const pdb_command *c = find_command(argv[i + 1]);
         if (!c) {
-            fprintf(stderr, "profdb: '%s' is not a profdb command\n", argv[i + 1]);
-            return PDB_EXIT_ERROR;
+            pdb_fail("'%s' is not a profdb command", argv[i + 1]);
+            return pdb_cli_fail();
         }
         char *help_argv[] = {(char *)c->name, "--help", NULL};
         return c->run(2, help_argv, &cli);
     }
     const pdb_command *c = find_command(name);
     if (!c) {
-        fprintf(stderr, "profdb: '%s' is not a profdb command; see 'profdb --help'\n", name);
-        return PDB_EXIT_ERROR;
+        pdb_fail("'%s' is not a profdb command; see 'profdb --help'", name);
+        return pdb_cli_fail();
     }
     int rc = c->run(argc - i, argv + i, &cli);
     if (fflush(stdout) != 0 || ferror(stdout)) {

@@ -557,24 +557,27 @@ static void report_source(pdb_session *ss, const pdb_source *src, const char *ru
 {
     int64_t skipped = 0;
     pdb_strmap_each(src->skips, sum_skips, &skipped);
+    pdb_buf line = PDB_BUF_INIT;
     if (ss->opts->dry_run) {
         /* Nothing is stored, so 'profdb runs' cannot show the skips: list them. */
-        pdb_buf_addf(&ss->report, "profdb: %s: %s, %lld records would go into run '%s'",
+        pdb_buf_addf(&line, "profdb: %s: %s, %lld records would go into run '%s'",
                      src->path, src->format, (long long)src->records, run);
         if (skipped) {
-            pdb_buf_addf(&ss->report, ", %lld skipped (", (long long)skipped);
-            skip_list l = {&ss->report, ""};
+            pdb_buf_addf(&line, ", %lld skipped (", (long long)skipped);
+            skip_list l = {&line, ""};
             pdb_strmap_each(src->skips, list_one_skip, &l);
-            pdb_buf_addc(&ss->report, ')');
+            pdb_buf_addc(&line, ')');
         }
-        pdb_buf_addc(&ss->report, '\n');
-        return;
+    } else {
+        pdb_buf_addf(&line, "profdb: %s: %s into run '%s': %lld records", src->path,
+                     src->format, run, (long long)src->records);
+        if (skipped)
+            pdb_buf_addf(&line, ", %lld skipped (see 'profdb runs')", (long long)skipped);
     }
-    pdb_buf_addf(&ss->report, "profdb: %s: %s into run '%s': %lld records", src->path,
-                 src->format, run, (long long)src->records);
-    if (skipped)
-        pdb_buf_addf(&ss->report, ", %lld skipped (see 'profdb runs')", (long long)skipped);
+    /* one line, whatever a file or run name holds (a newline shows as \x0A) */
+    pdb_utf8_clean(&ss->report, pdb_buf_str(&line), line.len, PDB_UTF8_CONTROLS);
     pdb_buf_addc(&ss->report, '\n');
+    pdb_buf_free(&line);
 }
 
 /* Picks the reader: --format wins, else the best sniffer. */
