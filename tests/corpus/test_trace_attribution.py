@@ -130,9 +130,21 @@ def check_adds_up(c, db, name, want):
         rows = run_json("report", "--run", name, "kernels", "--by", key, "--names", "full",
                         "--unit", "ns", db=db)
         got = {str(r[key]): r["total_ns"] for r in rows}
-        c.eq(f"{name}: kernels --by {key}", got, sums(want, col))
-        c.true(f"{name}: --by {key} shares add up to 100",
-               abs(sum(r["share_pct"] for r in rows) - 100) < 0.01 * len(rows) + 1e-6)
+        want_sums = sums(want, col)
+        c.eq(f"{name}: kernels --by {key}", got, want_sums)
+        # Each row's share and event count from the recomputation (not the
+        # sum of the shares, which is 100 by construction: 100 * total / sum).
+        events = {}
+        for r in want:
+            k = str(r[col] if r[col] is not None else "(none)")
+            events[k] = events.get(k, 0) + 1
+        c.eq(f"{name}: --by {key} events of each row (recomputed)",
+             {str(r[key]): r["events"] for r in rows}, events)
+        bad = {str(r[key]): (r["share_pct"], 100 * want_sums.get(str(r[key]), 0) / total)
+               for r in rows  # printed with 2 decimals
+               if abs(r["share_pct"] - 100 * want_sums.get(str(r[key]), 0) / total) > 0.005 + 1e-9}
+        c.true(f"{name}: --by {key} share of each row = 100 x its recomputed time / all GPU time",
+               not bad, f"(printed, recomputed): {bad}")
     ops = run_json("report", "--run", name, "ops", "--unit", "ns", db=db)
     c.eq(f"{name}: GPU self times of ops = attributed time",
          sum(r["gpu_self_ns"] or 0 for r in ops), sum(r[0] for r in want if r[1] is not None))
