@@ -107,7 +107,10 @@ int cmd_runs(int argc, char **argv, pdb_cli *cli)
     int rc = PDB_OK;
     for (int i = 1; i <= npos && rc == PDB_OK; i++) {
         int64_t id;
-        if (!pdb_run_find(db, argv[i], &id))
+        int found = pdb_run_find(db, argv[i], &id); /* 1, 0, or -1: an error */
+        if (found < 0)
+            rc = PDB_ERR;
+        else if (!found)
             rc = pdb_fail("no run named '%s' (see 'profdb runs')", argv[i]);
     }
     if (rc != PDB_OK) {
