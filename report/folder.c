@@ -14,14 +14,6 @@
 /* Rows of a table shown in index.md; the CSV has them all. */
 #define MD_ROWS 40
 
-/* The tables of the folder, in reading order. */
-static const char *const tables[] = {
-    "summary", "insights", "step-insights", "gpu", "kernel-types", "kernels", "ops", "steps",
-    "ranks", "idle", "launch", "queue-length", "memory-bw", "memory", "comm", "pstats", "phases",
-    "loaders", "throughput",
-    "rf-report", "gpu-util", "metric-rules", "metrics",
-};
-
 /* NAME.csv in full (every row, full names). */
 static int write_csv(pdb_report_ctx *ctx, const pdb_report *r, const char *dir)
 {
@@ -42,21 +34,18 @@ static int write_csv(pdb_report_ctx *ctx, const pdb_report *r, const char *dir)
 }
 
 /* One table section of index.md, and its CSV when it has rows. */
-static int table_section(pdb_report_ctx *ctx, const pdb_run_facts *facts, const char *name,
+static int table_section(pdb_report_ctx *ctx, const pdb_run_facts *facts, const pdb_report *r,
                          const char *dir, FILE *md, pdb_buf *left_out)
 {
-    const pdb_report *r = pdb_report_find(name);
-    if (!r)
-        return PDB_OK;
-    const char *why = pdb_report_missing(facts, pdb_report_needs(name));
+    const char *why = pdb_report_missing(facts, r->needs);
     if (why) {
         pdb_buf_addf(left_out, "- `%s`: %s\n", r->name, why);
         return PDB_OK;
     }
     pdb_report_ctx c = *ctx;
     c.render.format = PDB_OUT_MD;
-    if (c.top < 0 && (strcmp(name, "kernels") == 0 || strcmp(name, "ops") == 0))
-        c.top = 20;
+    if (c.top < 0)
+        c.top = r->folder_top;
     char *text;
     int rows;
     if (pdb_report_capture(&c, r, MD_ROWS, &text, &rows) != PDB_OK)
@@ -78,6 +67,18 @@ static int table_section(pdb_report_ctx *ctx, const pdb_run_facts *facts, const 
     free(text);
     fprintf(md, "\nFull table: [%s.csv](%s.csv)\n", r->name, r->name);
     return write_csv(ctx, r, dir);
+}
+
+/* The table after prev in the folder's reading order (the rows' FOLDER;
+ * prev NULL: the first), or NULL after the last. */
+static const pdb_report *next_table(const pdb_report *prev)
+{
+    const pdb_report *next = NULL;
+    for (const pdb_report *r = pdb_reports; r->name; r++)
+        if (r->folder != PDB_NOT_IN_FOLDER && (!prev || r->folder > prev->folder) &&
+            (!next || r->folder < next->folder))
+            next = r;
+    return next;
 }
 
 /* Writes the charts, renders them when gnuplot is there, links them. */
@@ -115,8 +116,8 @@ int pdb_report_folder(pdb_report_ctx *ctx, const char *dir)
     if (rc == PDB_OK)
         rc = chart_section(ctx, dir, md);
     pdb_buf left_out = PDB_BUF_INIT;
-    for (size_t i = 0; rc == PDB_OK && i < sizeof tables / sizeof tables[0]; i++)
-        rc = table_section(ctx, &facts, tables[i], dir, md, &left_out);
+    for (const pdb_report *r = NULL; rc == PDB_OK && (r = next_table(r));)
+        rc = table_section(ctx, &facts, r, dir, md, &left_out);
     if (left_out.len)
         fprintf(md, "\n## Not applicable to this run\n\n%s", left_out.p);
     pdb_buf_free(&left_out);

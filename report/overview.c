@@ -34,45 +34,37 @@ int pdb_run_facts_get(sqlite3 *db, int64_t run_id, pdb_run_facts *f)
     return PDB_OK;
 }
 
-int pdb_report_needs(const char *name)
-{
-    static const struct { const char *name; int needs; } t[] = {
-        {"gpu", PDB_NEEDS_GPU}, {"kernel-types", PDB_NEEDS_GPU}, {"kernels", PDB_NEEDS_GPU},
-        {"idle", PDB_NEEDS_GPU}, {"launch", PDB_NEEDS_GPU}, {"comm", PDB_NEEDS_GPU},
-        {"queue-length", PDB_NEEDS_GPU}, {"memory-bw", PDB_NEEDS_GPU},
-        {"memory", PDB_NEEDS_MEMORY}, {"critical-path", PDB_NEEDS_GPU},
-        {"kernel-sequences", PDB_NEEDS_GPU},
-        {"ops", PDB_NEEDS_TRACE}, {"ranks", PDB_NEEDS_TRACE}, {"insights", PDB_NEEDS_TRACE},
-        {"annotations", PDB_NEEDS_TRACE},
-        {"steps", PDB_NEEDS_STEPS},
-        {"pstats", PDB_NEEDS_PSTATS}, {"callers", PDB_NEEDS_PSTATS},
-        {"callees", PDB_NEEDS_PSTATS}, {"pstats-dot", PDB_NEEDS_PSTATS},
-        {"pstats-chart", PDB_NEEDS_PSTATS},
-    };
-    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
-        if (strcmp(t[i].name, name) == 0)
-            return t[i].needs;
-    /* Every other report but summary reads step logs. */
-    return strcmp(name, "summary") == 0 ? 0 : PDB_NEEDS_STEPLOG;
-}
+/* The reasons a report may not apply, in the order they are checked and
+ * listed: a report lacks the first whose needs it shares and the run lacks. */
+static bool no_traces(const pdb_run_facts *f) { return !f->traces; }
+static bool never_analysed(const pdb_run_facts *f) { return f->traces && f->analysis.never; }
+static bool no_gpu(const pdb_run_facts *f) { return !f->gpu_events; }
+static bool no_steps(const pdb_run_facts *f) { return !f->steps; }
+static bool no_pstats(const pdb_run_facts *f) { return !f->pstats_funcs; }
+static bool no_steplog(const pdb_run_facts *f) { return !f->steplog_values; }
+static bool no_memory(const pdb_run_facts *f) { return !f->memory_events; }
+
+static const struct {
+    int needs;
+    bool (*lacks)(const pdb_run_facts *f);
+    const char *why;
+} reasons[] = {
+    {PDB_NEEDS_TRACE, no_traces, "no traces"},
+    {PDB_NEEDS_TRACE | PDB_NEEDS_GPU | PDB_NEEDS_STEPS | PDB_NEEDS_MEMORY, never_analysed,
+     PDB_NOT_ANALYSED},
+    {PDB_NEEDS_GPU, no_gpu, "no GPU events"},
+    {PDB_NEEDS_STEPS, no_steps, "no ProfilerStep annotations"},
+    {PDB_NEEDS_PSTATS, no_pstats, "no pstats dump"},
+    {PDB_NEEDS_STEPLOG, no_steplog, "no step logs"},
+    {PDB_NEEDS_MEMORY, no_memory, "no [memory] events"},
+};
+enum { N_REASONS = sizeof reasons / sizeof reasons[0] };
 
 const char *pdb_report_missing(const pdb_run_facts *f, int needs)
 {
-    if ((needs & PDB_NEEDS_TRACE) && !f->traces)
-        return "no traces";
-    if ((needs & (PDB_NEEDS_TRACE | PDB_NEEDS_GPU | PDB_NEEDS_STEPS | PDB_NEEDS_MEMORY)) &&
-        f->traces && f->analysis.never)
-        return PDB_NOT_ANALYSED;
-    if ((needs & PDB_NEEDS_GPU) && !f->gpu_events)
-        return "no GPU events";
-    if ((needs & PDB_NEEDS_STEPS) && !f->steps)
-        return "no ProfilerStep annotations";
-    if ((needs & PDB_NEEDS_PSTATS) && !f->pstats_funcs)
-        return "no pstats dump";
-    if ((needs & PDB_NEEDS_STEPLOG) && !f->steplog_values)
-        return "no step logs";
-    if ((needs & PDB_NEEDS_MEMORY) && !f->memory_events)
-        return "no [memory] events";
+    for (int i = 0; i < N_REASONS; i++)
+        if ((needs & reasons[i].needs) && reasons[i].lacks(f))
+            return reasons[i].why;
     return NULL;
 }
 
@@ -134,23 +126,19 @@ static void applicable(pdb_report_ctx *ctx, const pdb_run_facts *f)
     const char *li = ctx->render.format == PDB_OUT_MD ? "- " : "";
     fprintf(ctx->out, "%sreports that apply:", li);
     for (const pdb_report *r = pdb_reports; r->name; r++)
-        if (!pdb_report_missing(f, pdb_report_needs(r->name)))
+        if (!pdb_report_missing(f, r->needs))
             fprintf(ctx->out, " %s", r->name);
     fputc('\n', ctx->out);
-    static const char *const reasons[] = {"no traces", PDB_NOT_ANALYSED, "no GPU events",
-                                          "no ProfilerStep annotations", "no pstats dump",
-                                          "no step logs", "no [memory] events"};
-    for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++) {
+    for (int i = 0; i < N_REASONS; i++) {
         bool any = false;
         for (const pdb_report *r = pdb_reports; r->name; r++) {
-            const char *why = pdb_report_missing(f, pdb_report_needs(r->name));
-            if (why && strcmp(why, reasons[i]) == 0) {
+            if (pdb_report_missing(f, r->needs) == reasons[i].why) {
                 fprintf(ctx->out, "%s%s %s", any ? "" : li, any ? "" : "not applicable:", r->name);
                 any = true;
             }
         }
         if (any)
-            fprintf(ctx->out, " (%s)\n", reasons[i]);
+            fprintf(ctx->out, " (%s)\n", reasons[i].why);
     }
 }
 

@@ -15,15 +15,10 @@ typedef struct pdb_run_facts {
     pdb_analysis_state analysis;  /* the trace analysis missing or older than the passes */
 } pdb_run_facts;
 
-/* What a report needs from a run (PDB_NEEDS_* bits). */
-enum { PDB_NEEDS_TRACE = 1, PDB_NEEDS_GPU = 2, PDB_NEEDS_STEPS = 4, PDB_NEEDS_PSTATS = 8,
-       PDB_NEEDS_STEPLOG = 16, PDB_NEEDS_MEMORY = 32 };
-
 int pdb_run_facts_get(sqlite3 *db, int64_t run_id, pdb_run_facts *f);
-/* The PDB_NEEDS_* bits of a report name (0: applies to every run). */
-int pdb_report_needs(const char *name);
-/* NULL when the report applies, else why not ("no GPU events", ...; a
- * trace report of a run never analysed: PDB_NOT_ANALYSED). */
+/* NULL when a report with these needs (its row's PDB_NEEDS_* bits) applies,
+ * else why not ("no GPU events", ...; a trace report of a run never
+ * analysed: PDB_NOT_ANALYSED). */
 #define PDB_NOT_ANALYSED "not analysed: run 'profdb analyze'"
 
 const char *pdb_report_missing(const pdb_run_facts *f, int needs);

@@ -1,48 +1,21 @@
-/* reports.c: the report table and helpers shared by reports: they run a
- * report query (queries.h) bound to the report context and render it. */
+/* reports.c: the report table (the rows of reports.def) and helpers shared
+ * by reports: they run a report query (queries.h) bound to the report
+ * context and render it. */
 #include "report/reports.h"
 #include "common/error.h"
 #include "common/strbuf.h"
 #include "common/utf8.h"
 #include "report/analysis_state.h"
 #include "report/queries.h"
-#include "report/steplog_reports.h"
 
 #include <string.h>
 
 const pdb_report pdb_reports[] = {
-    {"summary", pdb_report_summary, "what the run contains: sources, ranks, records, skips"},
-    {"gpu", pdb_report_gpu, "GPU temporal breakdown per rank: idle, compute, non-compute, overlap"},
-    {"kernel-types", pdb_report_kernel_types, "GPU time per kernel type and overlapping combination"},
-    {"kernels", pdb_report_kernels, "GPU kernels per rank: count, total, mean, min, max, std (--top N); --by KEY: by what launched them"},
-    {"ops", pdb_report_ops, "CPU operators: count, CPU and GPU self and total time (--by-shape, --top N)"},
-    {"annotations", pdb_report_annotations, "record_function ranges: count, CPU time, share of steps, GPU time inside"},
-    {"steps", pdb_report_steps, "per ProfilerStep: duration split into kernel, memcpy, ... other"},
-    {"idle", pdb_report_idle, "GPU idle time per stream: host wait, kernel wait, other"},
-    {"launch", pdb_report_launch, "CUDA launch delays (runtime call -> kernel) and the longest"},
-    {"kernel-sequences", pdb_report_kernel_sequences, "frequent kernel sequences below an op (--op NAME, --min-len L): fusion candidates"},
-    {"comm", pdb_report_comm, "collectives: count, time, bytes and bandwidth per kind"},
-    {"critical-path", pdb_report_critical_path, "critical path per iteration: length, share CPU/GPU/launch/gaps (--by bound|edge-type|node)"},
-    {"queue-length", pdb_report_queue_length, "CUDA launch queue per stream: distribution, time at --queue-limit N (1024)"},
-    {"memory", pdb_report_memory, "profile_memory traces: memory per op (self, total), peaks per device and step, allocations alive at the peak"},
-    {"memory-bw", pdb_report_memory_bw, "memcpy/memset bandwidth per kind: distribution, busy time (--by point: the series)"},
-    {"ranks", pdb_report_ranks, "per-rank step and GPU time, the straggler and the skew"},
-    {"insights", pdb_report_insights, "slowest components and named bottlenecks, with evidence"},
-    {"pstats", pdb_report_pstats, "pstats print_stats(): --sort KEY, --limit N|FRACTION, --match REGEX"},
-    {"callers", pdb_report_callers, "pstats print_callers(): who calls the selected functions"},
-    {"callees", pdb_report_callees, "pstats print_callees(): what the selected functions call"},
-    {"pstats-dot", pdb_report_pstats_dot, "pstats call graph as Graphviz DOT (gprof2dot style)"},
-    {"pstats-chart", pdb_report_pstats_chart, "gnuplot script: bar chart of the top functions (--top N)"},
-    {"metrics", pdb_report_steplog_metrics, "step logs: the long metric table (--metric NAME)"},
-    {"metric-rules", pdb_report_steplog_rules, "step logs: raw names -> canonical metrics used by this run"},
-    {"phases", pdb_report_steplog_phases, "step logs: per-phase distribution and share of step time (--skip-first N)"},
-    {"loaders", pdb_report_steplog_loaders, "step logs: per-dataloader phase times and imbalance"},
-    {"throughput", pdb_report_steplog_throughput, "step logs: steps/s, samples/s, tokens/s overall and per epoch"},
-    {"scaling", pdb_report_steplog_scaling, "step logs: runs labelled gpus=N: speedup and scaling efficiency"},
-    {"step-insights", pdb_report_steplog_insights, "step logs: bottleneck rules with the numbers that fired"},
-    {"rf-report", pdb_report_steplog_rf, "step logs: rectified-flow profiler blocks, recomputed"},
-    {"gpu-util", pdb_report_steplog_gpu, "nvidia-smi logs: utilisation, memory and energy per GPU"},
-    {NULL, NULL, NULL},
+#define PDB_REPORT(name, function, needs, folder, top, summary) \
+    {name, function, summary, needs, folder, top},
+#include "report/reports.def"
+#undef PDB_REPORT
+    {NULL, NULL, NULL, 0, 0, 0},
 };
 
 const pdb_report *pdb_report_find(const char *name)

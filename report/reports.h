@@ -5,7 +5,9 @@
  * report/queries/FAMILY.sql and is run by name (queries.h). Every report
  * receives the same context; options that only some reports use are
  * documented with them. Adding a report is adding a function, its queries
- * and one row in reports.c. */
+ * and one row in reports.def, which says everything else about it: what a
+ * run must hold for it to apply, its place in the --out folder, its line in
+ * --help. */
 #ifndef PDB_REPORTS_H
 #define PDB_REPORTS_H
 
@@ -45,12 +47,27 @@ typedef struct pdb_report_ctx {
     long min_len;             /* --min-len L (kernel-sequences: kernels per pattern, 3) */
 } pdb_report_ctx;
 
+/* What a report needs from a run (its row's NEEDS): PDB_NEEDS_* bits, or
+ * PDB_NEEDS_NOTHING for a report that applies to every run (a bit of its own,
+ * so that a row cannot leave it unset by accident). */
+enum { PDB_NEEDS_TRACE = 1, PDB_NEEDS_GPU = 2, PDB_NEEDS_STEPS = 4, PDB_NEEDS_PSTATS = 8,
+       PDB_NEEDS_STEPLOG = 16, PDB_NEEDS_MEMORY = 32, PDB_NEEDS_NOTHING = 64 };
+/* A row's FOLDER and TOP when the report is not in the --out folder, or
+ * shows every row there. */
+#define PDB_NOT_IN_FOLDER (-1)
+#define PDB_TOP_ALL (-1)
+
+/* One row of reports.def. */
 typedef struct pdb_report {
     const char *name;
     int (*run)(pdb_report_ctx *ctx);
     const char *summary;
+    int needs;        /* PDB_NEEDS_* bits */
+    int folder;       /* place among the --out folder's tables, or PDB_NOT_IN_FOLDER */
+    long folder_top;  /* --top in the folder when none is given, or PDB_TOP_ALL */
 } pdb_report;
 
+/* The rows of reports.def in order, then a row whose name is NULL. */
 extern const pdb_report pdb_reports[];
 
 const pdb_report *pdb_report_find(const char *name);
@@ -80,28 +97,9 @@ int pdb_report_require(pdb_report_ctx *ctx, const char *report, const char *coun
 int pdb_critical_summary(sqlite3 *db, int64_t run_id);
 int pdb_memory_bw_fill(sqlite3 *db, int64_t run_id, bool hta);
 
-/* Reports. */
-int pdb_report_summary(pdb_report_ctx *ctx);
-int pdb_report_gpu(pdb_report_ctx *ctx);
-int pdb_report_kernel_types(pdb_report_ctx *ctx);
-int pdb_report_kernels(pdb_report_ctx *ctx);
-int pdb_report_ops(pdb_report_ctx *ctx);
-int pdb_report_annotations(pdb_report_ctx *ctx);
-int pdb_report_steps(pdb_report_ctx *ctx);
-int pdb_report_idle(pdb_report_ctx *ctx);
-int pdb_report_launch(pdb_report_ctx *ctx);
-int pdb_report_comm(pdb_report_ctx *ctx);
-int pdb_report_queue_length(pdb_report_ctx *ctx);
-int pdb_report_memory_bw(pdb_report_ctx *ctx);
-int pdb_report_memory(pdb_report_ctx *ctx);
-int pdb_report_critical_path(pdb_report_ctx *ctx);
-int pdb_report_kernel_sequences(pdb_report_ctx *ctx);
-int pdb_report_ranks(pdb_report_ctx *ctx);
-int pdb_report_insights(pdb_report_ctx *ctx);
-int pdb_report_pstats(pdb_report_ctx *ctx);
-int pdb_report_callers(pdb_report_ctx *ctx);
-int pdb_report_callees(pdb_report_ctx *ctx);
-int pdb_report_pstats_dot(pdb_report_ctx *ctx);
-int pdb_report_pstats_chart(pdb_report_ctx *ctx);
+/* Reports: the FUNCTION of each row of reports.def. */
+#define PDB_REPORT(name, function, needs, folder, top, summary) int function(pdb_report_ctx *ctx);
+#include "report/reports.def"
+#undef PDB_REPORT
 
 #endif
