@@ -22,7 +22,8 @@ typedef struct {
     size_t n;       /* values */
     size_t seen;    /* values of the sorted pass so far */
     double min, p50, p90, p99, max;
-    double ss;      /* squared deviations from the mean, summed in value order */
+    double vsum;    /* sum of the values as logged */
+    double ss;      /* their squared deviations from their mean, in value order */
     int64_t window; /* the window when all values share one, else 0 */
     bool mixed_window;
     double wtotal;  /* sum of value x steps it stands for */
@@ -192,6 +193,7 @@ static int collect(sqlite3 *db, int64_t run_id, long skip_first, groups *gs)
         g->n++;
         g->wtotal += v * w;
         g->wsteps += w;
+        g->vsum += v;
         if (sqlite3_column_int64(st, 4) != g->window)
             g->mixed_window = true;
     }
@@ -210,7 +212,9 @@ static int order_statistics(sqlite3 *db, int64_t run_id, long skip_first, groups
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         group *g = group_for(gs, st);
-        double v = sqlite3_column_double(st, 5), mean = total_of(g) / g->wsteps;
+        /* std is of the values as logged (docs/steplogs.md), so around
+         * their own mean, not the steps-weighted mean printed as 'mean' */
+        double v = sqlite3_column_double(st, 5), mean = g->vsum / (double)g->n;
         size_t rank = ++g->seen;
         if (rank == 1)
             g->min = v;
