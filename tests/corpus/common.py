@@ -131,3 +131,15 @@ def q(text):
 
 def sql(db, query):
     return run_json("sql", query, db=db)
+
+
+def table_counts(db):
+    """Rows of every table of db, read-only: {table: count}."""
+    import sqlite3
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        names = [r[0] for r in con.execute("SELECT name FROM sqlite_schema WHERE type ="
+                                           " 'table' ORDER BY name")]
+        return {n: con.execute(f'SELECT count(*) FROM "{n}"').fetchone()[0] for n in names}
+    finally:
+        con.close()

@@ -15,26 +15,18 @@ out, with a note, when the test does not run as root."""
 import os
 import resource
 import signal
-import sqlite3
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from common import PROFDB, SOURCE, Checker, missing_part, run, tempdir  # noqa: E402
+from common import (PROFDB, SOURCE, Checker, missing_part, run, table_counts,  # noqa: E402
+                    tempdir)
 
 SAMPLES = os.path.join(SOURCE, "samples")
 TRACES = [os.path.join(SAMPLES, "traces", f"train_rank{r}.pt.trace.json.gz") for r in (0, 1)]
 PSTATS = os.path.join(SAMPLES, "pstats", "sample.prof")
 
 
-def counts(db):
-    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    try:
-        names = [r[0] for r in con.execute("SELECT name FROM sqlite_schema WHERE type ="
-                                           " 'table' ORDER BY name")]
-        return {n: con.execute(f'SELECT count(*) FROM "{n}"').fetchone()[0] for n in names}
-    finally:
-        con.close()
 
 
 def limited(limit):
@@ -71,7 +63,7 @@ def main():
         # below the database's size: the WAL grows to it, and the checkpoint
         # writes pages past it, so every write path meets the limit
         limit = 65536
-        before = counts(db)
+        before = table_counts(db)
         write_failed = ("a write failed", "disk is full")
         cases = [("ingest into an existing database", ["--db", "t.db", "ingest", TRACES[0]]),
                  ("a first ingest", ["--db", "new.db", "ingest", TRACES[0]]),
@@ -80,7 +72,7 @@ def main():
         for what, args in cases:
             p = profdb(args, full, limited(limit))
             one_line(c, f"disk full, {what}", p, write_failed)
-            c.eq(f"disk full, {what}: the database as it was", counts(db), before)
+            c.eq(f"disk full, {what}: the database as it was", table_counts(db), before)
             c.true(f"disk full, {what}: no new database",
                    not os.path.exists(os.path.join(full, "new.db")))
 

@@ -14,13 +14,13 @@ left."""
 import os
 import shutil
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from common import GENTRACE, PROFDB, SOURCE, Checker, run, scaled, tempdir  # noqa: E402
+from common import (GENTRACE, PROFDB, SOURCE, Checker, run, scaled, table_counts,  # noqa: E402
+                    tempdir)
 
 
 def children(pid):
@@ -31,14 +31,6 @@ def children(pid):
         return []
 
 
-def counts(db):
-    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    try:
-        names = [r[0] for r in con.execute("SELECT name FROM sqlite_schema WHERE type ="
-                                           " 'table' ORDER BY name")]
-        return {n: con.execute(f'SELECT count(*) FROM "{n}"').fetchone()[0] for n in names}
-    finally:
-        con.close()
 
 
 def main():
@@ -58,7 +50,7 @@ def main():
             os.mkdir(folder)
             db = os.path.join(folder, "t.db")
             shutil.copy(base, db)
-            before = counts(db)
+            before = table_counts(db)
             p = subprocess.Popen([PROFDB, "--db", db, "ingest", "--jobs", "2", "--run", "big",
                                   *big], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                  text=True)
@@ -84,7 +76,7 @@ def main():
                 continue
             c.eq(f"{name} with a stopped worker: exit", p.returncode, code)
             c.true(f"{name}: says nothing was stored", "nothing was stored" in err, err)
-            c.eq(f"{name}: the database as it was", counts(db), before)
+            c.eq(f"{name}: the database as it was", table_counts(db), before)
             alive = [w for w in workers if os.path.exists(f"/proc/{w}") and
                      open(f"/proc/{w}/stat").read().split()[2] != "Z"]
             c.eq(f"{name}: no worker left", alive, [])

@@ -19,7 +19,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from common import PROFDB, SOURCE, TIMEOUT, Checker, run, tempdir  # noqa: E402
+from common import (PROFDB, SOURCE, TIMEOUT, Checker, run, table_counts,  # noqa: E402
+                    tempdir)
 
 TRACE = os.path.join(SOURCE, "samples", "traces", "train_rank0.pt.trace.json.gz")
 PSTATS = os.path.join(SOURCE, "samples", "pstats", "sample.prof")
@@ -33,14 +34,6 @@ def edit(path, *statements):
     con.close()
 
 
-def content(db):
-    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    try:
-        names = [r[0] for r in con.execute("SELECT name FROM sqlite_schema WHERE type ="
-                                           " 'table' ORDER BY name")]
-        return {n: con.execute(f'SELECT count(*) FROM "{n}"').fetchone()[0] for n in names}
-    finally:
-        con.close()
 
 
 def corrupt(path):
@@ -87,7 +80,7 @@ def main():
 
         existing = os.path.join(tmp, "existing.db")
         run("ingest", "-q", "--run", "other", PSTATS, db=existing)
-        before = content(existing)
+        before = table_counts(existing)
         says = {"view_for_table": "slices", "endless_view": "skips", "trigger": "trigger t",
                 "extra_view": "view extra", "missing_column": "sources",
                 "missing_table": "skips", "dangling_string": "987654",
@@ -109,7 +102,7 @@ def main():
                 if target == "new":
                     c.true(f"{what}: no database made", not os.path.exists(out))
                 else:
-                    c.eq(f"{what}: the target unchanged", content(existing), before)
+                    c.eq(f"{what}: the target unchanged", table_counts(existing), before)
         # the untouched shard still merges, and merges into the first
         rc, _, err = run("merge", "-q", existing, good, check=False)
         c.eq(f"the good shard merges ({err.strip()})", rc, 0)
