@@ -91,9 +91,9 @@ static input_kind sniff_kind(const pdb_job *j, const pdb_ingest_opts *opts)
         pdb_input_close(in);
         pdb_clear_error();
     }
-    if (r && strcmp(r->name, "trace") == 0)
+    if (r && r->kind == PDB_INPUT_RANK)
         return IN_TRACE;
-    if (r && strcmp(r->name, "pstats") == 0)
+    if (r && r->kind == PDB_INPUT_SUMMED)
         return IN_PSTATS;
     return IN_OTHER;
 }

@@ -1,14 +1,15 @@
-/* readers.c: the format table and sniffing (see readers.h). */
+/* readers.c: the format table (the rows of readers.def) and sniffing (see
+ * readers.h). */
 #include "ingest/readers.h"
 
 #include <string.h>
 #include <yajl/yajl_parse.h>
 
 const pdb_reader pdb_readers[] = {
-    {"trace", pdb_sniff_trace, pdb_read_trace},
-    {"steplog", pdb_sniff_steplog, pdb_read_steplog},
-    {"pstats", pdb_sniff_pstats, pdb_read_pstats},
-    {NULL, NULL, NULL},
+#define PDB_READER(name, id, kind) {name, pdb_sniff_##id, pdb_read_##id, kind},
+#include "ingest/readers.def"
+#undef PDB_READER
+    {NULL, NULL, NULL, 0},
 };
 
 const pdb_reader *pdb_reader_sniff(const unsigned char *data, size_t len, int *score)

@@ -646,7 +646,7 @@ static int ingest_one(pdb_session *ss, const job *j, int64_t run_id, int trace_o
         pdb_warn("%s: %lld strings held invalid UTF-8 (overlong forms, lone surrogates, stray "
                  "bytes); stored with U+FFFD in place of each bad sequence", src.path,
                  (long long)src.text_replaced);
-    *was_read = rc == PDB_OK && strcmp(reader->name, "trace") == 0;
+    *was_read = rc == PDB_OK && reader->kind == PDB_INPUT_RANK;
     pdb_strmap_free(src.skips);
     pdb_input_close(in);
     return rc;

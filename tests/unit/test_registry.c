@@ -7,6 +7,7 @@
  * is made from the rows. A row that leaves a field unset (0, NULL, "") or
  * repeats another row's name or place fails here, with the row named. */
 #include "check.h"
+#include "ingest/readers.h"
 #include "report/reports.h"
 
 #include <stdbool.h>
@@ -61,8 +62,26 @@ static void test_reports(void)
     CHECK(summary && summary->needs == PDB_NEEDS_NOTHING && summary->folder > 0);
 }
 
+static void test_readers(void)
+{
+    int n = 0;
+    for (const pdb_reader *r = pdb_readers; r->name; r++, n++) {
+        const char *name = r->name;
+        ROW_CHECK(plain_name(name), name);
+        ROW_CHECK(pdb_reader_named(name) == r, name); /* no other row has its name */
+        ROW_CHECK(r->sniff != NULL && r->read != NULL, name);
+        ROW_CHECK(r->kind == PDB_INPUT_RANK || r->kind == PDB_INPUT_SUMMED ||
+                      r->kind == PDB_INPUT_ALONE,
+                  name);
+        /* nothing to look at is nobody's format */
+        ROW_CHECK(r->sniff((const unsigned char *)"", 0) == PDB_SNIFF_NO, name);
+    }
+    CHECK(n > 0);
+}
+
 int main(void)
 {
     test_reports();
+    test_readers();
     return check_report();
 }
