@@ -56,7 +56,8 @@ static void shuffle(double *v, size_t n, uint64_t *s)
  * median and clipped at PDB_CP_CLIP of them. The scale is 1.4826 MAD, or,
  * when more than half the values are equal (MAD = 0), the mean absolute
  * deviation (1.2533 of it: the same scale for normal data). Returns false
- * when every value is equal: nothing can have shifted. */
+ * when every value is equal, to PDB_CP_RESOLUTION of the median: nothing
+ * can have shifted. */
 static bool standardise(const double *x, size_t m, double *z)
 {
     memcpy(z, x, m * sizeof *z);
@@ -72,8 +73,8 @@ static bool standardise(const double *x, size_t m, double *z)
             sum += z[i];
         scale = 1.2533 * sum / (double)m;
     }
-    if (!(scale > 0))
-        return false;
+    if (!(scale > PDB_CP_RESOLUTION * fabs(med)))
+        return false; /* constant up to rounding: its last bits are no shift */
     for (size_t i = 0; i < m; i++) {
         double v = (x[i] - med) / scale;
         z[i] = v > PDB_CP_CLIP ? PDB_CP_CLIP : v < -PDB_CP_CLIP ? -PDB_CP_CLIP : v;
@@ -252,8 +253,11 @@ double pdb_cp_tail_p(const double *x, size_t m, const double *tail, size_t j)
         tmean += tail[i];
     tmean /= (double)j;
     double sd = sqrt(ss / (double)(m - 1));
-    if (!(sd > 0))
-        return tmean == mean ? 1.0 : 0.0; /* a constant history: any other level is a change */
+    double size = fmax(fabs(mean), fabs(tmean));
+    if (!(fabs(tmean - mean) > PDB_CP_RESOLUTION * size))
+        return 1.0; /* the same level, up to rounding */
+    if (!(sd > PDB_CP_RESOLUTION * size))
+        return 0.0; /* a constant history: any other level is a change */
     double t = (tmean - mean) / (sd * sqrt(1 / (double)j + 1 / (double)m));
     double p = 2 * pdb_student_sf(fabs(t), (double)(m - 1));
     return p > 1 ? 1 : p;

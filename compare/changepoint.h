@@ -56,6 +56,12 @@
  * such a tail has p >= alpha / 10, too close to alpha to find shifts. */
 #define PDB_CP_TAIL_ORDERINGS 40.0
 
+/* Values closer than this, relative to their size, are equal: a series
+ * constant up to rounding (the medians of the same steps computed from
+ * other clock readings differ in the last bits) has no change point, and
+ * a history constant to this resolution has no spread to test against. */
+#define PDB_CP_RESOLUTION 1e-9
+
 typedef struct pdb_cp_opts {
     double alpha;       /* significance of each test (check's PDB_ALPHA by default) */
     int permutations;   /* PDB_CP_PERMUTATIONS */
@@ -76,12 +82,15 @@ size_t pdb_change_points(const double *x, size_t n, const pdb_cp_opts *o,
                          pdb_change_point *out);
 
 /* Test 1 on x[0..n) alone: the best split and its permutation p-value (1
- * when no split is possible or every value is equal). seed as above. */
+ * when no split is possible or every value is equal, to PDB_CP_RESOLUTION).
+ * seed as above. */
 double pdb_cp_split_test(const double *x, size_t n, int permutations, uint64_t seed,
                          double stop_above, size_t *at);
 
 /* Test 2: the two-sided p-value of tail[0..j) as j more draws of x[0..m)
- * (their mean against x's mean, on x's standard deviation). */
+ * (their mean against x's mean, on x's standard deviation). 1 when the
+ * means are equal to PDB_CP_RESOLUTION; 0 when x is constant to it and the
+ * tail is not (callers print such a p as "< 1e-16", never 0). */
 double pdb_cp_tail_p(const double *x, size_t m, const double *tail, size_t j);
 
 /* P(T > t) for Student's t with df degrees of freedom. */

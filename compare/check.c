@@ -4,20 +4,28 @@
  * The question a gate asks is not "did anything change?" but "is TEST worse
  * than BASE by more than the limit?", so that is what is tested: each base
  * sample is moved by the limit (a time x 1.05 for a 5% limit, a throughput
- * x 0.95) and a one-sided Mann-Whitney test asks whether the test samples
- * are worse than those (exact for up to 60 samples, ties included).
+ * x 0.95) and a Mann-Whitney test compares the test samples with those. Its
+ * p-value is two-sided, the one convention `profdb diff` uses too
+ * (common/stats.h: exact for up to 60 samples, ties included); it counts
+ * when the ranks put the test samples on the worse side.
+ *
+ * The gate never passes a median beyond the limit:
  *
  *   regression    the median is worse by more than the limit and p < alpha;
  *                 or, when the sample sizes cannot reach alpha at all (3
- *                 steps against 3: the smallest p is 1/20), every test
- *                 sample is worse than every moved base sample (at least 2
- *                 on each side): a change both large and consistent;
- *   pass          with too few samples to reach alpha: when the median is
- *                 within the limit and no test sample is worse than the
- *                 base's worst sample moved by the limit;
- *   inconclusive  fewer than --min-samples on a side, or too few to reach
- *                 alpha and neither of the rules above decides;
- *   pass          otherwise.
+ *                 steps against 3: the smallest two-sided p is 1/10), every
+ *                 test sample is worse than every moved base sample (at
+ *                 least 2 on each side): a change both large and consistent;
+ *   inconclusive  the median is worse by more than the limit but not
+ *                 significantly (or too few samples to tell): the reason
+ *                 says how many steps per side would decide (Noether's
+ *                 sample size at the shift seen, 80% power); also fewer
+ *                 than --min-samples on a side, or too few samples to
+ *                 reach alpha with a test sample worse than the base's
+ *                 worst moved by the limit;
+ *   pass          the median is within the limit (with too few samples to
+ *                 reach alpha, also no test sample worse than the base's
+ *                 worst moved by the limit).
  *
  * Medians and ranks make a few very slow steps harmless: they are counted as
  * outliers and reported, never deciding. */
@@ -136,29 +144,52 @@ static bool none_worse_than_worst(const pdb_samples *b, const pdb_samples *t,
 }
 
 void pdb_check_gate_stats(const pdb_samples *b, const pdb_samples *t, bool higher_is_worse,
-                          double limit_pct, pdb_gate_stats *g)
+                          double limit_pct, double alpha, pdb_gate_stats *g)
 {
+    memset(g, 0, sizeof *g);
     double *moved = shifted_base(b, higher_is_worse, limit_pct);
-    int exact = 0;
+    pdb_mwu m;
     /* "test worse" is "test larger" for times; for rates, negate both. */
     if (higher_is_worse) {
-        g->p = pdb_mwu_greater(t->v, t->n, moved, b->n, &exact);
+        pdb_mann_whitney(t->v, t->n, moved, b->n, &m);
     } else {
         double *nt = pdb_xmalloc((t->n ? t->n : 1) * sizeof *nt);
+        double *nm = pdb_xmalloc((b->n ? b->n : 1) * sizeof *nm);
         for (size_t i = 0; i < t->n; i++)
             nt[i] = -t->v[i];
         for (size_t i = 0; i < b->n; i++)
-            moved[i] = -moved[i];
-        g->p = pdb_mwu_greater(nt, t->n, moved, b->n, &exact);
-        for (size_t i = 0; i < b->n; i++)
-            moved[i] = -moved[i];
+            nm[i] = -moved[i];
+        pdb_mann_whitney(nt, t->n, nm, b->n, &m);
         free(nt);
+        free(nm);
     }
-    g->exact = exact;
-    g->min_p = pdb_mwu_min_p(t->n, b->n);
+    g->p = m.p;
+    g->toward_worse = m.p_greater < m.p_less;
+    g->exact = m.exact;
+    g->min_p = pdb_mwu_min_p2(t->n, b->n);
+    g->theta = t->n && b->n ? m.u / ((double)t->n * (double)b->n) : NAN;
+    g->steps_needed = pdb_mwu_steps_needed(g->theta, alpha, PDB_CHECK_POWER);
+    if (g->steps_needed) {
+        /* Never fewer than there are: these did not decide. */
+        long have = (long)(t->n > b->n ? t->n : b->n);
+        if (g->steps_needed <= have)
+            g->steps_needed = have + 1;
+    }
     g->separated = all_worse(t, moved, b->n, higher_is_worse);
     g->contained = none_worse_than_worst(b, t, higher_is_worse, limit_pct);
     free(moved);
+}
+
+/* "about 23 steps per side would decide (80% power at the shift seen)", or
+ * what is known when the ranks show no shift beyond the limit. */
+static void steps_text(const pdb_gate_stats *g, char *buf, size_t cap)
+{
+    if (g->steps_needed)
+        snprintf(buf, cap, "about %ld steps per side would decide (%.0f%% power at the shift "
+                 "seen)", g->steps_needed, 100 * PDB_CHECK_POWER);
+    else
+        snprintf(buf, cap, "the steps' ranks show no shift beyond the limit, so no number of "
+                 "steps can be estimated to decide");
 }
 
 void pdb_check_decide(const pdb_check_run *run, pdb_check_result *r)
@@ -167,45 +198,67 @@ void pdb_check_decide(const pdb_check_run *run, pdb_check_result *r)
     const pdb_gate_stats *g = &r->gate;
     bool beyond = c->worse_pct > r->limit_pct;
     bool reachable = g->min_p < run->alpha;
-    char n[64];
+    bool significant = reachable && g->p < run->alpha && g->toward_worse;
+    char n[64], p[32], steps[160];
     snprintf(n, sizeof n, "%zu vs %zu samples", c->nb, c->nt);
+    pdb_format_p(g->p, p, sizeof p);
+    steps_text(g, steps, sizeof steps);
     if ((long)c->nb < run->min_samples || (long)c->nt < run->min_samples) {
         r->status = PDB_CHECK_INCONCLUSIVE;
         snprintf(r->reason, sizeof r->reason,
-                 "too few samples (%s, --min-samples %ld); median %+.2f%% (limit %g%%)", n,
-                 run->min_samples, c->change_pct, r->limit_pct);
-    } else if (reachable && beyond && g->p < run->alpha) {
+                 "too few samples (%s, --min-samples %ld); median %+.2f%% (limit %g%%)%s%s", n,
+                 run->min_samples, c->change_pct, r->limit_pct, beyond ? ": " : "",
+                 beyond ? steps : "");
+    } else if (beyond && significant) {
         r->status = PDB_CHECK_FAIL;
         snprintf(r->reason, sizeof r->reason,
-                 "regression: median %+.2f%% > limit %g%%; worse than the limit with p = %.3g "
-                 "< %g (%s, one-sided %s)", c->change_pct, r->limit_pct, g->p, run->alpha, n,
+                 "regression: median %+.2f%% > limit %g%%; worse than the limit with p = %s "
+                 "< %g (%s, two-sided Mann-Whitney against base moved by the limit, %s)",
+                 c->change_pct, r->limit_pct, p, run->alpha, n,
                  g->exact ? "exact" : "normal approx.");
-    } else if (!reachable && g->separated && c->nb >= 2 && c->nt >= 2) {
+    } else if (beyond && !reachable && g->separated && c->nb >= 2 && c->nt >= 2) {
         r->status = PDB_CHECK_FAIL;
         snprintf(r->reason, sizeof r->reason,
                  "regression: median %+.2f%% > limit %g%%; every test sample is worse than every "
                  "base sample by more than the limit (%s: too few for p < %g, consistent "
                  "enough to decide)", c->change_pct, r->limit_pct, n, run->alpha);
-    } else if (!reachable && !beyond && g->contained) {
+    } else if (beyond && !reachable) {
+        /* The gate never passes a median beyond the limit. */
+        r->status = PDB_CHECK_INCONCLUSIVE;
+        snprintf(r->reason, sizeof r->reason,
+                 "median %+.2f%% beyond the limit %g%%, but %s cannot decide (the smallest "
+                 "possible p is %.3g >= alpha %g) and the samples overlap: %s", c->change_pct,
+                 r->limit_pct, n, g->min_p, run->alpha, steps);
+    } else if (beyond) {
+        r->status = PDB_CHECK_INCONCLUSIVE;
+        snprintf(r->reason, sizeof r->reason,
+                 "median %+.2f%% beyond the limit %g%%, but not significantly (p = %s >= %g, %s, "
+                 "two-sided Mann-Whitney against base moved by the limit): %s", c->change_pct,
+                 r->limit_pct, p, run->alpha, n, steps);
+    } else if (!reachable && !g->contained) {
+        r->status = PDB_CHECK_INCONCLUSIVE;
+        snprintf(r->reason, sizeof r->reason,
+                 "cannot decide with %s: the smallest possible p is %.3g >= alpha %g, and a "
+                 "test sample is worse than the base's worst by more than the limit; median "
+                 "%+.2f%% (limit %g%%)", n, g->min_p, run->alpha, c->change_pct, r->limit_pct);
+    } else if (!reachable) {
         r->status = PDB_CHECK_PASS;
         snprintf(r->reason, sizeof r->reason,
                  "median %+.2f%% (limit %g%%); too few samples for a test (%s), but the median "
                  "is within the limit and no test sample is worse than the base's worst by "
                  "more than the limit", c->change_pct, r->limit_pct, n);
-    } else if (!reachable) {
-        r->status = PDB_CHECK_INCONCLUSIVE;
-        snprintf(r->reason, sizeof r->reason,
-                 "cannot decide with %s: the smallest possible p is %.3g >= alpha %g, and the "
-                 "samples overlap; median %+.2f%% (limit %g%%)", n, g->min_p, run->alpha,
-                 c->change_pct, r->limit_pct);
     } else {
         r->status = PDB_CHECK_PASS;
-        const char *why = beyond ? "beyond the limit but not significantly"
-                          : c->worse_pct < 0 && c->mwu.p < run->alpha ? "a significant improvement"
-                          : "within the limit";
-        snprintf(r->reason, sizeof r->reason,
-                 "median %+.2f%% (limit %g%%), p = %.3g that it is worse than the limit: %s (%s)",
-                 c->change_pct, r->limit_pct, g->p, why, n);
+        char pb[32];
+        pdb_format_p(c->mwu.p, pb, sizeof pb);
+        if (c->worse_pct < 0 && c->mwu.p < run->alpha)
+            snprintf(r->reason, sizeof r->reason,
+                     "median %+.2f%% (limit %g%%): a significant improvement (p = %s against "
+                     "base, two-sided Mann-Whitney; %s)", c->change_pct, r->limit_pct, pb, n);
+        else
+            snprintf(r->reason, sizeof r->reason,
+                     "median %+.2f%% (limit %g%%): within the limit (p = %s against base, "
+                     "two-sided Mann-Whitney; %s)", c->change_pct, r->limit_pct, pb, n);
     }
 }
 
@@ -231,7 +284,7 @@ static void compare_and_decide(const pdb_samples *sb, const pdb_samples *st, pdb
     if (!r->metric.unit)
         r->metric.unit = "";
     pdb_compare_samples(sb, st, r->metric.higher_is_worse, &r->cmp);
-    pdb_check_gate_stats(sb, st, r->metric.higher_is_worse, r->limit_pct, &r->gate);
+    pdb_check_gate_stats(sb, st, r->metric.higher_is_worse, r->limit_pct, run->alpha, &r->gate);
     pdb_check_decide(run, r);
     if (strcmp(sb->what, st->what) != 0) {
         r->status = PDB_CHECK_INCONCLUSIVE;

@@ -12,14 +12,25 @@
 typedef enum { PDB_CHECK_PASS, PDB_CHECK_FAIL, PDB_CHECK_INCONCLUSIVE } pdb_check_status;
 
 /* The gate's own test of one metric (check.c): TEST against BASE moved by
- * the limit in the bad direction. */
+ * the limit in the bad direction. Its p-value follows the one convention
+ * of `profdb diff` and `profdb check`: two-sided Mann-Whitney
+ * (common/stats.h). */
 typedef struct pdb_gate_stats {
-    double p;          /* one-sided p that TEST is worse than BASE beyond the limit */
+    double p;          /* two-sided p of TEST against BASE moved by the limit */
+    bool toward_worse; /* the ranks put TEST on the worse side of the moved BASE */
     bool exact;        /* exact permutation distribution (else normal approximation) */
-    double min_p;      /* the smallest p these sample sizes can give */
+    double min_p;      /* the smallest two-sided p these sample sizes can give */
     bool separated;    /* every TEST sample worse than every moved BASE sample */
     bool contained;    /* no TEST sample worse than BASE's worst moved by the limit */
+    double theta;      /* P(TEST sample worse than a moved BASE sample), ties 1/2 */
+    long steps_needed; /* per side, to decide at alpha with PDB_CHECK_POWER (0: unknown) */
 } pdb_gate_stats;
+
+/* The p-value convention, named in every output of check and diff. */
+#define PDB_CHECK_P_NAME "two-sided Mann-Whitney"
+
+/* The power at which check says how many steps per side would decide. */
+#define PDB_CHECK_POWER 0.8
 
 typedef struct pdb_check_result {
     pdb_metric metric;
@@ -29,7 +40,7 @@ typedef struct pdb_check_result {
     pdb_comparison cmp;
     pdb_gate_stats gate;
     pdb_check_status status;
-    char reason[320];          /* one sentence: why this verdict */
+    char reason[640];          /* one sentence: why this verdict */
 } pdb_check_result;
 
 typedef struct pdb_check_run {
@@ -57,9 +68,10 @@ int pdb_check_add_limits(pdb_check_run *run, const char *const *specs, int n);
 /* Parses a limit: "5%", "+5%" or "5" (five percent); a bare number below 1
  * is refused as ambiguous. */
 int pdb_check_parse_pct(const char *text, double *pct);
-/* The gate's test of t against b moved by limit_pct (see check.c). */
+/* The gate's test of t against b moved by limit_pct (see check.c); alpha
+ * for the steps that would decide. */
 void pdb_check_gate_stats(const pdb_samples *b, const pdb_samples *t, bool higher_is_worse,
-                          double limit_pct, pdb_gate_stats *g);
+                          double limit_pct, double alpha, pdb_gate_stats *g);
 /* Decides r->status and r->reason from r->cmp, r->gate and the run's settings. */
 void pdb_check_decide(const pdb_check_run *run, pdb_check_result *r);
 /* "PASS", "REGRESSION" or "INCONCLUSIVE" for the whole run. */

@@ -2,10 +2,12 @@
  * one-line verdict, per-metric details, JUnit XML and Markdown (check.h).
  * The decisions themselves are made in check.c. */
 #include "compare/check.h"
+#include "common/stats.h"
 #include "common/strbuf.h"
 #include "render/text.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +66,31 @@ static void outlier_text(const pdb_check_result *r, char *buf, size_t cap)
         snprintf(buf, cap, "outliers: 0 in test, %zu in base", c->out_b);
 }
 
+/* An inconclusive metric whose median is beyond its limit: the warning
+ * every output carries, with the steps per side that would decide. */
+static bool beyond(const pdb_check_result *r)
+{
+    return r->cmp.worse_pct > r->limit_pct;
+}
+
+static bool beyond_undecided(const pdb_check_result *r)
+{
+    return r->status == PDB_CHECK_INCONCLUSIVE && beyond(r);
+}
+
+/* "beyond the limit, not significant: 23 steps per side would decide" */
+static const char *decide_text(const pdb_check_result *r)
+{
+    static char buf[160];
+    if (r->gate.steps_needed)
+        snprintf(buf, sizeof buf, "median beyond the limit, not significantly: about %ld "
+                 "steps per side would decide", r->gate.steps_needed);
+    else
+        snprintf(buf, sizeof buf, "median beyond the limit, not significantly: the ranks "
+                 "show no shift beyond it");
+    return buf;
+}
+
 /* Names (runs, metrics) are data: terminal text (render/text.h), so the
  * verdict stays one line and no escape sequence reaches a terminal or log. */
 void pdb_check_write_line(const pdb_check_run *run, FILE *out)
@@ -72,17 +99,25 @@ void pdb_check_write_line(const pdb_check_run *run, FILE *out)
     pdb_fput_term(out, run->base);
     fputs(" -> ", out);
     pdb_fput_term(out, run->test);
-    fprintf(out, ": %d metrics, %d regressed, %d inconclusive", run->n, run->failed,
-            run->inconclusive);
+    fprintf(out, ": %d metrics, %d regressed, %d inconclusive (p: %s, against base as in "
+                 "'profdb diff'; beyond: against base moved by the limit)", run->n, run->failed,
+            run->inconclusive, PDB_CHECK_P_NAME);
     for (int i = 0; i < run->n; i++) {
         const pdb_check_result *r = &run->r[i];
-        char o[200];
+        char o[200], p[32], pg[32];
         outlier_text(r, o, sizeof o);
+        pdb_format_p(r->cmp.mwu.p, p, sizeof p);
+        pdb_format_p(r->gate.p, pg, sizeof pg);
         fputs("; ", out);
         pdb_fput_term(out, r->metric.spec);
-        fprintf(out, " %s %+.2f%% (limit %g%%, p=%.3g, %zu vs %zu)%s", status_name(r->status),
-                r->cmp.change_pct, r->limit_pct, r->gate.p, r->cmp.nb, r->cmp.nt,
-                o[0] ? ", " : "");
+        fprintf(out, " %s %+.2f%% (limit %g%%, p=%s", status_name(r->status),
+                r->cmp.change_pct, r->limit_pct, p);
+        if (beyond(r))
+            fprintf(out, ", beyond p=%s", pg);
+        fprintf(out, ", %zu vs %zu", r->cmp.nb, r->cmp.nt);
+        if (beyond_undecided(r))
+            fprintf(out, ", %s", decide_text(r));
+        fprintf(out, ")%s", o[0] ? ", " : "");
         pdb_fput_term(out, o);
     }
     fputc('\n', out);
@@ -105,7 +140,9 @@ void pdb_check_write_details(const pdb_check_run *run, FILE *out)
             fputs(": ", out);
             pdb_fput_term(out, r->what);
         }
-        fputs("): ", out);
+        char pb[32];
+        pdb_format_p(r->cmp.mwu.p, pb, sizeof pb);
+        fprintf(out, "), p against base %s (two-sided Mann-Whitney, as 'profdb diff'): ", pb);
         pdb_fput_term(out, r->reason);
         if (o[0]) {
             fputs("; ", out);
@@ -133,6 +170,15 @@ static void junit_case(const pdb_check_run *run, const pdb_check_result *r, FILE
         fputs("      <skipped message=\"", out);
         pdb_fput_xml(out, r->reason);
         fputs("\"/>\n", out);
+    }
+    if (beyond_undecided(r)) {
+        /* JUnit has no warning element: CI servers show system-err beside
+         * the test, so the warning goes there, whatever the exit status. */
+        fputs("      <system-err>warning: ", out);
+        pdb_fput_xml(out, r->metric.spec);
+        fputs(": ", out);
+        pdb_fput_xml(out, r->reason);
+        fputs("</system-err>\n", out);
     }
     /* The details line carries the medians, interval and outliers. */
     pdb_check_run one = *run;
@@ -184,10 +230,10 @@ void pdb_check_write_markdown(const pdb_check_run *run, FILE *out)
     fprintf(out, ": %d metrics, %d regressed, %d inconclusive (alpha %g, "
                  "at least %ld samples per side).\n\n",
             run->n, run->failed, run->inconclusive, run->alpha, run->min_samples);
-    fputs("| metric | verdict | base median | test median | change | ratio 95% CI | p (worse "
-          "than limit) "
+    fputs("| metric | verdict | base median | test median | change | ratio 95% CI | p against "
+          "base | p against base moved by the limit "
           "| n base/test | limit | outliers |\n", out);
-    fputs("| --- | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | --- |\n", out);
+    fputs("| --- | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | --- |\n", out);
     for (int i = 0; i < run->n; i++) {
         const pdb_check_result *r = &run->r[i];
         char b[48], t[48];
@@ -195,9 +241,17 @@ void pdb_check_write_markdown(const pdb_check_run *run, FILE *out)
         pdb_check_format_value(r->cmp.test_median, r->metric.unit, t, sizeof t);
         fputs("| ", out);
         pdb_fput_md(out, r->metric.spec);
-        fprintf(out, " | %s | %s | %s | %+.2f%% | %.4f to %.4f | %.3g | %zu/%zu | %g%% | ",
+        char pg[32], pb[32];
+        /* The test against the moved base speaks only to a median beyond
+         * the limit: within it, that p measures how much better TEST is. */
+        if (beyond(r))
+            pdb_format_p(r->gate.p, pg, sizeof pg);
+        else
+            snprintf(pg, sizeof pg, "-");
+        pdb_format_p(r->cmp.mwu.p, pb, sizeof pb);
+        fprintf(out, " | %s | %s | %s | %+.2f%% | %.4f to %.4f | %s | %s | %zu/%zu | %g%% | ",
                 status_name(r->status), b, t, r->cmp.change_pct, r->cmp.ci_lo, r->cmp.ci_hi,
-                r->gate.p, r->cmp.nb, r->cmp.nt, r->limit_pct);
+                pb, pg, r->cmp.nb, r->cmp.nt, r->limit_pct);
         fprintf(out, "%zu test, %zu base |\n", r->cmp.out_t, r->cmp.out_b);
     }
     fputs("\n", out);
@@ -214,9 +268,25 @@ void pdb_check_write_markdown(const pdb_check_run *run, FILE *out)
         }
         fputs("\n", out);
     }
+    for (int i = 0; i < run->n; i++) {
+        const pdb_check_result *r = &run->r[i];
+        if (!beyond_undecided(r))
+            continue;
+        fputs("\n> [!WARNING]\n> ", out);
+        pdb_fput_md_code(out, r->metric.spec);
+        fprintf(out, ": median %+.2f%% is beyond the limit %g%% but not significantly; ",
+                r->cmp.change_pct, r->limit_pct);
+        if (r->gate.steps_needed)
+            fprintf(out, "about %ld steps per side would decide.\n", r->gate.steps_needed);
+        else
+            fputs("the steps' ranks show no shift beyond the limit.\n", out);
+    }
     fputs("\nA metric regresses when its median moved the bad way by more than its limit\n"
-          "and a one-sided Mann-Whitney test of the test samples against the base samples\n"
-          "moved by the limit gives p < alpha; with too few samples for that, when every\n"
-          "test sample is worse than every moved base sample. Outliers (beyond Q3 + 3 IQR)\n"
-          "are reported, not deciding.\n", out);
+          "and a Mann-Whitney test of the test samples against the base samples moved by\n"
+          "the limit gives p < alpha; with too few samples for that, when every test\n"
+          "sample is worse than every moved base sample. A median beyond the limit\n"
+          "without that is inconclusive, never a pass. Every p is " PDB_CHECK_P_NAME ";\n"
+          "'p against base' is the one 'profdb diff' prints. Outliers (beyond Q3 + 3 IQR)\n"
+          "are reported, not deciding.\n",
+          out);
 }

@@ -3,11 +3,13 @@
  * Every per-step time of either run (step-log step_time and phase metrics
  * with point values; else the trace's ProfilerStep durations and step
  * categories) is compared as a distribution: medians, their change, the
- * median ratio with a seeded bootstrap 95% interval, a Mann-Whitney U
- * p-value and the outliers on each side. The rows are collected in a temp
+ * median ratio with a seeded bootstrap 95% interval, the two-sided
+ * Mann-Whitney p-value (the one convention check prints too: exact up to
+ * 60 steps, ties included; common/stats.h) and the outliers on each side. The rows are collected in a temp
  * table so they render (and sort) like every other result set. The queries
  * are in compare/queries/diff_steps.sql. */
 #include "compare/diff.h"
+#include "compare/check.h"
 #include "compare/compare.h"
 #include "compare/queries.h"
 #include "common/db.h"
@@ -72,7 +74,16 @@ static int compare_metric(pdb_diff_ctx *ctx, const char *name, sqlite3_stmt *ins
     bind_real(ins, 10, c.ratio);
     bind_real(ins, 11, c.ci_lo);
     bind_real(ins, 12, c.ci_hi);
-    bind_real(ins, 13, c.mwu.p);
+    /* The p-value as check prints it: tables for people get text, since
+     * their three decimals would print a small p as 0. */
+    if (!isnan(c.mwu.p) &&
+        (ctx->render.format == PDB_OUT_TABLE || ctx->render.format == PDB_OUT_MD)) {
+        char p[32];
+        pdb_format_p(c.mwu.p, p, sizeof p);
+        sqlite3_bind_text(ins, 13, p, -1, SQLITE_TRANSIENT);
+    } else {
+        bind_real(ins, 13, c.mwu.p);
+    }
     sqlite3_bind_text(ins, 14, isnan(c.mwu.p) ? "" : c.mwu.p < PDB_ALPHA ? "yes" : "no", -1,
                       SQLITE_STATIC);
     sqlite3_bind_int64(ins, 15, (int64_t)c.out_b);
@@ -126,8 +137,9 @@ int pdb_diff_steps(pdb_diff_ctx *ctx)
         pdb_fput_text(ctx->out, ctx->base_name, md);
         fputs(" -> ", ctx->out);
         pdb_fput_text(ctx->out, ctx->test_name, md);
-        fprintf(ctx->out, " (medians; ratio CI: bootstrap 95%%, seed %u; p: Mann-Whitney U, "
-                          "significant below %g)\n\n", (unsigned)PDB_BOOTSTRAP_SEED, PDB_ALPHA);
+        fprintf(ctx->out, " (medians; ratio CI: bootstrap 95%%, seed %u; p: %s, as "
+                          "'profdb check' prints it, significant below %g)\n\n",
+                (unsigned)PDB_BOOTSTRAP_SEED, PDB_CHECK_P_NAME, PDB_ALPHA);
     }
     sqlite3_stmt *st;
     if (pdb_compare_prepare(ctx->db, "diff_steps.rows", NULL, &st) != PDB_OK)

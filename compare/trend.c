@@ -16,6 +16,7 @@
 #include "compare/trend.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "common/stats.h"
 #include "common/strbuf.h"
 #include "common/utf8.h"
 #include "common/xalloc.h"
@@ -575,8 +576,10 @@ int pdb_trend_check(sqlite3 *db, const pdb_trend *t, const pdb_trend_opts *o, do
                                         : "starting earlier, found with the newest run";
     pdb_buf run = PDB_BUF_INIT;
     pdb_utf8_clean(&run, t->pt[c->at].run, strlen(t->pt[c->at].run), PDB_UTF8_CONTROLS);
-    snprintf(v->reason, sizeof v->reason, "new change point %s ('%.120s', p=%.3g); level %s by "
-             "%.1f%% since, limit %g%%", how, pdb_buf_str(&run), c->p,
+    char p[32];
+    pdb_format_p(c->p, p, sizeof p);
+    snprintf(v->reason, sizeof v->reason, "new change point %s ('%.120s', p=%s); level %s by "
+             "%.1f%% since, limit %g%%", how, pdb_buf_str(&run), p,
              worse_pct > 0 ? "worse" : "better", fabs(worse_pct), limit_pct);
     pdb_buf_free(&run);
     return PDB_OK;

@@ -16,6 +16,7 @@
 #include "compare/trend.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "common/stats.h"
 #include "common/strbuf.h"
 #include "common/utf8.h"
 #include "common/xalloc.h"
@@ -47,6 +48,20 @@ static void bind_real(sqlite3_stmt *st, int i, double v)
         sqlite3_bind_null(st, i);
 }
 
+/* A p-value in a result set, never 0: in tables for people as text
+ * ("0.00216", "< 1e-16"; the renderer's three decimals would print 0), in
+ * CSV, TSV and JSON as a number, one below PDB_P_FLOOR as that bound. */
+static void bind_p(sqlite3_stmt *st, int i, double p, bool text)
+{
+    if (text && !isnan(p)) {
+        char buf[32];
+        pdb_format_p(p, buf, sizeof buf);
+        sqlite3_bind_text(st, i, buf, -1, SQLITE_TRANSIENT);
+    } else {
+        bind_real(st, i, isnan(p) ? p : fmax(p, PDB_P_FLOOR));
+    }
+}
+
 /* "up 10.3% (worse)"; "up from 0" when the level before was 0. Words,
  * not a sign: a CSV cell starting with + or - is guarded as a formula. */
 static void change_text(const pdb_trend_change *c, char *buf, size_t cap)
@@ -61,7 +76,7 @@ static void change_text(const pdb_trend_change *c, char *buf, size_t cap)
 
 /* ---- the temp tables ------------------------------------------------------ */
 
-static int add_runs(sqlite3 *db, const pdb_trend *t, const pdb_trend_opts *o)
+static int add_runs(sqlite3 *db, const pdb_trend *t, const pdb_trend_opts *o, bool text)
 {
     sqlite3_stmt *st;
     if (pdb_compare_prepare(db, "trend.add_run", NULL, &st) != PDB_OK)
@@ -79,10 +94,10 @@ static int add_runs(sqlite3 *db, const pdb_trend *t, const pdb_trend_opts *o)
         bind_real(st, 8, p->median != 0 ? 100 * (p->q3 - p->q1) / fabs(p->median) : NAN);
         bind_real(st, 9, p->level);
         if (p->change >= 0) {
-            char text[32];
-            change_text(&t->ch[p->change], text, sizeof text);
-            sqlite3_bind_text(st, 10, text, -1, SQLITE_TRANSIENT);
-            bind_real(st, 11, t->ch[p->change].p);
+            char change[32];
+            change_text(&t->ch[p->change], change, sizeof change);
+            sqlite3_bind_text(st, 10, change, -1, SQLITE_TRANSIENT);
+            bind_p(st, 11, t->ch[p->change].p, text);
         } else {
             sqlite3_bind_text(st, 10, "", -1, SQLITE_STATIC);
             sqlite3_bind_null(st, 11);
@@ -95,7 +110,7 @@ static int add_runs(sqlite3 *db, const pdb_trend *t, const pdb_trend_opts *o)
     return rc;
 }
 
-static int add_changes(sqlite3 *db, const pdb_trend *t)
+static int add_changes(sqlite3 *db, const pdb_trend *t, bool text)
 {
     sqlite3_stmt *st;
     if (pdb_compare_prepare(db, "trend.add_change", NULL, &st) != PDB_OK)
@@ -113,7 +128,7 @@ static int add_changes(sqlite3 *db, const pdb_trend *t)
         bind_real(st, 8, c->after);
         bind_real(st, 9, round(c->change_pct * 100) / 100);
         sqlite3_bind_text(st, 10, c->worse ? "worse" : "better", -1, SQLITE_STATIC);
-        bind_real(st, 11, c->p);
+        bind_p(st, 11, c->p, text);
         sqlite3_bind_text(st, 12, c->tail ? "newest runs" : "split", -1, SQLITE_STATIC);
         rc = pdb_db_step_done(db, st);
     }
@@ -121,11 +136,13 @@ static int add_changes(sqlite3 *db, const pdb_trend *t)
     return rc;
 }
 
-static int fill(sqlite3 *db, const pdb_trend *t, const pdb_trend_opts *o)
+/* text: p-values as text, for the table and Markdown formats. */
+static int fill(sqlite3 *db, const pdb_trend *t, const pdb_trend_opts *o, bool text)
 {
-    if (pdb_compare_exec(db, "trend.create_tables") != PDB_OK || add_runs(db, t, o) != PDB_OK)
+    if (pdb_compare_exec(db, "trend.create_tables") != PDB_OK ||
+        add_runs(db, t, o, text) != PDB_OK)
         return PDB_ERR;
-    return add_changes(db, t);
+    return add_changes(db, t, text);
 }
 
 /* Renders the runs or the change points of the filled tables. */
@@ -197,9 +214,9 @@ int pdb_trend_print(sqlite3 *db, const pdb_trend *t, const pdb_trend_opts *o,
                     const pdb_render_opts *r, bool changes_only, FILE *out)
 {
     notes(t, o);
-    if (fill(db, t, o) != PDB_OK)
-        return PDB_ERR;
     bool text = r->format == PDB_OUT_TABLE || r->format == PDB_OUT_MD;
+    if (fill(db, t, o, text) != PDB_OK)
+        return PDB_ERR;
     if (!text)
         return render(db, t, changes_only, r, out);
     bool md = r->format == PDB_OUT_MD;
@@ -350,14 +367,15 @@ static void md_metric(FILE *md, const pdb_trend *t, const pdb_trend_opts *o,
         size_t first = t->nch > MD_CHANGES ? t->nch - MD_CHANGES : 0;
         for (size_t i = first; i < t->nch; i++) {
             const pdb_trend_change *c = &t->ch[i];
-            char before[48], after[48], ch[32];
+            char before[48], after[48], ch[32], p[32];
+            pdb_format_p(c->p, p, sizeof p);
             pdb_check_format_value(c->before, t->unit, before, sizeof before);
             pdb_check_format_value(c->after, t->unit, after, sizeof after);
             change_text(c, ch, sizeof ch);
             fputs("| ", md);
             md_text(md, t->pt[c->at].run);
-            fprintf(md, " | %s | %s | %s | %zu / %zu | %.3g | %s |\n", before, after, ch,
-                    c->at - c->from, c->to - c->at, c->p, c->tail ? "newest runs" : "split");
+            fprintf(md, " | %s | %s | %s | %zu / %zu | %s | %s |\n", before, after, ch,
+                    c->at - c->from, c->to - c->at, p, c->tail ? "newest runs" : "split");
         }
         if (first)
             fprintf(md, "\n(the last %d of %zu)\n", MD_CHANGES, t->nch);
@@ -384,7 +402,7 @@ int pdb_trend_folder(sqlite3 *db, const pdb_trend *t, int n, const pdb_trend_opt
         snprintf(name, sizeof name, "trend-%d", i + 1);
         snprintf(changes, sizeof changes, "%s-changes", name);
         notes(&t[i], o);
-        rc = fill(db, &t[i], o);
+        rc = fill(db, &t[i], o, false);
         if (rc == PDB_OK)
             md_metric(md, &t[i], o, verdicts ? &verdicts[i] : NULL, name);
         if (rc == PDB_OK)

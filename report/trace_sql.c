@@ -13,6 +13,7 @@
 #include "analyze/hta.h"
 #include "common/error.h"
 #include "common/db.h"
+#include "common/stats.h"
 #include "report/queries.h"
 
 #include <math.h>
@@ -241,66 +242,10 @@ static void sql_name_tag(sqlite3_context *cx, int argc, sqlite3_value **argv)
 
 /* Mann-Whitney ---------------------------------------------------------- */
 
-#define EXACT_MAX 40 /* n1 + n2 up to which the U distribution is counted */
-
-/* P(U >= u) for samples of n1 and n2 distinct values, by counting the
- * arrangements: with c(i, j, v) those of i values of sample 1 and j of
- * sample 2 giving U = v, the largest value is either sample 1's (it beats
- * all j): c(i - 1, j, v - j), or sample 2's: c(i, j - 1, v). Doubles hold
- * the counts (C(40, 20) < 2^38). */
-static double exact_sf(double u, long n1, long n2)
-{
-    long umax = n1 * n2;
-    /* cnt[j][v]: arrangements of i values of sample 1 and j of sample 2
-     * with U = v, for the current i. */
-    double *cnt = calloc((size_t)(n2 + 1) * (size_t)(umax + 1), sizeof *cnt);
-    double *next = calloc((size_t)(n2 + 1) * (size_t)(umax + 1), sizeof *next);
-    if (!cnt || !next) {
-        free(cnt);
-        free(next);
-        return NAN;
-    }
-#define AT(a, j, v) a[(size_t)(j) * (size_t)(umax + 1) + (size_t)(v)]
-    for (long j = 0; j <= n2; j++)
-        AT(cnt, j, 0) = 1; /* i = 0: one arrangement, U = 0 */
-    for (long i = 1; i <= n1; i++) {
-        memset(next, 0, (size_t)(n2 + 1) * (size_t)(umax + 1) * sizeof *next);
-        for (long j = 0; j <= n2; j++)
-            for (long v = 0; v <= i * j; v++) {
-                /* The largest value is from sample 1 (it beats all j) or 2. */
-                double w = v >= j ? AT(cnt, j, v - j) : 0;
-                if (j > 0)
-                    w += AT(next, j - 1, v);
-                AT(next, j, v) = w;
-            }
-        double *t = cnt;
-        cnt = next;
-        next = t;
-    }
-    double total = 0, tail = 0;
-    for (long v = 0; v <= umax; v++) {
-        total += AT(cnt, n2, v);
-        if ((double)v >= u - 1e-9)
-            tail += AT(cnt, n2, v);
-    }
-#undef AT
-    free(cnt);
-    free(next);
-    return tail / total;
-}
-
+/* The test itself is common/stats.c's, the one every comparison uses. */
 double pdb_mann_whitney_p(double u, long n1, long n2, double ties)
 {
-    if (n1 < 1 || n2 < 1)
-        return NAN;
-    if (n1 + n2 <= EXACT_MAX && ties == 0)
-        return exact_sf(u, n1, n2);
-    double n = (double)(n1 + n2), mean = (double)n1 * (double)n2 / 2;
-    double var = (double)n1 * (double)n2 / 12 * ((n + 1) - ties / (n * (n - 1)));
-    if (var <= 0)
-        return 1.0; /* every value equal: no evidence either way */
-    double z = (u - mean - 0.5) / sqrt(var);
-    return 0.5 * erfc(z / sqrt(2.0));
+    return pdb_mwu_p_greater_u(u, n1, n2, ties);
 }
 
 static void sql_mann_whitney_p(sqlite3_context *cx, int argc, sqlite3_value **argv)
@@ -324,7 +269,7 @@ static void sql_mann_whitney_min_p(sqlite3_context *cx, int argc, sqlite3_value 
 {
     (void)argc;
     long n1 = (long)sqlite3_value_int64(argv[0]), n2 = (long)sqlite3_value_int64(argv[1]);
-    double p = pdb_mann_whitney_p((double)n1 * (double)n2, n1, n2, 0);
+    double p = n1 < 1 || n2 < 1 ? NAN : pdb_mwu_min_p((size_t)n1, (size_t)n2);
     if (isnan(p))
         sqlite3_result_null(cx);
     else

@@ -21,10 +21,13 @@
  * the Mann-Whitney U test that sample 1 (n1 values, U statistic u = its
  * rank sum - n1 (n1 + 1) / 2) tends to be larger than sample 2 (n2
  * values); ties is the sum of t^3 - t over the groups of t equal values in
- * the pooled sample. Exact (the U distribution counted) when n1 + n2 <= 40
- * and nothing ties; otherwise the normal approximation with tie and
- * continuity corrections, as scipy.stats.mannwhitneyu(alternative=
- * 'greater') computes them. mann_whitney_min_p(n1, n2) is the smallest
+ * the pooled sample. The test is common/stats.h's, the one `profdb diff`
+ * and `profdb check` use: exact (the U distribution counted) when n1 + n2
+ * <= PDB_MWU_EXACT_MAX (60) and nothing ties; otherwise the normal
+ * approximation with tie and continuity corrections, as scipy.stats.
+ * mannwhitneyu(alternative='greater') computes them. One-sided, because
+ * the question is whether one rank is slower than the others; the report
+ * says so. mann_whitney_min_p(n1, n2) is the smallest
  * p-value samples of those sizes can give: when it is not below the test's
  * level, the test cannot decide. */
 #ifndef PDB_TRACE_SQL_H
@@ -38,7 +41,7 @@
 /* Appends the short form of name to out. */
 void pdb_short_name(const char *name, pdb_buf *out);
 
-/* The one-sided Mann-Whitney p-value (see above). */
+/* The one-sided Mann-Whitney p-value (see above): pdb_mwu_p_greater_u. */
 double pdb_mann_whitney_p(double u, long n1, long n2, double ties);
 
 /* Registers short_name(), name_tag(), mann_whitney_p(),

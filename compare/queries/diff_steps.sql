@@ -27,7 +27,7 @@ CREATE TEMP TABLE IF NOT EXISTS pdb_diff_names (name TEXT
 CREATE TEMP TABLE IF NOT EXISTS pdb_diff_steps (metric TEXT, source TEXT, only_in TEXT,
  n_base INTEGER, n_test INTEGER, base_median_ns REAL, test_median_ns REAL,
  change_ns REAL, change_pct REAL, median_ratio REAL, ratio_ci_low REAL,
- ratio_ci_high REAL, p_value REAL, significant TEXT, outliers_base INTEGER,
+ ratio_ci_high REAL, p_value, significant TEXT, outliers_base INTEGER,
  outliers_test INTEGER); DELETE FROM temp.pdb_diff_steps
 
 -- name: add_name

@@ -28,14 +28,15 @@ INSERT OR REPLACE INTO run_summaries (run_id, metric, method, samples, median, q
 DELETE FROM run_summaries WHERE run_id = ?1
 
 -- name: create_tables
--- One trend: its runs in order, and its change points.
+-- One trend: its runs in order, and its change points. p_value has no type:
+-- tables for people get it as text ("0.00216", "< 1e-16"), others a number.
 CREATE TEMP TABLE IF NOT EXISTS pdb_trend_runs (idx INTEGER PRIMARY KEY, run TEXT,
  ordered_by TEXT, samples INTEGER, median REAL, q1 REAL, q3 REAL, spread_pct REAL,
- level REAL, change_point TEXT, p_value REAL, chart_label TEXT, change INTEGER);
+ level REAL, change_point TEXT, p_value, chart_label TEXT, change INTEGER);
 DELETE FROM temp.pdb_trend_runs;
 CREATE TEMP TABLE IF NOT EXISTS pdb_trend_changes (idx INTEGER PRIMARY KEY, run TEXT,
  ordered_by TEXT, previous_run TEXT, runs_before INTEGER, runs_after INTEGER, before REAL,
- after REAL, change_pct REAL, direction TEXT, p_value REAL, test TEXT);
+ after REAL, change_pct REAL, direction TEXT, p_value, test TEXT);
 DELETE FROM temp.pdb_trend_changes
 
 -- name: add_run
