@@ -1,8 +1,9 @@
 /* cmd_check.c: `profdb check BASE TEST`: the CI regression gate.
  *
  * Compares the per-step (or per-call) samples of each metric of two runs
- * and exits 0 (pass), 1 (a significant regression beyond its limit, or an
- * inconclusive metric with --fail-inconclusive) or 2 (usage or input
+ * and exits 0 (pass, or inconclusive: a median beyond its limit without
+ * significance, or too few steps), 1 (a significant regression beyond its
+ * limit, or an inconclusive metric with --fail-inconclusive) or 2 (usage or input
  * error). The decision rule and outputs live in compare/check.c. */
 #include "cli/cli.h"
 #include "common/db.h"
@@ -27,12 +28,14 @@ static const pdb_cmd_help help = {
     "[--max-regression METRIC=PCT]... [options] [BASE] TEST",
     "Fails (exit 1) when run TEST is worse than run BASE by more than a limit. Per\n"
     "metric, one sample per step: a regression when the median is worse by more than\n"
-    "PCT and a one-sided Mann-Whitney test of TEST against BASE moved by PCT gives\n"
+    "PCT and a two-sided Mann-Whitney test of TEST against BASE moved by PCT gives\n"
     "p < alpha (exact for small samples); when the step counts are too small for\n"
     "that (3 against 3), when every TEST step is worse than every BASE step by more\n"
-    "than PCT; a pass there needs the median within PCT and no TEST step worse than\n"
-    "BASE's worst by more than PCT. Otherwise pass, or inconclusive (exit 0, or 1\n"
-    "with --fail-inconclusive). Prints a one-line verdict; details go to stderr.",
+    "than PCT. A median beyond PCT without that is inconclusive, never a pass, with\n"
+    "the steps per side that would decide. A pass needs the median within PCT (with\n"
+    "too few steps for a test, also no TEST step worse than BASE's worst by more\n"
+    "than PCT). Inconclusive exits 0, or 1 with --fail-inconclusive. Prints a\n"
+    "one-line verdict; details go to stderr. Every p is two-sided Mann-Whitney.",
     "metrics (one sample per step):\n"
     "  step_time          step time (step log: per-step values, else interval means,\n"
     "                     window medians, running or smoothed means, epoch times;\n"
@@ -50,8 +53,9 @@ static const pdb_cmd_help help = {
     "PCT is 5%, +5% or 5 (five percent); a bare number below 1 is refused as\n"
     "ambiguous. Without --max-regression: " DEFAULT_LIMIT ". With --baseline-from, BASE\n"
     "is a run of that database (default: its newest run) or the ingested directory,\n"
-    "and TEST a run of --db (or --db-test). Exit status: 0 pass, 1 regression,\n"
-    "2 error. See docs/compare.md.",
+    "and TEST a run of --db (or --db-test). Exit status: 0 pass or inconclusive,\n"
+    "1 regression (or inconclusive with --fail-inconclusive), 2 error. See\n"
+    "docs/compare.md.",
 };
 
 typedef struct {
