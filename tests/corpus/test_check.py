@@ -260,7 +260,7 @@ def trace_cases(c, tmp):
 
     # (a) on traces: two ProfilerSteps against two, identical. Samples are
     # per-step totals (op:NAME also gates op-calls:NAME); two steps cannot
-    # reach p < 0.01 (smallest one-sided p = 1/6), so the few-sample rules
+    # reach p < 0.01 (smallest two-sided p = 1/3), so the few-sample rules
     # decide: identical steps are within the limit and none is worse than
     # the base's worst step by more than it: pass, with that reason.
     junit = os.path.join(tmp, "t.xml")
