@@ -88,14 +88,21 @@ typedef struct {
     bool val_hint;        /* "Epoch(val)", "Test:" */
 } gen_counters;
 
+/* The counter marks of a line's pairs (see save_marks). */
+typedef struct {
+    bool counter[GEN_PAIRS], progress[GEN_PAIRS];
+} gen_marks;
+
 struct pdb_steplog_general {
     gen_line line, rec;   /* the line being parsed; the record being assembled */
     bool pending;         /* rec holds a record not yet written */
     bool block;           /* rec started as a counter-only header line */
     bool block_open;      /* indented continuation lines still join it */
     pdb_buf work;
+    gen_marks marks[2];   /* scratch for looking ahead */
     /* the shape of the log (profile pass, updated while reading) */
     bool epoch_progress;  /* steps count within epochs: epoch-only lines are summaries */
+    bool epoch_steps;     /* step lines carry an epoch ("Epoch[3] Batch [200]") */
     bool train_loss_keys; /* training records carry a loss or a learning rate */
     /* the global step of epoch + per-epoch counters */
     bool have_epoch0, have_prev;
@@ -654,6 +661,146 @@ static void line_prefix(char *b, size_t n, gen_line *L)
     }
 }
 
+/* ---- log prefixes: not data ----------------------------------------------------- */
+
+static const char *const level_words[] = {"INFO", "WARNING", "WARN", "ERROR", "DEBUG",
+                                          "CRITICAL", "FATAL", "TRACE", "NOTICE", NULL};
+
+/* Whether b[s..e) is a log level, bare or dressed: "INFO", "[INFO]", "INFO:",
+ * "-INFO:" (glued to a timestamp), "<INFO>". */
+static bool level_token(const char *b, size_t s, size_t e)
+{
+    while (s < e && strchr("[<(-", b[s]))
+        s++;
+    while (e > s && strchr("]>):", b[e - 1]))
+        e--;
+    return e > s && word_in(b + s, e - s, level_words);
+}
+
+/* "name:123" where the name is a file ("solver.cpp:228"), a dotted logger
+ * ("olmo.train:908") or a host ("intern-studio-160750:0"), maybe closed by
+ * ']': where a line was printed from, not a metric. */
+static bool origin_token(const char *b, size_t s, size_t e)
+{
+    if (e > s && b[e - 1] == ']')
+        e--;
+    const char *co = NULL;
+    for (size_t k = s; k < e; k++)
+        if (b[k] == ':')
+            co = b + k;
+    if (!co || co == b + s || co + 1 == b + e)
+        return false;
+    for (const char *c = co + 1; c < b + e; c++)
+        if (!isdigit((unsigned char)*c))
+            return false;
+    bool alpha = false, mark = false;
+    for (const char *c = b + s; c < co; c++) {
+        if (!isalnum((unsigned char)*c) && !strchr("._-/", *c))
+            return false;
+        alpha |= isalpha((unsigned char)*c) != 0;
+        mark |= (*c == '.' || *c == '-') && c + 1 < co && isalnum((unsigned char)c[1]);
+    }
+    return alpha && mark;
+}
+
+/* A logger name: a dotted identifier ("ppgan.engine.trainer") or a word
+ * followed by a level ("root INFO:"). */
+static bool logger_token(const char *b, size_t s, size_t e)
+{
+    for (size_t k = s; k < e; k++)
+        if (!isalnum((unsigned char)b[k]) && b[k] != '.' && b[k] != '_')
+            return false;
+    return e > s && isalpha((unsigned char)b[s]);
+}
+
+/* glog's header "I0612 12:00:00.123456 12345 solver.cpp:228] ": the
+ * severity and date, the time (read as the record's wall time, in 2000 as a
+ * date without a year), the thread id and the source line. Returns its
+ * length, or 0. */
+static size_t glog_header(const char *b, size_t n, gen_line *L)
+{
+    size_t i = 0;
+    while (i < n && b[i] == ' ')
+        i++;
+    if (i + 22 > n || !strchr("IWEF", b[i]))
+        return 0;
+    for (size_t k = 1; k <= 4; k++)
+        if (!isdigit((unsigned char)b[i + k]))
+            return 0;
+    if (b[i + 5] != ' ')
+        return 0;
+    char t[40];
+    size_t tl = 0;
+    t[tl++] = b[i + 1], t[tl++] = b[i + 2], t[tl++] = '/', t[tl++] = b[i + 3], t[tl++] = b[i + 4];
+    t[tl++] = ' ';
+    size_t k = i + 6;
+    while (k < n && tl < sizeof t - 1 && (isdigit((unsigned char)b[k]) || b[k] == ':' ||
+                                          b[k] == '.'))
+        t[tl++] = b[k++];
+    double wall;
+    if (pdb_steplog_timestamp_any(t, tl, &wall) != tl)
+        return 0;
+    while (k < n && b[k] == ' ')
+        k++;
+    size_t tid = k;
+    while (k < n && isdigit((unsigned char)b[k]))
+        k++;
+    if (k == tid)
+        return 0;
+    while (k < n && b[k] == ' ')
+        k++;
+    const char *close = memchr(b + k, ']', n - k);
+    if (!close || memchr(b + k, ' ', (size_t)(close - (b + k))))
+        return 0;
+    L->has_wall = true;
+    L->wall = wall;
+    return (size_t)(close - b) + 1;
+}
+
+/* Blanks the log prefix of the line: glog's header, then from the start
+ * (after the timestamp, already blanked) the run of prefix fields: levels,
+ * "LEVEL:logger:" glued to the text ("INFO:tensorflow:global step 9:"),
+ * logger names before a level, "file:line", "logger:line", "host:rank".
+ * The first field of another kind ends the prefix. */
+static void log_prefix(char *b, size_t n, gen_line *L)
+{
+    size_t g = glog_header(b, n, L);
+    memset(b, ' ', g);
+    size_t i = g;
+    while (i < n) {
+        while (i < n && (b[i] == ' ' || b[i] == '\t' || b[i] == '|'))
+            i++;
+        size_t e = i;
+        while (e < n && b[e] != ' ' && b[e] != '\t')
+            e++;
+        if (e == i)
+            break;
+        /* "INFO:tensorflow:rest", "INFO:root:Epoch[0]": the level and the
+         * logger end at the second colon */
+        const char *c1 = memchr(b + i, ':', e - i);
+        if (c1 && word_in(b + i, (size_t)(c1 - (b + i)), level_words)) {
+            const char *c2 = memchr(c1 + 1, ':', (size_t)(b + e - c1 - 1));
+            if (c2 && c2 > c1 + 1 && logger_token(b, (size_t)(c1 + 1 - b), (size_t)(c2 - b))) {
+                memset(b + i, ' ', (size_t)(c2 + 1 - (b + i)));
+                break; /* the text follows, glued */
+            }
+        }
+        size_t ne = e, nn;
+        while (ne < n && (b[ne] == ' ' || b[ne] == '\t'))
+            ne++;
+        nn = ne;
+        while (nn < n && b[nn] != ' ' && b[nn] != '\t')
+            nn++;
+        bool before_level = nn > ne && level_token(b, ne, nn) && logger_token(b, i, e);
+        if (level_token(b, i, e) || origin_token(b, i, e) || before_level) {
+            memset(b + i, ' ', e - i);
+            i = e;
+            continue;
+        }
+        break;
+    }
+}
+
 /* Lines that print a whole configuration: a Python dict or list, an
  * argparse Namespace, a dataclass repr. Their numbers are settings. */
 static bool config_dump(const char *s, size_t len)
@@ -682,7 +829,9 @@ static void parse_line(pdb_buf *work, const char *s, size_t len, gen_line *L)
         return;
     pdb_buf_reset(work);
     pdb_buf_add(work, s, len);
+    log_prefix(work->p, len, L);
     line_prefix(work->p, len, L);
+    log_prefix(work->p, len, L); /* the fields after a timestamp */
     scanner sc = {.b = work->p, .n = len, .L = L};
     scan_pairs(&sc);
 }
@@ -858,6 +1007,9 @@ static int classify(const pdb_steplog_general *g, const gen_line *L, const gen_c
     /* an epoch line in a log whose steps count within epochs: its summary */
     if (g->epoch_progress && c->has_epoch && !c->has_local)
         return K_SUMMARY;
+    /* likewise where step lines carry an epoch: "Epoch[3] Time cost=1.4" */
+    if (g->epoch_steps && c->has_epoch && !c->has_local && !c->has_step)
+        return K_SUMMARY;
     /* eval metrics where the training records' loss and learning rate
      * should be: an evaluation (MMEngine writes them with step = epoch) */
     if (g->train_loss_keys && !train && eval)
@@ -999,6 +1151,58 @@ static void merge(pdb_steplog_general *g, const gen_line *L)
     }
 }
 
+/* find_counters marks the pairs it uses, and a second call on marked pairs
+ * would not find them again: a look ahead saves and restores the marks. */
+static void save_marks(const gen_line *L, gen_marks *m)
+{
+    for (int k = 0; k < L->n; k++)
+        m->counter[k] = L->p[k].counter, m->progress[k] = L->p[k].progress;
+}
+
+static void restore_marks(gen_line *L, const gen_marks *m)
+{
+    for (int k = 0; k < L->n; k++)
+        L->p[k].counter = m->counter[k], L->p[k].progress = m->progress[k];
+}
+
+/* Whether line L names the same step as record R and adds values of other
+ * names only, both training steps (a line printed twice is two records, as
+ * before; a validation at the step is its own record). */
+static bool same_step(const pdb_steplog_general *g, gen_marks *mr, gen_marks *ml, gen_line *R,
+                      gen_line *L)
+{
+    gen_counters a, b;
+    save_marks(R, mr);
+    save_marks(L, ml);
+    find_counters(R, &a);
+    find_counters(L, &b);
+    bool same = a.has_step && b.has_step && a.step == b.step && a.has_epoch == b.has_epoch &&
+                (!a.has_epoch || a.epoch == b.epoch) && metric_count(L) > 0 &&
+                classify(g, R, &a) == K_STEP && classify(g, L, &b) == K_STEP;
+    for (int i = 0; same && i < L->n; i++) {
+        if (L->p[i].counter || L->p[i].nl == 0)
+            continue;
+        for (int k = 0; k < R->n; k++)
+            if (!R->p[k].counter && R->p[k].nl == L->p[i].nl &&
+                memcmp(R->p[k].name, L->p[i].name, L->p[i].nl) == 0)
+                same = false;
+    }
+    restore_marks(R, mr);
+    restore_marks(L, ml);
+    return same;
+}
+
+/* The kind a line would have, its pairs left unmarked. */
+static int peek_kind(const pdb_steplog_general *g, gen_marks *m, gen_line *L)
+{
+    gen_counters c;
+    save_marks(L, m);
+    find_counters(L, &c);
+    int kind = classify(g, L, &c);
+    restore_marks(L, m);
+    return kind;
+}
+
 int pdb_steplog_general_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno)
 {
     pdb_steplog_general *g = w->gen;
@@ -1019,6 +1223,10 @@ int pdb_steplog_general_line(pdb_steplog *w, const char *s, size_t len, int64_t 
         g->block_open = L->indent > 0;
         return PDB_OK;
     }
+    if (counter && g->pending && !g->block && same_step(g, &g->marks[0], &g->marks[1], &g->rec, L)) {
+        merge(g, L); /* glog: "Iteration 240, loss = ..." then "Iteration 240, lr = ..." */
+        return PDB_OK;
+    }
     if (counter) {
         if (flush(w, g) != PDB_OK)
             return PDB_ERR;
@@ -1026,6 +1234,14 @@ int pdb_steplog_general_line(pdb_steplog *w, const char *s, size_t len, int64_t 
         g->pending = true;
         g->block = g->block_open = metrics == 0;
         return PDB_OK;
+    }
+    if (metrics > 0 && g->pending && metric_count(&g->rec) > 0) {
+        if (peek_kind(g, &g->marks[0], L) == K_STEP) {
+            /* chatter between the lines of one step (glog's "Train net output
+             * #0: ..."): skipped, and the record stays open for its step */
+            pdb_skip(w->src, "not a step record");
+            return PDB_OK;
+        }
     }
     if (g->pending && metric_count(&g->rec) > 0) {
         if (flush(w, g) != PDB_OK)
@@ -1064,6 +1280,7 @@ void pdb_steplog_general_profile(pdb_steplog_general *g, const char *d, size_t l
         gen_counters c;
         find_counters(L, &c);
         g->epoch_progress |= c.has_epoch && c.has_local;
+        g->epoch_steps |= c.has_epoch && c.has_step;
         for (int k = 0; k < L->n; k++)
             if (!L->p[k].counter && !L->p[k].in_bracket && pdb_steplog_train_key(L->p[k].name, L->p[k].nl))
                 g->train_loss_keys = true;
