@@ -10,6 +10,7 @@
 #include "common/error.h"
 #include "common/xalloc.h"
 #include "compare/check.h"
+#include "compare/metrics.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -22,6 +23,25 @@
 #define DEFAULT_MIN_SAMPLES 2
 #define TEXT(x) TEXT_(x)
 #define TEXT_(x) #x
+
+/* --help's details: the metrics' entries, made from compare/metrics.def. */
+static char details[4096];
+static const char details_tail[] =
+    "PCT is 5%, +5% or 5 (five percent); a bare number below 1 is refused as\n"
+    "ambiguous. Without --max-regression: " DEFAULT_LIMIT ". With --baseline-from, BASE\n"
+    "is a run of that database (default: its newest run) or the ingested directory,\n"
+    "and TEST a run of --db (or --db-test). Exit status: 0 pass or inconclusive,\n"
+    "1 regression (or inconclusive with --fail-inconclusive), 2 error. See\n"
+    "docs/compare.md.";
+
+static void fill_details(void)
+{
+    pdb_buf b = PDB_BUF_INIT;
+    pdb_metric_help(&b);
+    snprintf(details, sizeof details, "metrics (one sample per step):\n%s%s", pdb_buf_str(&b),
+             details_tail);
+    pdb_buf_free(&b);
+}
 
 static const pdb_cmd_help help = {
     "profdb check [--db FILE] [--db-test FILE | --baseline-from DIR|DB] "
@@ -36,26 +56,7 @@ static const pdb_cmd_help help = {
     "too few steps for a test, also no TEST step worse than BASE's worst by more\n"
     "than PCT). Inconclusive exits 0, or 1 with --fail-inconclusive. Prints a\n"
     "one-line verdict; details go to stderr. Every p is two-sided Mann-Whitney.",
-    "metrics (one sample per step):\n"
-    "  step_time          step time (step log: per-step values, else interval means,\n"
-    "                     window medians, running or smoothed means, epoch times;\n"
-    "                     traces: ProfilerStep durations)\n"
-    "  throughput         the log's tokens/s, samples/s or steps/s, else 1/step_time\n"
-    "  phase:NAME         a step-log phase (phase:forward) or a trace step category\n"
-    "                     (kernel, memcpy, memset, runtime, dataloader, cpu_exec, other)\n"
-    "  kernel:NAME        GPU time of a kernel per step (exact name); also gates\n"
-    "                     kernel-calls:NAME, its launches per step, with the same limit\n"
-    "  op:NAME            CPU time of an op per step; also gates op-calls:NAME\n"
-    "  kernel-type:TYPE   GPU time per step of COMPUTATION, COMMUNICATION, MEMORY, OTHER\n"
-    "  NAME, metric:NAME  any step-log metric (loss, mfu, tokens_per_s,\n"
-    "                     mem_max_allocated); rates and utilisation are worse when\n"
-    "                     lower, everything else when higher\n"
-    "PCT is 5%, +5% or 5 (five percent); a bare number below 1 is refused as\n"
-    "ambiguous. Without --max-regression: " DEFAULT_LIMIT ". With --baseline-from, BASE\n"
-    "is a run of that database (default: its newest run) or the ingested directory,\n"
-    "and TEST a run of --db (or --db-test). Exit status: 0 pass or inconclusive,\n"
-    "1 regression (or inconclusive with --fail-inconclusive), 2 error. See\n"
-    "docs/compare.md.",
+    details, /* fill_details(): the metrics, then PCT and BASE */
 };
 
 typedef struct {
@@ -167,6 +168,7 @@ int cmd_check(int argc, char **argv, pdb_cli *cli)
         {PDB_OPT_FLAG, "quiet", 'q', &o.quiet, NULL, "no per-metric details on stderr"},
         {0},
     };
+    fill_details();
     int npos, rc = pdb_cli_parse(argc, argv, opts, &help, &npos);
     if (rc >= 0)
         return rc;

@@ -9,6 +9,7 @@
 #include "compare/changepoint.h"
 #include "compare/check.h"
 #include "compare/compare.h"
+#include "compare/metrics.h"
 #include "compare/trend.h"
 
 #include <math.h>
@@ -20,17 +21,10 @@
 #define TEXT(x) TEXT_(x)
 #define TEXT_(x) #x
 
-static const pdb_cmd_help help = {
-    "profdb trend [--db FILE] [--by LABEL] [--runs GLOB] [--last N] [--format FMT] "
-    "[--out DIR] [--check [METRIC=]PCT]... [options] [METRIC...]",
-    "Shows each METRIC (default " DEFAULT_METRIC ") over the runs of the database: per\n"
-    "run the median of its samples (one per step, as 'profdb check' reads them), the\n"
-    "quartiles, the level of its segment, and change_point where the level shifted\n"
-    "(with the size of the shift); then the change points with the runs on either\n"
-    "side. Runs are in ingest order, or ordered by a label given at ingest (--by date\n"
-    "for --label date=2024-06-01; numbers by value, other text as text). --out DIR\n"
-    "writes DIR/index.md, a chart and CSVs per metric. --check fails (exit 1) when the\n"
-    "newest run brings a regression beyond PCT to light.",
+/* --help's details: how change points are found, then the metrics
+ * (compare/metrics.def), wrapped. */
+static char details[4096];
+static const char details_head[] =
     "change points (docs/compare.md):\n"
     "  split        binary segmentation: the best split of a segment (a clipped,\n"
     "               standardised difference of means), significant when fewer than\n"
@@ -45,11 +39,47 @@ static const pdb_cmd_help help = {
     "--check [METRIC=]PCT: the change points found with the newest run are compared\n"
     "  with those found without it; from the level before the first new one to the\n"
     "  current level, worse by more than PCT is a regression (exit 1). PCT as in\n"
-    "  check: 5%, +5% or 5. Without METRIC= it applies to every METRIC.\n"
-    "metrics: those of 'profdb check' (step_time, throughput, phase:NAME, kernel:NAME,\n"
-    "  op:NAME, kernel-type:TYPE, any step-log metric). A run's summary of a metric\n"
-    "  is computed the first time and kept in the database (run_summaries), unless it\n"
-    "  is read-only.",
+    "  check: 5%, +5% or 5. Without METRIC= it applies to every METRIC.\n";
+
+static void fill_details(void)
+{
+    pdb_buf para = PDB_BUF_INIT, names = PDB_BUF_INIT;
+    pdb_metric_names(&names);
+    pdb_buf_addf(&para, "metrics: those of 'profdb check' (%s). A run's summary of a metric is "
+                        "computed the first time and kept in the database (run_summaries), "
+                        "unless it is read-only.", pdb_buf_str(&names));
+    /* Lines of at most 80 characters, broken at spaces, indented after the first. */
+    size_t n = (size_t)snprintf(details, sizeof details, "%s", details_head);
+    const char *p = pdb_buf_str(&para);
+    for (int line = 0; *p && n < sizeof details; line++) {
+        size_t room = 80 - (line ? 2 : 0), len = strlen(p);
+        if (len > room) {
+            len = room;
+            while (len && p[len] != ' ')
+                len--;
+            if (!len)
+                len = strcspn(p, " ");
+        }
+        n += (size_t)snprintf(details + n, sizeof details - n, "%s%.*s%s", line ? "  " : "",
+                              (int)len, p, p[len] ? "\n" : "");
+        p += len + (p[len] == ' ');
+    }
+    pdb_buf_free(&para);
+    pdb_buf_free(&names);
+}
+
+static const pdb_cmd_help help = {
+    "profdb trend [--db FILE] [--by LABEL] [--runs GLOB] [--last N] [--format FMT] "
+    "[--out DIR] [--check [METRIC=]PCT]... [options] [METRIC...]",
+    "Shows each METRIC (default " DEFAULT_METRIC ") over the runs of the database: per\n"
+    "run the median of its samples (one per step, as 'profdb check' reads them), the\n"
+    "quartiles, the level of its segment, and change_point where the level shifted\n"
+    "(with the size of the shift); then the change points with the runs on either\n"
+    "side. Runs are in ingest order, or ordered by a label given at ingest (--by date\n"
+    "for --label date=2024-06-01; numbers by value, other text as text). --out DIR\n"
+    "writes DIR/index.md, a chart and CSVs per metric. --check fails (exit 1) when the\n"
+    "newest run brings a regression beyond PCT to light.",
+    details, /* fill_details() */
 };
 
 typedef struct {
@@ -203,6 +233,7 @@ int cmd_trend(int argc, char **argv, pdb_cli *cli)
          "false-alarm rate of the change points (default " TEXT(PDB_ALPHA) ")"},
         {0},
     };
+    fill_details();
     int npos, rc = pdb_cli_parse(argc, argv, opts, &help, &npos);
     if (rc >= 0)
         return rc;

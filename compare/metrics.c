@@ -1,8 +1,10 @@
-/* metrics.c: metric names, their directions and their samples (see
- * metrics.h). The queries are in compare/queries/metrics.sql. */
+/* metrics.c: the metric table (the rows of metrics.def), parsing metric
+ * names and reading their samples (see metrics.h). The queries are in
+ * compare/queries/metrics.sql. */
 #include "compare/metrics.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "common/strutil.h"
 #include "common/xalloc.h"
 #include "compare/queries.h"
 
@@ -29,19 +31,26 @@ static const char *trace_phase_column(const char *name)
     return NULL;
 }
 
-static const struct {
-    const char *prefix;
-    pdb_metric_kind kind;
-    const char *unit;
-} prefixed[] = {
-    {"phase:", PDB_METRIC_PHASE, "s"},
-    {"op:", PDB_METRIC_OP, "s"},
-    {"op-calls:", PDB_METRIC_OP_CALLS, "calls"},
-    {"kernel:", PDB_METRIC_KERNEL, "s"},
-    {"kernel-calls:", PDB_METRIC_KERNEL_CALLS, "calls"},
-    {"kernel-type:", PDB_METRIC_KERNEL_TYPE, "s"},
-    {"metric:", PDB_METRIC_STEPLOG, NULL},
+/* The sample readers of the rows (defined below), then the rows. */
+#define PDB_METRIC(kind, spec, arg, unit, worse, samples, companion, help)        \
+    static int samples(const pdb_metric_run *r, const pdb_metric *m, pdb_samples *out);
+#include "compare/metrics.def"
+#undef PDB_METRIC
+
+const pdb_metric_row pdb_metric_rows[PDB_METRIC_KINDS] = {
+#define PDB_METRIC(kind, spec, arg, unit, worse, samples, companion, help)        \
+    [kind] = {kind, spec, arg, unit, worse, samples, companion, help},
+#include "compare/metrics.def"
+#undef PDB_METRIC
 };
+
+/* A row's spec ending in ':' is a prefix: the name of what it samples
+ * follows. */
+static bool is_prefix(const pdb_metric_row *row)
+{
+    size_t n = strlen(row->spec);
+    return n && row->spec[n - 1] == ':';
+}
 
 /* Step-log metrics that are better when higher: rates, utilisation and
  * model FLOPs utilisation. Everything else (times, sizes, losses) is worse
@@ -56,48 +65,65 @@ static bool higher_is_better(const char *name)
     return false;
 }
 
+void pdb_metric_names(pdb_buf *out)
+{
+    for (int k = 0; k < PDB_METRIC_KINDS; k++) {
+        const pdb_metric_row *row = &pdb_metric_rows[k];
+        pdb_buf_addf(out, "%s%s%s%s", k ? ", " : "", row->spec, row->arg ? row->arg : "",
+                     k == PDB_METRIC_STEPLOG ? " or a step-log metric name" : "");
+    }
+}
+
+void pdb_metric_help(pdb_buf *out)
+{
+    for (int k = 0; k < PDB_METRIC_KINDS; k++) {
+        const pdb_metric_row *row = &pdb_metric_rows[k];
+        if (!row->help)
+            continue; /* a companion: its metric's help says it */
+        char name[40];
+        snprintf(name, sizeof name, "%s%s%s", k == PDB_METRIC_STEPLOG ? "NAME, " : "",
+                 row->spec, row->arg ? row->arg : "");
+        pdb_buf_addf(out, "  %-18s ", name);
+        for (const char *line = row->help; *line;) {
+            size_t len = strcspn(line, "\n");
+            pdb_buf_addf(out, "%s%.*s\n", line == row->help ? "" : "                     ",
+                         (int)len, line);
+            line += len + (line[len] == '\n');
+        }
+    }
+}
+
 int pdb_metric_parse(const char *spec, pdb_metric *m)
 {
-    *m = (pdb_metric){.spec = spec, .name = spec, .higher_is_worse = true, .unit = "s"};
-    if (strcmp(spec, "step_time") == 0) {
-        m->kind = PDB_METRIC_STEP_TIME;
-        return PDB_OK;
-    }
-    if (strcmp(spec, "throughput") == 0) {
-        m->kind = PDB_METRIC_THROUGHPUT;
-        m->higher_is_worse = false;
-        m->unit = "/s";
-        return PDB_OK;
-    }
-    for (size_t i = 0; i < sizeof prefixed / sizeof prefixed[0]; i++) {
-        size_t len = strlen(prefixed[i].prefix);
-        if (strncmp(spec, prefixed[i].prefix, len) != 0)
+    for (int k = 0; k < PDB_METRIC_KINDS; k++) {
+        const pdb_metric_row *row = &pdb_metric_rows[k];
+        const char *name = spec;
+        if (is_prefix(row) ? !pdb_skip_prefix(spec, row->spec, &name)
+                           : strcmp(spec, row->spec) != 0)
             continue;
-        if (!spec[len])
-            return pdb_fail("metric '%s': a name must follow the '%s'", spec,
-                            prefixed[i].prefix);
-        m->kind = prefixed[i].kind;
-        m->name = spec + len;
-        m->unit = prefixed[i].unit;
-        if (m->kind == PDB_METRIC_STEPLOG)
-            m->higher_is_worse = !higher_is_better(m->name);
+        if (is_prefix(row) && !*name)
+            return pdb_fail("metric '%s': a name must follow the '%s'", spec, row->spec);
+        *m = (pdb_metric){.kind = row->kind, .name = name, .spec = spec, .unit = row->unit};
+        m->higher_is_worse = row->worse == PDB_WORSE_HIGHER ||
+                             (row->worse == PDB_WORSE_BY_NAME && !higher_is_better(name));
         return PDB_OK;
     }
-    if (strchr(spec, ':'))
-        return pdb_fail("unknown metric '%s' (step_time, throughput, phase:NAME, op:NAME, "
-                        "op-calls:NAME, kernel:NAME, kernel-calls:NAME, kernel-type:TYPE, "
-                        "metric:NAME or a step-log metric name)", spec);
-    m->kind = PDB_METRIC_STEPLOG;
-    m->unit = NULL;
-    m->higher_is_worse = !higher_is_better(spec);
+    if (strchr(spec, ':')) {
+        pdb_buf names = PDB_BUF_INIT;
+        pdb_metric_names(&names);
+        int rc = pdb_fail("unknown metric '%s' (%s)", spec, pdb_buf_str(&names));
+        pdb_buf_free(&names);
+        return rc;
+    }
+    const pdb_metric_row *row = &pdb_metric_rows[PDB_METRIC_STEPLOG];
+    *m = (pdb_metric){.kind = row->kind, .name = spec, .spec = spec, .unit = row->unit,
+                      .higher_is_worse = !higher_is_better(spec)};
     return PDB_OK;
 }
 
 char *pdb_metric_companion(const pdb_metric *m)
 {
-    const char *prefix = m->kind == PDB_METRIC_KERNEL ? "kernel-calls:"
-                         : m->kind == PDB_METRIC_OP   ? "op-calls:"
-                                                      : NULL;
+    const char *prefix = pdb_metric_rows[m->kind].companion;
     if (!prefix)
         return NULL;
     size_t n = strlen(prefix) + strlen(m->name) + 1;
@@ -340,8 +366,9 @@ static void invert(pdb_samples *s)
 
 /* Throughput as the log reports it (tokens, samples or steps per second),
  * else steps per second from the step times. */
-static int throughput_samples(const pdb_metric_run *r, pdb_samples *out)
+static int throughput_samples(const pdb_metric_run *r, const pdb_metric *m, pdb_samples *out)
 {
+    (void)m;
     static const char *const rates[] = {"tokens_per_s", "samples_per_s", "steps_per_s"};
     for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++) {
         if (steplog_series(r, rates[i], out) != PDB_OK)
@@ -382,33 +409,54 @@ static int trace_step_totals(const pdb_metric_run *r, const char *query, const c
     return collect(r, query, name, column, 1e-9, out);
 }
 
+/* The SAMPLES of the rows of metrics.def. */
+static int step_time_samples(const pdb_metric_run *r, const pdb_metric *m, pdb_samples *out)
+{
+    (void)m;
+    return step_samples(r, "step_time", "dur_ns", out);
+}
+
+static int phase_samples(const pdb_metric_run *r, const pdb_metric *m, pdb_samples *out)
+{
+    return step_samples(r, m->name, trace_phase_column(m->name), out);
+}
+
+static int op_samples(const pdb_metric_run *r, const pdb_metric *m, pdb_samples *out)
+{
+    return trace_step_totals(r, "metrics.op_steps", m->name, "time_ns", "CPU time", out);
+}
+
+static int op_calls_samples(const pdb_metric_run *r, const pdb_metric *m, pdb_samples *out)
+{
+    return trace_step_totals(r, "metrics.op_steps", m->name, "calls", "calls", out);
+}
+
+static int kernel_samples(const pdb_metric_run *r, const pdb_metric *m, pdb_samples *out)
+{
+    return trace_step_totals(r, "metrics.kernel_steps", m->name, "time_ns", "GPU time", out);
+}
+
+static int kernel_calls_samples(const pdb_metric_run *r, const pdb_metric *m, pdb_samples *out)
+{
+    return trace_step_totals(r, "metrics.kernel_steps", m->name, "calls", "launches", out);
+}
+
+static int kernel_type_samples(const pdb_metric_run *r, const pdb_metric *m, pdb_samples *out)
+{
+    return trace_step_totals(r, "metrics.kernel_type_steps", m->name, "time_ns", "GPU time",
+                             out);
+}
+
+static int steplog_samples(const pdb_metric_run *r, const pdb_metric *m, pdb_samples *out)
+{
+    return steplog_series(r, m->name, out);
+}
+
 int pdb_metric_samples(const pdb_metric_run *r, const pdb_metric *m, pdb_samples *out)
 {
     memset(out, 0, sizeof *out);
-    switch (m->kind) {
-    case PDB_METRIC_STEP_TIME:
-        return step_samples(r, "step_time", "dur_ns", out);
-    case PDB_METRIC_THROUGHPUT:
-        return throughput_samples(r, out);
-    case PDB_METRIC_PHASE:
-        return step_samples(r, m->name, trace_phase_column(m->name), out);
-    case PDB_METRIC_OP:
-        return trace_step_totals(r, "metrics.op_steps", m->name, "time_ns", "CPU time", out);
-    case PDB_METRIC_OP_CALLS:
-        return trace_step_totals(r, "metrics.op_steps", m->name, "calls", "calls", out);
-    case PDB_METRIC_KERNEL:
-        return trace_step_totals(r, "metrics.kernel_steps", m->name, "time_ns", "GPU time",
-                                 out);
-    case PDB_METRIC_KERNEL_CALLS:
-        return trace_step_totals(r, "metrics.kernel_steps", m->name, "calls", "launches",
-                                 out);
-    case PDB_METRIC_KERNEL_TYPE:
-        return trace_step_totals(r, "metrics.kernel_type_steps", m->name, "time_ns",
-                                 "GPU time", out);
-    case PDB_METRIC_STEPLOG:
-        return steplog_series(r, m->name, out);
-    }
-    return PDB_OK;
+    assert(m->kind >= 0 && m->kind < PDB_METRIC_KINDS);
+    return pdb_metric_rows[m->kind].samples(r, m, out);
 }
 
 void pdb_samples_free(pdb_samples *s)

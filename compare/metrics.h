@@ -17,16 +17,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/strbuf.h"
+
+/* The metrics: the KIND of each row of metrics.def, in order. */
 typedef enum {
-    PDB_METRIC_STEP_TIME,     /* step_time */
-    PDB_METRIC_THROUGHPUT,    /* throughput: the log's own rate column, else 1 / step time */
-    PDB_METRIC_PHASE,         /* phase:NAME */
-    PDB_METRIC_OP,            /* op:NAME: CPU time per step */
-    PDB_METRIC_OP_CALLS,      /* op-calls:NAME: calls per step */
-    PDB_METRIC_KERNEL,        /* kernel:NAME: GPU time per step */
-    PDB_METRIC_KERNEL_CALLS,  /* kernel-calls:NAME: launches per step */
-    PDB_METRIC_KERNEL_TYPE,   /* kernel-type:TYPE: GPU time per step of one kernel type */
-    PDB_METRIC_STEPLOG,       /* any other name: a step-log metric by canonical name */
+#define PDB_METRIC(kind, ...) kind,
+#include "compare/metrics.def"
+#undef PDB_METRIC
+    PDB_METRIC_KINDS      /* how many rows metrics.def has */
 } pdb_metric_kind;
 
 typedef struct pdb_metric {
@@ -63,6 +61,30 @@ typedef struct pdb_metric_run {
     const char *schema;
     int64_t run_id;
 } pdb_metric_run;
+
+/* A row of metrics.def (see there): pdb_metric_rows[kind]. */
+typedef enum { PDB_WORSE_HIGHER = 1, PDB_WORSE_LOWER, PDB_WORSE_BY_NAME } pdb_metric_worse;
+#define PDB_UNIT_STORED NULL
+
+typedef struct pdb_metric_row {
+    pdb_metric_kind kind;
+    const char *spec;       /* "step_time", or a prefix ending in ':' ("phase:") */
+    const char *arg;        /* a prefix's placeholder ("NAME"), NULL for a name */
+    const char *unit;       /* NULL (PDB_UNIT_STORED): the step log's own */
+    pdb_metric_worse worse;
+    int (*samples)(const pdb_metric_run *r, const pdb_metric *m, pdb_samples *out);
+    const char *companion;  /* spec of the metric gated alongside, or NULL */
+    const char *help;       /* lines for check --help; NULL for a companion */
+} pdb_metric_row;
+
+extern const pdb_metric_row pdb_metric_rows[PDB_METRIC_KINDS];
+
+/* Appends the metrics' entries of `profdb check --help` (a line or more
+ * each, the name in a column of its own) to out. */
+void pdb_metric_help(pdb_buf *out);
+/* Appends the metrics as a list ("step_time, throughput, phase:NAME, ...,
+ * metric:NAME or a step-log metric name") to out. */
+void pdb_metric_names(pdb_buf *out);
 
 /* Reads the samples of m in r (times in seconds, rates per second, counts).
  * No sample is not an error here: n = 0. */

@@ -7,6 +7,7 @@
  * is made from the rows. A row that leaves a field unset (0, NULL, "") or
  * repeats another row's name or place fails here, with the row named. */
 #include "check.h"
+#include "compare/metrics.h"
 #include "ingest/readers.h"
 #include "report/reports.h"
 
@@ -79,9 +80,77 @@ static void test_readers(void)
     CHECK(n > 0);
 }
 
+/* Lines of a metric's help: set, none empty, none over 62 characters
+ * (check --help puts them after a 21-character column). */
+static bool help_lines(const char *s)
+{
+    if (!s || !*s)
+        return false;
+    for (const char *line = s; *line;) {
+        size_t len = strcspn(line, "\n");
+        if (len == 0 || len > 62)
+            return false;
+        line += len + (line[len] == '\n');
+    }
+    return s[strlen(s) - 1] != '\n';
+}
+
+static void test_metrics(void)
+{
+    for (int k = 0; k < PDB_METRIC_KINDS; k++) {
+        const pdb_metric_row *row = &pdb_metric_rows[k];
+        const char *name = row->spec;
+        ROW_CHECK(row->kind == (pdb_metric_kind)k, name);
+        ROW_CHECK(name && *name, name);
+        if (!name || !*name)
+            continue;
+        bool prefix = name[strlen(name) - 1] == ':';
+        ROW_CHECK(prefix == (row->arg && *row->arg), name); /* a prefix has a placeholder */
+        ROW_CHECK(row->worse == PDB_WORSE_HIGHER || row->worse == PDB_WORSE_LOWER ||
+                      row->worse == PDB_WORSE_BY_NAME,
+                  name);
+        ROW_CHECK((row->unit != NULL) == (row->worse != PDB_WORSE_BY_NAME), name);
+        ROW_CHECK(row->samples != NULL, name);
+        for (int o = 0; o < k; o++)
+            ROW_CHECK(!pdb_metric_rows[o].spec || strcmp(pdb_metric_rows[o].spec, name) != 0,
+                      name);
+        /* The row parses its own name (a prefix with a name after it). */
+        char spec[64];
+        snprintf(spec, sizeof spec, "%s%s", name, prefix ? "x" : "");
+        pdb_metric m;
+        ROW_CHECK(pdb_metric_parse(spec, &m) == 0 && m.kind == (pdb_metric_kind)k, name);
+        if (row->worse != PDB_WORSE_BY_NAME)
+            ROW_CHECK(m.higher_is_worse == (row->worse == PDB_WORSE_HIGHER), name);
+        /* Help: its own, or (a companion) in the help of the metric that brings it. */
+        const pdb_metric_row *parent = NULL;
+        for (int o = 0; o < PDB_METRIC_KINDS; o++)
+            if (pdb_metric_rows[o].companion && strcmp(pdb_metric_rows[o].companion, name) == 0)
+                parent = &pdb_metric_rows[o];
+        if (row->help) {
+            ROW_CHECK(help_lines(row->help), name);
+        } else {
+            char mention[64];
+            snprintf(mention, sizeof mention, "%s%s", name, row->arg ? row->arg : "");
+            ROW_CHECK(parent && parent->help && strstr(parent->help, mention), name);
+        }
+        /* A companion is a prefixed metric of its own row. */
+        if (row->companion) {
+            bool found = false;
+            for (int o = 0; o < PDB_METRIC_KINDS; o++)
+                found |= pdb_metric_rows[o].spec && prefix &&
+                         strcmp(pdb_metric_rows[o].spec, row->companion) == 0;
+            ROW_CHECK(found, name);
+        }
+    }
+    /* A bare name no row names is a step-log metric. */
+    pdb_metric m;
+    CHECK(pdb_metric_parse("loss", &m) == 0 && m.kind == PDB_METRIC_STEPLOG);
+}
+
 int main(void)
 {
     test_reports();
     test_readers();
+    test_metrics();
     return check_report();
 }
