@@ -76,6 +76,7 @@ typedef struct {
     int64_t rank;
     int indent;
     char lead[16];        /* first word outside brackets, lower-cased */
+    bool val_tag;         /* opens with a validation tag: Marian's "[valid]" */
     int dialect;
     int dropped;          /* values beyond GEN_PAIRS */
 } gen_line;
@@ -113,6 +114,18 @@ struct pdb_steplog_general {
     int64_t last_step, prev_step;
     bool have_prev_step;
     double last_epoch;
+    /* time fields that measure the logging window, not one step (profile
+     * pass): Marian's "Time 1153.11s" per 2000 updates, fairseq's
+     * train_wall; yes/no: records where the value is near the wall time
+     * since the last record, or near that over the steps between them */
+    struct {
+        char name[GEN_NAME];
+        int yes, no;
+    } win[8];
+    int nwin;
+    bool prof_prev;
+    int64_t prof_step;
+    double prof_wall;
 };
 
 /* ---- words and names ---------------------------------------------------- */
@@ -129,12 +142,17 @@ static bool word_in(const char *w, size_t n, const char *const *set)
  * "iter 3050700 step 610140"), the optimizer step wins. Plurals are totals
  * ("max_steps: 1000", "epochs: 90"), not counters. */
 static const char *const step_names[] = {"global_step", "step", "num_updates", "update",
-                                         "updates", "train_step", "iteration", "iter", "it",
-                                         "batch", NULL};
-static const char *const epoch_names[] = {"epoch", "ep", NULL};
-/* Words that may come before a counter name: "Train Epoch", "Global Step". */
+                                         "updates", "up.", "train_step", "iteration", "iter",
+                                         "it", "batch", "iters", NULL};
+/* "Ep." and "Up." are Marian's abbreviations ("Ep. 1 : Up. 14000"); "iters"
+ * is PaddleGAN's counter ("Epoch: 1, iters: 0"), last so that a line that
+ * also prints "iter" counts by it. */
+static const char *const epoch_names[] = {"epoch", "ep", "ep.", NULL};
+/* Words that may come before a counter name: "Train Epoch", "Global Step",
+ * "completed step: 12". */
 static const char *const counter_qualifiers[] = {"train", "training", "global", "current",
-                                                 "cur", "trainer", NULL};
+                                                 "cur", "trainer", "completed", "finished",
+                                                 NULL};
 static const char *const val_words[] = {"val", "valid", "validation", "eval", "evaluation",
                                         "test", "testing", NULL};
 
@@ -337,8 +355,16 @@ static bool name_nameless(scanner *sc, gen_pair *p)
 {
     gen_line *L = sc->L;
     bool rate = p->unit && (pdb_skip_prefix(p->unit, "/", NULL) || strstr(p->unit, "/s"));
+    const char *canon_rate = !p->unit ? NULL
+                             : strcmp(p->unit, "samples/s") == 0 ? "samples_per_second"
+                             : strcmp(p->unit, "tokens/s") == 0  ? "tokens_per_sec"
+                             : strcmp(p->unit, "1/s") == 0       ? "steps_per_second"
+                                                                 : NULL;
     if (p->per_step) {
         snprintf(p->name, sizeof p->name, "time per step");
+    } else if (canon_rate) {
+        /* "(4265.0 examples/sec; ...)", Marian's "3007.81 words/s" */
+        snprintf(p->name, sizeof p->name, "%s", canon_rate);
     } else if (sc->value_run && L->n >= 2 && rate) {
         const gen_pair *prev = &L->p[L->n - 2];
         snprintf(p->name, sizeof p->name, "%.*s rate", (int)(prev->nl < 80 ? prev->nl : 80),
@@ -380,6 +406,21 @@ static size_t token_end(const char *b, size_t n, size_t i)
         j++;
     }
     return j;
+}
+
+/* A bare integer that opens the line and is closed by '|' ("490 | loss 2.1 |
+ * ..."): the line's step counter, printed without a name. */
+static bool leading_counter(const scanner *sc, const char *v, const gen_pair *p)
+{
+    if (!p->is_int || p->unit[0] || sc->L->n != 1 || sc->bracket)
+        return false;
+    for (const char *c = sc->b; c < v; c++)
+        if (*c != ' ' && *c != '\t')
+            return false;
+    size_t k = sc->i;
+    while (k < sc->n && (sc->b[k] == ' ' || sc->b[k] == '\t'))
+        k++;
+    return k < sc->n && sc->b[k] == '|';
 }
 
 /* Adds the value text v[0..vl) as a pair named by the pending words; reads a
@@ -432,7 +473,9 @@ static bool add_value(scanner *sc, const char *v, size_t vl)
             if (canon && !isdigit((unsigned char)sc->b[k])) {
                 tmp.v = x * f;
                 tmp.unit = canon;
-                tmp.per_step = pdb_ends_with_icase(sc->b + k, e - k, "/step");
+                tmp.per_step = pdb_ends_with_icase(sc->b + k, e - k, "/step") ||
+                               pdb_ends_with_icase(sc->b + k, e - k, "/batch") ||
+                               pdb_ends_with_icase(sc->b + k, e - k, "/iter");
                 sc->i = e;
             }
         }
@@ -444,6 +487,10 @@ static bool add_value(scanner *sc, const char *v, size_t vl)
     *p = tmp;
     p->in_bracket = bracket;
     take_name(sc, p);
+    if (p->nl == 0 && !p->progress && !p->in_bracket && leading_counter(sc, v, p)) {
+        snprintf(p->name, sizeof p->name, "step"); /* "490 | loss 2.1 | ..." */
+        p->nl = 4;
+    }
     if (p->nl == 0 && !p->progress && !p->in_bracket && !name_nameless(sc, p)) {
         sc->L->n--;
         sc->L->dropped++;
@@ -482,8 +529,16 @@ static void paren_group(scanner *sc)
         const char *u;
         bool all = true;
         int count = 0;
-        while (pdb_steplog_next_field(c, cl, ',', &pos, &f, &fl))
-            all &= pdb_units_quantity(f, fl, &x, &u), count++;
+        while (pdb_steplog_next_field(c, cl, ',', &pos, &f, &fl)) {
+            all &= pdb_units_quantity(f, fl, &x, &u);
+            /* a mean has the unit of its value: "loss = 79.35 (57.126
+             * sec/step)" is a step time beside the loss, not its mean */
+            if (all && count == 0 && first >= 0 && first < L->n) {
+                const char *bu = L->p[first].unit ? L->p[first].unit : "";
+                all = strcmp(bu, u) == 0;
+            }
+            count++;
+        }
         if (all && count > 0 && first >= 0) {
             pos = 0;
             while (pdb_steplog_next_field(c, cl, ',', &pos, &f, &fl) && first + k < L->n &&
@@ -818,6 +873,7 @@ static void parse_line(pdb_buf *work, const char *s, size_t len, gen_line *L)
     L->n = 0;
     L->has_wall = L->has_rank = false;
     L->lead[0] = '\0';
+    L->val_tag = false;
     L->dropped = 0;
     L->indent = 0;
     while ((size_t)L->indent < len && (s[L->indent] == ' ' || s[L->indent] == '\t'))
@@ -832,6 +888,14 @@ static void parse_line(pdb_buf *work, const char *s, size_t len, gen_line *L)
     log_prefix(work->p, len, L);
     line_prefix(work->p, len, L);
     log_prefix(work->p, len, L); /* the fields after a timestamp */
+    size_t i = 0; /* past blanks and the brackets of a blanked timestamp */
+    while (i < len && (work->p[i] == ' ' || work->p[i] == '\t' || work->p[i] == ']' ||
+                       (work->p[i] == '[' && i + 1 < len && work->p[i + 1] == ' ')))
+        i++;
+    if (i < len && work->p[i] == '[') {
+        const char *close = memchr(work->p + i, ']', len - i);
+        L->val_tag = close && word_in(work->p + i + 1, (size_t)(close - work->p - i - 1), val_words);
+    }
     scanner sc = {.b = work->p, .n = len, .L = L};
     scan_pairs(&sc);
 }
@@ -853,11 +917,13 @@ static void find_counters(gen_line *L, gen_counters *c)
             rank = r;
             best = k;
         }
-        if (!c->has_epoch && counter_rank(p->name, p->nl, epoch_names, &val) >= 0) {
+        if (counter_rank(p->name, p->nl, epoch_names, &val) >= 0) {
+            p->counter = true; /* a second one (lines of a step joined) too */
+            if (c->has_epoch)
+                continue;
             c->has_epoch = true;
             c->epoch = p->v;
             c->val_hint |= val;
-            p->counter = true;
             if (p->progress)
                 p->progress = false; /* "Epoch 3/30": the total is the run's length */
         }
@@ -984,7 +1050,7 @@ static const char *const kind_splits[] = {NULL, "val", "summary", NULL};
 /* What the record is: a step, a validation, a summary, a per-epoch value. */
 static int classify(const pdb_steplog_general *g, const gen_line *L, const gen_counters *c)
 {
-    bool val = c->val_hint || word_in(L->lead, strlen(L->lead), val_words);
+    bool val = c->val_hint || L->val_tag || word_in(L->lead, strlen(L->lead), val_words);
     bool named_val = false, train = false, summary = false, epoch_time = false, eval = false;
     int metrics = 0;
     for (int k = 0; k < L->n; k++) {
@@ -1028,9 +1094,11 @@ static const char *value_agg(const pdb_steplog_general *g, const gen_line *L, co
         return "running_mean";
     }
     if (p->per_step) {
-        if (c->has_local && c->local > 0)
+        if (c->has_local && c->local > 0) {
             *window = c->local; /* Keras: the mean of the epoch's steps so far */
-        return "interval_mean";
+            return "interval_mean";
+        }
+        return "point"; /* TF-Slim's "(57.126 sec/step)": this step's */
     }
     bool t = pdb_mem_is(p->name, p->nl, "time"), dt = pdb_mem_is(p->name, p->nl, "data_time");
     if (L->dialect == D_DETECTRON2 && (t || dt)) {
@@ -1049,6 +1117,148 @@ static const char *value_agg(const pdb_steplog_general *g, const gen_line *L, co
         return "interval_mean";
     }
     return "point";
+}
+
+/* ---- step times and rates under their printed names ----------------------------- */
+
+/* Whether name is a time of one step under a name no metric rule knows:
+ * Paddle's batch_cost, TF's "per-step time", pith-train's step-time. */
+static bool step_time_name(const char *name, size_t nl)
+{
+    static const char *const names[] = {"batch_cost", "batch cost", "per-step time",
+                                        "per step time", "step-time", "steptime", "step_cost",
+                                        NULL};
+    return word_in(name, nl, names);
+}
+
+/* The canonical rate a name or unit says, as the suffix a metric rule maps
+ * ("/samples_per_second" -> samples_per_s, "/tokens_per_sec" ->
+ * tokens_per_s), or NULL: "ips: 89.4", "Speed: 43383.55 samples/sec",
+ * "3007.81 words/s", "tokens-per-second 28,590". Names a rule already
+ * maps (wps, tps, tokens_per_sec, ...) keep their name. */
+static const char *rate_suffix(const char *name, size_t nl, const char *unit)
+{
+    if (pdb_steplog_find(name, nl, "per_sec") || pdb_steplog_find(name, nl, "persec") ||
+        pdb_mem_is(name, nl, "wps") || pdb_mem_is(name, nl, "tps") || pdb_mem_is(name, nl, "ups"))
+        return NULL;
+    unit = unit ? unit : "";
+    if (strcmp(unit, "samples/s") == 0)
+        return "/samples_per_second";
+    if (strcmp(unit, "tokens/s") == 0)
+        return "/tokens_per_sec";
+    if (unit[0] && strcmp(unit, "/s") != 0)
+        return NULL;
+    if (strcasecmp(name, "ips") == 0 && nl == 3)
+        return "/samples_per_second";
+    bool per = pdb_steplog_find(name, nl, "per") || pdb_steplog_find(name, nl, "/s");
+    char low[GEN_NAME];
+    size_t n = nl < sizeof low - 1 ? nl : sizeof low - 1;
+    for (size_t k = 0; k < n; k++)
+        low[k] = (char)tolower((unsigned char)name[k]);
+    low[n] = '\0';
+    if (per && (strstr(low, "token") || strstr(low, "word")))
+        return "/tokens_per_sec";
+    if (per && (strstr(low, "sample") || strstr(low, "example") || strstr(low, "image")))
+        return "/samples_per_second";
+    return NULL;
+}
+
+/* The window-time entry of a name, or -1. */
+static int window_entry(const pdb_steplog_general *g, const char *name, size_t nl)
+{
+    for (int k = 0; k < g->nwin; k++)
+        if (strlen(g->win[k].name) == nl && memcmp(g->win[k].name, name, nl) == 0)
+            return k;
+    return -1;
+}
+
+/* Whether a seconds value is a time field worth testing as a window time. */
+static bool time_pair(const gen_pair *p)
+{
+    double f;
+    /* Paddle's batch_cost and reader_cost are means per step by their name */
+    return !p->counter && !p->in_bracket && !p->avg && !p->per_step && p->nl > 0 &&
+           !pdb_ends_with_icase(p->name, p->nl, "_cost") && !step_time_name(p->name, p->nl) &&
+           p->nl < GEN_NAME && p->v > 0 &&
+           ((p->unit && strcmp(p->unit, PDB_UNIT_SECONDS) == 0) ||
+            ((!p->unit || !p->unit[0]) && pdb_units_from_name(p->name, p->nl, &f) &&
+             strcmp(pdb_units_from_name(p->name, p->nl, &f), PDB_UNIT_SECONDS) == 0));
+}
+
+/* Profile pass: for consecutive step lines with wall times, whether each
+ * time field is near the wall time between them (a window time) or near
+ * that over the steps between them (a step time). A clock since the start
+ * (fairseq's wall) is neither: it exceeds the wall time between the lines. */
+static void profile_windows(pdb_steplog_general *g, const gen_line *L, const gen_counters *c)
+{
+    if (!c->has_step || !L->has_wall)
+        return;
+    if (g->prof_prev && c->step > g->prof_step + 1 && L->wall > g->prof_wall) {
+        double dw = L->wall - g->prof_wall, n = (double)(c->step - g->prof_step);
+        for (int k = 0; k < L->n; k++) {
+            const gen_pair *p = &L->p[k];
+            if (!time_pair(p))
+                continue;
+            int e = window_entry(g, p->name, p->nl);
+            if (e < 0 && g->nwin < 8) {
+                e = g->nwin++;
+                memcpy(g->win[e].name, p->name, p->nl);
+                g->win[e].name[p->nl] = '\0';
+                g->win[e].yes = g->win[e].no = 0;
+            }
+            if (e < 0)
+                continue;
+            bool window = p->v <= 1.25 * dw + 1 && fabs(log(p->v / dw)) < fabs(log(p->v * n / dw));
+            if (window)
+                g->win[e].yes++;
+            else
+                g->win[e].no++;
+        }
+    }
+    g->prof_prev = true;
+    g->prof_step = c->step;
+    g->prof_wall = L->wall;
+}
+
+static bool window_time(const pdb_steplog_general *g, const gen_pair *p)
+{
+    int e = time_pair(p) ? window_entry(g, p->name, p->nl) : -1;
+    return e >= 0 && g->win[e].yes > g->win[e].no;
+}
+
+/* Stores one value of a step record: under its printed name, but a step
+ * time or a rate no metric rule knows by that name as PRINTED/step_time or
+ * PRINTED/samples_per_second (the metric rules map those), and a window
+ * time as "PRINTED (window)" with PRINTED/step_time = the window time over
+ * the steps since the previous record (the first record's window is
+ * unknown: no step time). */
+static int store_pair(pdb_steplog *w, const pdb_steplog_general *g, const gen_pair *p,
+                      const char *agg, int64_t window, int kind, bool has_step, int64_t step)
+{
+    const char *unit = p->unit && p->unit[0] ? p->unit : NULL;
+    char name[GEN_NAME + 32];
+    const char *rs;
+    if (kind == K_STEP && strcmp(agg, "point") == 0 && window_time(g, p)) {
+        snprintf(name, sizeof name, "%.*s (window)", (int)p->nl, p->name);
+        if (pdb_steplog_value(w, name, strlen(name), p->v, PDB_UNIT_SECONDS, agg, 0) != PDB_OK)
+            return PDB_ERR;
+        if (!has_step || !g->have_prev_step || step <= g->prev_step)
+            return PDB_OK;
+        int64_t n = step - g->prev_step;
+        snprintf(name, sizeof name, "%.*s/step_time", (int)p->nl, p->name);
+        return pdb_steplog_value(w, name, strlen(name), p->v / (double)n, PDB_UNIT_SECONDS,
+                                 "interval_mean", n);
+    }
+    if (kind == K_STEP && !p->avg && step_time_name(p->name, p->nl) &&
+        (!unit || strcmp(unit, PDB_UNIT_SECONDS) == 0)) {
+        snprintf(name, sizeof name, "%.*s/step_time", (int)p->nl, p->name);
+        return pdb_steplog_value(w, name, strlen(name), p->v, PDB_UNIT_SECONDS, agg, window);
+    }
+    if (!p->avg && (rs = rate_suffix(p->name, p->nl, unit)) != NULL) {
+        snprintf(name, sizeof name, "%.*s%s", (int)p->nl, p->name, rs);
+        return pdb_steplog_value(w, name, strlen(name), p->v, unit ? unit : "/s", agg, window);
+    }
+    return pdb_steplog_value(w, p->name, p->nl, p->v, unit, agg, window);
 }
 
 static int write_record(pdb_steplog *w, pdb_steplog_general *g, gen_line *L)
@@ -1087,8 +1297,7 @@ static int write_record(pdb_steplog *w, pdb_steplog_general *g, gen_line *L)
             continue;
         int64_t window;
         const char *agg = value_agg(g, L, p, &c, step, has_step, &window);
-        const char *unit = p->unit && p->unit[0] ? p->unit : NULL;
-        if (pdb_steplog_value(w, p->name, p->nl, p->v, unit, agg, window) != PDB_OK)
+        if (store_pair(w, g, p, agg, window, kind, has_step, step) != PDB_OK)
             return PDB_ERR;
     }
     for (int k = 0; k < L->dropped; k++)
@@ -1281,6 +1490,7 @@ void pdb_steplog_general_profile(pdb_steplog_general *g, const char *d, size_t l
         find_counters(L, &c);
         g->epoch_progress |= c.has_epoch && c.has_local;
         g->epoch_steps |= c.has_epoch && c.has_step;
+        profile_windows(g, L, &c);
         for (int k = 0; k < L->n; k++)
             if (!L->p[k].counter && !L->p[k].in_bracket && pdb_steplog_train_key(L->p[k].name, L->p[k].nl))
                 g->train_loss_keys = true;

@@ -116,6 +116,8 @@ static const unit_def units[] = {
     {"s/step", "s", 1}, {"ms/step", "s", 1e-3}, {"us/step", "s", 1e-6},
     {"\xc2\xb5s/step", "s", 1e-6}, {"s/iter", "s", 1}, {"ms/iter", "s", 1e-3},
     {"s/batch", "s", 1}, {"ms/batch", "s", 1e-3},
+    /* TF-Slim's "(57.126 sec/step)", TF cifar10's "0.030 sec/batch" */
+    {"sec/step", "s", 1}, {"sec/batch", "s", 1}, {"sec/iter", "s", 1},
     {"B", "B", 1}, {"bytes", "B", 1},
     {"KB", "B", 1e3}, {"kB", "B", 1e3}, {"MB", "B", 1e6}, {"GB", "B", 1e9}, {"TB", "B", 1e12},
     {"KiB", "B", 1024.0}, {"MiB", "B", 1048576.0}, {"GiB", "B", 1073741824.0},
@@ -125,6 +127,11 @@ static const unit_def units[] = {
     {"it/s", "1/s", 1}, {"samples/s", "samples/s", 1}, {"tokens/s", "tokens/s", 1},
     {"examples/s", "samples/s", 1}, {"samples/sec", "samples/s", 1}, {"/s", "/s", 1},
     {"tok/s", "tokens/s", 1}, {"tokens/sec", "tokens/s", 1},
+    /* TF's "examples/sec", Paddle's "images/sec", Marian's target "words/s",
+     * Caffe's "iter/s" */
+    {"examples/sec", "samples/s", 1}, {"images/sec", "samples/s", 1},
+    {"images/s", "samples/s", 1}, {"words/s", "tokens/s", 1}, {"iter/s", "1/s", 1},
+    {"iters/s", "1/s", 1},
     {NULL, NULL, 0},
 };
 

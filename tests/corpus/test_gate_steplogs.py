@@ -28,6 +28,11 @@ CORPUS_TIMED = ["deepspeed_chat_rlhf_step3.log", "deepspeed_wallclock_breakdown_
                 "torchtitan_qwen3vl_excerpt_A.log"]
 UNTIMED = "hf_trainer_state_whisper.json"
 
+# Real logs in tests/steplogs too short to gate against themselves, kept for the
+# reader's tests (test_steplog_families.py): the published excerpt holds 2
+# iterations, so 1 step time (from glog timestamps): inconclusive, never PASS.
+TOO_SHORT_TO_GATE = {"caffe_iters_issue50_excerpt.log"}
+
 # (corpus file, regex whose group 1 is a step time to transform)
 FAMILIES = [
     ("nanogpt_train.log", r"(?<=time )(\d+\.\d+)(?=ms)"),
@@ -70,7 +75,7 @@ def main():
         logs = [(need_corpus("steplogs", f), f) for f in CORPUS_TIMED]
         own = os.path.join(SOURCE, "tests", "steplogs")
         logs += [(os.path.join(own, f), f) for f in sorted(os.listdir(own))
-                 if f not in ("README.md",)]
+                 if f not in ("README.md",) and f not in TOO_SHORT_TO_GATE]
         for path, name in logs:
             self_checks(c, db, path, name)
 

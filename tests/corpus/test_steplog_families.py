@@ -104,6 +104,36 @@ def caffe_iters(db):
            sum(1 for ln in lines(f) if re.search(r"\] Iteration \d+ \(", ln)))
     spot(db, r, "step = 370 AND raw_name = 'loss'", 0.0196515)
     spot(db, r, "step = 360 AND raw_name = 'lr'", 7.8125e-07)
+    # "(0.170412 iter/s, ...)": the rate, as steps/s
+    spot(db, r, "step = 370 AND metric = 'steps_per_s'", 0.170412)
+    t = [glog_time(ln) for ln in lines(f) if re.search(r"\] Iteration \d+ \(", ln)]
+    spot(db, r, "step = 370 AND metric = 'step_time'", (t[1] - t[0]) / 10, 1e-6)
+
+
+def marian(db):
+    f = "marian_issue376_excerpt.log"
+    r = ingest(db, f)
+    rows = [(int(m.group(1)), float(m.group(2))) for ln in lines(f)
+            for m in [re.match(r"\[[^]]+\] Ep\. \d+ : Up\. (\d+) .* Time ([\d.]+)s", ln)] if m]
+    chk.eq("marian (Ep. E : Up. N): steps", steps(db, r), len(rows))
+    # "Time" is the time since the last display: over its 2000 updates
+    spot(db, r, "step = 16000 AND metric = 'step_time'", rows[1][1] / (rows[1][0] - rows[0][0]))
+    chk.eq("marian: the first display's window is unknown: no step time there",
+           sql(db, f"SELECT count(*) AS n FROM steplog_values WHERE {where_run(r)} AND "
+                   "metric = 'step_time' AND step = 14000")[0]["n"], 0)
+    spot(db, r, "step = 22000 AND raw_name = 'Cost'", 5.25472784)
+    spot(db, r, "step = 24000 AND metric = 'tokens_per_s'", 2713.49)
+    spot(db, r, "split = 'val' AND raw_name = 'perplexity'", 187.458)
+
+
+def paddlegan(db):
+    f = "paddlegan_pr47_excerpt.log"
+    r = ingest(db, f)
+    n = sum(1 for ln in lines(f) if re.search(r"Epoch: \d+, iters: \d+", ln))
+    chk.eq("paddlegan (Epoch: E, iters: N): steps", steps(db, r), n)
+    spot(db, r, "step = 100 AND metric = 'step_time'", 0.28896)
+    spot(db, r, "step = 200 AND raw_name = 'G_A_cycle_loss'", 1.351)
+    spot(db, r, "step = 300 AND metric = 'samples_per_s'", 3.87263)
 
 
 def olmo(db):
@@ -134,7 +164,13 @@ def fairseq(db):
     chk.eq("fairseq train_inner: steps", steps(db, r), len(ups))
     spot(db, r, "step = 3000 AND raw_name = 'loss'", 9.376)
     spot(db, r, "step = 3100 AND raw_name = 'wps'", 60.4)
-    spot(db, r, "step = 2900 AND raw_name = 'train_wall'", 13)
+    # train_wall is the interval's: kept as 'train_wall (window)', and over the 100
+    # updates since the last line it is the step time (issue 32)
+    spot(db, r, "step = 2900 AND raw_name = 'train_wall (window)'", 13)
+    spot(db, r, "step = 3000 AND metric = 'step_time'", 14 / 100)
+    chk.eq("fairseq: no timestamp deltas beside the printed time",
+           sql(db, f"SELECT count(*) AS n FROM steplog_values WHERE {where_run(r)} AND "
+                   "raw_name = 'timestamp delta'")[0]["n"], 0)
 
 
 def pithtrain(db):
@@ -143,8 +179,8 @@ def pithtrain(db):
     st = [float(m.group(1)) for ln in lines(f)
           for m in [re.search(r"step-time ([\d.]+) sec", ln)] if m]
     chk.eq("pith-train: steps", steps(db, r), len(st))
-    spot(db, r, "step = 2 AND raw_name = 'step-time'", st[1])
-    spot(db, r, "step = 4 AND raw_name = 'tokens-per-second'", 73748)
+    spot(db, r, "step = 2 AND metric = 'step_time'", st[1])
+    spot(db, r, "step = 4 AND metric = 'tokens_per_s'", 73748)
     spot(db, r, "step = 5 AND raw_name = 'cross-entropy-loss'", 2.6154)
 
 
@@ -158,6 +194,9 @@ def tf_slim(db):
            list(range(1, 9)))
     spot(db, r, "record = (SELECT min(record) FROM steplog_values WHERE step = 3 AND "
                 f"{where_run(r)}) AND raw_name = 'loss'", 67.3308)
+    # "(17.053 sec/step)" is the step's time, not a mean of the loss
+    spot(db, r, "record = (SELECT min(record) FROM steplog_values WHERE step = 2 AND "
+                f"{where_run(r)}) AND metric = 'step_time'", 17.053)
 
 
 def tf_cifar(db):
@@ -167,6 +206,8 @@ def tf_cifar(db):
     chk.eq("tf cifar10: steps", steps(db, r), n)
     spot(db, r, "step = 3950 AND raw_name = 'loss'", 1.11)
     spot(db, r, "step = 4000 AND raw_name = 'loss'", 0.89)
+    spot(db, r, "step = 3950 AND metric = 'step_time'", 0.014)
+    spot(db, r, "step = 3950 AND metric = 'samples_per_s'", 9319.0)
 
 
 def mxnet(db):
@@ -201,19 +242,20 @@ def every_log(tmp):
 def main():
     with tempdir() as tmp:
         db = os.path.join(tmp, "families.db")
-        tests = [caffe, olmo, fairseq, pithtrain, tf_cifar,
+        tests = [caffe, caffe_iters, olmo, fairseq, pithtrain, tf_cifar, tf_slim, marian,
+                 paddlegan,
                  lambda d: paddle(d, "paddleseg_pr928_excerpt.log", r"\[TRAIN\] epoch",
                                   [("step = 60 AND raw_name = 'loss'", 1.7455),
-                                   ("step = 140 AND raw_name = 'ips'", 5.3722)],
-                                  ("step = 100 AND raw_name = 'batch_cost'", 0.3523)),
+                                   ("step = 140 AND metric = 'samples_per_s'", 5.3722)],
+                                  ("step = 100 AND metric = 'step_time'", 0.3523)),
                  lambda d: paddle(d, "paddledetection_pr1512_excerpt.log", r"INFO: iter:",
                                   [("step = 8 AND raw_name = 'lr'", 0.000039),
-                                   ("step = 10 AND raw_name = 'ips'", 0.32214)],
-                                  ("step = 4 AND raw_name = 'batch_cost'", 22.41813)),
+                                   ("step = 10 AND metric = 'samples_per_s'", 0.32214)],
+                                  ("step = 4 AND metric = 'step_time'", 22.41813)),
                  lambda d: paddle(d, "paddleocr_pr1181_excerpt.log", r"INFO: epoch:",
                                   [("step = 30 AND raw_name = 'acc'", 0.5),
                                    ("step = 50 AND raw_name = 'samples'", 5120)],
-                                  ("step = 20 AND raw_name = 'batch_cost'", 2.57432))]
+                                  ("step = 20 AND metric = 'step_time'", 2.57432))]
         for test in tests:
             try:
                 test(db)
