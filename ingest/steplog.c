@@ -705,6 +705,11 @@ static int refuse(pdb_steplog *w, flavor_id f, bool forced)
     if (forced)
         pdb_buf_addf(&msg, "no step records found in the '%s' shapes (--format steplog:%s",
                      flavor_name(f), flavor_name(f));
+    else if (f == F_TEXT && w->src->records > 0)
+        pdb_buf_addf(&msg, "no step records found (read with the general text reader: the "
+                           "lines with a counter held only validation, evaluation or summary "
+                           "values (%lld values), no training step",
+                     (long long)w->src->records);
     else if (f == F_TEXT)
         pdb_buf_addf(&msg, "no step records found (read with the general text reader: no line "
                            "has a step counter such as 'step', 'iter', 'epoch' or 'N/M'");
@@ -773,6 +778,14 @@ int pdb_read_steplog(pdb_source *src)
                  src->path, (long long)(w.malformed - 20));
     if (rc == PDB_OK && w.step_records == 0)
         rc = refuse(&w, f, forced);
+    /* a weak reading is said, not kept silent (issue 32): a handful of step
+     * records, or step records on a small share of a long log */
+    if (rc == PDB_OK && f == F_TEXT && w.gen &&
+        (w.step_records < 3 || (w.lineno >= 50 && w.step_records * 20 < w.lineno)))
+        pdb_warn("%s: weak reading: %lld step records from %lld lines (general text reader: "
+                 "lines with a step counter such as 'step', 'iter', 'epoch' or 'N/M' and "
+                 "values); check 'profdb runs' or force a flavor with --format steplog:FLAVOR",
+                 src->path, (long long)w.step_records, (long long)w.lineno);
     if (rc == PDB_OK)
         rc = pdb_steplog_finish(&w);
     pdb_steplog_close(&w);

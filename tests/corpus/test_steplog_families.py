@@ -102,6 +102,11 @@ def caffe_iters(db):
     r = ingest(db, f)
     chk.eq("caffe (iter/s): steps", steps(db, r),
            sum(1 for ln in lines(f) if re.search(r"\] Iteration \d+ \(", ln)))
+    # 2 step records: ingested, but the weak reading is said (issue 32)
+    code, _, err = run("ingest", "--db", db, "--run", "weak", path(f), check=False)
+    chk.true("caffe (2 iterations): a visible weak-reading warning, exit 0",
+             code == 0 and "profdb: warning: " in err and "weak reading: 2 step records" in err,
+             err)
     spot(db, r, "step = 370 AND raw_name = 'loss'", 0.0196515)
     spot(db, r, "step = 360 AND raw_name = 'lr'", 7.8125e-07)
     # "(0.170412 iter/s, ...)": the rate, as steps/s
