@@ -191,6 +191,9 @@ bool pdb_steplog_eval_metric(const char *name, size_t len);
  * cache (steplog_writer.c): PDB_SL_NAME_* bits. at: the name's position in
  * its record (-1: none), which makes a repeated order cheap. */
 enum { PDB_SL_NAME_TRAIN = 1, PDB_SL_NAME_VAL = 2, PDB_SL_NAME_EVAL = 4 };
+/* PDB_SL_NAME_TRAIN is a training key that is not a validation name;
+ * PDB_SL_NAME_TRAIN_KEY is pdb_steplog_train_key() alone. */
+enum { PDB_SL_NAME_TRAIN_KEY = 8 };
 int pdb_steplog_name_class(pdb_steplog *w, const char *name, size_t len, int at);
 /* Whether a line is a step record of the general reader (for sniffing). */
 bool pdb_steplog_general_is_step_line(const char *s, size_t len);

@@ -40,6 +40,7 @@
 #include <assert.h>
 #include <ctype.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
@@ -68,7 +69,6 @@ typedef struct {
 
 /* A parsed line, and the record being assembled from lines. */
 typedef struct {
-    gen_pair p[GEN_PAIRS];
     int n;
     int64_t line;
     bool has_wall, has_rank;
@@ -79,7 +79,14 @@ typedef struct {
     bool val_tag;         /* opens with a validation tag: Marian's "[valid]" */
     int dialect;
     int dropped;          /* values beyond GEN_PAIRS */
+    gen_pair p[GEN_PAIRS]; /* last: copy_line copies the n in use only */
 } gen_line;
+
+/* *dst = *src for the pairs in use (a whole gen_line is 18 KB). */
+static void copy_line(gen_line *dst, const gen_line *src)
+{
+    memcpy(dst, src, offsetof(gen_line, p) + (size_t)src->n * sizeof src->p[0]);
+}
 
 /* Counters of a record, worked out from its pairs. */
 typedef struct {
@@ -95,6 +102,7 @@ typedef struct {
 } gen_marks;
 
 struct pdb_steplog_general {
+    pdb_steplog *w;       /* the writer, whose name cache classify() asks; NULL when sniffing */
     gen_line line, rec;   /* the line being parsed; the record being assembled */
     bool pending;         /* rec holds a record not yet written */
     bool block;           /* rec started as a counter-only header line */
@@ -340,6 +348,16 @@ static gen_pair *new_pair(scanner *sc)
 /* An integer (optionally grouped "1,000") spanning all of s. */
 static bool parse_int(const char *s, size_t len, int64_t *out)
 {
+    if (len > 0 && len <= 15) { /* plain digits (exact as doubles), the common case: no strtod */
+        int64_t x = 0;
+        size_t k = 0;
+        while (k < len && s[k] >= '0' && s[k] <= '9')
+            x = x * 10 + (s[k++] - '0');
+        if (k == len) {
+            *out = x;
+            return true;
+        }
+    }
     double v;
     if (len == 0 || pdb_units_number(s, len, &v) != len || !pdb_steplog_to_int(v, out))
         return false;
@@ -1048,6 +1066,18 @@ static const char *const kind_names[] = {"step", "val", "summary", "epoch"};
 static const char *const kind_splits[] = {NULL, "val", "summary", NULL};
 
 /* What the record is: a step, a validation, a summary, a per-epoch value. */
+/* The PDB_SL_NAME_* bits of pair k's name: from the writer's cache, as a log
+ * repeats its names on every line. */
+static int name_classes(const pdb_steplog_general *g, const gen_pair *p, int k)
+{
+    if (g->w)
+        return pdb_steplog_name_class(g->w, p->name, p->nl, k);
+    bool val = pdb_steplog_val_name(p->name, p->nl), train = pdb_steplog_train_key(p->name, p->nl);
+    return (val ? PDB_SL_NAME_VAL : 0) | (!val && train ? PDB_SL_NAME_TRAIN : 0) |
+           (train ? PDB_SL_NAME_TRAIN_KEY : 0) |
+           (pdb_steplog_eval_metric(p->name, p->nl) ? PDB_SL_NAME_EVAL : 0);
+}
+
 static int classify(const pdb_steplog_general *g, const gen_line *L, const gen_counters *c)
 {
     bool val = c->val_hint || L->val_tag || word_in(L->lead, strlen(L->lead), val_words);
@@ -1058,18 +1088,23 @@ static int classify(const pdb_steplog_general *g, const gen_line *L, const gen_c
         if (p->counter || p->in_bracket || p->nl == 0)
             continue;
         metrics++;
-        named_val |= pdb_steplog_val_name(p->name, p->nl);
-        train |= pdb_steplog_train_key(p->name, p->nl);
+        int cls = name_classes(g, p, k);
+        named_val |= (cls & PDB_SL_NAME_VAL) != 0;
+        train |= (cls & PDB_SL_NAME_TRAIN_KEY) != 0;
         summary |= metrics == 1 && summary_name(p->name, p->nl);
-        epoch_time |= epoch_time_name(p->name, p->nl);
-        eval |= pdb_steplog_eval_metric(p->name, p->nl);
+        eval |= (cls & PDB_SL_NAME_EVAL) != 0;
     }
     if ((val || named_val) && !train)
         return K_VAL;
     if (summary)
         return K_SUMMARY;
-    if (!c->has_step && !c->has_local && !c->has_epoch)
+    if (!c->has_step && !c->has_local && !c->has_epoch) {
+        for (int k = 0; k < L->n && !epoch_time; k++) {
+            const gen_pair *p = &L->p[k];
+            epoch_time = !p->counter && !p->in_bracket && epoch_time_name(p->name, p->nl);
+        }
         return epoch_time ? K_EPOCH : K_STEP;
+    }
     /* an epoch line in a log whose steps count within epochs: its summary */
     if (g->epoch_progress && c->has_epoch && !c->has_local)
         return K_SUMMARY;
@@ -1416,6 +1451,7 @@ int pdb_steplog_general_line(pdb_steplog *w, const char *s, size_t len, int64_t 
 {
     pdb_steplog_general *g = w->gen;
     assert(g);
+    g->w = w;
     gen_line *L = &g->line;
     parse_line(&g->work, s, len, L);
     L->line = lineno;
@@ -1439,7 +1475,7 @@ int pdb_steplog_general_line(pdb_steplog *w, const char *s, size_t len, int64_t 
     if (counter) {
         if (flush(w, g) != PDB_OK)
             return PDB_ERR;
-        g->rec = *L;
+        copy_line(&g->rec, L);
         g->pending = true;
         g->block = g->block_open = metrics == 0;
         return PDB_OK;

@@ -23,6 +23,12 @@ static void strip_ansi(const char *s, size_t len, pdb_buf *out)
 {
     pdb_buf_reset(out);
     for (size_t i = 0; i < len; i++) {
+        const char *esc = memchr(s + i, '\033', len - i);
+        size_t plain = esc ? (size_t)(esc - (s + i)) : len - i;
+        pdb_buf_add(out, s + i, plain); /* the text up to the next escape, in one copy */
+        i += plain;
+        if (i == len)
+            break;
         if (s[i] == '\033') {
             if (i + 1 < len && s[i + 1] == '[') {
                 i += 2;

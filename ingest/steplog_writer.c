@@ -238,9 +238,9 @@ int pdb_steplog_name_class(pdb_steplog *w, const char *name, size_t len, int at)
 {
     pdb_steplog_name *e = resolve_at(w, w->class_at, at, name, len);
     if (!e->class_known) {
-        bool val = pdb_steplog_val_name(name, len);
-        e->classes = (val ? PDB_SL_NAME_VAL : 0) |
-                     (!val && pdb_steplog_train_key(name, len) ? PDB_SL_NAME_TRAIN : 0) |
+        bool val = pdb_steplog_val_name(name, len), train = pdb_steplog_train_key(name, len);
+        e->classes = (val ? PDB_SL_NAME_VAL : 0) | (!val && train ? PDB_SL_NAME_TRAIN : 0) |
+                     (train ? PDB_SL_NAME_TRAIN_KEY : 0) |
                      (pdb_steplog_eval_metric(name, len) ? PDB_SL_NAME_EVAL : 0);
         e->class_known = true;
     }
