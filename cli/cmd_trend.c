@@ -39,7 +39,10 @@ static const char details_head[] =
     "--check [METRIC=]PCT: the change points found with the newest run are compared\n"
     "  with those found without it; from the level before the first new one to the\n"
     "  current level, worse by more than PCT is a regression (exit 1). PCT as in\n"
-    "  check: 5%, +5% or 5. Without METRIC= it applies to every METRIC.\n";
+    "  check: 5%, +5% or 5. Without METRIC= it applies to every METRIC. A history\n"
+    "  too short for change points (2 or 3 runs) judges the newest run against the\n"
+    "  one before as 'profdb check' does (REGRESSION, INCONCLUSIVE or PASS); one\n"
+    "  run is INCONCLUSIVE. Inconclusive exits 0, or 1 with --fail-inconclusive.\n";
 
 static void fill_details(void)
 {
@@ -85,7 +88,7 @@ static const pdb_cmd_help help = {
 typedef struct {
     const char *format, *unit, *out, *alpha;
     long width;
-    bool changes;
+    bool changes, fail_inconclusive;
     pdb_strlist checks;
     pdb_trend_opts t;
 } trend_opts;
@@ -186,7 +189,7 @@ static int run_trend(sqlite3 *db, trend_opts *o, const metric_list *l, bool *reg
         if (isnan(l->limit[i]))
             continue;
         rc = pdb_trend_check(db, &t[i], &o->t, l->limit[i], &v[i]);
-        *regressed |= v[i].regression;
+        *regressed |= v[i].regression || (v[i].inconclusive && o->fail_inconclusive);
     }
     if (rc == PDB_OK && o->out)
         rc = pdb_trend_folder(db, t, l->n, &o->t, checking ? v : NULL, o->out);
@@ -231,6 +234,8 @@ int cmd_trend(int argc, char **argv, pdb_cli *cli)
          "exit 1 when the newest run brings a regression beyond PCT (repeatable)"},
         {PDB_OPT_STRING, "alpha", 0, &o.alpha, "A",
          "false-alarm rate of the change points (default " TEXT(PDB_ALPHA) ")"},
+        {PDB_OPT_FLAG, "fail-inconclusive", 0, &o.fail_inconclusive, NULL,
+         "exit 1 when a check is inconclusive (a history too short to decide)"},
         {0},
     };
     fill_details();

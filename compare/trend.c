@@ -21,6 +21,7 @@
 #include "common/utf8.h"
 #include "common/xalloc.h"
 #include "compare/changepoint.h"
+#include "compare/check.h"
 #include "compare/queries.h"
 #include "compare/stats.h"
 
@@ -543,6 +544,47 @@ static int nothing_to_gate(sqlite3 *db, const pdb_trend *t)
                     last->what, t->n - 1, t->pt[t->n - 2].source, t->pt[t->n - 2].what);
 }
 
+/* A history too short for change points (fewer than PDB_CP_MIN_HISTORY + 1
+ * runs) is no evidence of "no change": the newest run is judged against the
+ * one before it as `profdb check` judges two runs (per-step samples, the
+ * limit, two-sided Mann-Whitney), and a single run is inconclusive. */
+static int short_history(sqlite3 *db, const pdb_trend *t, double limit_pct,
+                         pdb_trend_verdict *v)
+{
+    if (t->n < 2) {
+        v->inconclusive = true;
+        snprintf(v->reason, sizeof v->reason, "%zu run: nothing to compare the newest run "
+                 "with", t->n);
+        return PDB_OK;
+    }
+    const pdb_trend_point *prev = &t->pt[t->n - 2], *last = &t->pt[t->n - 1];
+    pdb_cmp_run base = {db, "main", prev->run, prev->run_id, NULL};
+    pdb_cmp_run test = {db, "main", last->run, last->run_id, NULL};
+    pdb_check_run run = {.alpha = PDB_ALPHA, .min_samples = 2};
+    pdb_check_result r = {0};
+    pdb_buf spec = PDB_BUF_INIT;
+    pdb_buf_addf(&spec, "%s=%.17g", t->spec, limit_pct);
+    int rc = pdb_check_parse_limit(pdb_buf_str(&spec), &r);
+    if (rc == PDB_OK)
+        rc = pdb_check_metric(&base, &test, &run, &r);
+    if (rc == PDB_OK) {
+        v->regression = r.status == PDB_CHECK_FAIL;
+        v->inconclusive = r.status == PDB_CHECK_INCONCLUSIVE;
+        v->from = r.cmp.base_median;
+        v->to = r.cmp.test_median;
+        v->change_pct = r.cmp.change_pct;
+        pdb_buf run_name = PDB_BUF_INIT;
+        pdb_utf8_clean(&run_name, prev->run, strlen(prev->run), PDB_UTF8_CONTROLS);
+        snprintf(v->reason, sizeof v->reason, "%zu runs: too few for change points (at least "
+                 "%d); the newest run against the one before ('%.120s'), as 'profdb check' "
+                 "does: %.640s", t->n, PDB_CP_MIN_HISTORY + 1, pdb_buf_str(&run_name), r.reason);
+        pdb_buf_free(&run_name);
+    }
+    free((char *)r.metric.spec);
+    pdb_buf_free(&spec);
+    return rc;
+}
+
 int pdb_trend_check(sqlite3 *db, const pdb_trend *t, const pdb_trend_opts *o, double limit_pct,
                     pdb_trend_verdict *v)
 {
@@ -553,11 +595,8 @@ int pdb_trend_check(sqlite3 *db, const pdb_trend *t, const pdb_trend_opts *o, do
     v->from = v->change_pct = NAN;
     if (nothing_to_gate(db, t) != PDB_OK)
         return PDB_ERR;
-    if (t->n < PDB_CP_MIN_HISTORY + 1) {
-        snprintf(v->reason, sizeof v->reason, "%zu runs: too few to find a change point "
-                 "(at least %d)", t->n, PDB_CP_MIN_HISTORY + 1);
-        return PDB_OK;
-    }
+    if (t->n < PDB_CP_MIN_HISTORY + 1)
+        return short_history(db, t, limit_pct, v);
     v->first_new = first_new(t, o->alpha);
     if (v->first_new < 0) {
         snprintf(v->reason, sizeof v->reason, "no change point is new with the newest run "

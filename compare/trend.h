@@ -99,11 +99,12 @@ int pdb_trend_forget_run(sqlite3 *db, int64_t run_id);
  * history has step-log values: a night whose step log went missing). */
 typedef struct pdb_trend_verdict {
     bool regression;
+    bool inconclusive;     /* too short a history to decide (see pdb_trend_check) */
     double limit_pct;      /* NAN: the metric is not checked */
     int first_new;         /* index in t->ch of the first new change point, or -1 */
     double from, to;       /* level before it, current level */
     double change_pct;     /* to against from, in % */
-    char reason[400];
+    char reason[1024];
 } pdb_trend_verdict;
 
 int pdb_trend_check(sqlite3 *db, const pdb_trend *t, const pdb_trend_opts *o, double limit_pct,

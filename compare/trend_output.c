@@ -249,6 +249,11 @@ int pdb_trend_print(sqlite3 *db, const pdb_trend *t, const pdb_trend_opts *o,
 
 /* ---- the verdict ------------------------------------------------------------ */
 
+static const char *verdict_word(const pdb_trend_verdict *v, bool upper)
+{
+    return v->regression ? "REGRESSION" : v->inconclusive ? "INCONCLUSIVE" : upper ? "PASS" : "pass";
+}
+
 void pdb_trend_write_verdict(const pdb_trend *t, const pdb_trend_verdict *v, FILE *out)
 {
     pdb_buf b = PDB_BUF_INIT;
@@ -256,7 +261,7 @@ void pdb_trend_write_verdict(const pdb_trend *t, const pdb_trend_verdict *v, FIL
     char from[48], to[48];
     pdb_check_format_value(v->from, t->unit, from, sizeof from);
     pdb_check_format_value(v->to, t->unit, to, sizeof to);
-    fprintf(out, "%s: %s", v->regression ? "REGRESSION" : "PASS", pdb_buf_str(&b));
+    fprintf(out, "%s: %s", verdict_word(v, true), pdb_buf_str(&b));
     if (!isnan(v->change_pct))
         fprintf(out, " %+.2f%% (%s -> %s)", v->change_pct, from, to);
     fputs(": ", out);
@@ -355,7 +360,7 @@ static void md_metric(FILE *md, const pdb_trend *t, const pdb_trend_opts *o,
     fputs(")\n", md);
     if (v && !isnan(v->limit_pct)) {
         fprintf(md, "- **Check** (limit %g%%): **%s**: ", v->limit_pct,
-                v->regression ? "REGRESSION" : "pass");
+                verdict_word(v, false));
         md_text(md, v->reason);
         fputc('\n', md);
     }

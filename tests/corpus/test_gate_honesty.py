@@ -20,6 +20,10 @@ Short logs derived from the repository's sample step logs
   - trend on 10 identical runs reports no change point and `--check`
     passes; a shift after a constant history is found and its p is not
     printed as 0.
+  - trend --check on a history too short for change points (1 to 3 runs)
+    judges the newest run against the one before as check does: a 10%
+    slower newest run is a REGRESSION (it passed before as 'too few runs'),
+    a single run INCONCLUSIVE.
 
 Needs no corpus. Fails on profdb before this change: 10%-slower copies of 5
 steps passed ('beyond the limit but not significantly'), check printed a
@@ -233,7 +237,39 @@ def main():
         if rows:
             c.true(f"... with a p that is not 0 ({rows[0]})",
                    re.search(r"\s0\s+newest runs$", rows[0]) is None, rows[0])
+        short_history(c, tmp, train)
     return c.close()
+
+
+def short_history(c, tmp, train):
+    """trend --check on 1..3 runs (too few for change points): a 10% slower
+    newest run is a REGRESSION (judged against the run before, as check
+    does), an identical one a PASS, a single run INCONCLUSIVE (exit 1 with
+    --fail-inconclusive); never the old 'PASS: too few runs'."""
+    sp = os.path.join(tmp, "slow_train.jsonl")
+    write_jsonl(sp, [slower_record(r) for r in train])
+    for n in (1, 2, 3):
+        for newest, want in (("slow", "REGRESSION"), ("same", "PASS")):
+            if n == 1 and newest == "same":
+                continue
+            db = os.path.join(tmp, f"short{n}{newest}.db")
+            for r in range(n - 1):
+                run("ingest", "-q", "--db", db, "--run", f"r{r}", sample("train.jsonl"))
+            run("ingest", "-q", "--db", db, "--run", "newest",
+                sp if newest == "slow" else sample("train.jsonl"))
+            rc, out, err = run("trend", "--db", db, "--check", LIMIT, "step_time", check=False)
+            label = f"trend --check, {n} run{'s' if n > 1 else ''}, newest {newest}"
+            if n == 1:
+                c.true(f"{label}: INCONCLUSIVE ({out.strip()})", out.startswith("INCONCLUSIVE:"),
+                       out + err)
+                c.eq(f"{label}: exit 0", rc, 0)
+                rc, _, _ = run("trend", "--db", db, "--check", LIMIT, "--fail-inconclusive",
+                               "step_time", check=False)
+                c.eq(f"{label}: --fail-inconclusive exit 1", rc, 1)
+                continue
+            c.true(f"{label}: {want} ({out.strip()[:160]})", out.startswith(want + ":"), out + err)
+            c.eq(f"{label}: exit", rc, 1 if want == "REGRESSION" else 0)
+            c.true(f"{label}: names the run it was judged against", "'r%d'" % (n - 2) in out, out)
 
 
 if __name__ == "__main__":
