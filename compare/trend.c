@@ -250,6 +250,12 @@ static int read_runs(sqlite3 *db, const pdb_trend_opts *o, pdb_trend *t, pending
     while (rc == PDB_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
         if (o->by && sqlite3_column_type(st, 3) == SQLITE_NULL) {
             t->unlabelled++;
+            int64_t id = sqlite3_column_int64(st, 0);
+            if (id > t->unlabelled_id) {
+                free(t->unlabelled_run);
+                t->unlabelled_id = id;
+                t->unlabelled_run = pdb_xstrdup((const char *)sqlite3_column_text(st, 1));
+            }
             continue;
         }
         summary s;
@@ -464,6 +470,7 @@ void pdb_trend_free(pdb_trend *t)
     free(t->ch);
     free(t->spec);
     free_point(&t->newest_without);
+    free(t->unlabelled_run);
     memset(t, 0, sizeof *t);
 }
 
@@ -519,7 +526,7 @@ static int first_new(const pdb_trend *t, double alpha)
 
 /* The error when the newest run gives --check nothing to gate (see
  * trend.h), else PDB_OK. */
-static int nothing_to_gate(sqlite3 *db, const pdb_trend *t)
+static int nothing_to_gate(sqlite3 *db, const pdb_trend *t, const pdb_trend_opts *o)
 {
     if (t->newest_without.run) {
         char avail[512];
@@ -531,6 +538,16 @@ static int nothing_to_gate(sqlite3 *db, const pdb_trend *t)
                         "run again with its data (--replace), or leave it out with --runs",
                         t->newest_without.run, t->spec, avail, t->pt[t->n - 1].run);
     }
+    int64_t newest_labelled = 0;
+    for (size_t k = 0; k < t->n; k++)
+        if (t->pt[k].run_id > newest_labelled)
+            newest_labelled = t->pt[k].run_id;
+    if (t->unlabelled_run && t->unlabelled_id > newest_labelled)
+        return pdb_fail("trend --check: the most recently ingested run '%s' has no label '%s', "
+                        "so --by cannot place it, and the run judged in its place would be "
+                        "'%s'; ingest it again with the label (--replace --label %s=VALUE), or "
+                        "leave it out with --runs", t->unlabelled_run, o->by,
+                        t->pt[t->n - 1].run, o->by);
     const pdb_trend_point *last = &t->pt[t->n - 1];
     size_t i = 0;
     while (i + 1 < t->n && strcmp(t->pt[i].source, last->source) != 0)
@@ -593,7 +610,7 @@ int pdb_trend_check(sqlite3 *db, const pdb_trend *t, const pdb_trend_opts *o, do
     v->first_new = -1;
     v->to = t->n ? t->pt[t->n - 1].level : NAN;
     v->from = v->change_pct = NAN;
-    if (nothing_to_gate(db, t) != PDB_OK)
+    if (nothing_to_gate(db, t, o) != PDB_OK)
         return PDB_ERR;
     if (t->n < PDB_CP_MIN_HISTORY + 1)
         return short_history(db, t, limit_pct, v);

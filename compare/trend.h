@@ -73,6 +73,11 @@ typedef struct pdb_trend {
      * samples and so was left out (run NULL: the newest run has samples):
      * --check refuses to gate an older run in its place. */
     pdb_trend_point newest_without;
+    /* With --by: the most recently ingested run without the label (run_id 0:
+     * none). --check refuses when it came after every labelled run: the gate
+     * would judge an older run in its place. */
+    int64_t unlabelled_id;
+    char *unlabelled_run;
 } pdb_trend;
 
 /* Reads the history of metric spec (computing and storing missing

@@ -16,6 +16,9 @@ shift), then a 13th night whose step log went missing:
     counted), --runs leaving the night out, a sample-less run that is not
     the newest (by ingest order or by --by label), and a night that has its
     log again. `check` of a run without samples was already an error.
+  - with --by date, the most recently ingested night lacks the label: it
+    used to be left out and night 12 gated in its place (exit 0); now exit
+    2 naming it.
 
 Needs no corpus: the logs are written here, the dump and the trace are the
 repository's samples."""
@@ -117,6 +120,27 @@ def main():
         rc, out, err = run("trend", "--check", "5%", db=db2, check=False)
         c.eq(f"the log is back the next night: trend --check passes ({err.strip()[:300]})",
              rc, 0)
+
+        # ---- --by date: the newest night ingested without its label ----
+        db4 = os.path.join(tmp, "l.db")
+        history(tmp, db4)
+        p = os.path.join(tmp, "night13.jsonl")
+        night_log(p, 13)
+        run("ingest", "-q", "--run", "night13", p, db=db4)
+        rc, out, err = run("trend", "--by", "date", "--check", "5%", db=db4, check=False)
+        c.eq("newest night without the --by label: trend --check exit 2", rc, 2)
+        c.true("... naming it, the label and the night judged in its place",
+               "'night13'" in err and "'date'" in err and "'night12'" in err, err)
+        c.true("... with no PASS line", "PASS" not in out, out)
+        rc, out, err = run("trend", "--by", "date", "--check", "5%", "--runs", "night[0-9]",
+                           db=db4, check=False)
+        c.eq(f"... --runs leaving it out: passes ({err.strip()[:200]})", rc, 0)
+        run("ingest", "-q", "--run", "old-unlabelled", p, db=db4)
+        run("ingest", "-q", "--run", "night14", "--label", "date=2024-06-14", p, db=db4)
+        rc, out, err = run("trend", "--by", "date", "--check", "5%", "--runs", "[no]*[0-9d]",
+                           db=db4, check=False)
+        c.eq(f"... an unlabelled run before the newest labelled one: passes "
+             f"({err.strip()[:200]})", rc, 0)
 
         # ---- check: a side without samples was already an error ----
         rc, out, err = run("check", "night1", "stray", db=db, check=False)
