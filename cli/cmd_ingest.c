@@ -4,7 +4,7 @@
 #include "common/db.h"
 #include "common/error.h"
 #include "analyze/analyze.h"
-#include "ingest/fresh_db.h"
+#include "ingest/shards/fresh_db.h"
 #include "ingest/ingest.h"
 
 #include <sched.h>
@@ -95,7 +95,7 @@ int cmd_ingest(int argc, char **argv, pdb_cli *cli)
     int rc;
     if (o.dry_run && access(cli->db_path, F_OK) != 0)
         rc = pdb_db_open(":memory:", PDB_DB_CREATE, &db); /* checking needs no file */
-    else /* a new database is built aside (ingest/fresh_db.h) */
+    else /* a new database is built aside (ingest/shards/fresh_db.h) */
         rc = pdb_fresh_db_open(cli->db_path, &db, &fresh);
     o.private_db = fresh != NULL;
     if (rc == PDB_OK)

@@ -2,9 +2,9 @@
 #include "cli/cli.h"
 #include "common/db.h"
 #include "common/error.h"
-#include "ingest/fresh_db.h"
+#include "ingest/shards/fresh_db.h"
 #include "ingest/ingest.h"
-#include "ingest/merge.h"
+#include "ingest/shards/merge.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -72,7 +72,7 @@ int cmd_merge(int argc, char **argv, pdb_cli *cli)
             return pdb_cli_fail();
     pdb_ingest_catch_signals();
     sqlite3 *out = NULL;
-    pdb_fresh_db *fresh; /* a new OUT is built aside (ingest/fresh_db.h) */
+    pdb_fresh_db *fresh; /* a new OUT is built aside (ingest/shards/fresh_db.h) */
     if (pdb_fresh_db_open(out_path, &out, &fresh) != PDB_OK)
         return pdb_cli_fail();
     int rc = pdb_fresh_db_close(fresh, out, merge_all(out, shards, n, quiet), false, false, quiet);

@@ -6,7 +6,7 @@
  * full ones in order and gives them back. Memory is bounded by the batches
  * whatever the stream's length: the producer waits when none is empty, the
  * consumer when none is full. Used by the trace parser's queue
- * (ingest/trace_queue.c) and the analysis's reader thread
+ * (ingest/trace/trace_queue.c) and the analysis's reader thread
  * (analyze/scan_reader.c). */
 #ifndef PDB_BATCHQ_H
 #define PDB_BATCHQ_H

@@ -25,7 +25,7 @@ enum {
     PDB_DB_CREATE = 1,   /* create the file if missing (ingest) */
     PDB_DB_READONLY = 2, /* open for queries only */
     /* A new file no other process opens before the caller publishes it
-     * (ingest/fresh_db.h) or deletes it (a --jobs shard): no journal, no
+     * (ingest/shards/fresh_db.h) or deletes it (a --jobs shard): no journal, no
      * syncing, as a failure deletes the file instead of rolling back. */
     PDB_DB_PRIVATE = 4,
 };

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* One message per thread: a trace's parser thread (ingest/trace_json.c)
+/* One message per thread: a trace's parser thread (ingest/trace/trace_json.c)
  * records its own, which the thread that reports copies. */
 static _Thread_local char errbuf[2048];
 

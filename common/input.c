@@ -14,7 +14,7 @@
 
 #define RAW_CHUNK (256 * 1024)
 /* A step-log line longer than this is not a log line; the same bound as the
- * longest JSON token a trace may hold (ingest/trace_json.c). */
+ * longest JSON token a trace may hold (ingest/trace/trace_json.c). */
 #define MAX_LINE (16 * 1024 * 1024)
 
 struct pdb_input {

@@ -56,7 +56,7 @@ typedef struct pdb_ingest_opts {
      * called on a dry run. committed: see private_db. */
     int (*after_load)(sqlite3 *db, int64_t run_id, bool committed);
     /* The database is new and no other process opens it before it is
-     * published or deleted (ingest/fresh_db.h, a --jobs shard): when a
+     * published or deleted (ingest/shards/fresh_db.h, a --jobs shard): when a
      * second thread is wanted, the loaded rows are committed (and the file
      * switched to WAL) before after_load, in a second transaction, so that
      * the analysis can read them on a connection of its own. A failure

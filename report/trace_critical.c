@@ -2,13 +2,13 @@
  * default every iteration: the events whose name contains "ProfilerStep";
  * --annotation TEXT picks other ranges, --annotation '' the whole trace,
  * --instance I one of them) it runs the critical path analysis on demand
- * (analyze/critical_path.h) into temp tables (trace_critical.create_*) and
+ * (analyze/ondemand/critical_path.h) into temp tables (trace_critical.create_*) and
  * renders them: the summary per window (path length, span, the share of
  * each bound), --by bound, --by edge-type, --by node (the path itself).
  * --compat hta: HTA's critical_path_analysis(rank, annotation, instance)
  * with HTA's event set, rounding and window rules. */
 #include "report/reports.h"
-#include "analyze/critical_path.h"
+#include "analyze/ondemand/critical_path.h"
 #include "analyze/hta.h"
 #include "common/db.h"
 #include "common/error.h"

@@ -9,7 +9,7 @@
 #include "report/reports.h"
 #include "common/error.h"
 #include "common/xalloc.h"
-#include "analyze/op_kernels.h"
+#include "analyze/ondemand/op_kernels.h"
 #include "common/db.h"
 #include "report/queries.h"
 #include "report/trace_sql.h"
@@ -71,7 +71,7 @@ int pdb_report_comm(pdb_report_ctx *ctx)
     return ok ? pdb_report_query_mode(ctx, "trace_launch.comm", "exact") : PDB_OK;
 }
 
-/* launch --by op: analyze/op_kernels.h into temp.op_delays, rank by rank. */
+/* launch --by op: analyze/ondemand/op_kernels.h into temp.op_delays, rank by rank. */
 static int on_delay(void *arg, const pdb_op_kernels_row *r)
 {
     sqlite3_stmt *st = arg;
@@ -128,7 +128,7 @@ static int launch_by_op(pdb_report_ctx *ctx, const char *mode)
     return rc == PDB_OK ? pdb_trace_query(ctx, "trace_launch.op_delays", mode, NULL) : PDB_ERR;
 }
 
-/* kernel-sequences: analyze/op_kernels.h into temp.kernel_sequences. */
+/* kernel-sequences: analyze/ondemand/op_kernels.h into temp.kernel_sequences. */
 static int on_sequence(void *arg, const pdb_op_kernels_row *r)
 {
     sqlite3_stmt *st = arg;

@@ -1,4 +1,4 @@
--- profdb schema, part 4: per-step training logs (ingest/steplog*.c).
+-- profdb schema, part 4: per-step training logs (ingest/steplog/*.c).
 --
 -- Every metric value a step log holds is one row of the view steplog_values,
 -- whatever the framework that printed it. Values are REAL in a canonical

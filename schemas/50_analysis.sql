@@ -347,7 +347,7 @@ CREATE TABLE analysis_queue_ranks (
 -- reading them on demand uses the indexes ingest builds (correlation,
 -- (trace, ts), the attribution's (run, name)).
 --
--- Memory bandwidth over time (analyze/bw_pass.c, temp.memory_bw): HTA's
+-- Memory bandwidth over time (analyze/ondemand/bw_pass.c, temp.memory_bw): HTA's
 -- get_memory_bw_time_series, one row per point. Each memcpy or memset GPU
 -- event adds its bandwidth at its start and subtracts it at its end; per
 -- kind (name: 'Memset', else the first 11 characters of a name starting

@@ -1,5 +1,5 @@
 -- trace_critical.sql: the critical-path report (report/trace_critical.c).
--- The analysis runs on demand (analyze/critical_path.c) and fills the temp
+-- The analysis runs on demand (analyze/ondemand/critical_path.c) and fills the temp
 -- tables made here; the queries below read them. ?1 is the run_id.
 
 -- name: create_critical

@@ -160,7 +160,7 @@ SELECT a.rank, l.correlation, (SELECT value FROM strings WHERE id = l.name) AS l
  ORDER BY a.rank, l.ts, l.id, g.id
 
 -- name: create_op_delays
--- launch --by op, filled by report/trace_launch.c from analyze/op_kernels.h:
+-- launch --by op, filled by report/trace_launch.c from analyze/ondemand/op_kernels.h:
 -- per rank, op and kernel sequence: op instances, kernels in the sequence,
 -- mean delay from the op's start to its first launch and from that launch
 -- to its kernel's start (ns).
@@ -182,7 +182,7 @@ SELECT rank, op, CASE WHEN ?4 THEN short_name(sequence) ELSE sequence END AS ker
  FROM r ORDER BY rank, count DESC, op, sequence
 
 -- name: create_sequences
--- kernel-sequences, filled by report/trace_launch.c from analyze/op_kernels.h:
+-- kernel-sequences, filled by report/trace_launch.c from analyze/ondemand/op_kernels.h:
 -- per rank and pattern (the op's name and its kernels' names in start
 -- order, joined by |): occurrences, kernels, summed GPU and CPU time (ns).
 CREATE TEMP TABLE IF NOT EXISTS kernel_sequences (rank INTEGER, op TEXT, pattern TEXT,

@@ -94,7 +94,7 @@ WITH
  ORDER BY hit.rank
 
 -- name: create_memory_bw
--- memory-bw, filled on demand by report/trace_series.c (analyze/bw_pass.c):
+-- memory-bw, filled on demand by report/trace_series.c (analyze/ondemand/bw_pass.c):
 -- the bandwidth series of one mode, per rank and kind, in order (seq).
 CREATE TEMP TABLE IF NOT EXISTS memory_bw (rank INTEGER, name TEXT, seq INTEGER, ts INTEGER,
   bw_gbps REAL);

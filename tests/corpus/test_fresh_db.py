@@ -1,5 +1,5 @@
 """A first ingest builds its database aside and puts it in place whole
-(ingest/fresh_db.c).
+(ingest/shards/fresh_db.c).
 
   - into a path that names nothing: the database appears in WAL mode,
     passes integrity_check, leaves no private folder, and holds the same rows

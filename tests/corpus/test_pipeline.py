@@ -1,7 +1,7 @@
 """The trace pipeline stores exactly what one thread does (issue 16).
 
 profdb parses a trace on one thread and stores it on another
-(ingest/trace_json.c, ingest/trace_queue.c); PROFDB_PIPELINE=0 does both on
+(ingest/trace/trace_json.c, ingest/trace/trace_queue.c); PROFDB_PIPELINE=0 does both on
 one thread. For every input below, both ways must give the same exit code,
 the same stderr (skip counts, error messages with their byte offsets) and,
 table by table and row by row in rowid order, the same database (only the

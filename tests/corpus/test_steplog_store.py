@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""How step-log values are stored (ingest/steplog_store.c, schemas/40_steplog.sql):
+"""How step-log values are stored (ingest/steplog/steplog_store.c, schemas/40_steplog.sql):
 series, contexts and chunks of up to 32 values, read back through the view
 steplog_values. Against Python's own reading of generated JSON Lines logs:
 

@@ -6,8 +6,11 @@ the layers before it (docs/internals.md):
 
     common -> ingest -> analyze -> render -> report -> compare -> cli
 
-A file that includes a header of a later layer is a failure, with the line
-named. Tests, fuzz targets and tools may include anything.
+A layer may hold subfolders (ingest/trace/, analyze/ondemand/, ...): their
+files belong to the layer, and an include is ranked by the first component
+of its path ("ingest/trace/trace_event.h" is ingest/). A file that includes
+a header of a later layer is a failure, with the line named. Tests, fuzz
+targets and tools may include anything.
 usage: check_layers.py SOURCE_DIR"""
 import os
 import re
@@ -17,16 +20,22 @@ LAYERS = ["common", "ingest", "analyze", "render", "report", "compare", "cli"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/[^"]+"')
 
 
+def layer_files(root, layer):
+    """The .c and .h files of a layer, its subfolders included, in order."""
+    out = []
+    for folder, dirs, names in os.walk(os.path.join(root, layer)):
+        dirs.sort()
+        out += [os.path.join(folder, n) for n in sorted(names) if n.endswith((".c", ".h"))]
+    return out
+
+
 def main(root):
     rank = {name: i for i, name in enumerate(LAYERS)}
     bad, files, edges = [], 0, set()
     for layer in LAYERS:
-        folder = os.path.join(root, layer)
-        for name in sorted(os.listdir(folder)):
-            if not name.endswith((".c", ".h")):
-                continue
+        for path in layer_files(root, layer):
             files += 1
-            path = os.path.join(folder, name)
+            name = os.path.relpath(path, os.path.join(root, layer))
             with open(path, encoding="utf-8") as f:
                 for n, line in enumerate(f, 1):
                     m = INCLUDE.match(line)

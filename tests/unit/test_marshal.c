@@ -9,7 +9,7 @@
  * PROFDB_REQUIRE_PREREQS=1 makes that a failure). */
 #include "check.h"
 #include "common/error.h"
-#include "ingest/marshal.h"
+#include "ingest/pstats/marshal.h"
 
 #include <dirent.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
 #include "common/strutil.h"
 #include "common/utf8.h"
 #include "ingest/readers.h"
-#include "ingest/steplog.h"
+#include "ingest/steplog/steplog.h"
 #include "check.h"
 
 #include <math.h>

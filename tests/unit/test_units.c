@@ -1,5 +1,5 @@
-/* test_units.c: number and unit parsing of step logs (ingest/steplog_units.c). */
-#include "ingest/steplog_units.h"
+/* test_units.c: number and unit parsing of step logs (ingest/steplog/steplog_units.c). */
+#include "ingest/steplog/steplog_units.h"
 #include "check.h"
 
 #include <math.h>

@@ -4,7 +4,7 @@
 #include "report/steplog_stats.h"
 #include "common/db.h"
 #include "common/error.h"
-#include "ingest/steplog.h"
+#include "ingest/steplog/steplog.h"
 #include "check.h"
 
 #include <math.h>

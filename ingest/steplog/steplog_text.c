@@ -7,11 +7,11 @@
  * several tools is often interleaved in one log, so all handlers are tried;
  * only the loose `key: value` handler is limited to the flavors that print
  * such lines. Lines no handler claims are counted as skipped. */
-#include "ingest/steplog.h"
+#include "ingest/steplog/steplog.h"
 #include "common/error.h"
 #include "common/strbuf.h"
 #include "common/strutil.h"
-#include "ingest/steplog_units.h"
+#include "ingest/steplog/steplog_units.h"
 
 #include <ctype.h>
 #include <math.h>

@@ -6,7 +6,7 @@
  * TYPE_REF once complete (a reference to an unfinished container is refused,
  * so the tree has no cycles). Singletons ignore the flag, as in CPython.
  * All values live in an arena freed at once by pdb_marshal_free(). */
-#include "ingest/marshal.h"
+#include "ingest/pstats/marshal.h"
 #include "common/error.h"
 #include "common/xalloc.h"
 

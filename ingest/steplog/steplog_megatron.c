@@ -9,12 +9,12 @@
  * `RunningAvgSamplesPerSec=..., MemAllocated=1.64GB` (GB computed as GiB),
  * `wall_clock_breakdown` timer lines, and DeepSpeed-Chat's PPO lines
  * `epoch: 0|step: N|...` with `|E2E latency=3.73s |Generate time=...`. */
-#include "ingest/steplog.h"
+#include "ingest/steplog/steplog.h"
 #include "common/strbuf.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/strutil.h"
-#include "ingest/steplog_units.h"
+#include "ingest/steplog/steplog_units.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -25,8 +25,8 @@
  * (PROFDB_PIPELINE=0). */
 #define _GNU_SOURCE /* memmem */
 #include "ingest/readers.h"
-#include "ingest/trace_event.h"
-#include "ingest/trace_queue.h"
+#include "ingest/trace/trace_event.h"
+#include "ingest/trace/trace_queue.h"
 #include "common/error.h"
 #include "common/rowq.h"
 #include "common/numtext.h"

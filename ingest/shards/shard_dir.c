@@ -15,7 +15,7 @@
  * reached through a link, a folder is entered only when it is this user's
  * and holds the owner mark, and the walk goes one nested level deep at
  * most. Folders left by a profdb older than the mark are not removed. */
-#include "ingest/shard_dir.h"
+#include "ingest/shards/shard_dir.h"
 #include "common/error.h"
 #include "common/strbuf.h"
 #include "common/strutil.h"

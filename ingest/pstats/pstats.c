@@ -7,7 +7,7 @@
  * callers are appended in dump order. Duplicate dict keys behave as in
  * Python (the last value wins, at the first key's position). */
 #include "ingest/readers.h"
-#include "ingest/marshal.h"
+#include "ingest/pstats/marshal.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/strbuf.h"

@@ -15,8 +15,8 @@
  * (runs by name, strings by value). SQLite attaches at most 10 databases
  * and cannot detach one inside a transaction, so more shards than that are
  * first merged in groups into intermediate files. */
-#include "ingest/merge.h"
-#include "ingest/shard_dir.h"
+#include "ingest/shards/merge.h"
+#include "ingest/shards/shard_dir.h"
 #include "ingest/ingest.h"
 #include "common/db.h"
 #include "common/error.h"

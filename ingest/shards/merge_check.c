@@ -10,7 +10,7 @@
  * but profdb's own (by name; merge reads neither). Comments and spacing of
  * the SQL may differ (a migrated database), so tables are compared by
  * their columns, the way tests/corpus/test_migrate.py compares them. */
-#include "ingest/merge.h"
+#include "ingest/shards/merge.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/strbuf.h"

@@ -9,12 +9,12 @@
  * large logs); the two whole documents are small and are parsed with
  * yajl's tree API from a size-capped buffer, and trainer_state's entries
  * are flattened into the same list, so one set of rules reads both. */
-#include "ingest/steplog.h"
+#include "ingest/steplog/steplog.h"
 #include "common/error.h"
 #include "common/strbuf.h"
 #include "common/strutil.h"
 #include "common/xalloc.h"
-#include "ingest/steplog_units.h"
+#include "ingest/steplog/steplog_units.h"
 
 #include <ctype.h>
 #include <math.h>

@@ -13,10 +13,10 @@
  *     Total time: 45.23s / Avg batch time: 0.142s / Throughput: 2547.3 batches/hour
  *     Time Breakdown:   forward_pass : 45.2% (20.45s) ...   ====...
  * A block is one record; its lines are read while they match its shapes. */
-#include "ingest/steplog.h"
+#include "ingest/steplog/steplog.h"
 #include "common/error.h"
 #include "common/strutil.h"
-#include "ingest/steplog_units.h"
+#include "ingest/steplog/steplog_units.h"
 
 #include <ctype.h>
 #include <string.h>

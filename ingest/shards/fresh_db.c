@@ -19,10 +19,10 @@
  * as before. Measured: 11% less wall time for a first ingest of the
  * bench traces (bench/README.md). */
 #define _POSIX_C_SOURCE 200809L
-#include "ingest/fresh_db.h"
+#include "ingest/shards/fresh_db.h"
 #include "ingest/ingest.h"
-#include "ingest/merge.h"
-#include "ingest/shard_dir.h"
+#include "ingest/shards/merge.h"
+#include "ingest/shards/shard_dir.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/strbuf.h"

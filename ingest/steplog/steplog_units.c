@@ -1,5 +1,5 @@
 /* steplog_units.c: numbers and units as training logs print them (see steplog_units.h). */
-#include "ingest/steplog_units.h"
+#include "ingest/steplog/steplog_units.h"
 
 #include <ctype.h>
 #include <math.h>

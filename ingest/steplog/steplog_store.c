@@ -23,7 +23,7 @@
  * contexts and chunks continue from the largest id stored), so nothing
  * waits for a rowid. pdb_sl_end_reading() stops the thread before the
  * passes after the file, which query the connection themselves. */
-#include "ingest/steplog_store.h"
+#include "ingest/steplog/steplog_store.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/rowq.h"

@@ -8,7 +8,7 @@
  * writer (steplog_writer.c). A file that yields no step record is refused
  * with a message naming what was tried. */
 #define _GNU_SOURCE /* memmem */
-#include "ingest/steplog.h"
+#include "ingest/steplog/steplog.h"
 #include "ingest/readers.h"
 #include "common/db.h"
 #include "common/error.h"
@@ -16,7 +16,7 @@
 #include "common/strutil.h"
 #include "common/utf8.h"
 #include "common/xalloc.h"
-#include "ingest/steplog_units.h"
+#include "ingest/steplog/steplog_units.h"
 
 #include <assert.h>
 #include <ctype.h>
@@ -399,7 +399,7 @@ enum { R_JSONL, R_DOC, R_CSV, R_TEXT };
 typedef enum {
     F_NONE,
 #define FLAVOR(id, name, reader, what) F_##id,
-#include "ingest/steplog_flavors.def"
+#include "ingest/steplog/steplog_flavors.def"
 #undef FLAVOR
     F_COUNT
 } flavor_id;
@@ -410,7 +410,7 @@ static const struct {
 } flavors[F_COUNT] = {
     {"steplog:", R_TEXT},
 #define FLAVOR(id, name, reader, what) {"steplog:" name, R_##reader},
-#include "ingest/steplog_flavors.def"
+#include "ingest/steplog/steplog_flavors.def"
 #undef FLAVOR
 };
 

@@ -13,7 +13,7 @@
  * table keyed by (thread, depth) and pairing goes on there for the rest of
  * the file: the same stacks, the same pairs, bounded memory. */
 #define _GNU_SOURCE /* memmem */
-#include "ingest/trace_event.h"
+#include "ingest/trace/trace_event.h"
 #include "ingest/ingest.h"
 #include "common/bounds.h"
 #include "common/db.h"

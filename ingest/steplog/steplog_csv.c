@@ -6,9 +6,9 @@
  * units in the header ("[MiB]") and in the values ("446 MiB"), repeats the
  * header when restarted and prints "[N/A]" for missing values. One row is one
  * record; step/epoch/timestamp/index columns give its context. */
-#include "ingest/steplog.h"
+#include "ingest/steplog/steplog.h"
 #include "common/error.h"
-#include "ingest/steplog_units.h"
+#include "ingest/steplog/steplog_units.h"
 #include "common/xalloc.h"
 
 #include <ctype.h>

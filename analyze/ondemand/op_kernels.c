@@ -17,7 +17,7 @@
  * launch, give the instances directly.
  *
  * Kernel sequences: see pdb_kernel_sequences below. */
-#include "analyze/op_kernels.h"
+#include "analyze/ondemand/op_kernels.h"
 #include "analyze/hta.h"
 #include "analyze/idmap.h"
 #include "analyze/scan.h"

@@ -6,7 +6,7 @@
  * args) is freed when its batch comes back, so what the queue holds stays
  * about NBATCHES * (batch structs + BATCH_BYTES): some 7 MB, whatever the
  * input. */
-#include "ingest/trace_queue.h"
+#include "ingest/trace/trace_queue.h"
 #include "common/batchq.h"
 #include "common/xalloc.h"
 

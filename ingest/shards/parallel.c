@@ -21,8 +21,8 @@
  * the commit. Shards live in a private folder next to the target (or in
  * $TMPDIR), deleted on success, failure and SIGINT/SIGTERM alike. */
 #include "ingest/jobs.h"
-#include "ingest/merge.h"
-#include "ingest/shard_dir.h"
+#include "ingest/shards/merge.h"
+#include "ingest/shards/shard_dir.h"
 #include "ingest/readers.h"
 #include "common/db.h"
 #include "common/error.h"

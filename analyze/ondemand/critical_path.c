@@ -26,7 +26,7 @@
  * set is HTA's (analyze/hta.h); in exact mode the same graph is built on the
  * trace as written, in ns. Sorts that are unstable in HTA (pandas' default
  * quicksort) are stable here: equal keys keep trace order. */
-#include "analyze/critical_path.h"
+#include "analyze/ondemand/critical_path.h"
 #include "analyze/hta.h"
 #include "analyze/idmap.h"
 #include "analyze/scan.h"

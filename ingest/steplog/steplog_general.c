@@ -30,12 +30,12 @@
  *
  * Memory is bounded: one line at a time, and a record holds at most
  * GEN_PAIRS values however many continuation lines it has. */
-#include "ingest/steplog.h"
+#include "ingest/steplog/steplog.h"
 #include "common/error.h"
 #include "common/strbuf.h"
 #include "common/strutil.h"
 #include "common/xalloc.h"
-#include "ingest/steplog_units.h"
+#include "ingest/steplog/steplog_units.h"
 
 #include <assert.h>
 #include <ctype.h>

@@ -11,7 +11,7 @@
  * adding them one by one in the last bits of the times (float addition is
  * not associative); `ingest --jobs` keeps a run's dumps in one worker. So
  * does a merge of more than 10 shards, which adds groups of them first. */
-#include "ingest/merge.h"
+#include "ingest/shards/merge.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/strbuf.h"

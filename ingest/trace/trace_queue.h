@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "ingest/trace_event.h"
+#include "ingest/trace/trace_event.h"
 
 /* What a slot holds: a trace event, or a top-level key of the trace (its
  * text in the slot's arena: key_len bytes of key, then the JSON value). */

@@ -12,14 +12,14 @@
  * stored (the view steplog_points over a chunk_id range, inside the
  * ingest's transaction): no record is held in memory, and each pass is one
  * scan plus a sort. */
-#include "ingest/steplog.h"
+#include "ingest/steplog/steplog.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/strutil.h"
 #include "common/utf8.h"
 #include "common/xalloc.h"
-#include "ingest/steplog_store.h"
-#include "ingest/steplog_units.h"
+#include "ingest/steplog/steplog_store.h"
+#include "ingest/steplog/steplog_units.h"
 
 #include <assert.h>
 #include <ctype.h>
