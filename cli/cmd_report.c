@@ -97,7 +97,7 @@ static int run_reports(pdb_report_ctx *ctx, char **names, int n)
         return pdb_report_overview(ctx);
     ctx->titles = n > 1;
     for (int i = 0; i < n; i++)
-        if (pdb_report_find(names[i])->run(ctx) != PDB_OK)
+        if (pdb_report_run(ctx, pdb_report_find(names[i])) != PDB_OK)
             return PDB_ERR;
     return PDB_OK;
 }

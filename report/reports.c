@@ -74,6 +74,27 @@ int pdb_report_query_mode(pdb_report_ctx *ctx, const char *query, const char *mo
     return pdb_report_render(ctx, st);
 }
 
+/* Says why report shows nothing: the analysis state as (when not NULL),
+ * else why; in the output for tables, on stderr otherwise, with "[]" for
+ * JSON. */
+static void say_missing(pdb_report_ctx *ctx, const char *report, const pdb_analysis_state *as,
+                        const char *why)
+{
+    char missing[768];
+    if (as) {
+        pdb_buf run = PDB_BUF_INIT;
+        const char *name = ctx->run_name ? ctx->run_name : "";
+        pdb_utf8_clean(&run, name, strlen(name), PDB_UTF8_CONTROLS);
+        pdb_analysis_state_message(as, pdb_buf_str(&run), missing, sizeof missing);
+        pdb_buf_free(&run);
+        why = missing;
+    }
+    bool text = ctx->render.format == PDB_OUT_TABLE || ctx->render.format == PDB_OUT_MD;
+    fprintf(text ? ctx->out : stderr, "%s%s: %s\n", text ? "" : "profdb: ", report, why);
+    if (ctx->render.format == PDB_OUT_JSON)
+        fputs("[]\n", ctx->out); /* still a JSON document */
+}
+
 int pdb_report_require(pdb_report_ctx *ctx, const char *report, const char *count_query,
                        const char *mode, const char *why, bool *ok)
 {
@@ -90,20 +111,23 @@ int pdb_report_require(pdb_report_ctx *ctx, const char *report, const char *coun
     /* Nothing because the analysis is missing or older than the passes
      * (--no-analyze, a migrated database) is not "nothing in the run". */
     pdb_analysis_state as;
-    char missing[768];
     if (pdb_analysis_state_get(ctx->db, ctx->run_id, &as) != PDB_OK)
         return PDB_ERR;
-    if (as.missing) {
-        pdb_buf run = PDB_BUF_INIT;
-        const char *name = ctx->run_name ? ctx->run_name : "";
-        pdb_utf8_clean(&run, name, strlen(name), PDB_UTF8_CONTROLS);
-        pdb_analysis_state_message(&as, pdb_buf_str(&run), missing, sizeof missing);
-        pdb_buf_free(&run);
-        why = missing;
-    }
-    bool text = ctx->render.format == PDB_OUT_TABLE || ctx->render.format == PDB_OUT_MD;
-    fprintf(text ? ctx->out : stderr, "%s%s: %s\n", text ? "" : "profdb: ", report, why);
-    if (ctx->render.format == PDB_OUT_JSON)
-        fputs("[]\n", ctx->out); /* still a JSON document */
+    say_missing(ctx, report, as.missing ? &as : NULL, why);
     return PDB_OK;
+}
+
+int pdb_report_run(pdb_report_ctx *ctx, const pdb_report *r)
+{
+    if (r->needs & (PDB_NEEDS_TRACE | PDB_NEEDS_GPU | PDB_NEEDS_STEPS | PDB_NEEDS_MEMORY)) {
+        pdb_analysis_state as;
+        if (pdb_analysis_state_get(ctx->db, ctx->run_id, &as) != PDB_OK)
+            return PDB_ERR;
+        if (as.never) {
+            pdb_report_title(ctx, r->name);
+            say_missing(ctx, r->name, &as, NULL);
+            return PDB_OK;
+        }
+    }
+    return r->run(ctx);
 }

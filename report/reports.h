@@ -71,6 +71,11 @@ typedef struct pdb_report {
 extern const pdb_report pdb_reports[];
 
 const pdb_report *pdb_report_find(const char *name);
+/* Runs report r on ctx's run. A report that reads the trace analysis, on a
+ * run whose traces were never analysed (--no-analyze, merged from such
+ * shards), says so as pdb_report_require does instead of printing empty
+ * tables. */
+int pdb_report_run(pdb_report_ctx *ctx, const pdb_report *r);
 /* Prints a title line for table/markdown output when several reports run. */
 void pdb_report_title(pdb_report_ctx *ctx, const char *title);
 /* Renders the report query called query (queries.h) with ?1 = run_id. */
