@@ -114,6 +114,10 @@ int pdb_report_require(pdb_report_ctx *ctx, const char *report, const char *coun
     if (pdb_analysis_state_get(ctx->db, ctx->run_id, &as) != PDB_OK)
         return PDB_ERR;
     say_missing(ctx, report, as.missing ? &as : NULL, why);
+    /* CSV and TSV still get the report's header line, with no rows: the
+     * sentence went to stderr, and a script reading the file finds its
+     * columns. */
+    *ok = ctx->render.format == PDB_OUT_CSV || ctx->render.format == PDB_OUT_TSV;
     return PDB_OK;
 }
 

@@ -89,7 +89,8 @@ int pdb_report_render(pdb_report_ctx *ctx, sqlite3_stmt *st);
 /* For reports that need something the run may lack: runs the query called
  * count_query (?1 = run, ?2 = mode) and, when it counts nothing, says why
  * (in the output for tables, on stderr otherwise, with "[]" for JSON) and
- * sets *ok false. */
+ * sets *ok false; for CSV and TSV *ok stays true, so the report prints its
+ * header line and no rows. */
 int pdb_report_require(pdb_report_ctx *ctx, const char *report, const char *count_query,
                        const char *mode, const char *why, bool *ok);
 
