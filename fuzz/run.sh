@@ -28,7 +28,10 @@ build=${FUZZ_BUILD:-build-fuzz}
 jobs=${FUZZ_JOBS:-$(nproc)}
 
 CC=clang cmake -S . -B "$build" -DPROFDB_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$build" -j"$jobs" >/dev/null
+# The fuzz targets and the trace generator for the seeds, not the rest of
+# the tree (profdb and the unit tests are built and tested elsewhere).
+cmake --build "$build" -j"$jobs" --target profdb-gentrace >/dev/null
+cmake --build "$build/fuzz" -j"$jobs" >/dev/null
 
 seeds=$build/seeds
 mkdir -p fuzz/crashes "$seeds"

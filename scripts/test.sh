@@ -1,10 +1,14 @@
 #!/bin/sh
 # Runs the test suite, as CI does. Installs what is missing, then runs these
-# stages, each in its own build folder:
-#   suite          warning-free build (-Werror) and every ctest test     build/
-#   asan           the same suite under AddressSanitizer + UBSan         build-asan/
-#   valgrind       unit, golden and fuzz-regression tests, every profdb
-#                  and unit executable under valgrind memcheck           build-valgrind/
+# stages:
+#   suite          warning-free optimised build (-O3 -g, -Werror) and
+#                  every ctest test                                      build/
+#   asan           the same suite under AddressSanitizer + UBSan (the
+#                  slowest corpus tests on a spread of their inputs)     build-asan/
+#   valgrind       memcheck smoke: the unit tests, the fuzz regression
+#                  inputs and one golden case per reader and command,
+#                  every profdb and unit executable under valgrind
+#                  memcheck, on the suite's binaries                     build/
 #   fuzz           fuzz smoke: the regression inputs through every
 #                  libFuzzer target, then each target for FUZZ_SECONDS
 #                  (default 5), two at a time                            build-fuzz/
@@ -49,9 +53,21 @@ if [ ! -d ../shared/corpus ]; then
 fi
 sh scripts/deps.sh test || exit 1
 
-# The unit executables, the golden cases and the fuzz regression inputs: the
-# tests valgrind checks in CI (each new unit test and golden case included).
-MEMCHECK_TESTS='^(unit|golden)\.|^corpus\.test_fuzz_regressions$'
+# The memcheck smoke of CI: every unit executable (each new one included),
+# the fuzz regression inputs, and one golden case per reader and per command
+# (traces and their reports, pstats, the step-log flavors, merge, diff,
+# check, trend, charts). valgrind-full runs every test.
+MEMCHECK_GOLDEN='trace_reports|pstats_sample|steplog_variants|steplog_megatron_new|steplog_hf'
+MEMCHECK_GOLDEN="$MEMCHECK_GOLDEN|merge_jobs|diff_out|check_steplog|trend_basic|chart_forms"
+MEMCHECK_GOLDEN="$MEMCHECK_GOLDEN|ingest_errors|report_overview"
+MEMCHECK_TESTS="^unit\\.|^golden\\.($MEMCHECK_GOLDEN)\$|^corpus\\.test_fuzz_regressions\$"
+
+# The suite's build in build/: optimised as users build it, -O3 so that
+# gcc's -O3 warnings fail it too, -g for valgrind's stack traces.
+suite_in_build() { # cmake options...
+    ctest_in build -DPROFDB_SANITIZE=OFF "$@" -DCMAKE_BUILD_TYPE=Release \
+        "-DCMAKE_C_FLAGS_RELEASE=-O3 -g"
+}
 
 ctest_in() { # build folder, cmake options...; runs the ctest tests matching $only (all if empty)
     dir=$1
@@ -73,12 +89,16 @@ run_stage() {
     echo "=== stage $1 ==="
     only=
     case $1 in
-        suite) ctest_in build -DPROFDB_SANITIZE=OFF -DPROFDB_VALGRIND=OFF ;;
+        suite) suite_in_build -DPROFDB_VALGRIND=OFF ;;
         asan) ctest_in build-asan -DPROFDB_SANITIZE=ON ;;
-        # Built as Release (-O3): gcc warns about more at -O3, and -Werror
-        # makes that a failure, so one stage checks the optimised build too.
+        # The suite's binaries (PROFDB_VALGRIND only wraps the tests'
+        # commands, so nothing is compiled again); build/ is set back to
+        # plain tests afterwards.
         valgrind) only=$MEMCHECK_TESTS
-            ctest_in build-valgrind -DPROFDB_VALGRIND=ON -DCMAKE_BUILD_TYPE=Release ;;
+            suite_in_build -DPROFDB_VALGRIND=ON
+            rc=$?
+            cmake -S . -B build -DPROFDB_VALGRIND=OFF >/dev/null
+            return $rc ;;
         valgrind-full) ctest_in build-valgrind -DPROFDB_VALGRIND=ON ;;
         fuzz) FUZZ_BUILD=build-fuzz FUZZ_JOBS=2 bash fuzz/run.sh "${FUZZ_SECONDS:-5}" ;;
         fuzz-long) FUZZ_BUILD=build-fuzz FUZZ_JOBS=2 bash fuzz/run.sh "${FUZZ_SECONDS:-300}" ;;

@@ -25,6 +25,19 @@ CHECKED = os.environ.get("PROFDB_SANITIZED") == "1"
 TIMEOUT = 900 if CHECKED else 60
 
 
+def checked_subset(items, every, what="inputs"):
+    """items in a normal build; every every-th of them (the first included)
+    in a sanitizer or valgrind build, where a run costs 3 to 30 times more.
+    The checked builds look for memory errors, which a spread of inputs
+    shows; the normal build checks every input's numbers."""
+    items = list(items)
+    if not CHECKED or every <= 1:
+        return items
+    kept = items[::every]
+    print(f"checked build: {len(kept)} of {len(items)} {what}")
+    return kept
+
+
 def scaled(n, checked_n):
     """n in a normal build, checked_n in a sanitizer or valgrind build."""
     if CHECKED and checked_n != n:

@@ -37,7 +37,7 @@ import shutil
 import subprocess
 import xml.etree.ElementTree as ET
 
-from common import GENTRACE, PROFDB, SOURCE, Checker, tempdir
+from common import CHECKED, GENTRACE, PROFDB, SOURCE, Checker, tempdir
 
 # ---- hostile text ----------------------------------------------------------
 
@@ -544,11 +544,21 @@ def sweep_runs(c, db):
     result_ok(c, profdb("runs", "--", BASE + b"x", db=db), rcs=(2,))
 
 
+def report_formats(i):
+    """The formats the i-th report is printed in: all of them; in a checked
+    build the table and one more in turn, so every format's escaper still
+    meets the hostile names under the sanitizer (the normal build prints
+    every report in every format)."""
+    if not CHECKED:
+        return FORMATS
+    return ["table", FORMATS[1 + i % (len(FORMATS) - 1)]] if FORMATS[0] == "table" else FORMATS
+
+
 def sweep_report(c, db, tmp, gnuplot):
     for fmt in FORMATS:
         result_ok(c, profdb("report", "--run", BASE, "--format", fmt, db=db), fmt)
-    for name in report_names():
-        for fmt in FORMATS:
+    for i, name in enumerate(report_names()):
+        for fmt in report_formats(i):
             if name in ("pstats-dot", "pstats-chart") and fmt != "table":
                 continue
             r = profdb("report", "--run", BASE, "--format", fmt, name, db=db)

@@ -32,7 +32,8 @@ import struct
 import subprocess
 import sys
 
-from common import PROFDB, SOURCE, Checker, have_corpus, missing_part, run, tempdir
+from common import (PROFDB, SOURCE, Checker, checked_subset, have_corpus, missing_part, run,
+                    tempdir)
 
 GNUPLOT = shutil.which("gnuplot")
 SAFE = re.compile(r"^[A-Za-z0-9_-]+\.(md|csv|gp|dat|png|svg)$")
@@ -450,9 +451,9 @@ def main():
         test_oneshot(c, tmp)
         d = have_corpus("traces")
         if d:
-            for f in sorted(os.listdir(d)):
-                if not f.endswith(".gz"):
-                    continue
+            traces = checked_subset([f for f in sorted(os.listdir(d)) if f.endswith(".gz")], 4,
+                                    "corpus traces")
+            for f in traces:
                 out = os.path.join(tmp, "corpus-" + f)
                 rc, _, err = run("report", os.path.join(d, f), "--out", out, check=False)
                 c.eq(f"corpus {f}: report --out exit", rc, 0)
