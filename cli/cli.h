@@ -54,6 +54,11 @@ int pdb_cli_open_db(const pdb_cli *cli, int flags, sqlite3 **db);
  * run named run, analysed, quietly: one-shot reports and check's
  * --baseline-from DIR. *db is set even on failure (close it). */
 int pdb_cli_ingest_memory(const char *const *inputs, int n, const char *run, sqlite3 **db);
+/* `profdb runs --reading`: the reading of every step log of the runs
+ * run_ids (nruns 0: of every run), as "column = value" lines in the table
+ * format, else rendered as ro says (cli/runs_reading.c). */
+int pdb_cli_runs_reading(sqlite3 *db, const int64_t *run_ids, int nruns,
+                         const pdb_render_opts *ro);
 /* Fills render options from --format / --unit strings (either may be NULL). */
 int pdb_cli_render_opts(const char *format, const char *unit, long width,
                         pdb_render_opts *o);

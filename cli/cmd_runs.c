@@ -3,17 +3,25 @@
 #include "common/db.h"
 #include "common/error.h"
 #include "common/strbuf.h"
+#include "common/xalloc.h"
 #include "ingest/ingest.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 static const pdb_cmd_help help = {
-    "profdb runs [--db FILE] [--format FMT] [--sources] [RUN...]",
+    "profdb runs [--db FILE] [--format FMT] [--sources | --reading] [RUN...]",
     "Lists runs: ranks, sources and their formats, records stored, trace events per\n"
     "phase (raw counts from the files: X, B, E, i, I, C, s, t, f, M and other_phases),\n"
     "GPU events (X\n"
-    "events with a stream arg), and records skipped with the reasons.\n"
-    "With --sources, lists every ingested file instead.",
+    "events with a stream arg), records skipped with the reasons, and how each step\n"
+    "log was read (reading: reader; step counter; step records; the agg of the step\n"
+    "time; WEAK when the ingest warned).\n"
+    "With --sources, lists every ingested file instead. With --reading, the reading\n"
+    "of every step log: the counter and the line it was first read from, step\n"
+    "records, where step times come from and their resolution, where throughput\n"
+    "comes from, the epoch structure, lines used, and why the reading is weak (the\n"
+    "table format prints one 'column = value' line each, as sqlite3's .mode line).",
     NULL,
 };
 
@@ -29,13 +37,15 @@ static const char *const runs_sql =
     "   GROUP BY run_id),"
     " sk AS (SELECT run_id, sum(n) AS skipped, group_concat(reason || ': ' || n, '; ')"
     "   AS skip_reasons FROM (SELECT run_id, reason, sum(count) AS n FROM skips"
-    "   GROUP BY run_id, reason ORDER BY run_id, reason) GROUP BY run_id)"
+    "   GROUP BY run_id, reason ORDER BY run_id, reason) GROUP BY run_id),"
+    " rd AS (SELECT run_id, group_concat(summary, ' | ') AS reading FROM"
+    "   (SELECT run_id, summary FROM steplog_readings ORDER BY source_id) GROUP BY run_id)"
     " SELECT r.name AS run, coalesce(tr.ranks, 0) AS ranks, coalesce(src.sources, 0) AS sources,"
     "  src.formats, coalesce(src.records, 0) AS records, %s"
     "  coalesce(sk.skipped, 0) AS skipped, sk.skip_reasons, r.created_at AS ingested_at,"
-    "  src.ingest_ms"
+    "  src.ingest_ms, rd.reading"
     " FROM runs r LEFT JOIN c USING (run_id) LEFT JOIN tr USING (run_id)"
-    " LEFT JOIN src USING (run_id) LEFT JOIN sk USING (run_id)"
+    " LEFT JOIN src USING (run_id) LEFT JOIN sk USING (run_id) LEFT JOIN rd USING (run_id)"
     " WHERE (%s) ORDER BY r.run_id";
 
 static const char *const sources_sql =
@@ -87,11 +97,13 @@ static void build_sql(pdb_buf *sql, bool sources, int nruns)
 int cmd_runs(int argc, char **argv, pdb_cli *cli)
 {
     const char *format = NULL;
-    bool sources = false;
+    bool sources = false, reading = false;
     long width = 60;
     const pdb_opt opts[] = {
         PDB_OPT_DB(cli), PDB_OPT_FORMAT(format), PDB_OPT_WIDTH(width),
         {PDB_OPT_FLAG, "sources", 0, &sources, NULL, "list ingested files instead of runs"},
+        {PDB_OPT_FLAG, "reading", 0, &reading, NULL,
+         "how each step log was read, in full (one source a block)"},
         {0},
     };
     int npos;
@@ -105,17 +117,22 @@ int cmd_runs(int argc, char **argv, pdb_cli *cli)
     if (pdb_cli_open_db(cli, PDB_DB_READONLY, &db) != PDB_OK)
         return pdb_cli_fail();
     int rc = PDB_OK;
+    if (sources && reading)
+        rc = pdb_fail("--sources and --reading are two listings: give one");
+    int64_t *ids = pdb_xcalloc((size_t)npos + 1, sizeof *ids);
     for (int i = 1; i <= npos && rc == PDB_OK; i++) {
-        int64_t id;
-        int found = pdb_run_find(db, argv[i], &id); /* 1, 0, or -1: an error */
+        int found = pdb_run_find(db, argv[i], &ids[i - 1]); /* 1, 0, or -1: an error */
         if (found < 0)
             rc = PDB_ERR;
         else if (!found)
             rc = pdb_fail("no run named '%s' (see 'profdb runs')", argv[i]);
     }
-    if (rc != PDB_OK) {
+    if (rc == PDB_OK && reading)
+        rc = pdb_cli_runs_reading(db, ids, npos, &ro);
+    free(ids);
+    if (rc != PDB_OK || reading) {
         pdb_db_close(db);
-        return pdb_cli_fail();
+        return rc == PDB_OK ? PDB_EXIT_OK : pdb_cli_fail();
     }
     pdb_buf sql = PDB_BUF_INIT;
     build_sql(&sql, sources, npos);

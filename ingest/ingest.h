@@ -25,6 +25,7 @@ typedef struct pdb_source {
     const char *path;       /* display name used in messages */
     const char *format;     /* set by the reader, e.g. "kineto-json" */
     const char *flavor;     /* forced format detail (--format steplog:X), or NULL */
+    bool quiet;             /* print nothing but errors and warnings (--quiet) */
     int64_t run_id;
     int64_t source_id;
     int trace_order;        /* traces of this run before this one (rank fallback) */

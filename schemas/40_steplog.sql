@@ -285,6 +285,33 @@ CREATE TABLE steplog_blocks (
     step       INTEGER            -- the step (or step count) the header names
 );
 
+-- How each step log was read (ingest/steplog/steplog_reading.c), one row per
+-- step-log source: what the ingest printed as its reading, for `profdb runs`
+-- (the summary column) and `profdb runs --reading` (every column). Sources
+-- ingested before schema version 10 have none.
+CREATE TABLE steplog_readings (
+    source_id     INTEGER PRIMARY KEY REFERENCES sources,
+    run_id        INTEGER NOT NULL REFERENCES runs,
+    reader        TEXT NOT NULL,   -- 'text' (the general reader) or the flavor
+    counter       TEXT,            -- the step counter as printed ('Up. N', '"iteration": N'),
+                                   -- several separated by ', '; NULL: none
+    counter_line  INTEGER,         -- the first line the (main) counter was read from
+    step_records  INTEGER NOT NULL,-- records that are training steps
+    first_step    INTEGER,         -- the smallest and largest step of training records
+    last_step     INTEGER,
+    step_time     TEXT NOT NULL,   -- where step times come from: 'logged field NAME',
+                                   -- 'window mean of NAME over W steps', 'cumulative clock
+                                   -- NAME ...', 'timestamp deltas over W steps', 'none ...'
+    step_time_agg TEXT,            -- its agg in steplog_values (what the gate reads), or NULL
+    resolution    REAL,            -- seconds: the finest step time the source can show
+    throughput    TEXT NOT NULL,   -- where throughput comes from: 'logged NAME (metric)', ...
+    epochs        TEXT NOT NULL,   -- 'global counter', 'per-epoch counter made global: ...'
+    lines         INTEGER,         -- lines of the log (NULL: a JSON document)
+    lines_used    INTEGER,         -- lines that held a stored value
+    warnings      TEXT,            -- why the reading is weak ('; '-separated), or NULL
+    summary       TEXT NOT NULL    -- the compact form `profdb runs` shows
+);
+
 -- Built-in metric rules. Phases (is_phase = 1) are times in seconds.
 INSERT INTO steplog_metric_rules VALUES
  (90, '*time_data_ms', 'data', 1), (90, '*data_time', 'data', 1),

@@ -789,17 +789,14 @@ int pdb_read_steplog(pdb_source *src)
                  src->path, (long long)(w.malformed - 20));
     if (rc == PDB_OK && w.step_records == 0)
         rc = refuse(&w, f, forced);
-    /* a weak reading is said, not kept silent (issue 32): a handful of step
-     * records, or step records on a small share of a long log */
-    if (rc == PDB_OK && f == F_TEXT && w.gen &&
-        (w.step_records < 3 || (w.lineno >= 50 && w.step_records * 20 < w.lineno)))
-        pdb_warn("%s: weak reading: %lld step records from %lld lines (general text reader: "
-                 "lines with a step counter such as 'step', 'iter', 'epoch' or 'N/M' and "
-                 "values); check 'profdb runs' or force a flavor with --format steplog:FLAVOR",
-                 src->path, (long long)w.step_records, (long long)w.lineno);
     if (rc == PDB_OK)
         rc = pdb_steplog_finish(&w);
+    /* what was understood is said and stored, and a weak reading warned
+     * (issue 32): steplog_reading.c */
+    if (rc == PDB_OK)
+        rc = pdb_sl_reading_finish(&w, flavors[f].reader != R_DOC, src->quiet);
     pdb_steplog_close(&w);
+    pdb_sl_reading_free(w.reading);
     free(w.cr.buf);
     pdb_buf_free(&w.cr.line);
     return rc;

@@ -16,10 +16,12 @@
 
 #include "common/strbuf.h"
 #include "ingest/ingest.h"
+#include "ingest/steplog/steplog_reading.h"
 
 typedef struct pdb_steplog_rule pdb_steplog_rule;
 typedef struct pdb_steplog_name pdb_steplog_name;
 typedef struct pdb_sl_store pdb_sl_store;
+typedef struct pdb_sl_reading pdb_sl_reading;
 
 /* Line recognisers used by the sniffer and by the text reader. */
 typedef enum {
@@ -95,6 +97,7 @@ typedef struct pdb_steplog {
     int blk_mode, blk_section;   /* summary block being read (steplog_blocks.c) */
     int64_t blk_record;
     pdb_steplog_general *gen;    /* the general reader (steplog_general.c), or NULL */
+    pdb_sl_reading *reading;     /* what was understood (steplog_reading.c), or NULL */
     /* lines (pdb_steplog_getline) */
     int64_t lineno;              /* lines returned so far */
     bool cr_lines;               /* lines end in a bare CR too (see pdb_steplog_cr_lines) */

@@ -187,8 +187,11 @@ static int data_row(pdb_steplog *w, const header *h, const cells *c, int64_t lin
     bool nvsmi = strcmp(w->flavor, "nvidia-smi") == 0;
     pdb_steplog_record(w, nvsmi ? "nvidia-smi" : "csv", lineno);
     double x;
-    if (number_cell(c, h->step_col, &x))
+    if (number_cell(c, h->step_col, &x)) {
         w->has_step = pdb_steplog_to_int(x, &w->step);
+        pdb_steplog_saw_counter_named(w, "column %.*s", h->col[h->step_col].name,
+                                      strlen(h->col[h->step_col].name));
+    }
     if (number_cell(c, h->epoch_col, &x)) {
         w->has_epoch = true;
         w->epoch = x;

@@ -94,6 +94,7 @@ typedef struct {
     int64_t step, local, total;
     double epoch;
     bool val_hint;        /* "Epoch(val)", "Test:" */
+    int step_at, epoch_at, local_at; /* their pairs, for the reading; -1: none */
 } gen_counters;
 
 /* The counter marks of a line's pairs (see save_marks). */
@@ -924,6 +925,7 @@ static void parse_line(pdb_buf *work, const char *s, size_t len, gen_line *L)
 static void find_counters(gen_line *L, gen_counters *c)
 {
     memset(c, 0, sizeof *c);
+    c->step_at = c->epoch_at = c->local_at = -1;
     int best = -1, rank = 1 << 20;
     for (int k = 0; k < L->n; k++) {
         gen_pair *p = &L->p[k];
@@ -941,6 +943,7 @@ static void find_counters(gen_line *L, gen_counters *c)
                 continue;
             c->has_epoch = true;
             c->epoch = p->v;
+            c->epoch_at = k;
             c->val_hint |= val;
             if (p->progress)
                 p->progress = false; /* "Epoch 3/30": the total is the run's length */
@@ -949,6 +952,7 @@ static void find_counters(gen_line *L, gen_counters *c)
     if (best >= 0) {
         c->has_step = true;
         c->step = (int64_t)L->p[best].v;
+        c->step_at = best;
         /* the other counters ("iter" beside "step") are context too */
         for (int k = 0; k < L->n; k++) {
             gen_pair *p = &L->p[k];
@@ -970,6 +974,7 @@ static void find_counters(gen_line *L, gen_counters *c)
             gen_pair *e = &L->p[k - 1];
             c->has_epoch = true;
             c->epoch = e->v;
+            c->epoch_at = k - 1;
             c->val_hint |= word_in(e->name, e->nl, val_words);
             e->counter = true;
         }
@@ -978,6 +983,7 @@ static void find_counters(gen_line *L, gen_counters *c)
             break; /* an evaluation bar "764/764" counts no training step */
         c->has_local = true;
         c->local = (int64_t)p->v;
+        c->local_at = k;
         c->total = p->total;
         break;
     }
@@ -1296,6 +1302,20 @@ static int store_pair(pdb_steplog *w, const pdb_steplog_general *g, const gen_pa
     return pdb_steplog_value(w, p->name, p->nl, p->v, unit, agg, window);
 }
 
+/* Tells the reading (steplog_reading.h) which text gave a step record's
+ * step: the named counter, else the epoch and the progress within it. */
+static void saw_counter(pdb_steplog *w, const gen_line *L, const gen_counters *c, int64_t step)
+{
+    const gen_pair *p = &L->p[c->has_step ? c->step_at : c->local_at];
+    const gen_pair *e = c->epoch_at >= 0 && !c->has_step ? &L->p[c->epoch_at] : NULL;
+    pdb_sl_counter sc = {
+        .name = p->name, .nl = p->nl, .progress = p->progress, .epoch = e ? e->name : NULL,
+        .el = e ? e->nl : 0, .printed = c->has_step ? c->step : c->local, .step = step,
+        .per_epoch = !c->has_step && c->total > 0 ? c->total : 0,
+    };
+    pdb_steplog_saw_counter(w, &sc);
+}
+
 static int write_record(pdb_steplog *w, pdb_steplog_general *g, gen_line *L)
 {
     gen_counters c;
@@ -1315,6 +1335,8 @@ static int write_record(pdb_steplog *w, pdb_steplog_general *g, gen_line *L)
     w->wall = L->wall;
     w->has_rank = L->has_rank;
     w->rank = L->rank;
+    if (kind == K_STEP && has_step && (c.step_at >= 0 || c.local_at >= 0))
+        saw_counter(w, L, &c, step);
     if (counted) {
         w->has_step = has_step;
         w->step = step;
@@ -1465,11 +1487,13 @@ int pdb_steplog_general_line(pdb_steplog *w, const char *s, size_t len, int64_t 
     if (!counter && metrics > 0 && g->pending && g->block &&
         (L->indent > 0 ? g->block_open : metric_count(&g->rec) == 0)) {
         merge(g, L); /* OLMo's indented values; Keras' bar after "Epoch 3/30" */
+        pdb_steplog_saw_lines(w, 1);
         g->block_open = L->indent > 0;
         return PDB_OK;
     }
     if (counter && g->pending && !g->block && same_step(g, &g->marks[0], &g->marks[1], &g->rec, L)) {
         merge(g, L); /* glog: "Iteration 240, loss = ..." then "Iteration 240, lr = ..." */
+        pdb_steplog_saw_lines(w, 1);
         return PDB_OK;
     }
     if (counter) {

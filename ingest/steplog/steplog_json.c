@@ -505,6 +505,8 @@ static void record_context(pdb_steplog *w, const jl_record *r)
         double d = e->num;
         if (e->kind == K_STEP && !w->has_step) {
             w->has_step = pdb_steplog_to_int(d, &w->step);
+            pdb_steplog_saw_counter_named(w, "key \"%.*s\"", r->text.p + e->name,
+                                          strlen(r->text.p + e->name));
         } else if (e->kind == K_EPOCH) {
             w->has_epoch = true;
             w->epoch = d;

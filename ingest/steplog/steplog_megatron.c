@@ -137,6 +137,8 @@ static int timer_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno)
         /* no step number: the last `step=N` line, else the line count */
         w->has_step = true;
         w->step = w->has_ds_step ? w->ds_step : w->timer_lines;
+        if (!w->has_ds_step)
+            PDB_SL_SAW_COUNTER(w, "timer lines counted (no step number)");
     } else {
         w->has_step = true;
         w->step = w->iter;
@@ -266,6 +268,7 @@ int pdb_steplog_megatron_line(pdb_steplog *w, const char *s, size_t len, int64_t
         set_wall(w, s, (size_t)(p - s));
         w->has_step = true;
         w->step = it;
+        PDB_SL_SAW_COUNTER(w, "\"iteration N/ M\"");
         w->split = "train";
         int r = bar_fields(w, bar + 1, (size_t)(s + len - bar - 1), '|', true, NULL,
                            w->iter_window, NULL, 0);
@@ -400,6 +403,7 @@ int pdb_steplog_deepspeed_line(pdb_steplog *w, const char *s, size_t len, int64_
         w->has_rank = pdb_steplog_int_after(s, (size_t)(p - s), "[Rank ", &w->rank);
         w->has_step = true;
         w->step = step;
+        PDB_SL_SAW_COUNTER(w, "\"[Rank R] step=N\"");
         w->has_ds_step = true;
         w->ds_step = step;
         w->ds_engine = engine;
@@ -444,6 +448,7 @@ int pdb_steplog_deepspeed_line(pdb_steplog *w, const char *s, size_t len, int64_
         pdb_steplog_record(w, "ppo", lineno);
         w->has_step = true;
         w->step = step;
+        PDB_SL_SAW_COUNTER(w, "\"epoch: E|step: N\"");
         w->has_epoch = true;
         w->epoch = (double)epoch;
         w->has_ppo = true;
@@ -504,6 +509,10 @@ int pdb_steplog_deepspeed_line(pdb_steplog *w, const char *s, size_t len, int64_
             return 1;
         }
         w->step = step;
+        if (q)
+            PDB_SL_SAW_COUNTER(w, "\"global_step=N\"");
+        else
+            PDB_SL_SAW_COUNTER(w, "\"E/N, ...SamplesPerSec\"");
         const char *comma = memchr(s + i, ',', len - i);
         if (!comma)
             return 1;

@@ -18,6 +18,7 @@
 #include "common/strutil.h"
 #include "common/utf8.h"
 #include "common/xalloc.h"
+#include "ingest/steplog/steplog_reading.h"
 #include "ingest/steplog/steplog_store.h"
 #include "ingest/steplog/steplog_units.h"
 
@@ -408,6 +409,8 @@ int pdb_steplog_value(pdb_steplog *w, const char *raw, size_t rawlen, double val
         w->counted_record = w->record;
         w->step_records++;
     }
+    if (!w->derived)
+        pdb_sl_reading_value(w, k.split, raw, rawlen);
     w->src->records++;
     pdb_progress(w->src, w->src->records);
     if (!w->derived && w->has_step && w->has_wall && isfinite(w->wall) &&

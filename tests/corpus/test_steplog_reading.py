@@ -1,0 +1,287 @@
+#!/usr/bin/env python3
+"""The reading of a step log (issue 32, ingest/steplog/steplog_reading.c): every
+ingest of a corpus step log prints how it read the log, one line
+'profdb: FILE: reading (READER): step counter ...; N step records (steps A to
+B); step time: SOURCE, resolution R; throughput: ...; epochs: ...; lines
+used: U of L (P%)', stores it in steplog_readings, and `profdb runs
+--reading` shows the stored row. Checked against what
+../shared/corpus/steplogs/README.md says of each log (its counter, how many
+step lines, where its step time comes from and at what resolution), with the
+counts and printed decimals parsed here from the log text: a reading that
+names the wrong counter or step-time source, or miscounts, fails.
+
+Weak readings are warned with exit 0: the HF Trainer stdout log's bars of
+several loops (dataset map, evaluation, training) in one counter collide;
+OLMo's text log is timed by 1-second timestamps; the Caffe iter/s excerpt
+has 2 step records. No corpus or tests/steplogs log warns of
+prefix-looking metrics, and each of the other logs is read without a
+warning. A log whose per-epoch counter is read as one (the DGL excerpt
+with its 'Epoch N |' column cut off, a derived copy) warns of colliding
+counters. With --quiet the reading is not printed, but a weak reading is
+still warned."""
+
+import json
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import Checker, need_corpus, run, tempdir, SOURCE  # noqa: E402
+
+STEPLOGS = os.path.join(SOURCE, "tests", "steplogs")
+
+
+def lines_of(path):
+    """Lines as profdb counts them: ended by LF (CRLF), a CR inside a line
+    separating tqdm's updates (no log here ends its lines in bare CR)."""
+    with open(path, encoding="utf-8", errors="replace", newline="") as f:
+        text = f.read()
+    return [ln[:-1] if ln.endswith("\r") else ln for ln in text.split("\n")[:-1]] + (
+        [text.rsplit("\n", 1)[-1]] if not text.endswith("\n") else [])
+
+
+def decimals(numbers):
+    """The most decimals any of the printed numbers shows."""
+    return max(len(n.split(".")[1]) if "." in n else 0 for n in numbers)
+
+
+def count(path, pattern):
+    return sum(1 for ln in lines_of(path) if re.search(pattern, ln))
+
+
+def expectations(d):
+    """What README.md says of each corpus log, and the numbers parsed from
+    the log that the reading must give. 'counter' is the main counter as
+    printed; 'counted' how many records it counted (the README's count);
+    'source' where the step time comes from; 'res' its resolution in s."""
+    p = lambda f: os.path.join(d, f)  # noqa: E731
+    meg = p("megatron_deepspeed_gpt125m_8gpu.log")
+    nano = p("nanogpt_train.log")
+    chat = p("deepspeed_chat_rlhf_step3.log")
+    gold = p("megatron_ci_golden_values_h100.json")
+    golden_times = re.findall(r'"(?:\d+)":\s*([0-9.]+)',
+                              open(gold).read().split('"iteration-time"')[1].split("}")[0])
+    return {
+        # "213 Megatron iteration lines (iteration 10 ... 2130, every 10)";
+        # "elapsed time per iteration (ms) is a mean over the log interval (10 steps)"
+        meg: dict(reader="megatron", counter='"iteration N/ M"',
+                  counted=count(meg, r"\biteration\s+\d+/\s*\d+ \|"), steps=(10, 2130),
+                  source="window mean of 'elapsed time per iteration (ms)' over 10 steps",
+                  agg="interval_mean",
+                  res=10 ** -decimals(re.findall(r"per iteration \(ms\): ([0-9.]+)",
+                                                 open(meg).read())) * 1e-3,
+                  throughput="'CurrSamplesPerSec' (samples_per_s)"),
+        # "50 steps (1-50)", metric-major; "iteration-time is in seconds"
+        gold: dict(reader="megatron-golden", counter='values: {"N": v}', steps=(1, 50), lines=None,
+                   source="logged field 'iteration-time'", agg="point",
+                   res=10 ** -decimals(golden_times)),
+        # "91 lines iter N: loss X, time Yms, mfu Z%"; time = wall time of the iteration
+        nano: dict(reader="nanogpt", counter="iter N:", records=count(nano, r"^iter \d+: loss"),
+                   source="logged field 'time'", agg="point",
+                   res=10 ** -decimals(re.findall(r"time ([0-9.]+)ms", open(nano).read()))
+                   * 1e-3),
+        # "18 steps"; "There is no explicit step time. Derive it from the timestamp
+        # deltas"; timestamps "with comma milliseconds"
+        p("torchtitan_qwen3vl_excerpt_A.log"): dict(
+            reader="torchtitan", counter="step: N", records=18, source="timestamp deltas",
+            agg="derived", res=1e-3, throughput="'tps' (tokens_per_s)"),
+        # "200 training entries ... every 25 steps"; "There is no per-step timing anywhere"
+        p("hf_trainer_state_whisper.json"): dict(
+            reader="hf-trainer-state", counter='key "step"', records=200, steps=(25, 5000),
+            source="none", agg=None, lines=None),
+        # "The only per-step timing is tqdm's smoothed rate"; eval and map bars
+        p("hf_trainer_stdout_gemma2_lora.log"): dict(
+            reader="hf-trainer", counter="'step' key, or dict order x logging_steps; bar N/T", source="moving average 'tqdm'",
+            agg="moving_avg", weak="colliding counters"),
+        # "step is the 0-based global step"; epoch_time is per epoch, no step time
+        p("lightning_csvlogger_metrics.csv"): dict(
+            reader="csv", counter="column step", source="none", agg=None),
+        # "476 steps. Each is a multi-line record: epoch: 0|step: N|...";
+        # "|E2E latency=3.73s |..."
+        chat: dict(reader="deepspeed", counter='"epoch: E|step: N"',
+                   counted=count(chat, r"^epoch: \d+\|step: \d+\|"),
+                   source="logged field 'E2E latency'", agg="point",
+                   res=10 ** -decimals(re.findall(r"E2E latency=([0-9.]+)s", open(chat).read())),
+                   throughput="'CurSamplesPerSec' (samples_per_s)"),
+        # "There is no step number. Correlate with step=N lines or count lines";
+        # 5 complete lines with [YYYY-MM-DD HH:MM:SS,mmm] stamps
+        p("deepspeed_wallclock_breakdown_gptneox965_excerpt.log"): dict(
+            reader="deepspeed", counter="timer lines counted (no step number)", records=5,
+            source="timestamp deltas", agg="derived", res=1e-3),
+        # "90 JSON objects ... every 20 iterations (iteration 19 ... 1799)";
+        # "time and data_time ... smoothed over the 20-iteration window"
+        p("detectron2_metrics.json"): dict(
+            reader="detectron2", counter='key "iteration"', counted=90, records=90,
+            steps=(19, 1799), source="window median of 'time' over 20 steps",
+            agg="window_median"),
+        # "There is no step number. Join to the step logs by wall-clock time."
+        p("nvidia_smi_query_gpu.csv"): dict(
+            reader="nvidia-smi", counter="none", source="none", agg=None),
+    }
+
+
+def reading_line(err, path):
+    for ln in err.splitlines():
+        if ln.startswith(f"profdb: {path}: reading ("):
+            return ln
+    return None
+
+
+def stored(db, run_name):
+    _, out, _ = run("runs", "--db", db, "--reading", "--format", "json", run_name)
+    return json.loads(out)
+
+
+def check_log(c, db, path, want):
+    name = os.path.basename(path)
+    run_name = os.path.splitext(name)[0]
+    code, _, err = run("ingest", "--db", db, "--run", run_name, path, check=False)
+    c.eq(f"{name}: exit", code, 0)
+    line = reading_line(err, path)
+    c.true(f"{name}: the reading is printed", line is not None, err)
+    if line is None:
+        return
+    c.true(f"{name}: reader {want['reader']}", f"reading ({want['reader']})" in line, line)
+    c.true(f"{name}: counter {want['counter']}", f"step counter {want['counter']}" in line, line)
+    c.true(f"{name}: step time from {want['source']}", f"step time: {want['source']}" in line,
+           line)
+    if "throughput" in want:
+        c.true(f"{name}: throughput {want['throughput']}", want["throughput"] in line, line)
+    rows = stored(db, run_name)
+    c.eq(f"{name}: one stored reading", len(rows), 1)
+    if not rows:
+        return
+    row = rows[0]
+    c.eq(f"{name}: stored reader", row["reader"], want["reader"])
+    c.true(f"{name}: stored counter", (row["counter"] or "none").startswith(want["counter"]),
+           row["counter"])
+    c.true(f"{name}: stored step time", row["step_time"].startswith(want["source"]),
+           row["step_time"])
+    c.eq(f"{name}: stored agg", row["step_time_agg"], want["agg"])
+    c.true(f"{name}: the stored step time is the printed one",
+           f"step time: {row['step_time']};" in line, (row["step_time"], line))
+    if "counted" in want:
+        c.true(f"{name}: the counter counted {want['counted']} records",
+               f"{want['counter']} (line " in line and f", {want['counted']} records)" in line,
+               line)
+    if "records" in want:
+        c.eq(f"{name}: step records", row["step_records"], want["records"])
+        c.true(f"{name}: step records printed", f"; {want['records']} step records" in line,
+               line)
+    if "steps" in want:
+        c.eq(f"{name}: first and last step", (row["first_step"], row["last_step"]),
+             want["steps"])
+    if "res" in want:
+        got = row["resolution_s"]
+        c.true(f"{name}: resolution {want['res']:g} s (the decimals printed)",
+               got is not None and abs(got - want["res"]) <= 1e-9 + 1e-6 * want["res"], got)
+    if want.get("lines", True) is None:
+        c.eq(f"{name}: a JSON document has no lines", row["lines"], None)
+    else:
+        c.eq(f"{name}: lines", row["lines"], len(lines_of(path)))
+        c.true(f"{name}: lines used at most lines", 0 < row["lines_used"] <= row["lines"],
+               row["lines_used"])
+    weak = want.get("weak")
+    warned = [ln for ln in err.splitlines() if "weak reading" in ln]
+    if weak:
+        c.true(f"{name}: a weak reading is warned ({weak})",
+               any(ln.startswith(f"profdb: warning: {path}: weak reading:") and weak in ln
+                   for ln in warned), err)
+        c.true(f"{name}: stored warnings", weak in (row["warnings"] or ""), row["warnings"])
+    else:
+        c.eq(f"{name}: no weak-reading warning", warned, [])
+        c.eq(f"{name}: no stored warning", row["warnings"], None)
+
+
+def tests_steplogs(c, db):
+    """Every log of tests/steplogs: a reading, and no metric that looks like
+    a log prefix; the weak ones are the expected ones."""
+    weak_expected = {
+        # 2 iterations (issue 32)
+        "caffe_iters_issue50_excerpt.log": "2 step records from",
+        # [2024-...T...Z] stamps to the second, no printed step time
+        "olmo_ai_on_aks_readme_excerpt.log": "step times from timestamps at 1 s resolution",
+    }
+    for name in sorted(os.listdir(STEPLOGS)):
+        if name == "README.md":
+            continue
+        path = os.path.join(STEPLOGS, name)
+        code, _, err = run("ingest", "--db", db, "--run", "t_" + name, path, check=False)
+        c.eq(f"{name}: exit", code, 0)
+        c.true(f"{name}: the reading is printed", reading_line(err, path) is not None, err)
+        c.true(f"{name}: no prefix-looking metric", "look like log prefixes" not in err and
+               "looks like log prefixes" not in err, err)
+        warned = [ln for ln in err.splitlines() if "weak reading" in ln]
+        if name in weak_expected:
+            c.true(f"{name}: weak reading warned", len(warned) == 1 and
+                   weak_expected[name] in warned[0], warned)
+        else:
+            c.eq(f"{name}: no weak-reading warning", warned, [])
+
+
+def collisions(c, db, tmp):
+    """The DGL excerpt counts steps within epochs ('Epoch 00003 | Step 00020');
+    without its epoch column the counter restarts every epoch and the steps
+    collide: said, with where the step first went back."""
+    src = os.path.join(STEPLOGS, "dgl_graphsage_multigpu_excerpt.log")
+    cut = os.path.join(tmp, "dgl_no_epoch.log")
+    lines = lines_of(src)
+    with open(cut, "w") as f:
+        for ln in lines:
+            f.write(re.sub(r"Epoch \d+ \| ", "", ln) + "\n")
+    steps = [int(m.group(1)) for ln in lines for m in [re.search(r"Step (\d+)", ln)] if m]
+    backs = sum(1 for a, b in zip(steps, steps[1:]) if b < a)
+    first = next(i for i in range(1, len(steps)) if steps[i] < steps[i - 1])
+    c.true("dgl: the excerpt restarts its step counter more than once", backs >= 2, backs)
+    code, _, err = run("ingest", "--db", db, "--run", "collide", cut, check=False)
+    c.eq("dgl without epochs: exit", code, 0)
+    want = (f"colliding counters: the step went back {backs} times (first at line "
+            f"{[i + 1 for i, ln in enumerate(lines) if 'Step' in ln][first]}: step "
+            f"{steps[first]} after {steps[first - 1]})")
+    c.true("dgl without epochs: colliding counters warned, with the first step back",
+           want in err, (want, err))
+    # the original is read with its epochs: no warning
+    code, _, err = run("ingest", "--db", db, "--run", "dgl", src, check=False)
+    c.true("dgl: per-epoch counter made global, no warning",
+           code == 0 and "per-epoch counter made global" in err and "weak reading" not in err,
+           err)
+
+
+def quiet(c, db, tmp):
+    path = os.path.join(STEPLOGS, "olmo_ai_on_aks_readme_excerpt.log")
+    code, _, err = run("ingest", "--db", db, "--run", "q", "-q", path, check=False)
+    c.eq("--quiet: exit", code, 0)
+    c.true("--quiet: no reading printed", reading_line(err, path) is None, err)
+    c.true("--quiet: the weak reading is still warned", "weak reading" in err, err)
+    rows = stored(db, "q")
+    c.true("--quiet: the reading is stored", len(rows) == 1 and rows[0]["step_records"] == 10,
+           rows)
+    _, out, _ = run("runs", "--db", db, "--format", "json", "q")
+    summary = json.loads(out)[0]["reading"]
+    c.true("runs: the compact reading", summary.startswith('text; "step N/M"; 10 steps; '
+                                                           "step time: timestamps (1 s); WEAK"),
+           summary)
+    code, out, _ = run("runs", "--db", db, "--reading", "q")
+    c.true("runs --reading: 'column = value' lines",
+           code == 0 and re.search(r"^ +counter = \"step N/M\"$", out, re.M) is not None, out)
+
+
+def main():
+    d = need_corpus("steplogs")
+    c = Checker()
+    with tempdir() as tmp:
+        db = os.path.join(tmp, "r.db")
+        exp = expectations(d)
+        logs = sorted(os.path.join(d, f) for f in os.listdir(d) if f != "README.md")
+        c.eq("every corpus step log has an expectation", sorted(exp), logs)
+        for path in logs:
+            if path in exp:
+                check_log(c, db, path, exp[path])
+        tests_steplogs(c, db)
+        collisions(c, db, tmp)
+        quiet(c, db, tmp)
+    c.close()
+
+
+if __name__ == "__main__":
+    main()
