@@ -8,7 +8,8 @@
  * about 45 MB in memory). The last stream is remembered, since consecutive
  * events often share one. */
 #include "analyze/recstore.h"
-#include "analyze/scan.h"
+#include "analyze/passes.h"
+#include "analyze/sum.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/xalloc.h"

@@ -15,8 +15,10 @@
  * table's random inserts were 6% of the analysis); past that bound all of
  * them go to the temporary table scan_launchers, keyed by (start, id),
  * which spills to disk as SQLite's temporary tables do. */
+#include "analyze/launchers.h"
+#include "analyze/analyze.h"
 #include "analyze/batch.h"
-#include "analyze/scan.h"
+#include "analyze/value.h"
 #include "common/bounds.h"
 #include "common/db.h"
 #include "common/error.h"

@@ -45,6 +45,7 @@
 #include "analyze/recstore.h"
 #include "analyze/idmap.h"
 #include "analyze/series.h"
+#include "analyze/sum.h"
 #include "common/bounds.h"
 #include "common/db.h"
 #include "common/error.h"

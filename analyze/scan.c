@@ -10,24 +10,12 @@
  * event set, rounding and dropped last step, see hta.h). */
 #include "analyze/scan.h"
 #include "analyze/hta.h"
+#include "analyze/passes.h"
 #include "analyze/scan_reader.h"
 #include "analyze/series.h"
+#include "analyze/sum.h"
 #include "common/db.h"
 #include "common/error.h"
-
-static bool sum_overflowed;
-
-void pdb_sum(int64_t *sum, int64_t v)
-{
-    if (__builtin_add_overflow(*sum, v, sum))
-        sum_overflowed = true;
-}
-
-void pdb_sum_sub(int64_t *sum, int64_t v)
-{
-    if (__builtin_sub_overflow(*sum, v, sum))
-        sum_overflowed = true;
-}
 
 typedef struct {
     pdb_gpu_acc *gpu[2];
@@ -172,7 +160,7 @@ int pdb_analyze_trace(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank,
         rc = pdb_attr_acc_new(db, run_id, trace_id, rank, a.ops, &a.attr);
     if (rc == PDB_OK)
         rc = pdb_hta_settings(db, trace_id, &a.hta);
-    sum_overflowed = false;
+    pdb_sum_clear();
     if (rc == PDB_OK)
         rc = pdb_series_acc_new(db, run_id, trace_id, rank, &a.hta, &a.series);
     if (rc == PDB_OK)
@@ -181,7 +169,7 @@ int pdb_analyze_trace(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank,
         pdb_scan_reader_finish(reader, rc);
     if (rc == PDB_OK)
         rc = write_all(db, run_id, rank, &a);
-    if (rc == PDB_OK && sum_overflowed)
+    if (rc == PDB_OK && pdb_sum_overflowed())
         rc = fail_overflow(db, trace_id);
     for (int m = 0; m < 2; m++) {
         pdb_gpu_acc_free(a.gpu[m]);

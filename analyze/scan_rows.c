@@ -8,6 +8,7 @@
  * the same reading runs on the analysis's own connection or on a reader
  * thread's (scan_reader.c). */
 #include "analyze/scan.h"
+#include "analyze/launchers.h"
 #include "analyze/series.h"
 #include "common/bounds.h"
 #include "common/db.h"

@@ -1,7 +1,8 @@
 /* series.h: quantities followed over time: the CUDA launch queue length
  * per stream (queue_pass.c) and the memory of [memory] events
  * (memory_pass.c), passes of the scan fed together from one hook
- * (series_pass.c); memory bandwidth (bw_pass.c), computed on demand.
+ * (series_pass.c). (Memory bandwidth is computed on demand:
+ * ondemand/bw_pass.h.)
  *
  * Each sees every row of the scan after the other accumulators (so a GPU
  * event's launch is resolved) and keeps only what is still in flight:
@@ -13,7 +14,7 @@
 #include <stdint.h>
 
 #include "analyze/hta.h"
-#include "analyze/scan.h"
+#include "analyze/row.h"
 
 typedef struct pdb_series_acc pdb_series_acc;
 int pdb_series_acc_new(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank,
@@ -34,13 +35,6 @@ int pdb_queue_acc_add(pdb_queue_acc *a, const pdb_row *r);
 bool pdb_queue_launch_name(const char *name);
 int pdb_queue_acc_write(pdb_queue_acc *a, int64_t run_id, int rank);
 void pdb_queue_acc_free(pdb_queue_acc *a);
-
-/* Memory bandwidth over time, on demand (bw_pass.c; not part of the
- * scan): calls fn for every point of the rank's series in order, with the
- * bandwidth in use after it (GB/s), in one mode. */
-typedef int (*pdb_bw_fn)(void *arg, int rank, const char *kind, int64_t ts, double gbps);
-int pdb_memory_bw(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank, bool hta,
-                  pdb_bw_fn fn, void *arg);
 
 /* Memory of [memory] events (analysis_memory_ops, _peaks, _allocs); idle
  * on traces without them. */

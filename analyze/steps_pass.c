@@ -18,7 +18,8 @@
  * window's own slices, which keeps the sweep's start order. An op family's
  * time is added to its window when the op ends, which may be after the
  * window closed: then the table row is updated. */
-#include "analyze/scan.h"
+#include "analyze/passes.h"
+#include "analyze/sum.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/xalloc.h"

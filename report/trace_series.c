@@ -15,7 +15,7 @@
  * summary / _time_series. Queries: report/queries/trace_series.sql. */
 #include "report/reports.h"
 #include "common/error.h"
-#include "analyze/series.h"
+#include "analyze/ondemand/bw_pass.h"
 #include "common/db.h"
 #include "report/queries.h"
 #include "report/trace_sql.h"

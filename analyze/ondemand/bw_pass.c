@@ -1,4 +1,4 @@
-/* bw_pass.c: memory bandwidth over time, on demand (series.h): the series
+/* bw_pass.c: memory bandwidth over time, on demand (bw_pass.h): the series
  * of HTA's get_memory_bw_time_series, one row per point.
  *
  * Each memcpy or memset GPU event adds its bandwidth at its start and takes
@@ -19,8 +19,8 @@
  * per kind until no start can come before them (exact: now; hta: a
  * microsecond before now, as HTA's rounding can end an event a microsecond
  * before it starts). The buffers hold the copies in flight. */
+#include "analyze/ondemand/bw_pass.h"
 #include "analyze/hta.h"
-#include "analyze/series.h"
 #include "analyze/idmap.h"
 #include "common/db.h"
 #include "common/error.h"

@@ -29,7 +29,6 @@
 #include "analyze/ondemand/critical_path.h"
 #include "analyze/hta.h"
 #include "analyze/idmap.h"
-#include "analyze/scan.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/strbuf.h"

@@ -20,7 +20,6 @@
 #include "analyze/ondemand/op_kernels.h"
 #include "analyze/hta.h"
 #include "analyze/idmap.h"
-#include "analyze/scan.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/strbuf.h"
