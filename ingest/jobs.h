@@ -1,8 +1,9 @@
 /* jobs.h: the inputs of one ingest command, planned (inside ingest/ only).
  *
- * session.c plans the inputs (directories expanded, run names decided) and
- * loads a list of them in one transaction; parallel.c splits the list among
- * worker processes, each loading its part into a shard with the same code. */
+ * ingest.c plans the inputs (directories expanded, run names decided);
+ * session.c loads a list of them in one transaction; shards/parallel.c
+ * splits the list among worker processes, each loading its part into a
+ * shard with the same code. */
 #ifndef PDB_JOBS_H
 #define PDB_JOBS_H
 
