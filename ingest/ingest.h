@@ -37,6 +37,7 @@ typedef struct pdb_source {
     const atomic_llong *raw_read;
 } pdb_source;
 
+/* What a reader gets from its session (source.c). */
 /* Interns a string for this session; ids are rows of the strings table. */
 int pdb_intern(pdb_source *src, const char *s, size_t len, int64_t *id);
 /* Counts a record passed over, by reason (stored in the skips table). */
@@ -83,7 +84,7 @@ int pdb_ingest_paths(sqlite3 *db, const char *const *paths, int npaths,
 int pdb_ingest_buffer(sqlite3 *db, const char *name, const void *data, size_t len,
                       const pdb_ingest_opts *opts);
 
-/* Makes SIGINT and SIGTERM roll the running ingest back (see session.c). */
+/* Makes SIGINT and SIGTERM roll the running ingest back (source.c, session.c). */
 void pdb_ingest_catch_signals(void);
 /* The signal that interrupted an ingest, or 0. */
 int pdb_ingest_interrupted(void);

@@ -3,7 +3,6 @@
 #include "ingest/readers.h"
 
 #include <string.h>
-#include <yajl/yajl_parse.h>
 
 const pdb_reader pdb_readers[] = {
 #define PDB_READER(name, id, kind) {name, pdb_sniff_##id, pdb_read_##id, kind},
@@ -34,26 +33,4 @@ const pdb_reader *pdb_reader_named(const char *format)
         if (strlen(r->name) == n && strncmp(r->name, format, n) == 0)
             return r;
     return NULL;
-}
-
-bool pdb_sniff_json(const unsigned char *data, size_t len)
-{
-    size_t i = 0;
-    if (len >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF)
-        i = 3; /* a UTF-8 byte order mark */
-    while (i < len && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r'))
-        i++;
-    if (i >= len || (data[i] != '{' && data[i] != '['))
-        return false;
-    /* No callbacks: yajl only checks the grammar. A prefix cut in the middle
-     * of a document is fine (yajl waits for more); a byte that cannot
-     * continue JSON ("[08/30 12:00:00] ...") is an error. */
-    yajl_handle h = yajl_alloc(NULL, NULL, NULL);
-    if (!h)
-        return false;
-    yajl_config(h, yajl_allow_multiple_values, 1);
-    yajl_config(h, yajl_allow_partial_values, 1);
-    bool ok = yajl_parse(h, data + i, len - i) == yajl_status_ok;
-    yajl_free(h);
-    return ok;
 }

@@ -45,7 +45,8 @@ const pdb_reader *pdb_reader_named(const char *format);
 
 /* Whether a prefix parses as JSON from its first byte (after blanks and a
  * byte order mark), allowing it to be cut off or to hold several values
- * (JSON Lines). NaN and Infinity tokens fail, as in strict JSON. */
+ * (JSON Lines). NaN and Infinity tokens fail, as in strict JSON. (source.c,
+ * beside the other services a reader gets.) */
 bool pdb_sniff_json(const unsigned char *data, size_t len);
 
 /* Readers: the two functions of each row of readers.def. */

@@ -10,6 +10,7 @@
 #include "ingest/ingest.h"
 #include "ingest/jobs.h"
 #include "ingest/readers.h"
+#include "ingest/source.h"
 #include "common/bounds.h"
 #include "common/db.h"
 #include "common/error.h"
@@ -26,87 +27,22 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Interned strings answered from memory: two generations of at most
- * STRINGS_BYTES of keys each. A trace has a few thousand names and never
- * fills one; a hostile one with millions (885 MB at 2 million names) asks
- * SQLite's unique index for the rest, so memory stays bounded. */
-#define STRINGS_BYTES (4 << 20)
-
-struct pdb_session {
-    sqlite3 *db;
-    const pdb_ingest_opts *opts;
-    pdb_strmap *strings, *strings_old; /* the current and the previous generation */
-    size_t strings_bytes;              /* key bytes in the current one */
-    sqlite3_stmt *find_string, *add_string;
-    bool tty;
-    pdb_buf report;        /* per-file lines, printed once the commit succeeded */
-    int64_t *runs;         /* runs created, analysed before the commit */
-    int nruns;
-    double last_progress;
-    bool progress_shown;
-    /* Waiting for another writer: when its write-ahead log last changed. */
-    double other_seen;
-    off_t other_wal_size;
-    struct timespec other_wal_mtime;
-};
-
 typedef pdb_job job;
 typedef pdb_job_list job_list;
 
 /* ---- interruption and waiting ------------------------------------------ */
 
-/* The signal number, 0 if none. Atomic (lock-free, so safe in a handler):
- * the handler may run on the trace parser's thread (trace_json.c) while
- * this thread reads it in SQLite's progress handler. */
-static atomic_int interrupted;
-
-static void on_signal(int sig)
-{
-    interrupted = sig;
-}
-
-static bool was_interrupted(void)
-{
-    return interrupted != 0;
-}
-
-void pdb_ingest_catch_signals(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    /* No SA_RESTART: a read blocked on a pipe or FIFO must return, so the
-     * ingest can roll back. The second Ctrl-C kills. */
-    sa.sa_flags = SA_RESETHAND;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    pdb_input_set_stop(was_interrupted);
-}
-
-int pdb_ingest_interrupted(void)
-{
-    return interrupted;
-}
-
 static int fail_interrupted(void)
 {
     return pdb_fail("interrupted by %s; nothing was stored",
-                    interrupted == SIGTERM ? "SIGTERM" : "SIGINT");
+                    pdb_ingest_interrupted() == SIGTERM ? "SIGTERM" : "SIGINT");
 }
 
 /* SQLite calls this every 1000 VM steps: non-zero stops the running query. */
 static int stop_if_interrupted(void *arg)
 {
     (void)arg;
-    return interrupted != 0;
-}
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+    return pdb_ingest_interrupted() != 0;
 }
 
 /* Whether the other writer's write-ahead log changed since the last look:
@@ -133,9 +69,9 @@ static bool other_progressed(pdb_session *ss)
 static int wait_for_writer(void *arg, int count)
 {
     pdb_session *ss = arg;
-    if (interrupted)
+    if (pdb_ingest_interrupted())
         return 0;
-    double now = now_seconds();
+    double now = pdb_now_seconds();
     if (count == 0) {
         ss->other_seen = now;
         other_progressed(ss);
@@ -150,80 +86,6 @@ static int wait_for_writer(void *arg, int count)
         return 0;
     sqlite3_sleep(count < 10 ? 10 : 50);
     return 1;
-}
-
-/* ---- strings and skips ---------------------------------------------- */
-
-/* Remembers an interned string in the current generation; a full one
- * becomes the previous generation and the one before is dropped. */
-static void remember_string(pdb_session *ss, const char *s, size_t len, int64_t id)
-{
-    size_t cost = len + 48, /* the key and its slot */
-        budget = (size_t)pdb_bound(STRINGS_BYTES, 256);
-    if (ss->strings_bytes + cost > budget) {
-        pdb_bound_passed("interned strings: a generation dropped");
-        pdb_strmap_free(ss->strings_old);
-        ss->strings_old = ss->strings;
-        ss->strings = pdb_strmap_new();
-        ss->strings_bytes = 0;
-    }
-    if (cost <= budget) {
-        pdb_strmap_put(ss->strings, s, len, id);
-        ss->strings_bytes += cost;
-    }
-}
-
-int pdb_intern(pdb_source *src, const char *s, size_t len, int64_t *id)
-{
-    pdb_session *ss = src->session;
-    if (pdb_strmap_get(ss->strings, s, len, id))
-        return PDB_OK;
-    if (ss->strings_old && pdb_strmap_get(ss->strings_old, s, len, id)) {
-        remember_string(ss, s, len, *id);
-        return PDB_OK;
-    }
-    /* Not in memory: most such strings are new (a hostile trace's millions),
-     * so insert first and look up only what was there already. */
-    sqlite3_bind_text(ss->add_string, 1, s, (int)len, SQLITE_STATIC);
-    if (pdb_db_step_done(ss->db, ss->add_string) != PDB_OK)
-        return PDB_ERR;
-    if (sqlite3_changes(ss->db) == 1) {
-        *id = sqlite3_last_insert_rowid(ss->db);
-    } else {
-        sqlite3_bind_text(ss->find_string, 1, s, (int)len, SQLITE_STATIC);
-        int rc = sqlite3_step(ss->find_string);
-        *id = sqlite3_column_int64(ss->find_string, 0);
-        sqlite3_reset(ss->find_string);
-        if (rc != SQLITE_ROW)
-            return pdb_db_fail(ss->db, "database error");
-    }
-    remember_string(ss, s, len, *id);
-    return PDB_OK;
-}
-
-void pdb_skip(pdb_source *src, const char *reason)
-{
-    int64_t n = 0;
-    size_t len = strlen(reason);
-    pdb_strmap_get(src->skips, reason, len, &n);
-    pdb_strmap_put(src->skips, reason, len, n + 1);
-}
-
-void pdb_progress(pdb_source *src, int64_t records)
-{
-    pdb_session *ss = src->session;
-    if (!ss->tty || (records & 4095) != 0)
-        return;
-    double t = now_seconds();
-    if (t - ss->last_progress < 0.25)
-        return;
-    ss->last_progress = t;
-    ss->progress_shown = true;
-    int64_t raw = src->raw_read ? atomic_load_explicit(src->raw_read, memory_order_relaxed)
-                                : pdb_input_raw_bytes(src->in);
-    fprintf(stderr, "\r\033[K%s: %.1f MB read, %lld records", src->path, raw / 1e6,
-            (long long)records);
-    fflush(stderr);
 }
 
 static void clear_progress(pdb_session *ss)
@@ -507,13 +369,13 @@ static int ingest_one(pdb_session *ss, const job *j, int64_t run_id, int trace_o
     };
     if (src.flavor)
         src.flavor++;
-    double t0 = now_seconds();
+    double t0 = pdb_now_seconds();
     rc = insert_source(&src);
     if (rc == PDB_OK)
         rc = reader->read(&src);
     clear_progress(ss);
     if (rc == PDB_OK)
-        rc = finish_source(&src, (int64_t)((now_seconds() - t0) * 1000));
+        rc = finish_source(&src, (int64_t)((pdb_now_seconds() - t0) * 1000));
     if (rc == PDB_OK && !ss->opts->quiet)
         report_source(ss, &src, j->run);
     if (rc == PDB_OK && src.text_replaced)
@@ -587,7 +449,7 @@ static int run_jobs(pdb_session *ss, job_list *jobs)
     int trace_order = 0;
     for (int i = 0; i < jobs->n; i++) {
         const job *j = &jobs->v[i];
-        if (interrupted)
+        if (pdb_ingest_interrupted())
             return fail_interrupted();
         if (i == 0 || j->group != jobs->v[i - 1].group) {
             if (create_run(ss, j->run, &run_id) != PDB_OK || add_labels(ss, run_id) != PDB_OK)
@@ -623,10 +485,10 @@ static int begin_write(pdb_session *ss)
 {
     sqlite3_busy_handler(ss->db, wait_for_writer, ss);
     sqlite3_progress_handler(ss->db, 1000, stop_if_interrupted, NULL);
-    if (interrupted)
+    if (pdb_ingest_interrupted())
         return fail_interrupted();
     int rc = sqlite3_exec(ss->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
-    if (rc == SQLITE_BUSY && !interrupted)
+    if (rc == SQLITE_BUSY && !pdb_ingest_interrupted())
         return pdb_fail("%s: another process kept the database locked for %d s without "
                         "writing anything; try again",
                         sqlite3_db_filename(ss->db, "main"), PDB_DB_BUSY_MS / 1000);
@@ -649,7 +511,7 @@ int pdb_ingest_begin_write(sqlite3 *db, bool quiet)
  * ROLLBACK (never interrupted). */
 static int end_write(pdb_session *ss, int rc, bool began)
 {
-    if (rc == PDB_OK && interrupted)
+    if (rc == PDB_OK && pdb_ingest_interrupted())
         rc = fail_interrupted();
     /* A dry run that read everything ends as a failed ingest does: rolled back. */
     if (rc == PDB_OK && !ss->opts->dry_run)
@@ -660,7 +522,7 @@ static int end_write(pdb_session *ss, int rc, bool began)
         clear_progress(ss);
         if (began)
             pdb_db_rollback(ss->db);
-        if (rc != PDB_OK && interrupted)
+        if (rc != PDB_OK && pdb_ingest_interrupted())
             fail_interrupted();
     }
     return rc;
