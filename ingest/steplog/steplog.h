@@ -183,13 +183,16 @@ void pdb_steplog_general_free(pdb_steplog_general *g);
 void pdb_steplog_general_profile(pdb_steplog_general *g, const char *d, size_t len, char eol);
 int pdb_steplog_general_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno);
 int pdb_steplog_general_end(pdb_steplog *w);
-/* Names that say what a record is (steplog_general.c): a validation name
+/* Names that say what a record is (steplog_names.c): a validation name
  * ("val_loss", "eval/acc", "Test Acc"), a training loss or learning rate
  * (what training records carry), an evaluation metric (accuracy, mAP, BLEU,
  * F1, ...). */
 bool pdb_steplog_val_name(const char *name, size_t len);
 bool pdb_steplog_train_key(const char *name, size_t len);
 bool pdb_steplog_eval_metric(const char *name, size_t len);
+/* Whether word (lower case) stands in name as a word of its own, in any
+ * case: not inside a longer run of letters. */
+bool pdb_steplog_name_has_word(const char *name, size_t len, const char *word);
 /* The three above for a name a log repeats, answered from the writer's name
  * cache (steplog_writer.c): PDB_SL_NAME_* bits. at: the name's position in
  * its record (-1: none), which makes a repeated order cheap. */

@@ -204,53 +204,6 @@ static int counter_rank(const char *name, size_t nl, const char *const *set, boo
     return -1;
 }
 
-static bool name_has_word(const char *name, size_t nl, const char *word)
-{
-    size_t n = strlen(word);
-    int first = tolower((unsigned char)word[0]);
-    /* cheap tests first: this runs for every key of every JSON line */
-    for (size_t i = 0; i + n <= nl; i++)
-        if (tolower((unsigned char)name[i]) == first &&
-            (i == 0 || !isalpha((unsigned char)name[i - 1])) &&
-            (i + n == nl || !isalpha((unsigned char)name[i + n])) &&
-            strncasecmp(name + i, word, n) == 0)
-            return true;
-    return false;
-}
-
-bool pdb_steplog_val_name(const char *name, size_t nl)
-{
-    static const char *const prefixes[] = {"val_", "val/", "val ", "valid_", "valid ",
-                                           "validation", "eval", "test_", "test/", "test ",
-                                           "best_val", NULL};
-    for (int i = 0; prefixes[i]; i++)
-        if (pdb_skip_prefix_icase(name, nl, prefixes[i], NULL, NULL))
-            return true;
-    return pdb_mem_is(name, nl, "val") || pdb_mem_is(name, nl, "test");
-}
-
-bool pdb_steplog_train_key(const char *name, size_t nl)
-{
-    if (pdb_steplog_val_name(name, nl))
-        return false;
-    return name_has_word(name, nl, "loss") || pdb_skip_prefix_icase(name, nl, "loss", NULL, NULL) ||
-           pdb_ends_with_icase(name, nl, "loss") || name_has_word(name, nl, "lr") ||
-           name_has_word(name, nl, "learning_rate") || name_has_word(name, nl, "learning rate") ||
-           pdb_ends_with_icase(name, nl, "crossentropyloss");
-}
-
-bool pdb_steplog_eval_metric(const char *name, size_t nl)
-{
-    static const char *const words[] = {"acc", "accuracy", "top1", "top5", "acc1", "acc5", "map",
-                                        "bleu", "wer", "cer", "f1", "precision", "recall", "auc",
-                                        "iou", "miou", "psnr", "ssim", "dice", "fid", "rouge",
-                                        "exact_match", NULL};
-    for (int i = 0; words[i]; i++)
-        if (name_has_word(name, nl, words[i]))
-            return true;
-    return false;
-}
-
 /* Names of end-of-run or averaged summaries: "Avg epoch time", "Total time",
  * "train_runtime", "Final loss", "best_acc". */
 static bool summary_name(const char *name, size_t nl)
@@ -268,7 +221,7 @@ static bool summary_name(const char *name, size_t nl)
 /* Per-epoch values printed on their own line: "Epoch Time(s): 8.7". */
 static bool epoch_time_name(const char *name, size_t nl)
 {
-    return name_has_word(name, nl, "epoch") && name_has_word(name, nl, "time");
+    return pdb_steplog_name_has_word(name, nl, "epoch") && pdb_steplog_name_has_word(name, nl, "time");
 }
 
 /* ---- parsing a line ------------------------------------------------------ */

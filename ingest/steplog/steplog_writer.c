@@ -515,8 +515,6 @@ void pdb_steplog_close(pdb_steplog *w)
     free(w->names);
     if (w->rule_cache)
         pdb_strmap_free(w->rule_cache);
-    if (w->gen)
-        pdb_steplog_general_free(w->gen);
     if (w->ts_groups)
         pdb_strmap_free(w->ts_groups);
     free(w->ts_last);

@@ -1,0 +1,60 @@
+/* steplog_names.c: the names that say what a step-log record is: a
+ * validation name, a training loss or learning rate, an evaluation metric
+ * (declared in steplog.h).
+ *
+ * The general reader classifies its records with them and the writer
+ * answers them from its name cache; apart from both, so that neither calls
+ * the other back. */
+#include "ingest/steplog/steplog.h"
+#include "common/strutil.h"
+
+#include <ctype.h>
+#include <string.h>
+#include <strings.h>
+
+bool pdb_steplog_name_has_word(const char *name, size_t nl, const char *word)
+{
+    size_t n = strlen(word);
+    int first = tolower((unsigned char)word[0]);
+    /* cheap tests first: this runs for every key of every JSON line */
+    for (size_t i = 0; i + n <= nl; i++)
+        if (tolower((unsigned char)name[i]) == first &&
+            (i == 0 || !isalpha((unsigned char)name[i - 1])) &&
+            (i + n == nl || !isalpha((unsigned char)name[i + n])) &&
+            strncasecmp(name + i, word, n) == 0)
+            return true;
+    return false;
+}
+
+bool pdb_steplog_val_name(const char *name, size_t nl)
+{
+    static const char *const prefixes[] = {"val_", "val/", "val ", "valid_", "valid ",
+                                           "validation", "eval", "test_", "test/", "test ",
+                                           "best_val", NULL};
+    for (int i = 0; prefixes[i]; i++)
+        if (pdb_skip_prefix_icase(name, nl, prefixes[i], NULL, NULL))
+            return true;
+    return pdb_mem_is(name, nl, "val") || pdb_mem_is(name, nl, "test");
+}
+
+bool pdb_steplog_train_key(const char *name, size_t nl)
+{
+    if (pdb_steplog_val_name(name, nl))
+        return false;
+    return pdb_steplog_name_has_word(name, nl, "loss") || pdb_skip_prefix_icase(name, nl, "loss", NULL, NULL) ||
+           pdb_ends_with_icase(name, nl, "loss") || pdb_steplog_name_has_word(name, nl, "lr") ||
+           pdb_steplog_name_has_word(name, nl, "learning_rate") || pdb_steplog_name_has_word(name, nl, "learning rate") ||
+           pdb_ends_with_icase(name, nl, "crossentropyloss");
+}
+
+bool pdb_steplog_eval_metric(const char *name, size_t nl)
+{
+    static const char *const words[] = {"acc", "accuracy", "top1", "top5", "acc1", "acc5", "map",
+                                        "bleu", "wer", "cer", "f1", "precision", "recall", "auc",
+                                        "iou", "miou", "psnr", "ssim", "dice", "fid", "rouge",
+                                        "exact_match", NULL};
+    for (int i = 0; words[i]; i++)
+        if (pdb_steplog_name_has_word(name, nl, words[i]))
+            return true;
+    return false;
+}
