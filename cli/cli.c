@@ -3,6 +3,7 @@
 #include "analyze/analyze.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "common/runs.h"
 #include "compare/trend.h"
 #include "ingest/ingest.h"
 #include "render/text.h"
@@ -32,7 +33,7 @@ int pdb_cli_after_load(sqlite3 *db, int64_t run_id, bool committed)
 {
     if (pdb_analyze_run(db, run_id, committed) != PDB_OK)
         return PDB_ERR;
-    return pdb_trend_forget_run(db, run_id);
+    return pdb_run_forget_caches(db, run_id);
 }
 
 const char *pdb_cli_text(pdb_buf *b, const char *s)

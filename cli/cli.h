@@ -40,7 +40,7 @@ int pdb_cli_parse(int argc, char **argv, const pdb_opt *opts, const pdb_cmd_help
 /* What ingest does to each run it loaded, inside its transaction, and
  * `profdb analyze` to each run: the analysis passes; then the run's trend
  * summaries, derived from what the passes wrote, are dropped
- * (pdb_trend_forget_run; trend computes them again). */
+ * (pdb_run_forget_caches; trend computes them again). */
 int pdb_cli_after_load(sqlite3 *db, int64_t run_id, bool committed);
 /* Refuses a --db (or $PROFDB_DB) that would store nothing: empty or
  * ":memory:" (pdb_db_check_user_path). */

@@ -3,7 +3,7 @@
 #include "analyze/analyze.h"
 #include "common/db.h"
 #include "common/error.h"
-#include "ingest/ingest.h"
+#include "common/runs.h"
 
 static const pdb_cmd_help help = {
     "profdb analyze [--db FILE] [RUN...]",
@@ -20,27 +20,17 @@ static int analyze_named(sqlite3 *db, char **names, int n)
 {
     for (int i = 0; i < n; i++) {
         int64_t run_id;
-        int found = pdb_run_find(db, names[i], &run_id);
-        if (found < 0)
-            return PDB_ERR;
-        if (!found)
-            return pdb_fail("no run named '%s' (see 'profdb runs')", names[i]);
-        if (pdb_cli_after_load(db, run_id, true) != PDB_OK)
+        if (pdb_run_need(db, names[i], &run_id) != PDB_OK ||
+            pdb_cli_after_load(db, run_id, true) != PDB_OK)
             return PDB_ERR;
     }
     return PDB_OK;
 }
 
-static int analyze_all(sqlite3 *db)
+static int analyze_one(sqlite3 *db, int64_t run_id, void *arg)
 {
-    sqlite3_stmt *st;
-    if (pdb_db_prepare(db, "SELECT run_id FROM runs ORDER BY run_id", &st) != PDB_OK)
-        return PDB_ERR;
-    int rc = PDB_OK;
-    while (rc == PDB_OK && sqlite3_step(st) == SQLITE_ROW)
-        rc = pdb_cli_after_load(db, sqlite3_column_int64(st, 0), true);
-    sqlite3_finalize(st);
-    return rc;
+    (void)arg;
+    return pdb_cli_after_load(db, run_id, true);
 }
 
 int cmd_analyze(int argc, char **argv, pdb_cli *cli)
@@ -55,7 +45,7 @@ int cmd_analyze(int argc, char **argv, pdb_cli *cli)
         return pdb_cli_fail();
     int rc = pdb_db_exec(db, "BEGIN IMMEDIATE");
     if (rc == PDB_OK)
-        rc = npos ? analyze_named(db, argv + 1, npos) : analyze_all(db);
+        rc = npos ? analyze_named(db, argv + 1, npos) : pdb_run_each(db, analyze_one, NULL);
     if (rc == PDB_OK)
         rc = pdb_db_exec(db, "COMMIT");
     else

@@ -4,8 +4,8 @@
 #include "cli/cli.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "common/runs.h"
 #include "common/xalloc.h"
-#include "ingest/ingest.h"
 #include "render/text.h"
 #include "report/folder.h"
 #include "report/overview.h"
@@ -39,26 +39,19 @@ static void print_reports(void)
 static int pick_run(pdb_report_ctx *ctx, const char *name)
 {
     if (name) {
-        int found = pdb_run_find(ctx->db, name, &ctx->run_id);
-        if (found < 0)
-            return PDB_ERR;
-        if (!found)
-            return pdb_fail("no run named '%s' (see 'profdb runs')", name);
         ctx->run_name = name;
-        return PDB_OK;
+        return pdb_run_need(ctx->db, name, &ctx->run_id);
     }
-    if (pdb_db_query_int(ctx->db, "SELECT max(run_id) FROM runs", 0, &ctx->run_id) != PDB_OK)
+    bool found;
+    if (pdb_run_find(ctx->db, "main", NULL, &ctx->run_id, &found) != PDB_OK)
         return PDB_ERR;
-    if (ctx->run_id == 0)
+    if (!found)
         return pdb_fail("the database has no runs (ingest something first)");
     /* Charts and the folder name the run. */
-    sqlite3_stmt *st;
-    if (pdb_db_prepare(ctx->db, "SELECT name FROM runs WHERE run_id = ?1", &st) != PDB_OK)
+    char *run_name;
+    if (pdb_run_name(ctx->db, "main", ctx->run_id, &run_name) != PDB_OK)
         return PDB_ERR;
-    sqlite3_bind_int64(st, 1, ctx->run_id);
-    if (sqlite3_step(st) == SQLITE_ROW)
-        ctx->run_name = pdb_xstrdup((const char *)sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
+    ctx->run_name = run_name;
     return PDB_OK;
 }
 

@@ -2,9 +2,9 @@
 #include "cli/cli.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "common/runs.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
-#include "ingest/ingest.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,11 +121,7 @@ int cmd_runs(int argc, char **argv, pdb_cli *cli)
         rc = pdb_fail("--sources and --reading are two listings: give one");
     int64_t *ids = pdb_xcalloc((size_t)npos + 1, sizeof *ids);
     for (int i = 1; i <= npos && rc == PDB_OK; i++) {
-        int found = pdb_run_find(db, argv[i], &ids[i - 1]); /* 1, 0, or -1: an error */
-        if (found < 0)
-            rc = PDB_ERR;
-        else if (!found)
-            rc = pdb_fail("no run named '%s' (see 'profdb runs')", argv[i]);
+        rc = pdb_run_need(db, argv[i], &ids[i - 1]);
     }
     if (rc == PDB_OK && reading)
         rc = pdb_cli_runs_reading(db, ids, npos, &ro);

@@ -1,26 +1,43 @@
 /* query.h: SQL queries kept in .sql files and built into the binary.
  *
- * Report and comparison queries live in report/queries/FAMILY.sql and
- * compare/queries/FAMILY.sql, so they read (and diff) as SQL rather than as C
- * string literals. cmake/embed_queries.cmake turns each folder into a table
- * of pdb_query rows at build time; tests/unit/test_queries.c prepares every
- * one of them against a fresh database, so a query that no longer matches
- * the schema fails the tests, not a user's report.
+ * Every query profdb runs lives in a FOLDER/queries/FILE.sql file of the
+ * layer that runs it (common/, ingest/, analyze/, report/, compare/), so
+ * it reads (and diffs) as SQL rather than as C string literals.
+ * cmake/embed_queries.cmake turns each folder into a table of pdb_query
+ * rows at build time; tests/unit/test_queries.c prepares every one of them
+ * against a fresh database, so a query that no longer matches the schema
+ * fails the tests, not a user. tests/structure/check_sql_strings.py fails
+ * on SQL written in a C string instead (a short allowlist aside: BEGIN,
+ * COMMIT, ROLLBACK in common/db.c).
  *
  * In a query file, "-- name: NAME" starts a query, named FILE.NAME after the
  * file's stem (report/queries/trace_gpu.sql, "-- name: kernels" ->
  * "trace_gpu.kernels"). "-- fragment: NAME" starts a piece of SQL (a shared
  * CTE) that later queries of the same file pull in with a line
  * "-- include: NAME". Values are always bound parameters (?1 = run, ...),
- * never spliced into the text.
+ * never spliced into the text. Queries named create_* make temporary
+ * tables that others read (the test runs them first).
  *
- * This module knows only the table format and the lookup: each layer owns
- * its table (report/queries.h, compare/queries.h), so common/ needs none of
- * them. */
+ * Placeholders: what SQL cannot bind - the name of an attached database,
+ * of a table or index found in sqlite_schema, a column list generated from
+ * the schema, a schema version in a PRAGMA - is written {NAME} in the query
+ * and filled in by pdb_query_fill with text profdb made, never text from a
+ * user or from the data. A query with placeholders says on a line
+ * "-- test: NAME = VALUE" what the test fills in to prepare it ({schema}
+ * needs none: it is tested as "main" and as an attached database "tdb").
+ *
+ * Each layer owns its table (common's below, ingest/queries.h,
+ * analyze/queries.h, report/queries.h, compare/queries.h) with short
+ * helpers that fetch a query by name; this module knows the table format
+ * and the lookup. */
 #ifndef PDB_QUERY_H
 #define PDB_QUERY_H
 
+#include <sqlite3.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#include "common/strbuf.h"
 
 typedef struct pdb_query {
     const char *name; /* "FILE.NAME" */
@@ -35,5 +52,42 @@ const char *pdb_query_sql(const pdb_query *table, const char *name);
 
 /* Number of queries in table. */
 size_t pdb_query_count(const pdb_query *table);
+
+/* Appends sql to out with each placeholder {NAME} replaced by its value in
+ * fill: NAME, VALUE pairs, ending with a NULL NAME. A placeholder without a
+ * value is a programming error (printed; the program aborts). */
+void pdb_query_fill(const char *sql, const char *const *fill, pdb_buf *out);
+
+/* A plain identifier, safe to fill in unquoted: a letter or '_', then
+ * letters, digits and '_'. */
+int pdb_query_identifier(const char *s);
+
+/* Appends sql, an INSERT whose last part is one row of values
+ * "VALUES (...)", to out with that row repeated n times (n >= 1): the
+ * statement of a batch of n rows. */
+void pdb_query_rows(const char *sql, int n, pdb_buf *out);
+
+/* Prepares the query called name of table, its placeholders filled in
+ * from fill (NULL for a query without any). The caller owns the statement
+ * (sqlite3_finalize or pdb_db_release it: see pdb_db_prepare). */
+int pdb_query_prepare(sqlite3 *db, const pdb_query *table, const char *name,
+                      const char *const *fill, sqlite3_stmt **st);
+/* Runs the query called name of table, which returns no rows (it may hold
+ * several statements), its placeholders filled in from fill. */
+int pdb_query_exec(sqlite3 *db, const pdb_query *table, const char *name,
+                   const char *const *fill);
+/* Runs the query called name of table, which returns one integer (dflt
+ * when it returns no row), its placeholders filled in from fill. */
+int pdb_query_int(sqlite3 *db, const pdb_query *table, const char *name,
+                  const char *const *fill, int64_t dflt, int64_t *out);
+
+/* common/queries/FILE.sql, built in; ends with a NULL name. */
+extern const pdb_query pdb_common_queries[];
+
+/* The SQL of common's query called name (an unknown name aborts). */
+const char *pdb_common_sql(const char *name);
+/* Prepares common's query name with {schema} filled in (NULL: a query
+ * without placeholders). The caller owns the statement (pdb_db_prepare). */
+int pdb_common_prepare(sqlite3 *db, const char *name, const char *schema, sqlite3_stmt **st);
 
 #endif

@@ -6,7 +6,7 @@
 #include "compare/queries.h"
 #include "common/db.h"
 #include "common/error.h"
-#include "common/xalloc.h"
+#include "common/runs.h"
 
 #include <assert.h>
 #include <math.h>
@@ -32,26 +32,19 @@ static int attach_test(sqlite3 *db, const char *path)
     return rc;
 }
 
-/* Run id of name in schema (NULL name: the newest run there). */
+/* Run id of name in schema (NULL name: the newest run there, and its name). */
 static int find_run(pdb_cmp_run *r)
 {
-    sqlite3_stmt *st;
-    if (pdb_compare_prepare(r->db, r->name ? "compare.run_by_name" : "compare.newest_run",
-                            r->schema, &st) != PDB_OK)
+    bool found;
+    if (pdb_run_find(r->db, r->schema, r->name, &r->run_id, &found) != PDB_OK)
         return PDB_ERR;
-    if (r->name)
-        sqlite3_bind_text(st, 1, r->name, -1, SQLITE_TRANSIENT);
-    int step = sqlite3_step(st);
-    if (step == SQLITE_ROW) {
-        r->run_id = sqlite3_column_int64(st, 0);
-        if (!r->name)
-            r->name = r->owned_name = pdb_xstrdup((const char *)sqlite3_column_text(st, 1));
+    if (found && !r->name) {
+        if (pdb_run_name(r->db, r->schema, r->run_id, &r->owned_name) != PDB_OK)
+            return PDB_ERR;
+        r->name = r->owned_name;
     }
-    sqlite3_finalize(st);
-    if (step == SQLITE_ROW)
+    if (found)
         return PDB_OK;
-    if (step != SQLITE_DONE)
-        return pdb_db_fail(r->db, "database error");
     if (r->name)
         return pdb_fail("no run named '%s'%s (see 'profdb runs')", r->name,
                         strcmp(r->schema, "tdb") == 0 ? " in the --db-test database" : "");

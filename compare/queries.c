@@ -4,45 +4,19 @@
 #include "common/db.h"
 
 #include <assert.h>
-#include <ctype.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-
-#define SCHEMA_MARK "{schema}"
-
-/* A schema name is an identifier profdb chose: letters only. */
-static bool plain_identifier(const char *s)
-{
-    if (!*s)
-        return false;
-    for (; *s; s++)
-        if (!islower((unsigned char)*s))
-            return false;
-    return true;
-}
-
-/* A caller broke the contract of queries.h: a programming error. */
-static _Noreturn void misuse(const char *name, const char *why)
-{
-    fprintf(stderr, "profdb: internal error: query '%s': %s\n", name, why);
-    assert(!"compare query misuse");
-    abort();
-}
 
 void pdb_compare_sql(const char *name, const char *schema, pdb_buf *out)
 {
     const char *sql = pdb_query_sql(pdb_compare_queries, name);
-    if (schema && !plain_identifier(schema))
-        misuse(name, "the schema must be a plain identifier");
-    for (const char *mark; (mark = strstr(sql, SCHEMA_MARK)); sql = mark + strlen(SCHEMA_MARK)) {
-        if (!schema)
-            misuse(name, "it reads a run: give the run's schema");
-        pdb_buf_add(out, sql, (size_t)(mark - sql));
-        pdb_buf_adds(out, schema);
+    if (schema && !pdb_query_identifier(schema)) {
+        fprintf(stderr, "profdb: internal error: query '%s': the schema must be a plain "
+                        "identifier\n", name);
+        assert(!"compare query misuse");
+        abort();
     }
-    pdb_buf_adds(out, sql);
+    pdb_query_fill(sql, schema ? (const char *const[]){"schema", schema, NULL} : NULL, out);
 }
 
 int pdb_compare_prepare(sqlite3 *db, const char *name, const char *schema, sqlite3_stmt **st)

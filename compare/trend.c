@@ -102,17 +102,6 @@ static int store(sqlite3 *db, sqlite3_stmt *st, int64_t run_id, const char *metr
     return pdb_db_step_done(db, st);
 }
 
-int pdb_trend_forget_run(sqlite3 *db, int64_t run_id)
-{
-    sqlite3_stmt *st;
-    if (pdb_compare_prepare(db, "trend.forget_run", NULL, &st) != PDB_OK)
-        return PDB_ERR;
-    sqlite3_bind_int64(st, 1, run_id);
-    int rc = pdb_db_step_done(db, st);
-    pdb_db_release(st);
-    return rc;
-}
-
 /* Summaries computed while reading a history, stored afterwards. */
 typedef struct {
     int64_t *run_id;

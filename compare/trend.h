@@ -88,10 +88,6 @@ typedef struct pdb_trend {
 int pdb_trend_load(sqlite3 *db, const char *spec, const pdb_trend_opts *o, pdb_trend *t);
 void pdb_trend_free(pdb_trend *t);
 
-/* Drops run_id's summaries: `profdb analyze` calls it after the analysis
- * passes, which may change the samples (trend computes them again). */
-int pdb_trend_forget_run(sqlite3 *db, int64_t run_id);
-
 /* `trend --check`: does the newest run bring a regression beyond limit_pct
  * to light? The change points found with the newest run are compared with
  * those the earlier histories found (yesterday's, and back to the change

@@ -100,9 +100,5 @@ int pdb_bulk_indexes_drop(sqlite3 *db, struct pdb_buf *saved);
  * sqlite3_busy_timeout() replaces it. */
 int pdb_ingest_begin_write(sqlite3 *db, bool quiet);
 
-/* Deletes a run and every row that belongs to it. */
-int pdb_run_delete(sqlite3 *db, int64_t run_id);
-/* Looks up a run by name: returns 1 and sets *run_id when found, 0 if not. */
-int pdb_run_find(sqlite3 *db, const char *name, int64_t *run_id);
 
 #endif

@@ -14,6 +14,7 @@
 #include "common/bounds.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "common/runs.h"
 #include "common/rowq.h"
 #include "common/strbuf.h"
 #include "common/utf8.h"
@@ -97,73 +98,11 @@ static void clear_progress(pdb_session *ss)
 
 /* ---- runs ------------------------------------------------------------ */
 
-int pdb_run_find(sqlite3 *db, const char *name, int64_t *run_id)
-{
-    sqlite3_stmt *st;
-    if (pdb_db_prepare(db, "SELECT run_id FROM runs WHERE name = ?", &st) != PDB_OK)
-        return PDB_ERR;
-    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW)
-        *run_id = sqlite3_column_int64(st, 0);
-    pdb_db_release(st);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return pdb_db_fail(db, "database error");
-    return rc == SQLITE_ROW ? 1 : 0;
-}
-
-/* Deletes rows of every table that has a run_id or a trace_id column, so
- * tables added by later schema files are covered without code changes. */
-int pdb_run_delete(sqlite3 *db, int64_t run_id)
-{
-    static const char *const pass_sql[] = {
-        /* trace_id-only tables first, while traces still maps them */
-        "SELECT m.name FROM sqlite_schema m WHERE m.type = 'table' AND m.name <> 'traces'"
-        " AND EXISTS (SELECT 1 FROM pragma_table_info(m.name) WHERE name = 'trace_id')"
-        " AND NOT EXISTS (SELECT 1 FROM pragma_table_info(m.name) WHERE name = 'run_id')",
-        "SELECT m.name FROM sqlite_schema m WHERE m.type = 'table' AND m.name <> 'runs'"
-        " AND EXISTS (SELECT 1 FROM pragma_table_info(m.name) WHERE name = 'run_id')",
-    };
-    static const char *const delete_fmt[] = {
-        "DELETE FROM \"%s\" WHERE trace_id IN (SELECT trace_id FROM traces WHERE run_id = ?)",
-        "DELETE FROM \"%s\" WHERE run_id = ?",
-    };
-    for (int pass = 0; pass < 2; pass++) {
-        sqlite3_stmt *tables;
-        if (pdb_db_prepare(db, pass_sql[pass], &tables) != PDB_OK)
-            return PDB_ERR;
-        while (sqlite3_step(tables) == SQLITE_ROW) {
-            char sql[256];
-            snprintf(sql, sizeof sql, delete_fmt[pass], sqlite3_column_text(tables, 0));
-            sqlite3_stmt *del;
-            if (pdb_db_prepare(db, sql, &del) != PDB_OK) {
-                sqlite3_finalize(tables);
-                return PDB_ERR;
-            }
-            sqlite3_bind_int64(del, 1, run_id);
-            int rc = pdb_db_step_done(db, del);
-            sqlite3_finalize(del);
-            if (rc != PDB_OK) {
-                sqlite3_finalize(tables);
-                return PDB_ERR;
-            }
-        }
-        sqlite3_finalize(tables);
-    }
-    sqlite3_stmt *st;
-    if (pdb_db_prepare(db, "DELETE FROM runs WHERE run_id = ?", &st) != PDB_OK)
-        return PDB_ERR;
-    sqlite3_bind_int64(st, 1, run_id);
-    int rc = pdb_db_step_done(db, st);
-    sqlite3_finalize(st);
-    return rc;
-}
-
 static int create_run(pdb_session *ss, const char *name, int64_t *run_id)
 {
     int64_t old;
-    int found = pdb_run_find(ss->db, name, &old);
-    if (found < 0)
+    bool found;
+    if (pdb_run_find(ss->db, "main", name, &old, &found) != PDB_OK)
         return PDB_ERR;
     if (found) {
         if (!ss->opts->replace)

@@ -9,13 +9,6 @@
 -- ?1 = the file name of the test database.
 ATTACH DATABASE ?1 AS tdb
 
--- name: run_by_name
--- ?1 = the run name.
-SELECT run_id FROM {schema}.runs WHERE name = ?1
-
--- name: newest_run
-SELECT run_id, name FROM {schema}.runs ORDER BY run_id DESC LIMIT 1
-
 -- name: facts
 -- What a run holds, to choose the comparisons that apply to two runs.
 SELECT (SELECT count(*) FROM {schema}.pstats_functions WHERE run_id = ?1) AS pstats,

@@ -23,10 +23,6 @@ INSERT OR REPLACE INTO run_summaries (run_id, metric, method, samples, median, q
  min, max, unit, source, what, absent)
  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
 
--- name: forget_run
--- Summaries are derived from the run's tables: analysing it again drops them.
-DELETE FROM run_summaries WHERE run_id = ?1
-
 -- name: create_tables
 -- One trend: its runs in order, and its change points. p_value has no type:
 -- tables for people get it as text ("0.00216", "< 1e-16"), others a number.

@@ -18,8 +18,10 @@
 #include "ingest/shards/merge.h"
 #include "ingest/shards/shard_dir.h"
 #include "ingest/ingest.h"
+#include "ingest/queries.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "common/runs.h"
 #include "common/strbuf.h"
 #include "common/strutil.h"
 #include "common/xalloc.h"
@@ -404,6 +406,21 @@ static int find_pstats_runs(merger *m, const char *schema, bool *any)
     return PDB_OK;
 }
 
+/* A run that gains ranks needs its trend summaries computed again. */
+static int forget_gaining_runs(merger *m)
+{
+    sqlite3_stmt *st;
+    if (pdb_ingest_prepare(m->db, "merge.runs_gaining", &st) != PDB_OK)
+        return PDB_ERR;
+    int rc = PDB_OK, step;
+    while (rc == PDB_OK && (step = sqlite3_step(st)) == SQLITE_ROW)
+        rc = pdb_run_forget_caches(m->db, sqlite3_column_int64(st, 0));
+    if (rc == PDB_OK && step != SQLITE_DONE)
+        rc = pdb_db_fail(m->db, "database error");
+    sqlite3_finalize(st);
+    return rc;
+}
+
 /* ---- one shard --------------------------------------------------------------- */
 
 static int attach(merger *m, const char *path, const char *schema)
@@ -471,10 +488,7 @@ static int merge_shard(merger *m, const char *path, int index)
         check_ranks(m, schema, path) != PDB_OK)
         return PDB_ERR;
     bool add_pstats;
-    /* a run that gains ranks needs its trend summaries computed again */
-    if (find_pstats_runs(m, schema, &add_pstats) != PDB_OK ||
-        pdb_db_exec(m->db, "DELETE FROM main.run_summaries WHERE run_id IN"
-                           " (SELECT new FROM temp.merge_runs WHERE NOT fresh)") != PDB_OK ||
+    if (find_pstats_runs(m, schema, &add_pstats) != PDB_OK || forget_gaining_runs(m) != PDB_OK ||
         copy_tables(m, schema) != PDB_OK)
         return PDB_ERR;
     if (!add_pstats)
@@ -529,14 +543,7 @@ static int merge_batch(merger *m, const char *const *shards, int n)
     for (int i = 0; i < n; i++)
         if (target && *target && same_file(shards[i], target))
             return pdb_fail("%s: is the target database itself", shards[i]);
-    if (pdb_db_exec(m->db, "CREATE TEMP TABLE IF NOT EXISTS merge_runs"
-                           " (old INTEGER PRIMARY KEY, new INTEGER NOT NULL, fresh INTEGER);"
-                           "CREATE TEMP TABLE IF NOT EXISTS merge_strings"
-                           " (old INTEGER PRIMARY KEY, new INTEGER NOT NULL);"
-                           "CREATE TEMP TABLE IF NOT EXISTS merge_pstats_runs"
-                           " (old INTEGER PRIMARY KEY, new INTEGER NOT NULL);"
-                           "CREATE TEMP TABLE IF NOT EXISTS merge_funcs (old INTEGER PRIMARY KEY,"
-                           " new INTEGER, was_stats INTEGER, new_ord INTEGER)") != PDB_OK ||
+    if (pdb_ingest_exec(m->db, "merge.create_tables") != PDB_OK ||
         sqlite3_create_function(m->db, "merge_missing_string", 2, SQLITE_UTF8, NULL,
                                 missing_string, NULL, NULL) != SQLITE_OK)
         return PDB_ERR;
@@ -550,8 +557,7 @@ static int merge_batch(merger *m, const char *const *shards, int n)
     if (rc == PDB_OK && indexes.len)
         rc = pdb_db_exec(m->db, indexes.p);
     if (rc == PDB_OK)
-        rc = pdb_db_exec(m->db, "DROP TABLE temp.merge_runs; DROP TABLE temp.merge_strings;"
-                                "DROP TABLE temp.merge_pstats_runs; DROP TABLE temp.merge_funcs");
+        rc = pdb_ingest_exec(m->db, "merge.drop_tables");
     pdb_buf_free(&indexes);
     return rc;
 }

@@ -26,6 +26,7 @@
 #include "ingest/readers.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "common/runs.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 
@@ -171,8 +172,8 @@ static int check_existing_runs(sqlite3 *db, const pdb_job_list *jobs,
         if (i > 0 && jobs->v[i].group == jobs->v[i - 1].group)
             continue;
         int64_t id;
-        int found = pdb_run_find(db, jobs->v[i].run, &id);
-        if (found < 0)
+        bool found;
+        if (pdb_run_find(db, "main", jobs->v[i].run, &id, &found) != PDB_OK)
             return PDB_ERR;
         if (found)
             return pdb_fail("run '%s' already exists (use --replace to replace it)",

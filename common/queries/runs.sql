@@ -1,0 +1,54 @@
+-- runs.sql: finding, deleting and forgetting runs (common/runs.c).
+-- A query starts at "-- name: NAME" and is known to C as runs.NAME
+-- (common/query.h). {schema} is the database that holds the run: "main",
+-- or the name of an attached one (compare's "tdb"; schema names cannot be
+-- bound).
+
+-- name: by_name
+-- ?1 = the run's name.
+SELECT run_id FROM {schema}.runs WHERE name = ?1
+
+-- name: newest
+-- The run ingested last: the largest id (ids are never reused).
+SELECT run_id, name FROM {schema}.runs ORDER BY run_id DESC LIMIT 1
+
+-- name: name
+-- ?1 = the run.
+SELECT name FROM {schema}.runs WHERE run_id = ?1
+
+-- name: all
+-- Every run, oldest first.
+SELECT run_id FROM runs ORDER BY run_id
+
+-- name: trace_tables
+-- Tables whose rows belong to a run through a trace_id only: deleted
+-- first, while traces still maps them. Found in the schema, so a table a
+-- later schema file adds is covered without a change here.
+SELECT m.name FROM sqlite_schema m WHERE m.type = 'table' AND m.name <> 'traces'
+ AND EXISTS (SELECT 1 FROM pragma_table_info(m.name) WHERE name = 'trace_id')
+ AND NOT EXISTS (SELECT 1 FROM pragma_table_info(m.name) WHERE name = 'run_id')
+
+-- name: run_tables
+-- Tables with a run_id column (run_summaries, the trend cache, among them).
+SELECT m.name FROM sqlite_schema m WHERE m.type = 'table' AND m.name <> 'runs'
+ AND EXISTS (SELECT 1 FROM pragma_table_info(m.name) WHERE name = 'run_id')
+
+-- name: delete_by_trace
+-- {table}: a table of trace_tables; ?1 = the run.
+-- test: table = slices
+DELETE FROM "{table}" WHERE trace_id IN (SELECT trace_id FROM traces WHERE run_id = ?1)
+
+-- name: delete_by_run
+-- {table}: a table of run_tables; ?1 = the run.
+-- test: table = sources
+DELETE FROM "{table}" WHERE run_id = ?1
+
+-- name: delete
+-- ?1 = the run, once the rows that belong to it are gone.
+DELETE FROM runs WHERE run_id = ?1
+
+-- name: forget_caches
+-- What profdb keeps about a run that is derived from its rows: the trend
+-- summaries (schemas/60_trend.sql), computed again when next needed.
+-- ?1 = the run.
+DELETE FROM run_summaries WHERE run_id = ?1

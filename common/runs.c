@@ -1,0 +1,118 @@
+/* runs.c: finding, deleting and forgetting runs (see runs.h). */
+#include "common/runs.h"
+#include "common/db.h"
+#include "common/error.h"
+#include "common/query.h"
+#include "common/strbuf.h"
+#include "common/xalloc.h"
+
+#include <string.h>
+
+int pdb_run_find(sqlite3 *db, const char *schema, const char *name, int64_t *run_id,
+                 bool *found)
+{
+    sqlite3_stmt *st;
+    if (pdb_common_prepare(db, name ? "runs.by_name" : "runs.newest", schema, &st) != PDB_OK)
+        return PDB_ERR;
+    if (name)
+        sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    *found = rc == SQLITE_ROW;
+    if (*found)
+        *run_id = sqlite3_column_int64(st, 0);
+    pdb_db_release(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return pdb_db_fail(db, "database error");
+    return PDB_OK;
+}
+
+int pdb_run_need(sqlite3 *db, const char *name, int64_t *run_id)
+{
+    bool found;
+    if (pdb_run_find(db, "main", name, run_id, &found) != PDB_OK)
+        return PDB_ERR;
+    return found ? PDB_OK : pdb_fail("no run named '%s' (see 'profdb runs')", name);
+}
+
+int pdb_run_name(sqlite3 *db, const char *schema, int64_t run_id, char **name)
+{
+    sqlite3_stmt *st;
+    *name = NULL;
+    if (pdb_common_prepare(db, "runs.name", schema, &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, run_id);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        *name = pdb_xstrdup((const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return pdb_db_fail(db, "database error");
+    return PDB_OK;
+}
+
+int pdb_run_each(sqlite3 *db, int (*fn)(sqlite3 *db, int64_t run_id, void *arg), void *arg)
+{
+    sqlite3_stmt *st;
+    if (pdb_common_prepare(db, "runs.all", NULL, &st) != PDB_OK)
+        return PDB_ERR;
+    int rc = PDB_OK;
+    while (rc == PDB_OK && sqlite3_step(st) == SQLITE_ROW)
+        rc = fn(db, sqlite3_column_int64(st, 0), arg);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* Runs the delete query (one per table) on every table tables lists. */
+static int delete_rows(sqlite3 *db, const char *tables, const char *delete, int64_t run_id)
+{
+    sqlite3_stmt *list;
+    if (pdb_common_prepare(db, tables, NULL, &list) != PDB_OK)
+        return PDB_ERR;
+    int rc = PDB_OK;
+    pdb_buf sql = PDB_BUF_INIT;
+    while (rc == PDB_OK && sqlite3_step(list) == SQLITE_ROW) {
+        const char *table = (const char *)sqlite3_column_text(list, 0);
+        if (strchr(table, '"')) { /* the query quotes the name */
+            rc = pdb_fail("cannot delete the run's rows of table '%s': its name has a '\"'",
+                          table);
+            break;
+        }
+        pdb_buf_reset(&sql);
+        pdb_query_fill(pdb_common_sql(delete), (const char *const[]){"table", table, NULL}, &sql);
+        sqlite3_stmt *del;
+        rc = pdb_db_prepare(db, pdb_buf_str(&sql), &del);
+        if (rc == PDB_OK) {
+            sqlite3_bind_int64(del, 1, run_id);
+            rc = pdb_db_step_done(db, del);
+            sqlite3_finalize(del);
+        }
+    }
+    sqlite3_finalize(list);
+    pdb_buf_free(&sql);
+    return rc;
+}
+
+int pdb_run_delete(sqlite3 *db, int64_t run_id)
+{
+    if (delete_rows(db, "runs.trace_tables", "runs.delete_by_trace", run_id) != PDB_OK ||
+        delete_rows(db, "runs.run_tables", "runs.delete_by_run", run_id) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_stmt *st;
+    if (pdb_common_prepare(db, "runs.delete", NULL, &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, run_id);
+    int rc = pdb_db_step_done(db, st);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int pdb_run_forget_caches(sqlite3 *db, int64_t run_id)
+{
+    sqlite3_stmt *st;
+    if (pdb_common_prepare(db, "runs.forget_caches", NULL, &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, run_id);
+    int rc = pdb_db_step_done(db, st);
+    pdb_db_release(st);
+    return rc;
+}

@@ -1,0 +1,44 @@
+/* runs.h: finding a run, deleting one, forgetting what was derived from it.
+ *
+ * A run is one row of runs (schemas/10_core.sql); every other row that
+ * belongs to it carries its run_id, or the trace_id of one of its traces.
+ * This is the one place that looks runs up (by name, the newest, the name
+ * of an id) and removes them: ingest (--replace, refusing a name that
+ * exists), merge, analyze, report, runs and the comparisons all come here.
+ * The queries are common/queries/runs.sql. */
+#ifndef PDB_RUNS_H
+#define PDB_RUNS_H
+
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The run called name in schema ("main", or the name of an attached
+ * database), or with name NULL the newest run there (the largest id).
+ * *found says whether there is one; *run_id is set when there is. PDB_ERR
+ * only on a database error. */
+int pdb_run_find(sqlite3 *db, const char *schema, const char *name, int64_t *run_id,
+                 bool *found);
+
+/* The run called name in main, or the error "no run named 'NAME' (see
+ * 'profdb runs')". */
+int pdb_run_need(sqlite3 *db, const char *name, int64_t *run_id);
+
+/* The name of run run_id in schema, in *name (the caller frees it; NULL
+ * when there is no such run). */
+int pdb_run_name(sqlite3 *db, const char *schema, int64_t run_id, char **name);
+
+/* Calls fn for each run of main, oldest first, until it fails. */
+int pdb_run_each(sqlite3 *db, int (*fn)(sqlite3 *db, int64_t run_id, void *arg), void *arg);
+
+/* Deletes a run and every row that belongs to it: the rows of every table
+ * with a run_id or a trace_id column (found in the schema, so tables added
+ * later are covered), the trend summaries among them. */
+int pdb_run_delete(sqlite3 *db, int64_t run_id);
+
+/* Forgets what was derived from a run's rows and is kept to be read fast
+ * (the trend summaries): for a run whose rows changed (analysed again, or
+ * given more ranks by a merge). It is computed again when next needed. */
+int pdb_run_forget_caches(sqlite3 *db, int64_t run_id);
+
+#endif
