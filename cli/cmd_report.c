@@ -42,15 +42,12 @@ static int pick_run(pdb_report_ctx *ctx, const char *name)
         ctx->run_name = name;
         return pdb_run_need(ctx->db, name, &ctx->run_id);
     }
-    bool found;
-    if (pdb_run_find(ctx->db, "main", NULL, &ctx->run_id, &found) != PDB_OK)
-        return PDB_ERR;
-    if (!found)
-        return pdb_fail("the database has no runs (ingest something first)");
     /* Charts and the folder name the run. */
     char *run_name;
-    if (pdb_run_name(ctx->db, "main", ctx->run_id, &run_name) != PDB_OK)
+    if (pdb_run_newest(ctx->db, "main", &ctx->run_id, &run_name) != PDB_OK)
         return PDB_ERR;
+    if (!run_name)
+        return pdb_fail("the database has no runs (ingest something first)");
     ctx->run_name = run_name;
     return PDB_OK;
 }

@@ -26,6 +26,23 @@ int pdb_run_find(sqlite3 *db, const char *schema, const char *name, int64_t *run
     return PDB_OK;
 }
 
+int pdb_run_newest(sqlite3 *db, const char *schema, int64_t *run_id, char **name)
+{
+    sqlite3_stmt *st;
+    *name = NULL;
+    if (pdb_common_prepare(db, "runs.newest", schema, &st) != PDB_OK)
+        return PDB_ERR;
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *run_id = sqlite3_column_int64(st, 0);
+        *name = pdb_xstrdup((const char *)sqlite3_column_text(st, 1));
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return pdb_db_fail(db, "database error");
+    return PDB_OK;
+}
+
 int pdb_run_need(sqlite3 *db, const char *name, int64_t *run_id)
 {
     bool found;
@@ -48,6 +65,25 @@ int pdb_run_name(sqlite3 *db, const char *schema, int64_t run_id, char **name)
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
         return pdb_db_fail(db, "database error");
     return PDB_OK;
+}
+
+int pdb_run_create(sqlite3 *db, const char *name, int64_t *run_id)
+{
+    sqlite3_stmt *st;
+    if (pdb_common_prepare(db, "runs.create", NULL, &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    int rc = pdb_db_step_done(db, st);
+    pdb_db_release(st);
+    if (rc != PDB_OK)
+        return PDB_ERR;
+    *run_id = sqlite3_last_insert_rowid(db);
+    return PDB_OK;
+}
+
+int pdb_run_last_id(sqlite3 *db, int64_t *run_id)
+{
+    return pdb_db_query_int(db, pdb_common_sql("runs.last_id"), 0, run_id);
 }
 
 int pdb_run_each(sqlite3 *db, int (*fn)(sqlite3 *db, int64_t run_id, void *arg), void *arg)

@@ -20,6 +20,10 @@
 int pdb_run_find(sqlite3 *db, const char *schema, const char *name, int64_t *run_id,
                  bool *found);
 
+/* The newest run of schema: its id and name (the caller frees it), read
+ * in one statement; *name is NULL when there is no run. */
+int pdb_run_newest(sqlite3 *db, const char *schema, int64_t *run_id, char **name);
+
 /* The run called name in main, or the error "no run named 'NAME' (see
  * 'profdb runs')". */
 int pdb_run_need(sqlite3 *db, const char *name, int64_t *run_id);
@@ -27,6 +31,13 @@ int pdb_run_need(sqlite3 *db, const char *name, int64_t *run_id);
 /* The name of run run_id in schema, in *name (the caller frees it; NULL
  * when there is no such run). */
 int pdb_run_name(sqlite3 *db, const char *schema, int64_t run_id, char **name);
+
+/* Creates the run called name (which must not exist) and sets *run_id. */
+int pdb_run_create(sqlite3 *db, const char *name, int64_t *run_id);
+
+/* The largest run id of main (0 when there is no run): the runs created
+ * after this call have larger ones. */
+int pdb_run_last_id(sqlite3 *db, int64_t *run_id);
 
 /* Calls fn for each run of main, oldest first, until it fails. */
 int pdb_run_each(sqlite3 *db, int (*fn)(sqlite3 *db, int64_t run_id, void *arg), void *arg);

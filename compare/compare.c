@@ -36,12 +36,13 @@ static int attach_test(sqlite3 *db, const char *path)
 static int find_run(pdb_cmp_run *r)
 {
     bool found;
-    if (pdb_run_find(r->db, r->schema, r->name, &r->run_id, &found) != PDB_OK)
-        return PDB_ERR;
-    if (found && !r->name) {
-        if (pdb_run_name(r->db, r->schema, r->run_id, &r->owned_name) != PDB_OK)
+    if (!r->name) {
+        if (pdb_run_newest(r->db, r->schema, &r->run_id, &r->owned_name) != PDB_OK)
             return PDB_ERR;
         r->name = r->owned_name;
+        found = r->name != NULL;
+    } else if (pdb_run_find(r->db, r->schema, r->name, &r->run_id, &found) != PDB_OK) {
+        return PDB_ERR;
     }
     if (found)
         return PDB_OK;

@@ -110,19 +110,7 @@ static int create_run(pdb_session *ss, const char *name, int64_t *run_id)
         if (pdb_run_delete(ss->db, old) != PDB_OK)
             return PDB_ERR;
     }
-    sqlite3_stmt *st;
-    if (pdb_db_prepare(ss->db,
-                       "INSERT INTO runs (name, created_at)"
-                       " VALUES (?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))",
-                       &st) != PDB_OK)
-        return PDB_ERR;
-    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-    int rc = pdb_db_step_done(ss->db, st);
-    pdb_db_release(st);
-    if (rc != PDB_OK)
-        return PDB_ERR;
-    *run_id = sqlite3_last_insert_rowid(ss->db);
-    return PDB_OK;
+    return pdb_run_create(ss->db, name, run_id);
 }
 
 static int add_labels(pdb_session *ss, int64_t run_id)

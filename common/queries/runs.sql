@@ -16,6 +16,17 @@ SELECT run_id, name FROM {schema}.runs ORDER BY run_id DESC LIMIT 1
 -- ?1 = the run.
 SELECT name FROM {schema}.runs WHERE run_id = ?1
 
+-- name: create
+-- ?1 = the new run's name; created now (UTC).
+INSERT INTO runs (name, created_at) VALUES (?1, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+
+-- name: last_id
+-- The largest run id (0: none): runs above it were created after.
+SELECT coalesce(max(run_id), 0) FROM runs
+
+-- name: count
+SELECT count(*) FROM runs
+
 -- name: all
 -- Every run, oldest first.
 SELECT run_id FROM runs ORDER BY run_id

@@ -25,6 +25,7 @@
 #include "ingest/shards/shard_dir.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "common/runs.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 
@@ -126,7 +127,7 @@ static int merge_into_existing(pdb_fresh_db *f, bool as_ingest, bool replace, bo
         return PDB_ERR;
     }
     int64_t runs_before = 0;
-    rc = pdb_db_query_int(db, "SELECT coalesce(max(run_id), 0) FROM runs", 0, &runs_before);
+    rc = pdb_run_last_id(db, &runs_before);
     pdb_merge_opts mo = {.as_ingest = as_ingest, .replace = replace,
                          .runs_before = runs_before, .tmpdir = f->dir};
     const char *shard = f->file;

@@ -301,7 +301,7 @@ static int map_runs(merger *m, const char *schema)
     if (m->o->as_ingest && settle_existing_runs(m, schema) != PDB_OK)
         return PDB_ERR;
     int64_t last;
-    if (query_int(m->db, "SELECT coalesce(max(run_id), 0) FROM main.runs", &last) != PDB_OK)
+    if (pdb_run_last_id(m->db, &last) != PDB_OK)
         return PDB_ERR;
     /* One ingest's runs are created in input order, and `profdb trend` puts
      * runs created in the same second in run id order: a worker's run is not

@@ -482,8 +482,7 @@ static int ingest_split(sqlite3 *db, pdb_job_list *jobs, const pdb_ingest_opts *
     char *dir = NULL;
     int pipe_fds[2] = {-1, -1};
     split_state st = {.ws = ws, .nw = nw, .total = jobs->n, .opts = opts};
-    int rc = pdb_db_query_int(db, "SELECT coalesce(max(run_id), 0) FROM runs", 0,
-                              &st.runs_before);
+    int rc = pdb_run_last_id(db, &st.runs_before);
     if (rc == PDB_OK)
         rc = pdb_shard_dir_make(sqlite3_db_filename(db, "main"), &dir);
     if (rc == PDB_OK && pipe(pipe_fds) != 0)

@@ -86,6 +86,33 @@ static void check_find(sqlite3 *db)
     CHECK_STR(pdb_errmsg(), "no run named 'nope' (see 'profdb runs')");
     CHECK_INT(pdb_run_need(db, "a", &id), PDB_OK);
     CHECK_INT(id, 1);
+    CHECK_INT(pdb_run_newest(db, "main", &id, &name), PDB_OK);
+    CHECK_INT(id, 4);
+    CHECK_STR(name, "d");
+    free(name);
+    CHECK_INT(pdb_run_last_id(db, &id), PDB_OK);
+    CHECK_INT(id, 4);
+}
+
+/* A database without runs has no newest; a created run is the next id. */
+static void check_empty(void)
+{
+    sqlite3 *db;
+    CHECK_INT(pdb_db_open(":memory:", PDB_DB_CREATE, &db), PDB_OK);
+    int64_t id = -1;
+    char *name = (char *)"x";
+    bool found = true;
+    CHECK_INT(pdb_run_newest(db, "main", &id, &name), PDB_OK);
+    CHECK(name == NULL);
+    CHECK_INT(pdb_run_find(db, "main", NULL, &id, &found), PDB_OK);
+    CHECK(!found);
+    CHECK_INT(pdb_run_last_id(db, &id), PDB_OK);
+    CHECK_INT(id, 0);
+    CHECK_INT(pdb_run_create(db, "e", &id), PDB_OK);
+    CHECK_INT(id, 1);
+    CHECK_INT(pdb_run_need(db, "e", &id), PDB_OK);
+    CHECK_INT(id, 1);
+    pdb_db_close(db);
 }
 
 /* Every run of main, oldest first, into ids. */
@@ -125,6 +152,7 @@ int main(void)
 {
     sqlite3 *db = open_with(true), *want = open_with(false);
     check_find(db);
+    check_empty();
     int64_t ids[8] = {0};
     CHECK_INT(pdb_run_each(db, collect, ids), PDB_OK);
     CHECK_INT(ids[0], 4);
