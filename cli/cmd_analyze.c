@@ -43,11 +43,11 @@ int cmd_analyze(int argc, char **argv, pdb_cli *cli)
     sqlite3 *db;
     if (pdb_cli_open_db(cli, 0, &db) != PDB_OK)
         return pdb_cli_fail();
-    int rc = pdb_db_exec(db, "BEGIN IMMEDIATE");
+    int rc = pdb_db_begin_immediate(db);
     if (rc == PDB_OK)
         rc = npos ? analyze_named(db, argv + 1, npos) : pdb_run_each(db, analyze_one, NULL);
     if (rc == PDB_OK)
-        rc = pdb_db_exec(db, "COMMIT");
+        rc = pdb_db_commit(db);
     else
         pdb_db_rollback(db);
     pdb_db_close(db);

@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "common/query.h"
 #include "ingest/shards/fresh_db.h"
 #include "ingest/ingest.h"
 #include "ingest/shards/merge.h"
@@ -33,7 +34,7 @@ static int merge_all(sqlite3 *out, const char *const *shards, int n, bool quiet)
     if (rc == PDB_OK && pdb_ingest_interrupted())
         rc = pdb_fail("interrupted; nothing was merged");
     if (rc == PDB_OK)
-        rc = pdb_db_exec(out, "COMMIT");
+        rc = pdb_db_commit(out);
     if (rc != PDB_OK) {
         if (pdb_ingest_interrupted())
             pdb_fail("interrupted by %s; nothing was merged",
@@ -78,8 +79,8 @@ int cmd_merge(int argc, char **argv, pdb_cli *cli)
     int rc = pdb_fresh_db_close(fresh, out, merge_all(out, shards, n, quiet), false, false, quiet);
     if (rc == PDB_OK && !quiet && pdb_db_open(out_path, PDB_DB_READONLY, &out) == PDB_OK) {
         int64_t runs = 0, traces = 0;
-        pdb_db_query_int(out, "SELECT count(*) FROM runs", 0, &runs);
-        pdb_db_query_int(out, "SELECT count(*) FROM traces", 0, &traces);
+        pdb_db_query_int(out, pdb_common_sql("runs.count"), 0, &runs);
+        pdb_db_query_int(out, pdb_common_sql("db.traces"), 0, &traces);
         pdb_buf name = PDB_BUF_INIT;
         fprintf(stderr, "profdb: %s: merged %d database%s; it holds %lld runs, %lld traces\n",
                 pdb_cli_text(&name, out_path), n, n == 1 ? "" : "s", (long long)runs,

@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "common/query.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -17,16 +18,6 @@ static const pdb_cmd_help help = {
     "and the file size.",
     NULL,
 };
-
-/* The database's size in bytes, as SQLite counts its pages. */
-static int64_t db_bytes(sqlite3 *db)
-{
-    int64_t pages = 0, size = 0;
-    if (pdb_db_query_int(db, "PRAGMA page_count", 0, &pages) != PDB_OK ||
-        pdb_db_query_int(db, "PRAGMA page_size", 0, &size) != PDB_OK)
-        return 0;
-    return pages * size;
-}
 
 int cmd_migrate(int argc, char **argv, pdb_cli *cli)
 {
@@ -58,11 +49,11 @@ int cmd_migrate(int argc, char **argv, pdb_cli *cli)
     printf("%s: schema upgraded from version %d to %d\n", path, from, PDB_SCHEMA_VERSION);
     int rc = PDB_OK;
     if (!no_vacuum) {
-        int64_t before = db_bytes(db);
-        rc = pdb_db_exec(db, "VACUUM");
+        int64_t before = pdb_db_bytes(db);
+        rc = pdb_db_exec(db, pdb_common_sql("db.vacuum"));
         if (rc == PDB_OK)
             printf("%s: VACUUM: %.1f MB -> %.1f MB\n", path, before / 1e6,
-                   db_bytes(db) / 1e6);
+                   pdb_db_bytes(db) / 1e6);
     }
     pdb_db_close(db);
     pdb_buf_free(&name);

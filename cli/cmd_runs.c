@@ -1,10 +1,12 @@
-/* cmd_runs.c: `profdb runs`: what the database holds, one row per run. */
+/* cmd_runs.c: `profdb runs`: what the database holds, one row per run
+ * (the queries: report/queries/runs.sql). */
 #include "cli/cli.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/runs.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
+#include "report/queries.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,75 +26,6 @@ static const pdb_cmd_help help = {
     "table format prints one 'column = value' line each, as sqlite3's .mode line).",
     NULL,
 };
-
-/* One aggregate per table, grouped by run and joined once: correlated
- * subqueries over tables without a run_id index made the listing quadratic
- * in runs (4.2 s at 5000 runs). */
-static const char *const runs_sql =
-    "WITH c AS (SELECT t.run_id, %s FROM trace_counts c JOIN traces t USING (trace_id)"
-    "           GROUP BY t.run_id),"
-    " tr AS (SELECT run_id, count(*) AS ranks FROM traces GROUP BY run_id),"
-    " src AS (SELECT run_id, count(*) AS sources, group_concat(DISTINCT format) AS formats,"
-    "   coalesce(sum(records), 0) AS records, sum(ingest_ms) AS ingest_ms FROM sources"
-    "   GROUP BY run_id),"
-    " sk AS (SELECT run_id, sum(n) AS skipped, group_concat(reason || ': ' || n, '; ')"
-    "   AS skip_reasons FROM (SELECT run_id, reason, sum(count) AS n FROM skips"
-    "   GROUP BY run_id, reason ORDER BY run_id, reason) GROUP BY run_id),"
-    " rd AS (SELECT run_id, group_concat(summary, ' | ') AS reading FROM"
-    "   (SELECT run_id, summary FROM steplog_readings ORDER BY source_id) GROUP BY run_id)"
-    " SELECT r.name AS run, coalesce(tr.ranks, 0) AS ranks, coalesce(src.sources, 0) AS sources,"
-    "  src.formats, coalesce(src.records, 0) AS records, %s"
-    "  coalesce(sk.skipped, 0) AS skipped, sk.skip_reasons, r.created_at AS ingested_at,"
-    "  src.ingest_ms, rd.reading"
-    " FROM runs r LEFT JOIN c USING (run_id) LEFT JOIN tr USING (run_id)"
-    " LEFT JOIN src USING (run_id) LEFT JOIN sk USING (run_id) LEFT JOIN rd USING (run_id)"
-    " WHERE (%s) ORDER BY r.run_id";
-
-static const char *const sources_sql =
-    "SELECT r.name AS run, s.path, s.format, t.rank, t.rank_from, s.compressed, s.bytes,"
-    " s.records, (SELECT coalesce(sum(count), 0) FROM skips k WHERE k.source_id = s.source_id)"
-    " AS skipped, s.ingested_at, s.ingest_ms"
-    " FROM sources s JOIN runs r USING (run_id) LEFT JOIN traces t USING (source_id)"
-    " WHERE (%s) ORDER BY s.source_id";
-
-/* "r.name IN (?,?,?)" for the runs named on the command line, else "1". */
-static void run_filter(pdb_buf *b, int nruns)
-{
-    if (nruns == 0) {
-        pdb_buf_adds(b, "1");
-        return;
-    }
-    pdb_buf_adds(b, "r.name IN (");
-    for (int i = 0; i < nruns; i++)
-        pdb_buf_adds(b, i ? ",?" : "?");
-    pdb_buf_adds(b, ")");
-}
-
-static void build_sql(pdb_buf *sql, bool sources, int nruns)
-{
-    static const char *const phases[] = {"X", "B", "E", "i", "I", "C", "s", "t", "f", "M"};
-    pdb_buf filter = PDB_BUF_INIT, sums = PDB_BUF_INIT, cols = PDB_BUF_INIT;
-    run_filter(&filter, nruns);
-    pdb_buf_adds(&sums, "1 AS dummy");
-    for (size_t i = 0; i < sizeof phases / sizeof phases[0]; i++) {
-        /* Numbered: SQL names are case-blind, and 'i' and 'I' are two phases. */
-        pdb_buf_addf(&sums, ", sum(c.count) FILTER (WHERE c.ph = '%s') AS ph%zu", phases[i], i);
-        pdb_buf_addf(&cols, "coalesce(c.ph%zu, 0) AS \"%s\",", i, phases[i]);
-    }
-    /* Phases outside the list above (async 'b'/'e', objects, samples...). */
-    pdb_buf_adds(&sums, ", sum(c.count) FILTER (WHERE c.ph NOT IN"
-                        " ('X','B','E','i','I','C','s','t','f','M','gpu')) AS other_phases");
-    pdb_buf_adds(&sums, ", sum(c.count) FILTER (WHERE c.ph = 'gpu') AS gpu_events");
-    pdb_buf_adds(&cols, "coalesce(c.other_phases, 0) AS other_phases,"
-                        " coalesce(c.gpu_events, 0) AS gpu_events,");
-    if (sources)
-        pdb_buf_addf(sql, sources_sql, filter.p);
-    else
-        pdb_buf_addf(sql, runs_sql, sums.p, cols.p, filter.p);
-    pdb_buf_free(&filter);
-    pdb_buf_free(&sums);
-    pdb_buf_free(&cols);
-}
 
 int cmd_runs(int argc, char **argv, pdb_cli *cli)
 {
@@ -120,20 +53,19 @@ int cmd_runs(int argc, char **argv, pdb_cli *cli)
     if (sources && reading)
         rc = pdb_fail("--sources and --reading are two listings: give one");
     int64_t *ids = pdb_xcalloc((size_t)npos + 1, sizeof *ids);
-    for (int i = 1; i <= npos && rc == PDB_OK; i++) {
-        rc = pdb_run_need(db, argv[i], &ids[i - 1]);
-    }
+    pdb_buf list = PDB_BUF_INIT; /* the same runs as "[3,7,12]" (report/queries/runs.sql) */
+    for (int i = 1; i <= npos && rc == PDB_OK; i++)
+        if ((rc = pdb_run_need(db, argv[i], &ids[i - 1])) == PDB_OK)
+            pdb_buf_addf(&list, "%s%lld%s", i > 1 ? "," : "[", (long long)ids[i - 1],
+                         i == npos ? "]" : "");
     if (rc == PDB_OK && reading)
         rc = pdb_cli_runs_reading(db, ids, npos, &ro);
     free(ids);
-    if (rc != PDB_OK || reading) {
-        pdb_db_close(db);
-        return rc == PDB_OK ? PDB_EXIT_OK : pdb_cli_fail();
-    }
-    pdb_buf sql = PDB_BUF_INIT;
-    build_sql(&sql, sources, npos);
-    rc = pdb_render_query(db, sql.p, (const char *const *)argv + 1, npos, &ro, stdout);
-    pdb_buf_free(&sql);
+    const char *param = pdb_buf_str(&list);
+    if (rc == PDB_OK && !reading)
+        rc = pdb_render_query(db, pdb_report_sql(sources ? "runs.sources" : "runs.list"), &param,
+                              npos ? 1 : 0, &ro, stdout);
+    pdb_buf_free(&list);
     pdb_db_close(db);
     return rc == PDB_OK ? PDB_EXIT_OK : pdb_cli_fail();
 }

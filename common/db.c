@@ -1,6 +1,8 @@
 /* db.c: opens databases, applies, checks and migrates the schema. */
 #include "common/db.h"
 #include "common/error.h"
+#include "common/query.h"
+#include "common/strbuf.h"
 
 #include <assert.h>
 #include <stdio.h>
@@ -45,6 +47,21 @@ void pdb_db_rollback(sqlite3 *db)
 {
     if (db && !sqlite3_get_autocommit(db))
         sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+int pdb_db_begin(sqlite3 *db)
+{
+    return pdb_db_exec(db, "BEGIN");
+}
+
+int pdb_db_begin_immediate(sqlite3 *db)
+{
+    return pdb_db_exec(db, "BEGIN IMMEDIATE");
+}
+
+int pdb_db_commit(sqlite3 *db)
+{
+    return pdb_db_exec(db, "COMMIT");
 }
 
 int pdb_db_exec(sqlite3 *db, const char *sql)
@@ -149,7 +166,7 @@ int pdb_db_query_int(sqlite3 *db, const char *sql, int64_t dflt, int64_t *out)
 static int set_wal(sqlite3 *db)
 {
     for (int waited = 0;; waited += 10) {
-        int rc = sqlite3_exec(db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL);
+        int rc = sqlite3_exec(db, pdb_common_sql("db.wal"), NULL, NULL, NULL);
         if (rc == SQLITE_OK)
             return PDB_OK;
         if (rc != SQLITE_BUSY || waited >= PDB_DB_BUSY_MS)
@@ -158,18 +175,26 @@ static int set_wal(sqlite3 *db)
     }
 }
 
+/* Runs common query name (db.sql) with its placeholders filled in. */
+static int exec_filled(sqlite3 *db, const char *name, const char *const *fill)
+{
+    pdb_buf sql = PDB_BUF_INIT;
+    pdb_query_fill(pdb_common_sql(name), fill, &sql);
+    int rc = pdb_db_exec(db, pdb_buf_str(&sql));
+    pdb_buf_free(&sql);
+    return rc;
+}
+
 /* Creates the schema in a new, empty database. Another profdb may be creating
  * it at the same moment: the emptiness is checked again under the write lock,
  * and *created is false when the other process won. */
 static int apply_schema(sqlite3 *db, int flags, bool *created)
 {
-    char pragmas[128];
     int64_t tables;
     *created = false;
-    if ((!(flags & PDB_DB_PRIVATE) && set_wal(db) != PDB_OK) ||
-        pdb_db_exec(db, "BEGIN IMMEDIATE") != PDB_OK)
+    if ((!(flags & PDB_DB_PRIVATE) && set_wal(db) != PDB_OK) || pdb_db_begin_immediate(db) != PDB_OK)
         return PDB_ERR;
-    if (pdb_db_query_int(db, "SELECT count(*) FROM sqlite_schema", 0, &tables) != PDB_OK ||
+    if (pdb_db_query_int(db, pdb_common_sql("db.tables"), 0, &tables) != PDB_OK ||
         tables != 0) {
         pdb_db_rollback(db);
         return tables != 0 ? PDB_OK : PDB_ERR;
@@ -182,9 +207,13 @@ static int apply_schema(sqlite3 *db, int flags, bool *created)
             return pdb_fail("schema %s: %s", pdb_schema_names[i], msg);
         }
     }
-    snprintf(pragmas, sizeof pragmas, "PRAGMA user_version=%d; PRAGMA application_id=%d;",
-             PDB_SCHEMA_VERSION, PDB_APPLICATION_ID);
-    if (pdb_db_exec(db, pragmas) != PDB_OK || pdb_db_exec(db, "COMMIT") != PDB_OK) {
+    char version[16], app[16];
+    snprintf(version, sizeof version, "%d", PDB_SCHEMA_VERSION);
+    snprintf(app, sizeof app, "%d", PDB_APPLICATION_ID);
+    if (exec_filled(db, "db.stamp",
+                    (const char *const[]){"version", version, "application_id", app, NULL}) !=
+            PDB_OK ||
+        pdb_db_commit(db) != PDB_OK) {
         pdb_db_rollback(db);
         return PDB_ERR;
     }
@@ -192,14 +221,11 @@ static int apply_schema(sqlite3 *db, int flags, bool *created)
     return PDB_OK;
 }
 
-/* Version, application id and table count, read in one statement so they
- * come from one snapshot while another process may be creating the schema. */
+/* Version, application id and table count, from one snapshot (db.sql). */
 static int read_header(sqlite3 *db, int64_t *version, int64_t *app, int64_t *tables)
 {
     sqlite3_stmt *st;
-    if (pdb_db_prepare(db, "SELECT (SELECT user_version FROM pragma_user_version),"
-                           " (SELECT application_id FROM pragma_application_id),"
-                           " (SELECT count(*) FROM sqlite_schema)", &st) != PDB_OK)
+    if (pdb_db_prepare(db, pdb_common_sql("db.header"), &st) != PDB_OK)
         return PDB_ERR;
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) {
@@ -219,7 +245,7 @@ static int read_header(sqlite3 *db, int64_t *version, int64_t *app, int64_t *tab
 static void note_reanalysis(sqlite3 *db, const char *path, int64_t from)
 {
     int64_t traces = 0;
-    if (from >= 4 || pdb_db_query_int(db, "SELECT count(*) FROM traces", 0, &traces) != PDB_OK ||
+    if (from >= 4 || pdb_db_query_int(db, pdb_common_sql("db.traces"), 0, &traces) != PDB_OK ||
         traces == 0)
         return;
     pdb_warn("%s: trace runs analysed by an older profdb lack %suntil 'profdb analyze --db %s' "
@@ -236,10 +262,10 @@ static void note_reanalysis(sqlite3 *db, const char *path, int64_t from)
  * the version is read again under the write lock and *from is that one. */
 static int migrate(sqlite3 *db, const char *path, int *from)
 {
-    if (pdb_db_exec(db, "BEGIN IMMEDIATE") != PDB_OK)
+    if (pdb_db_begin_immediate(db) != PDB_OK)
         return PDB_ERR;
     int64_t version;
-    int rc = pdb_db_query_int(db, "PRAGMA user_version", 0, &version);
+    int rc = pdb_db_query_int(db, pdb_common_sql("db.version"), 0, &version);
     for (int64_t v = version; rc == PDB_OK && v < PDB_SCHEMA_VERSION; v++) {
         assert(v >= 1 && (size_t)(v - 1) < pdb_migration_count);
         if (pdb_db_exec(db, pdb_migration_texts[v - 1]) != PDB_OK) {
@@ -249,12 +275,12 @@ static int migrate(sqlite3 *db, const char *path, int *from)
                           path, (long long)v, (long long)v + 1, pdb_migration_names[v - 1], msg);
         }
     }
-    char pragma[64];
-    snprintf(pragma, sizeof pragma, "PRAGMA user_version=%d", PDB_SCHEMA_VERSION);
+    char to[16];
+    snprintf(to, sizeof to, "%d", PDB_SCHEMA_VERSION);
     if (rc == PDB_OK && version < PDB_SCHEMA_VERSION)
-        rc = pdb_db_exec(db, pragma);
+        rc = exec_filled(db, "db.set_version", (const char *const[]){"version", to, NULL});
     if (rc == PDB_OK)
-        rc = pdb_db_exec(db, "COMMIT");
+        rc = pdb_db_commit(db);
     if (rc != PDB_OK) {
         pdb_db_rollback(db);
         return PDB_ERR;
@@ -375,16 +401,14 @@ static int open_db(const char *path, int flags, int *from, sqlite3 **out)
     }
     /* Another profdb may be writing: wait for it rather than fail at once. */
     sqlite3_busy_timeout(db, PDB_DB_BUSY_MS);
-    /* Temporary tables (the analysis's spill tables, the readers' overflow
-     * tables) are written to their file a page per system call: with 4 KiB
-     * pages a million spilled names took 77,000 calls and a second. The
-     * size only counts before the first temporary table exists. */
-    if (pdb_db_exec(db, "PRAGMA temp.page_size = 16384") != PDB_OK) {
+    /* Temporary tables are written a page per system call: bigger pages
+     * (db.sql says why). */
+    if (pdb_db_exec(db, pdb_common_sql("db.temp_page_size")) != PDB_OK) {
         pdb_db_close(db);
         return PDB_ERR;
     }
     if ((flags & PDB_DB_PRIVATE) &&
-        pdb_db_exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF") != PDB_OK) {
+        pdb_db_exec(db, pdb_common_sql("db.private")) != PDB_OK) {
         pdb_db_close(db);
         return PDB_ERR;
     }
@@ -393,7 +417,7 @@ static int open_db(const char *path, int flags, int *from, sqlite3 **out)
         return PDB_ERR;
     }
     if (!(flags & (PDB_DB_READONLY | PDB_DB_PRIVATE)) && !memory &&
-        (set_wal(db) != PDB_OK || pdb_db_exec(db, "PRAGMA synchronous=NORMAL") != PDB_OK)) {
+        (set_wal(db) != PDB_OK || pdb_db_exec(db, pdb_common_sql("db.synchronous")) != PDB_OK)) {
         if (sqlite3_errcode(db) == SQLITE_READONLY && !folder_writable(path))
             unreadable(db, path, flags);
         pdb_db_close(db);
@@ -401,6 +425,12 @@ static int open_db(const char *path, int flags, int *from, sqlite3 **out)
     }
     *out = db;
     return PDB_OK;
+}
+
+int64_t pdb_db_bytes(sqlite3 *db)
+{
+    int64_t bytes = 0;
+    return pdb_db_query_int(db, pdb_common_sql("db.bytes"), 0, &bytes) == PDB_OK ? bytes : 0;
 }
 
 int pdb_db_open(const char *path, int flags, sqlite3 **out)

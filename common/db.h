@@ -53,6 +53,16 @@ void pdb_db_close(sqlite3 *db);
  * is active" in the real error's place. */
 void pdb_db_rollback(sqlite3 *db);
 
+/* BEGIN, BEGIN IMMEDIATE (take the write lock now: see PDB_DB_BUSY_MS) and
+ * COMMIT: the transaction statements, the only SQL written in C. */
+int pdb_db_begin(sqlite3 *db);
+int pdb_db_begin_immediate(sqlite3 *db);
+int pdb_db_commit(sqlite3 *db);
+
+/* The size of the main database in bytes, as SQLite counts its pages (0
+ * when it cannot be read). */
+int64_t pdb_db_bytes(sqlite3 *db);
+
 /* Runs SQL with no result rows; records SQLite's message on failure. */
 int pdb_db_exec(sqlite3 *db, const char *sql);
 /* Prepares SQL, reusing a statement given back by pdb_db_release. The caller

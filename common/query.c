@@ -1,7 +1,6 @@
 /* query.c: looking up a query built in from a .sql file, filling in its
  * placeholders, repeating its row of values (see query.h). */
 #include "common/query.h"
-#include "common/db.h"
 
 #include <assert.h>
 #include <ctype.h>
@@ -122,54 +121,8 @@ void pdb_query_rows(const char *sql, int n, pdb_buf *out)
     }
 }
 
-/* The text of query name of table with fill filled in: the query itself
- * when fill is NULL, else in b. */
-static const char *text_of(const pdb_query *table, const char *name, const char *const *fill,
-                           pdb_buf *b)
-{
-    const char *sql = pdb_query_sql(table, name);
-    if (!fill)
-        return sql;
-    pdb_query_fill(sql, fill, b);
-    return pdb_buf_str(b);
-}
-
-int pdb_query_prepare(sqlite3 *db, const pdb_query *table, const char *name,
-                      const char *const *fill, sqlite3_stmt **st)
-{
-    pdb_buf b = PDB_BUF_INIT;
-    int rc = pdb_db_prepare(db, text_of(table, name, fill, &b), st);
-    pdb_buf_free(&b);
-    return rc;
-}
-
-int pdb_query_exec(sqlite3 *db, const pdb_query *table, const char *name,
-                   const char *const *fill)
-{
-    pdb_buf b = PDB_BUF_INIT;
-    int rc = pdb_db_exec(db, text_of(table, name, fill, &b));
-    pdb_buf_free(&b);
-    return rc;
-}
-
-int pdb_query_int(sqlite3 *db, const pdb_query *table, const char *name,
-                  const char *const *fill, int64_t dflt, int64_t *out)
-{
-    pdb_buf b = PDB_BUF_INIT;
-    int rc = pdb_db_query_int(db, text_of(table, name, fill, &b), dflt, out);
-    pdb_buf_free(&b);
-    return rc;
-}
-
 const char *pdb_common_sql(const char *name)
 {
     return pdb_query_sql(pdb_common_queries, name);
 }
 
-int pdb_common_prepare(sqlite3 *db, const char *name, const char *schema, sqlite3_stmt **st)
-{
-    if (schema && !pdb_query_identifier(schema))
-        misuse("a schema that is not a plain identifier", name);
-    return pdb_query_prepare(db, pdb_common_queries, name,
-                             schema ? (const char *const[]){"schema", schema, NULL} : NULL, st);
-}

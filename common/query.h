@@ -28,12 +28,12 @@
  *
  * Each layer owns its table (common's below, ingest/queries.h,
  * analyze/queries.h, report/queries.h, compare/queries.h) with short
- * helpers that fetch a query by name; this module knows the table format
- * and the lookup. */
+ * helpers that fetch a query by name; this module knows the table format,
+ * the lookup and the text (no database: common/db.c reads its own SQL
+ * here), common/query_db.h runs a query on a database. */
 #ifndef PDB_QUERY_H
 #define PDB_QUERY_H
 
-#include <sqlite3.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -67,27 +67,9 @@ int pdb_query_identifier(const char *s);
  * statement of a batch of n rows. */
 void pdb_query_rows(const char *sql, int n, pdb_buf *out);
 
-/* Prepares the query called name of table, its placeholders filled in
- * from fill (NULL for a query without any). The caller owns the statement
- * (sqlite3_finalize or pdb_db_release it: see pdb_db_prepare). */
-int pdb_query_prepare(sqlite3 *db, const pdb_query *table, const char *name,
-                      const char *const *fill, sqlite3_stmt **st);
-/* Runs the query called name of table, which returns no rows (it may hold
- * several statements), its placeholders filled in from fill. */
-int pdb_query_exec(sqlite3 *db, const pdb_query *table, const char *name,
-                   const char *const *fill);
-/* Runs the query called name of table, which returns one integer (dflt
- * when it returns no row), its placeholders filled in from fill. */
-int pdb_query_int(sqlite3 *db, const pdb_query *table, const char *name,
-                  const char *const *fill, int64_t dflt, int64_t *out);
-
 /* common/queries/FILE.sql, built in; ends with a NULL name. */
 extern const pdb_query pdb_common_queries[];
 
 /* The SQL of common's query called name (an unknown name aborts). */
 const char *pdb_common_sql(const char *name);
-/* Prepares common's query name with {schema} filled in (NULL: a query
- * without placeholders). The caller owns the statement (pdb_db_prepare). */
-int pdb_common_prepare(sqlite3 *db, const char *name, const char *schema, sqlite3_stmt **st);
-
 #endif

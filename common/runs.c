@@ -3,6 +3,7 @@
 #include "common/db.h"
 #include "common/error.h"
 #include "common/query.h"
+#include "common/query_db.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 

@@ -16,6 +16,7 @@
 #include "compare/trend.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "common/runs.h"
 #include "common/stats.h"
 #include "common/strbuf.h"
 #include "common/utf8.h"
@@ -137,7 +138,7 @@ static void end_read(sqlite3 *db, const char *metric, const pending *p)
         sqlite3_finalize(st);
         sqlite3_busy_timeout(db, PDB_DB_BUSY_MS);
     }
-    if (rc != PDB_OK || sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+    if (rc != PDB_OK || pdb_db_commit(db) != PDB_OK)
         pdb_db_rollback(db);
     pdb_clear_error();
 }
@@ -395,10 +396,10 @@ static int no_samples(sqlite3 *db, const pdb_trend *t, const pdb_trend_opts *o)
     if (!t->without && o->runs)
         return pdb_fail("no run matches --runs '%s' (see 'profdb runs')", o->runs);
     int64_t newest;
-    if (pdb_db_query_int(db, "SELECT run_id FROM runs ORDER BY run_id DESC LIMIT 1", -1,
-                         &newest) != PDB_OK)
+    bool found;
+    if (pdb_run_find(db, "main", NULL, &newest, &found) != PDB_OK)
         return PDB_ERR;
-    if (newest < 0 || !t->without)
+    if (!found || !t->without)
         return pdb_fail("no runs to show a trend of (see 'profdb runs')");
     char avail[512];
     pdb_metric_run r = {db, "main", newest};
@@ -416,7 +417,7 @@ int pdb_trend_load(sqlite3 *db, const char *spec, const pdb_trend_opts *o, pdb_t
     t->unit = t->metric.unit;
     pending p = {0};
     /* One read transaction: the summaries stored are those of what was read. */
-    int rc = pdb_db_exec(db, "BEGIN");
+    int rc = pdb_db_begin(db);
     if (rc == PDB_OK) {
         rc = read_runs(db, o, t, &p);
         if (rc == PDB_OK)

@@ -59,11 +59,7 @@ static int store_window(sqlite3 *db, int rank, long instance, const char *annota
                         const char *name, const pdb_cp_window *w, const pdb_cp_result *r)
 {
     sqlite3_stmt *st;
-    if (pdb_db_prepare(db, "INSERT INTO temp.cp_windows (rank, instance, annotation, start_ts,"
-                           " end_ts, ok, why, nodes, graph_nodes, edges, clipped, path_ns,"
-                           " object_path_ns, path_nodes, critical_events, first_ts, last_ts, name)"
-                           " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                       &st) != PDB_OK)
+    if (pdb_report_prepare(db, "trace_critical.insert_window", &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_text(st, 18, name, -1, SQLITE_TRANSIENT);
     int64_t v[] = {r->nodes, r->graph_nodes, r->edges, r->clipped, r->length_ns,
@@ -93,7 +89,7 @@ static int store_window(sqlite3 *db, int rank, long instance, const char *annota
     sqlite3_finalize(st);
     if (rc != PDB_OK || !r->ok)
         return rc;
-    if (pdb_db_prepare(db, "INSERT INTO temp.cp_bounds VALUES (?,?,?,?,?,?)", &st) != PDB_OK)
+    if (pdb_report_prepare(db, "trace_critical.insert_bound", &st) != PDB_OK)
         return PDB_ERR;
     for (int k = 0; k < PDB_CP_BOUNDS + PDB_CP_EDGE_TYPES && rc == PDB_OK; k++) {
         bool bound = k < PDB_CP_BOUNDS;
@@ -189,16 +185,14 @@ static int fill(const cp_request *q, int64_t run_id)
         pdb_db_exec(q->db, pdb_report_sql("trace_critical.create_critical")) != PDB_OK)
         return PDB_ERR;
     path_sink sink = {.db = q->db};
-    if (pdb_db_prepare(q->db, "INSERT INTO temp.cp_path VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                       &sink.ins_path) != PDB_OK)
+    if (pdb_report_prepare(q->db, "trace_critical.insert_path", &sink.ins_path) != PDB_OK)
         return PDB_ERR;
     /* The traces first: the analysis writes temp tables, which needs no
      * statement running on the connection. */
     sqlite3_stmt *traces;
     int64_t *ids = NULL;
     int *ranks = NULL, n = 0;
-    int rc = pdb_db_prepare(q->db, "SELECT trace_id, rank FROM traces WHERE run_id = ?"
-                                   " ORDER BY rank", &traces);
+    int rc = pdb_report_prepare(q->db, "traces.of_run", &traces);
     if (rc == PDB_OK) {
         sqlite3_bind_int64(traces, 1, run_id);
         while (sqlite3_step(traces) == SQLITE_ROW) {
@@ -259,7 +253,7 @@ int pdb_report_critical_path(pdb_report_ctx *ctx)
 int pdb_critical_summary(sqlite3 *db, int64_t run_id)
 {
     int64_t gpu, have;
-    if (pdb_db_exec(db, "CREATE TEMP TABLE IF NOT EXISTS cp_filled (run_id INTEGER)") != PDB_OK ||
+    if (pdb_db_exec(db, pdb_report_sql("trace_critical.create_filled")) != PDB_OK ||
         pdb_report_number(db, "trace_critical.filled", run_id, &have) != PDB_OK)
         return PDB_ERR;
     if (have)
@@ -274,7 +268,7 @@ int pdb_critical_summary(sqlite3 *db, int64_t run_id)
     if (rc != PDB_OK)
         return PDB_ERR;
     sqlite3_stmt *st;
-    if (pdb_db_prepare(db, "INSERT INTO temp.cp_filled VALUES (?)", &st) != PDB_OK)
+    if (pdb_report_prepare(db, "trace_critical.insert_filled", &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, run_id);
     rc = pdb_db_step_done(db, st);

@@ -95,8 +95,7 @@ static int each_rank(pdb_report_ctx *ctx, const char *mode, const char *what, ra
                      void *arg)
 {
     sqlite3_stmt *traces = NULL; /* sqlite3_prepare_v2 sets NULL on failure */
-    int rc = pdb_db_prepare(ctx->db, "SELECT trace_id, rank FROM traces WHERE run_id = ?"
-                                     " ORDER BY rank", &traces);
+    int rc = pdb_report_prepare(ctx->db, "traces.of_run", &traces);
     if (rc == PDB_OK)
         sqlite3_bind_int64(traces, 1, ctx->run_id);
     while (rc == PDB_OK && sqlite3_step(traces) == SQLITE_ROW) {
@@ -120,8 +119,7 @@ static int launch_by_op(pdb_report_ctx *ctx, const char *mode)
 {
     sqlite3_stmt *ins;
     if (pdb_db_exec(ctx->db, pdb_report_sql("trace_launch.create_op_delays")) != PDB_OK ||
-        pdb_db_prepare(ctx->db, "INSERT INTO temp.op_delays VALUES (?,?,?,?,?,?,?)", &ins) !=
-            PDB_OK)
+        pdb_report_prepare(ctx->db, "trace_launch.insert_op_delay", &ins) != PDB_OK)
         return PDB_ERR;
     int rc = each_rank(ctx, mode, "launch --by op", rank_op_delays, ins);
     sqlite3_finalize(ins);
@@ -184,8 +182,7 @@ int pdb_report_kernel_sequences(pdb_report_ctx *ctx)
     sqlite3_stmt *ins;
     int rc = pdb_db_exec(ctx->db, pdb_report_sql("trace_launch.create_sequences"));
     if (rc == PDB_OK)
-        rc = pdb_db_prepare(ctx->db, "INSERT INTO temp.kernel_sequences VALUES (?,?,?,?,?,?,?)",
-                            &ins);
+        rc = pdb_report_prepare(ctx->db, "trace_launch.insert_sequence", &ins);
     if (rc != PDB_OK) {
         free(op);
         return PDB_ERR;

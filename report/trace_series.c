@@ -96,10 +96,9 @@ int pdb_memory_bw_fill(sqlite3 *db, int64_t run_id, bool hta)
     bw_sink b = {0};
     sqlite3_stmt *traces;
     if (pdb_db_exec(db, pdb_report_sql("trace_series.create_memory_bw")) != PDB_OK ||
-        pdb_db_prepare(db, "INSERT INTO temp.memory_bw VALUES (?,?,?,?,?)", &b.ins) != PDB_OK)
+        pdb_report_prepare(db, "trace_series.insert_memory_bw", &b.ins) != PDB_OK)
         return PDB_ERR;
-    int rc = pdb_db_prepare(db, "SELECT trace_id, rank FROM traces WHERE run_id = ?"
-                                " ORDER BY rank", &traces);
+    int rc = pdb_report_prepare(db, "traces.of_run", &traces);
     if (rc == PDB_OK) {
         sqlite3_bind_int64(traces, 1, run_id);
         while (rc == PDB_OK && sqlite3_step(traces) == SQLITE_ROW)

@@ -340,9 +340,9 @@ int pdb_hta_traces_table(sqlite3 *db, int64_t run_id)
 {
     sqlite3_stmt *list, *ins;
     if (pdb_db_exec(db, pdb_report_sql("trace_launch.create_hta_traces")) != PDB_OK ||
-        pdb_db_prepare(db, "SELECT trace_id, rank FROM traces WHERE run_id = ?", &list) != PDB_OK)
+        pdb_report_prepare(db, "traces.of_run", &list) != PDB_OK)
         return PDB_ERR;
-    if (pdb_db_prepare(db, "INSERT INTO temp.hta_traces VALUES (?,?,?,?,?)", &ins) != PDB_OK) {
+    if (pdb_report_prepare(db, "trace_launch.insert_hta_trace", &ins) != PDB_OK) {
         sqlite3_finalize(list);
         return PDB_ERR;
     }

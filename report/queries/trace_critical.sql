@@ -22,6 +22,27 @@ DELETE FROM cp_bounds;
 DELETE FROM cp_path;
 DELETE FROM cp_filled
 
+-- name: insert_window
+-- One instance of one rank; ?18 its annotation event's name.
+INSERT INTO temp.cp_windows (rank, instance, annotation, start_ts, end_ts, ok, why, nodes,
+ graph_nodes, edges, clipped, path_ns, object_path_ns, path_nodes, critical_events, first_ts,
+ last_ts, name)
+ VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+
+-- name: insert_bound
+INSERT INTO temp.cp_bounds VALUES (?,?,?,?,?,?)
+
+-- name: insert_path
+INSERT INTO temp.cp_path VALUES (?,?,?,?,?,?,?,?,?,?,?)
+
+-- name: create_filled
+-- The run whose summary fill the tables hold (pdb_critical_summary): read
+-- before create_critical has run.
+CREATE TEMP TABLE IF NOT EXISTS cp_filled (run_id INTEGER)
+
+-- name: insert_filled
+INSERT INTO temp.cp_filled VALUES (?)
+
 -- name: summary
 -- Per instance: the path's length, the span from its first node to its last,
 -- and the share of the path each bound takes (HTA's summary(): a bound's

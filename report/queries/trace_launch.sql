@@ -87,6 +87,9 @@ CREATE TEMP TABLE IF NOT EXISTS hta_traces (trace_id INTEGER PRIMARY KEY, rank I
   round INTEGER, drop_last INTEGER, cutoff INTEGER);
 DELETE FROM hta_traces
 
+-- name: insert_hta_trace
+INSERT INTO temp.hta_traces VALUES (?,?,?,?,?)
+
 -- fragment: hta_launch_rows
 t AS (SELECT h.* FROM traces x JOIN temp.hta_traces h USING (trace_id) WHERE x.run_id = ?1),
  ln AS (SELECT id FROM strings WHERE value IN ('cudaLaunchKernel', 'cudaLaunchKernelExC',
@@ -168,6 +171,9 @@ CREATE TEMP TABLE IF NOT EXISTS op_delays (rank INTEGER, op TEXT, sequence TEXT,
   count INTEGER, kernels INTEGER, op_delay_ns REAL, runtime_delay_ns REAL);
 DELETE FROM op_delays
 
+-- name: insert_op_delay
+INSERT INTO temp.op_delays VALUES (?,?,?,?,?,?,?)
+
 -- name: op_delays
 -- launch --by op: the rows of temp.op_delays, most frequent first. hta
 -- mode rounds the means to HTA's 3 decimals of a microsecond, half to even
@@ -188,6 +194,9 @@ SELECT rank, op, CASE WHEN ?4 THEN short_name(sequence) ELSE sequence END AS ker
 CREATE TEMP TABLE IF NOT EXISTS kernel_sequences (rank INTEGER, op TEXT, pattern TEXT,
   count INTEGER, kernels INTEGER, gpu_ns INTEGER, cpu_ns INTEGER);
 DELETE FROM kernel_sequences
+
+-- name: insert_sequence
+INSERT INTO temp.kernel_sequences VALUES (?,?,?,?,?,?,?)
 
 -- name: sequences
 -- The patterns by count (most frequent first), then pattern, as HTA sorts

@@ -100,6 +100,9 @@ CREATE TEMP TABLE IF NOT EXISTS memory_bw (rank INTEGER, name TEXT, seq INTEGER,
   bw_gbps REAL);
 DELETE FROM memory_bw
 
+-- name: insert_memory_bw
+INSERT INTO temp.memory_bw VALUES (?,?,?,?,?)
+
 -- name: bw_require
 SELECT count(*) FROM memory_bw
 

@@ -199,18 +199,22 @@ static void check_names(void)
     }
 }
 
-/* The launch query that tests GPU events on the slices table has the
- * category list of analyze.h written out: each list must be that list. */
+/* The queries that tell CPU-side events from GPU events write the
+ * category list of analyze.h out: each list must be that list. */
 static void check_cpu_categories(void)
 {
-    const char *names[] = {"trace_launch.launch_require"};
-    const char *in = "WHERE value IN ";
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        int lists = 0;
-        for (const char *p = pdb_report_sql(names[i]); (p = strstr(p, in)); p++, lists++)
-            CHECK(strncmp(p + strlen(in), PDB_CPU_CATEGORIES, strlen(PDB_CPU_CATEGORIES)) == 0);
-        CHECK(lists > 0);
-    }
+    int lists = 0;
+    for (size_t t = 0; t < NTABLES; t++)
+        for (const pdb_query *q = tables[t].table; q->name; q++) {
+            if (!strstr(q->sql, "'cuda_runtime'"))
+                continue;
+            lists++;
+            if (!strstr(q->sql, PDB_CPU_CATEGORIES))
+                fprintf(stderr, "query %s: its CPU categories are not PDB_CPU_CATEGORIES\n",
+                        q->name);
+            CHECK(strstr(q->sql, PDB_CPU_CATEGORIES) != NULL);
+        }
+    CHECK(lists >= 1); /* trace_launch */
 }
 
 /* A fresh profdb database in a temporary folder, to attach as tdb. */
