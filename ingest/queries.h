@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "common/query.h"
+#include "common/query_db.h"
 
 /* Generated from ingest/queries/FILE.sql; ends with a NULL name. */
 extern const pdb_query pdb_ingest_queries[];

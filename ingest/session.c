@@ -9,11 +9,14 @@
  * A second signal terminates at once; SQLite's journal keeps the file whole. */
 #include "ingest/ingest.h"
 #include "ingest/jobs.h"
+#include "ingest/queries.h"
 #include "ingest/readers.h"
 #include "ingest/source.h"
 #include "common/bounds.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "common/query.h"
+#include "common/query_db.h"
 #include "common/runs.h"
 #include "common/rowq.h"
 #include "common/strbuf.h"
@@ -116,7 +119,7 @@ static int create_run(pdb_session *ss, const char *name, int64_t *run_id)
 static int add_labels(pdb_session *ss, int64_t run_id)
 {
     sqlite3_stmt *st;
-    if (pdb_db_prepare(ss->db, "INSERT OR REPLACE INTO run_labels VALUES (?, ?, ?)", &st) != PDB_OK)
+    if (pdb_ingest_prepare(ss->db, "session.add_label", &st) != PDB_OK)
         return PDB_ERR;
     int rc = PDB_OK;
     for (int i = 0; i < ss->opts->nlabels && rc == PDB_OK; i++) {
@@ -156,10 +159,7 @@ static int finish_source(pdb_source *src, int64_t elapsed_ms)
 {
     sqlite3 *db = src->db;
     sqlite3_stmt *st;
-    if (pdb_db_prepare(db,
-                       "UPDATE sources SET format = ?, compressed = ?, bytes = ?, records = ?,"
-                       " ingest_ms = ? WHERE source_id = ?",
-                       &st) != PDB_OK)
+    if (pdb_ingest_prepare(db, "session.finish_source", &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_text(st, 1, src->format ? src->format : "unknown", -1, SQLITE_STATIC);
     sqlite3_bind_int(st, 2, pdb_input_is_gzip(src->in));
@@ -171,7 +171,7 @@ static int finish_source(pdb_source *src, int64_t elapsed_ms)
     pdb_db_release(st);
     if (rc != PDB_OK)
         return rc;
-    if (pdb_db_prepare(db, "INSERT INTO skips VALUES (?, ?, ?, ?)", &st) != PDB_OK)
+    if (pdb_ingest_prepare(db, "session.add_skip", &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, src->run_id);
     sqlite3_bind_int64(st, 2, src->source_id);
@@ -184,11 +184,7 @@ static int finish_source(pdb_source *src, int64_t elapsed_ms)
 static int insert_source(pdb_source *src)
 {
     sqlite3_stmt *st;
-    if (pdb_db_prepare(src->db,
-                       "INSERT INTO sources (run_id, path, format, compressed, bytes, records,"
-                       " ingested_at) VALUES (?, ?, '', 0, 0, 0,"
-                       " strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))",
-                       &st) != PDB_OK)
+    if (pdb_ingest_prepare(src->db, "session.add_source", &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, src->run_id);
     sqlite3_bind_text(st, 2, src->path, -1, SQLITE_STATIC);
@@ -320,14 +316,17 @@ static int ingest_one(pdb_session *ss, const job *j, int64_t run_id, int trace_o
 int pdb_bulk_indexes_drop(sqlite3 *db, pdb_buf *saved)
 {
     sqlite3_stmt *st;
-    if (pdb_db_prepare(db, "SELECT name, sql FROM sqlite_schema WHERE type = 'index'"
-                           " AND name LIKE 'bulk\\_%' ESCAPE '\\' AND sql IS NOT NULL",
-                       &st) != PDB_OK)
+    if (pdb_ingest_prepare(db, "session.bulk_indexes", &st) != PDB_OK)
         return PDB_ERR;
     pdb_buf drops = PDB_BUF_INIT;
     while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 0);
+        if (strchr(name, '"')) /* the query quotes the name; profdb's have none */
+            continue;
         pdb_buf_addf(saved, "%s;\n", sqlite3_column_text(st, 1));
-        pdb_buf_addf(&drops, "DROP INDEX \"%s\";\n", sqlite3_column_text(st, 0));
+        pdb_query_fill(pdb_ingest_sql("session.drop_index"),
+                       (const char *const[]){"index", name, NULL}, &drops);
+        pdb_buf_adds(&drops, ";\n");
     }
     pdb_db_release(st);
     int rc = drops.len ? pdb_db_exec(db, drops.p) : PDB_OK;
@@ -361,9 +360,7 @@ static bool inputs_are_large(sqlite3 *db, const job_list *jobs)
             bytes += (int64_t)st.st_size * (is_gz_name(j->path) ? 8 : 1);
     }
     int64_t rows = 0;
-    if (pdb_db_query_int(db, "SELECT coalesce((SELECT max(rowid) FROM slices), 0)"
-                             " + coalesce((SELECT max(ctx_id) FROM steplog_contexts), 0)",
-                         0, &rows) != PDB_OK)
+    if (pdb_ingest_int(db, "session.rows_held", 0, &rows) != PDB_OK)
         return true;
     return bytes / 150 >= rows / 4;
 }
@@ -414,12 +411,13 @@ static int begin_write(pdb_session *ss)
     sqlite3_progress_handler(ss->db, 1000, stop_if_interrupted, NULL);
     if (pdb_ingest_interrupted())
         return fail_interrupted();
-    int rc = sqlite3_exec(ss->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
-    if (rc == SQLITE_BUSY && !pdb_ingest_interrupted())
+    if (pdb_db_begin_immediate(ss->db) == PDB_OK)
+        return PDB_OK;
+    if (sqlite3_errcode(ss->db) == SQLITE_BUSY && !pdb_ingest_interrupted())
         return pdb_fail("%s: another process kept the database locked for %d s without "
                         "writing anything; try again",
                         sqlite3_db_filename(ss->db, "main"), PDB_DB_BUSY_MS / 1000);
-    return rc == SQLITE_OK ? PDB_OK : pdb_db_fail(ss->db, "database error");
+    return PDB_ERR;
 }
 
 int pdb_ingest_begin_write(sqlite3 *db, bool quiet)
@@ -442,7 +440,7 @@ static int end_write(pdb_session *ss, int rc, bool began)
         rc = fail_interrupted();
     /* A dry run that read everything ends as a failed ingest does: rolled back. */
     if (rc == PDB_OK && !ss->opts->dry_run)
-        rc = pdb_db_exec(ss->db, "COMMIT");
+        rc = pdb_db_commit(ss->db);
     sqlite3_progress_handler(ss->db, 0, NULL, NULL);
     sqlite3_busy_timeout(ss->db, PDB_DB_BUSY_MS);
     if (rc != PDB_OK || ss->opts->dry_run) {
@@ -465,8 +463,7 @@ static int commit_before_analysis(pdb_session *ss, bool *committed)
     if (!o->private_db || !o->after_load || o->dry_run || ss->nruns == 0 ||
         !pdb_rowq_threads_wanted())
         return PDB_OK;
-    if (pdb_db_exec(ss->db, "COMMIT") != PDB_OK ||
-        pdb_db_exec(ss->db, "PRAGMA main.journal_mode=WAL") != PDB_OK ||
+    if (pdb_db_commit(ss->db) != PDB_OK || pdb_db_exec(ss->db, pdb_common_sql("db.wal")) != PDB_OK ||
         begin_write(ss) != PDB_OK)
         return PDB_ERR;
     *committed = true;
@@ -486,10 +483,9 @@ int pdb_jobs_ingest(sqlite3 *db, job_list *jobs, const pdb_ingest_opts *opts)
     if (rc != PDB_OK)
         goto out;
     began = true;
-    rc = pdb_db_prepare(db, "SELECT id FROM strings WHERE value = ?", &ss.find_string);
+    rc = pdb_common_prepare(db, "strings.id", NULL, &ss.find_string);
     if (rc == PDB_OK)
-        rc = pdb_db_prepare(db, "INSERT OR IGNORE INTO strings (value) VALUES (?)",
-                            &ss.add_string);
+        rc = pdb_common_prepare(db, "strings.add", NULL, &ss.add_string);
     /* A dry run rolls back, so rebuilding indexes would be wasted work. */
     if (rc == PDB_OK && !opts->dry_run && inputs_are_large(db, jobs))
         rc = pdb_bulk_indexes_drop(db, &indexes);

@@ -8,8 +8,10 @@
  * Python (the last value wins, at the first key's position). */
 #include "ingest/readers.h"
 #include "ingest/pstats/marshal.h"
+#include "ingest/queries.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "common/runs.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 
@@ -283,26 +285,16 @@ static int collect_callers(pdb_source *src, const pdb_mval *d, entry_list *out, 
 typedef struct {
     pdb_source *src;
     sqlite3 *db;
-    sqlite3_stmt *find, *add_func, *upd_func, *promote, *find_edge, *add_edge, *upd_edge;
+    sqlite3_stmt *find, *add_func, *upd_func, *promote, *find_edge, *add_edge, *upd_edge, *top;
     int64_t next_ord, next_edge_ord;
     pdb_buf std;
 } store;
 
-static const char *const store_sql[] = {
-    "SELECT func_id, in_stats FROM pstats_functions"
-    " WHERE run_id = ?1 AND file = ?2 AND line = ?3 AND name = ?4",
-    "INSERT INTO pstats_functions (run_id, source_id, ord, in_stats, file, line, name,"
-    " std_name, cc, nc, tt, ct, top_level) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
-    " ?11, ?12, 0)",
-    "UPDATE pstats_functions SET cc = cc + ?2, nc = nc + ?3, tt = ?4 + tt, ct = ?5 + ct"
-    " WHERE func_id = ?1 RETURNING typeof(cc) = 'integer' AND typeof(nc) = 'integer'",
-    "UPDATE pstats_functions SET in_stats = 1, ord = ?2 WHERE func_id = ?1",
-    "SELECT 1 FROM pstats_edges WHERE run_id = ?1 AND callee_id = ?2 AND caller_id = ?3",
-    "INSERT INTO pstats_edges (run_id, callee_id, caller_id, ord, nc, cc, tt, ct)"
-    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-    "UPDATE pstats_edges SET nc = ?4 + nc, cc = ?5 + cc, tt = ?6 + tt, ct = ?7 + ct"
-    " WHERE run_id = ?1 AND callee_id = ?2 AND caller_id = ?3"
-    " RETURNING typeof(cc) = 'integer' AND typeof(nc) = 'integer'",
+/* The statements of store, in its order (pstats.sql). */
+static const char *const store_queries[] = {
+    "pstats.find_function", "pstats.add_function", "pstats.add_to_function",
+    "pstats.promote_function", "pstats.find_edge", "pstats.add_edge", "pstats.add_to_edge",
+    "pstats.top_level",
 };
 
 /* pstats' func_std_string(): "{built-in ...}" for ('~', 0, '<...>'). */
@@ -427,10 +419,8 @@ static int put_edge(store *s, int64_t callee, int64_t caller, const entry *e)
 
 static int mark_top_level(store *s, int64_t id)
 {
-    char sql[128];
-    snprintf(sql, sizeof sql, "UPDATE pstats_functions SET top_level = 1 WHERE func_id = %lld",
-             (long long)id);
-    return pdb_db_exec(s->db, sql);
+    sqlite3_bind_int64(s->top, 1, id);
+    return pdb_db_step_done(s->db, s->top);
 }
 
 static bool is_jprofile(const fkey *k)
@@ -439,30 +429,38 @@ static bool is_jprofile(const fkey *k)
            k->name->u.s.len == 8 && memcmp(k->name->u.s.p, "profiler", 8) == 0;
 }
 
+/* ?1 = run: the query's one number. */
+static int next_ord(sqlite3 *db, const char *name, int64_t run_id, int64_t *out)
+{
+    sqlite3_stmt *st;
+    if (pdb_ingest_prepare(db, name, &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, run_id);
+    int rc = sqlite3_step(st);
+    *out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    pdb_db_release(st);
+    return rc == SQLITE_ROW ? PDB_OK : pdb_db_fail(db, "database error");
+}
+
 static int store_open(store *s, pdb_source *src)
 {
     memset(s, 0, sizeof *s);
     s->src = src;
     s->db = src->db;
     sqlite3_stmt **sts[] = {&s->find, &s->add_func, &s->upd_func, &s->promote,
-                            &s->find_edge, &s->add_edge, &s->upd_edge};
+                            &s->find_edge, &s->add_edge, &s->upd_edge, &s->top};
     for (size_t i = 0; i < sizeof sts / sizeof *sts; i++)
-        if (pdb_db_prepare(s->db, store_sql[i], sts[i]) != PDB_OK)
+        if (pdb_ingest_prepare(s->db, store_queries[i], sts[i]) != PDB_OK)
             return PDB_ERR;
-    char sql[160];
-    snprintf(sql, sizeof sql, "SELECT coalesce(max(ord), -1) + 1 FROM pstats_functions"
-             " WHERE run_id = %lld", (long long)src->run_id);
-    if (pdb_db_query_int(s->db, sql, 0, &s->next_ord) != PDB_OK)
+    if (next_ord(s->db, "pstats.next_function_ord", src->run_id, &s->next_ord) != PDB_OK)
         return PDB_ERR;
-    snprintf(sql, sizeof sql, "SELECT coalesce(max(ord), -1) + 1 FROM pstats_edges"
-             " WHERE run_id = %lld", (long long)src->run_id);
-    return pdb_db_query_int(s->db, sql, 0, &s->next_edge_ord);
+    return next_ord(s->db, "pstats.next_edge_ord", src->run_id, &s->next_edge_ord);
 }
 
 static void store_close(store *s)
 {
     sqlite3_stmt *sts[] = {s->find, s->add_func, s->upd_func, s->promote,
-                           s->find_edge, s->add_edge, s->upd_edge};
+                           s->find_edge, s->add_edge, s->upd_edge, s->top};
     for (size_t i = 0; i < sizeof sts / sizeof *sts; i++)
         pdb_db_release(sts[i]);
     pdb_buf_free(&s->std);
@@ -499,8 +497,7 @@ typedef struct {
 static int check_run_totals(pdb_source *src, const dump_totals *t)
 {
     sqlite3_stmt *st;
-    if (pdb_db_prepare(src->db, "SELECT total_calls, prim_calls FROM pstats_dumps"
-                                " WHERE run_id = ?", &st) != PDB_OK)
+    if (pdb_ingest_prepare(src->db, "pstats.run_totals", &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, src->run_id);
     int64_t total = t->total_calls, prim = t->prim_calls;
@@ -514,18 +511,14 @@ static int check_run_totals(pdb_source *src, const dump_totals *t)
         return pdb_db_fail(src->db, "database error");
     if (fits)
         return PDB_OK;
-    pdb_buf run = PDB_BUF_INIT;
-    if (pdb_db_prepare(src->db, "SELECT name FROM runs WHERE run_id = ?", &st) != PDB_OK)
+    char *run = NULL;
+    if (pdb_run_name(src->db, "main", src->run_id, &run) != PDB_OK)
         return PDB_ERR;
-    sqlite3_bind_int64(st, 1, src->run_id);
-    if (sqlite3_step(st) == SQLITE_ROW)
-        pdb_buf_adds(&run, (const char *)sqlite3_column_text(st, 0));
-    pdb_db_release(st);
     rc = pdb_fail("%s: run '%s': the call counts of its pstats dumps add up beyond 64-bit "
                   "integers (%lld function calls in this dump on top of the earlier dumps'); "
-                  "ingest it into a run of its own", src->path, pdb_buf_str(&run),
+                  "ingest it into a run of its own", src->path, run ? run : "",
                   (long long)t->total_calls);
-    pdb_buf_free(&run);
+    free(run);
     return rc;
 }
 
@@ -550,10 +543,7 @@ static int store_dump(pdb_source *src, const dump_totals *t)
         pdb_buf_adds(&line, src->path);
     }
     sqlite3_stmt *st;
-    int rc = pdb_db_prepare(src->db,
-                            "INSERT INTO pstats_dumps (source_id, run_id, path, mtime, files_line,"
-                            " functions, edges, total_calls, prim_calls, total_tt)"
-                            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &st);
+    int rc = pdb_ingest_prepare(src->db, "pstats.add_dump", &st);
     if (rc == PDB_OK) {
         sqlite3_bind_int64(st, 1, src->source_id);
         sqlite3_bind_int64(st, 2, src->run_id);

@@ -25,6 +25,7 @@
 #include "ingest/shards/shard_dir.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "common/query.h"
 #include "common/runs.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
@@ -134,7 +135,7 @@ static int merge_into_existing(pdb_fresh_db *f, bool as_ingest, bool replace, bo
     if (rc == PDB_OK)
         rc = pdb_merge(db, &shard, 1, &mo);
     if (rc == PDB_OK)
-        rc = pdb_db_exec(db, "COMMIT");
+        rc = pdb_db_commit(db);
     if (rc != PDB_OK)
         pdb_db_rollback(db);
     sqlite3_busy_timeout(db, PDB_DB_BUSY_MS);
@@ -144,7 +145,7 @@ static int merge_into_existing(pdb_fresh_db *f, bool as_ingest, bool replace, bo
 
 static int publish(pdb_fresh_db *f, sqlite3 *db, bool as_ingest, bool replace, bool quiet)
 {
-    int rc = pdb_db_exec(db, "PRAGMA main.journal_mode=WAL");
+    int rc = pdb_db_exec(db, pdb_common_sql("db.wal"));
     pdb_db_close(db);
     if (rc == PDB_OK && sync_path(f->file, O_RDONLY) != 0)
         rc = pdb_fail("%s: cannot sync the new database: %s", f->file, strerror(errno));

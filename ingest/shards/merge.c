@@ -25,6 +25,8 @@
 #include "common/strbuf.h"
 #include "common/strutil.h"
 #include "common/xalloc.h"
+#include "common/query.h"
+#include "common/query_db.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -47,17 +49,12 @@ typedef enum {
     K_COUNT
 } id_kind;
 
-/* For shifted kinds: where the target's largest id is. */
-static const char *const max_id_sql[K_COUNT] = {
-    [K_SOURCE] = "SELECT max(source_id) FROM main.sources",
-    [K_TRACE] = "SELECT max(trace_id) FROM main.traces",
-    [K_SLICE] = "SELECT max(id) FROM main.slices",
-    [K_FUNC] = "SELECT max(func_id) FROM main.pstats_functions",
-    [K_SERIES] = "SELECT max(series_id) FROM main.steplog_series",
-    /* a source's contexts start above its series' ctx_base */
-    [K_CTX] = "SELECT max(coalesce((SELECT max(ctx_id) FROM main.steplog_contexts), 0),"
-              " coalesce((SELECT max(ctx_base) FROM main.steplog_series), 0))",
-    [K_CHUNK] = "SELECT max(chunk_id) FROM main.steplog_chunks",
+/* For shifted kinds: the query of the target's largest id (merge.sql). */
+static const char *const max_id_query[K_COUNT] = {
+    [K_SOURCE] = "merge.max_source", [K_TRACE] = "merge.max_trace",
+    [K_SLICE] = "merge.max_slice",   [K_FUNC] = "merge.max_func",
+    [K_SERIES] = "merge.max_series", [K_CTX] = "merge.max_ctx",
+    [K_CHUNK] = "merge.max_chunk",
 };
 
 /* Tables a REFERENCES clause points at, and the kind of id it holds. */
@@ -97,8 +94,12 @@ static const struct {
     {"analysis_gpu_attribution", "module", K_STRING},
 };
 
-/* How a table is copied. */
+/* How a table is copied, and the query that copies it (merge.sql). */
 typedef enum { COPY_ALL, COPY_OR_IGNORE, COPY_FRESH_RUNS, COPY_UNLESS_ADDED, COPY_NOT } copy_mode;
+static const char *const copy_query[] = {
+    [COPY_ALL] = "merge.copy", [COPY_OR_IGNORE] = "merge.copy_or_ignore",
+    [COPY_FRESH_RUNS] = "merge.copy_fresh_runs", [COPY_UNLESS_ADDED] = "merge.copy_unless_added",
+};
 
 static copy_mode copy_mode_of(const char *table)
 {
@@ -132,24 +133,42 @@ typedef struct {
 
 /* ---- small helpers -------------------------------------------------------- */
 
-static int exec_fmt(sqlite3 *db, pdb_buf *b, const char *fmt, ...) PDB_PRINTF(3, 4);
-
-static int exec_fmt(sqlite3 *db, pdb_buf *b, const char *fmt, ...)
+/* merge.sql's queries of the attached shard schema. */
+static const char *const *shard_fill(const char *schema, const char *fill[3])
 {
-    char tmp[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    assert(n >= 0 && (size_t)n < sizeof tmp); /* only short, generated SQL goes here */
-    pdb_buf_reset(b);
-    pdb_buf_adds(b, tmp);
-    return pdb_db_exec(db, pdb_buf_str(b));
+    fill[0] = "schema";
+    fill[1] = schema;
+    fill[2] = NULL;
+    return fill;
 }
 
-static int query_int(sqlite3 *db, const char *sql, int64_t *out)
+static int prepare_in(sqlite3 *db, const char *name, const char *schema, sqlite3_stmt **st)
 {
-    return pdb_db_query_int(db, sql, 0, out);
+    const char *fill[3];
+    return pdb_query_prepare(db, pdb_ingest_queries, name, shard_fill(schema, fill), st);
+}
+
+/* Runs query name of schema, which returns no rows, with ?1 = arg. */
+static int run_in(sqlite3 *db, const char *name, const char *schema, int64_t arg)
+{
+    sqlite3_stmt *st;
+    if (prepare_in(db, name, schema, &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, arg);
+    int rc = pdb_db_step_done(db, st);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int int_in(sqlite3 *db, const char *name, const char *schema, int64_t *out)
+{
+    const char *fill[3];
+    return pdb_query_int(db, pdb_ingest_queries, name, shard_fill(schema, fill), 0, out);
+}
+
+static int query_int(sqlite3 *db, const char *name, int64_t *out)
+{
+    return pdb_ingest_int(db, name, 0, out);
 }
 
 /* The kind of id a column holds: a rule, else its REFERENCES clause. */
@@ -163,8 +182,7 @@ static int kind_of(sqlite3 *db, const char *table, const char *column, id_kind *
             return PDB_OK;
         }
     sqlite3_stmt *st;
-    if (pdb_db_prepare(db, "SELECT \"table\" FROM pragma_foreign_key_list(?1, 'main')"
-                           " WHERE \"from\" = ?2", &st) != PDB_OK)
+    if (pdb_ingest_prepare(db, "merge.references", &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, column, -1, SQLITE_STATIC);
@@ -197,35 +215,68 @@ static void missing_string(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     sqlite3_free(msg);
 }
 
-/* The SELECT expression of one column of shard table x. */
-static void add_expr(merger *m, pdb_buf *b, const char *schema, const char *table,
-                     const char *column, id_kind kind)
+/* The shifted kinds as the copy's offset parameters name them
+ * (":offset_source", ...: merge.sql's value_shifted). */
+static const char *const kind_name[K_COUNT] = {
+    [K_SOURCE] = "source", [K_TRACE] = "trace", [K_SLICE] = "slice", [K_FUNC] = "func",
+    [K_SERIES] = "series", [K_CTX] = "ctx",     [K_CHUNK] = "chunk",
+};
+static const char *const offset_param[K_COUNT] = {
+    [K_SOURCE] = ":offset_source", [K_TRACE] = ":offset_trace", [K_SLICE] = ":offset_slice",
+    [K_FUNC] = ":offset_func", [K_SERIES] = ":offset_series", [K_CTX] = ":offset_ctx",
+    [K_CHUNK] = ":offset_chunk",
+};
+
+/* Appends the expression of value query name to b: merge.sql writes each
+ * as a query of one column, "SELECT EXPR FROM {schema}.\"{table}\" x" (so
+ * that the test prepares it), after its comment lines. {table}, {column}
+ * and {kind} filled in. */
+static void add_value(pdb_buf *b, const char *name, const char *table, const char *column,
+                      id_kind kind)
 {
-    if (kind == K_RUN)
-        pdb_buf_addf(b, "(SELECT new FROM temp.merge_runs WHERE old = x.\"%s\")", column);
-    else if (kind == K_STRING && m->strings_identity)
-        /* ids copied as they are; the shard's are 1..count (checked), so a
-         * range test finds a missing one without a lookup per row */
-        pdb_buf_addf(b, "CASE WHEN x.\"%s\" IS NULL OR x.\"%s\" BETWEEN 1 AND %lld"
-                     " THEN x.\"%s\" ELSE merge_missing_string('%s.%s', x.\"%s\") END",
-                     column, column, (long long)m->shard_strings, column, table, column, column);
-    else if (kind == K_STRING)
-        pdb_buf_addf(b, "coalesce((SELECT new FROM temp.merge_strings WHERE old = x.\"%s\"),"
-                     " CASE WHEN x.\"%s\" IS NOT NULL THEN merge_missing_string('%s.%s',"
-                     " x.\"%s\") END)", column, column, table, column, column);
-    else if (kind > K_STRING && m->offset[kind] != 0)
-        pdb_buf_addf(b, "x.\"%s\" + %lld", column, (long long)m->offset[kind]);
-    else
-        pdb_buf_addf(b, "x.\"%s\"", column);
+    static const char tail[] = " FROM {schema}.\"{table}\" x";
+    const char *sql = pdb_ingest_sql(name);
+    while (strncmp(sql, "--", 2) == 0 && strchr(sql, '\n'))
+        sql = strchr(sql, '\n') + 1;
+    size_t len = strlen(sql), verb = strspn(sql, "ABCDEFGHIJKLMNOPQRSTUVWXYZ");
+    while (len && sql[len - 1] == '\n')
+        len--;
+    assert(verb > 0 && sql[verb] == ' ' && len >= verb + 1 + strlen(tail) &&
+           strncmp(sql + len - strlen(tail), tail, strlen(tail)) == 0);
+    pdb_buf expr = PDB_BUF_INIT;
+    pdb_buf_add(&expr, sql + verb + 1, len - verb - 1 - strlen(tail));
+    pdb_query_fill(pdb_buf_str(&expr),
+                   (const char *const[]){"table", table, "column", column, "kind",
+                                         kind_name[kind] ? kind_name[kind] : "", NULL},
+                   b);
+    pdb_buf_free(&expr);
 }
 
-/* Builds INSERT INTO main.T (...) SELECT ... FROM shard.T for one table. */
+int pdb_merge_sql_functions(sqlite3 *db)
+{
+    if (sqlite3_create_function(db, "merge_missing_string", 2, SQLITE_UTF8, NULL,
+                                missing_string, NULL, NULL) != SQLITE_OK)
+        return pdb_db_fail(db, "cannot register merge_missing_string");
+    return PDB_OK;
+}
+
+/* The SELECT expression of one column of shard table x (merge.sql). */
+static void add_expr(merger *m, pdb_buf *b, const char *table, const char *column, id_kind kind)
+{
+    const char *name = kind == K_RUN                                  ? "merge.value_run"
+                       : kind == K_STRING && m->strings_identity      ? "merge.value_string_same"
+                       : kind == K_STRING                             ? "merge.value_string"
+                       : kind > K_STRING && m->offset[kind] != 0      ? "merge.value_shifted"
+                                                                      : "merge.value_same";
+    add_value(b, name, table, column, kind);
+}
+
+/* Builds the copy of one table (merge.sql's copy queries) into m->sql. */
 static int build_copy(merger *m, const char *schema, const char *table, copy_mode mode)
 {
     pdb_buf cols = PDB_BUF_INIT, exprs = PDB_BUF_INIT;
     sqlite3_stmt *st;
-    if (pdb_db_prepare(m->db, "SELECT name, pk, upper(type) FROM pragma_table_info(?1, 'main')"
-                              " ORDER BY cid", &st) != PDB_OK)
+    if (pdb_ingest_prepare(m->db, "merge.columns", &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
     int rc = PDB_OK, pks = 0;
@@ -242,20 +293,17 @@ static int build_copy(merger *m, const char *schema, const char *table, copy_mod
         pdb_buf_addf(&cols, "%s\"%s\"", cols.len ? ", " : "", col);
         if (exprs.len)
             pdb_buf_adds(&exprs, ", ");
-        add_expr(m, &exprs, schema, table, col, kind);
+        add_expr(m, &exprs, table, col, kind);
     }
     pdb_db_release(st);
     /* An INTEGER PRIMARY KEY alone is the rowid: an id that must be re-keyed. */
     if (rc == PDB_OK && pks == 1 && unkeyed_int_pk)
         rc = pdb_fail("merge: table %s has row ids that merge does not re-key", table);
     pdb_buf_reset(&m->sql);
-    pdb_buf_addf(&m->sql, "INSERT %sINTO main.\"%s\" (%s) SELECT %s FROM %s.\"%s\" x",
-                 mode == COPY_OR_IGNORE ? "OR IGNORE " : "", table, pdb_buf_str(&cols),
-                 pdb_buf_str(&exprs), schema, table);
-    if (mode == COPY_FRESH_RUNS)
-        pdb_buf_adds(&m->sql, " WHERE x.run_id IN (SELECT old FROM temp.merge_runs WHERE fresh)");
-    if (mode == COPY_UNLESS_ADDED)
-        pdb_buf_adds(&m->sql, " WHERE x.run_id NOT IN (SELECT old FROM temp.merge_pstats_runs)");
+    pdb_query_fill(pdb_ingest_sql(copy_query[mode]),
+                   (const char *const[]){"table", table, "columns", pdb_buf_str(&cols), "values",
+                                         pdb_buf_str(&exprs), "schema", schema, NULL},
+                   &m->sql);
     pdb_buf_free(&cols);
     pdb_buf_free(&exprs);
     return rc;
@@ -268,14 +316,11 @@ static int build_copy(merger *m, const char *schema, const char *table, copy_mod
  * an earlier shard of this merge created are joined. */
 static int settle_existing_runs(merger *m, const char *schema)
 {
-    char sql[256];
-    snprintf(sql, sizeof sql, "SELECT m.run_id, m.name FROM %s.runs r JOIN main.runs m"
-             " ON m.name = r.name WHERE m.run_id <= %lld ORDER BY r.run_id LIMIT 1",
-             schema, (long long)m->runs_before);
     for (;;) {
         sqlite3_stmt *st;
-        if (pdb_db_prepare(m->db, sql, &st) != PDB_OK)
+        if (prepare_in(m->db, "merge.settle_run", schema, &st) != PDB_OK)
             return PDB_ERR;
+        sqlite3_bind_int64(st, 1, m->runs_before);
         int step = sqlite3_step(st);
         if (step != SQLITE_ROW) {
             sqlite3_finalize(st);
@@ -301,24 +346,12 @@ static int map_runs(merger *m, const char *schema)
     if (m->o->as_ingest && settle_existing_runs(m, schema) != PDB_OK)
         return PDB_ERR;
     int64_t last;
-    if (pdb_run_last_id(m->db, &last) != PDB_OK)
+    if (pdb_run_last_id(m->db, &last) != PDB_OK ||
+        run_in(m->db, m->o->as_ingest ? "merge.add_runs_as_ingest" : "merge.add_runs", schema,
+               m->runs_before) != PDB_OK ||
+        pdb_ingest_exec(m->db, "merge.clear_runs") != PDB_OK)
         return PDB_ERR;
-    /* One ingest's runs are created in input order, and `profdb trend` puts
-     * runs created in the same second in run id order: a worker's run is not
-     * older than the runs this ingest created before it. */
-    char created[160] = "created_at";
-    if (m->o->as_ingest)
-        snprintf(created, sizeof created, "max(created_at, coalesce((SELECT max(created_at)"
-                 " FROM main.runs WHERE run_id > %lld), ''))", (long long)m->runs_before);
-    if (exec_fmt(m->db, &m->sql, "INSERT INTO main.runs (name, created_at)"
-                 " SELECT name, %s FROM %s.runs r WHERE NOT EXISTS"
-                 " (SELECT 1 FROM main.runs m WHERE m.name = r.name) ORDER BY run_id",
-                 created, schema) != PDB_OK ||
-        pdb_db_exec(m->db, "DELETE FROM temp.merge_runs") != PDB_OK)
-        return PDB_ERR;
-    return exec_fmt(m->db, &m->sql, "INSERT INTO temp.merge_runs (old, new, fresh)"
-                    " SELECT r.run_id, m.run_id, m.run_id > %lld FROM %s.runs r"
-                    " JOIN main.runs m ON m.name = r.name", (long long)last, schema);
+    return run_in(m->db, "merge.map_runs", schema, last);
 }
 
 /* Strings of the shard, interned in the target; the map is skipped when it
@@ -326,28 +359,17 @@ static int map_runs(merger *m, const char *schema)
 static int map_strings(merger *m, const char *schema)
 {
     int64_t moved;
-    if (exec_fmt(m->db, &m->sql, "INSERT OR IGNORE INTO main.strings (value)"
-                 " SELECT value FROM %s.strings ORDER BY id", schema) != PDB_OK ||
-        pdb_db_exec(m->db, "DELETE FROM temp.merge_strings") != PDB_OK ||
-        exec_fmt(m->db, &m->sql, "INSERT INTO temp.merge_strings (old, new)"
-                 " SELECT o.id, t.id FROM %s.strings o JOIN main.strings t ON t.value = o.value",
-                 schema) != PDB_OK ||
-        query_int(m->db, "SELECT EXISTS (SELECT 1 FROM temp.merge_strings WHERE old <> new)",
-                  &moved) != PDB_OK)
+    if (run_in(m->db, "merge.add_strings", schema, 0) != PDB_OK ||
+        pdb_ingest_exec(m->db, "merge.clear_strings") != PDB_OK ||
+        run_in(m->db, "merge.map_strings", schema, 0) != PDB_OK ||
+        query_int(m->db, "merge.strings_moved", &moved) != PDB_OK)
         return PDB_ERR;
     /* the identity's range test needs ids 1..count (profdb never deletes a
      * string); a shard with gaps is mapped like any other */
     int64_t gaps = 1;
-    if (!moved) {
-        char sql[160];
-        snprintf(sql, sizeof sql, "SELECT coalesce(max(id), 0) <> count(*) FROM %s.strings",
-                 schema);
-        if (query_int(m->db, sql, &gaps) != PDB_OK)
-            return PDB_ERR;
-        snprintf(sql, sizeof sql, "SELECT count(*) FROM %s.strings", schema);
-        if (query_int(m->db, sql, &m->shard_strings) != PDB_OK)
-            return PDB_ERR;
-    }
+    if (!moved && (int_in(m->db, "merge.strings_gaps", schema, &gaps) != PDB_OK ||
+                   int_in(m->db, "merge.strings_count", schema, &m->shard_strings) != PDB_OK))
+        return PDB_ERR;
     m->strings_identity = !moved && !gaps;
     return PDB_OK;
 }
@@ -368,15 +390,8 @@ static int rank_conflict(const pdb_merge_opts *o, const char *shard, const char 
 /* A run that gains ranks must not get one it has already. */
 static int check_ranks(merger *m, const char *schema, const char *path)
 {
-    char sql[768];
-    snprintf(sql, sizeof sql,
-             "SELECT t.rank, t.rank_from, s.path, r.name FROM %s.traces t"
-             " JOIN temp.merge_runs mr ON mr.old = t.run_id"
-             " JOIN %s.sources s ON s.source_id = t.source_id JOIN %s.runs r ON r.run_id = t.run_id"
-             " WHERE EXISTS (SELECT 1 FROM main.traces o WHERE o.run_id = mr.new"
-             " AND o.rank = t.rank) ORDER BY t.trace_id LIMIT 1", schema, schema, schema);
     sqlite3_stmt *st;
-    if (pdb_db_prepare(m->db, sql, &st) != PDB_OK)
+    if (prepare_in(m->db, "merge.rank_conflict", schema, &st) != PDB_OK)
         return PDB_ERR;
     int rc = PDB_OK, step = sqlite3_step(st);
     if (step == SQLITE_ROW)
@@ -394,13 +409,9 @@ static int check_ranks(merger *m, const char *schema, const char *path)
 static int find_pstats_runs(merger *m, const char *schema, bool *any)
 {
     int64_t n;
-    if (pdb_db_exec(m->db, "DELETE FROM temp.merge_pstats_runs") != PDB_OK ||
-        exec_fmt(m->db, &m->sql, "INSERT INTO temp.merge_pstats_runs (old, new)"
-                 " SELECT mr.old, mr.new FROM temp.merge_runs mr WHERE NOT mr.fresh"
-                 " AND EXISTS (SELECT 1 FROM %s.pstats_functions f WHERE f.run_id = mr.old)"
-                 " AND EXISTS (SELECT 1 FROM main.pstats_functions f WHERE f.run_id = mr.new)",
-                 schema) != PDB_OK ||
-        query_int(m->db, "SELECT count(*) FROM temp.merge_pstats_runs", &n) != PDB_OK)
+    if (pdb_ingest_exec(m->db, "merge.clear_pstats_runs") != PDB_OK ||
+        run_in(m->db, "merge.find_pstats_runs", schema, 0) != PDB_OK ||
+        query_int(m->db, "merge.count_pstats_runs", &n) != PDB_OK)
         return PDB_ERR;
     *any = n > 0;
     return PDB_OK;
@@ -426,9 +437,7 @@ static int forget_gaining_runs(merger *m)
 static int attach(merger *m, const char *path, const char *schema)
 {
     sqlite3_stmt *st;
-    char sql[64];
-    snprintf(sql, sizeof sql, "ATTACH ?1 AS %s", schema);
-    if (pdb_db_prepare(m->db, sql, &st) != PDB_OK)
+    if (prepare_in(m->db, "merge.attach", schema, &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
     int rc = sqlite3_step(st);
@@ -437,11 +446,8 @@ static int attach(merger *m, const char *path, const char *schema)
         return pdb_fail("%s: cannot attach: %s", path, sqlite3_errmsg(m->db));
     /* checked before, but the file may have changed since */
     int64_t version, app;
-    snprintf(sql, sizeof sql, "PRAGMA %s.user_version", schema);
-    if (query_int(m->db, sql, &version) != PDB_OK)
-        return PDB_ERR;
-    snprintf(sql, sizeof sql, "PRAGMA %s.application_id", schema);
-    if (query_int(m->db, sql, &app) != PDB_OK)
+    if (int_in(m->db, "merge.user_version", schema, &version) != PDB_OK ||
+        int_in(m->db, "merge.application_id", schema, &app) != PDB_OK)
         return PDB_ERR;
     if (app != PDB_APPLICATION_ID || version != PDB_SCHEMA_VERSION)
         return pdb_fail("%s: changed while being merged (no longer a profdb database of "
@@ -452,7 +458,7 @@ static int attach(merger *m, const char *path, const char *schema)
 static int compute_offsets(merger *m)
 {
     for (int k = K_SOURCE; k < K_COUNT; k++)
-        if (query_int(m->db, max_id_sql[k], &m->offset[k]) != PDB_OK)
+        if (query_int(m->db, max_id_query[k], &m->offset[k]) != PDB_OK)
             return PDB_ERR;
     return PDB_OK;
 }
@@ -461,9 +467,17 @@ static int compute_offsets(merger *m)
 static int copy_tables(merger *m, const char *schema)
 {
     sqlite3_stmt *tables;
-    if (pdb_db_prepare(m->db, "SELECT name FROM main.sqlite_schema WHERE type = 'table'"
-                              " ORDER BY rowid", &tables) != PDB_OK)
+    if (pdb_ingest_prepare(m->db, "merge.tables", &tables) != PDB_OK)
         return PDB_ERR;
+    /* the values the copies bind (merge.sql's value queries) */
+    pdb_query_int_param params[K_COUNT + 1];
+    int nparams = 0;
+    for (int k = K_SOURCE; k < K_COUNT; k++) {
+        params[nparams].name = offset_param[k];
+        params[nparams++].value = m->offset[k];
+    }
+    params[nparams].name = ":strings";
+    params[nparams++].value = m->shard_strings;
     int rc = PDB_OK;
     while (rc == PDB_OK && sqlite3_step(tables) == SQLITE_ROW) {
         char *table = pdb_xstrdup((const char *)sqlite3_column_text(tables, 0));
@@ -471,7 +485,7 @@ static int copy_tables(merger *m, const char *schema)
         if (mode != COPY_NOT) {
             rc = build_copy(m, schema, table, mode);
             if (rc == PDB_OK)
-                rc = pdb_db_exec(m->db, pdb_buf_str(&m->sql));
+                rc = pdb_query_run(m->db, pdb_buf_str(&m->sql), params, nparams);
         }
         free(table);
     }
@@ -512,15 +526,13 @@ static bool same_file(const char *a, const char *b)
  * 135,000 slices already there when rebuilt). */
 static bool shards_are_large(sqlite3 *db, const char *const *shards, int n)
 {
-    int64_t pages = 0, size = 0, bytes = 0;
-    pdb_db_query_int(db, "PRAGMA main.page_count", 0, &pages);
-    pdb_db_query_int(db, "PRAGMA main.page_size", 0, &size);
+    int64_t bytes = 0;
     for (int i = 0; i < n; i++) {
         struct stat st;
         if (stat(shards[i], &st) == 0)
             bytes += st.st_size;
     }
-    return bytes >= pages * size * 4;
+    return bytes >= pdb_db_bytes(db) * 4;
 }
 
 /* An error while merging a shard names it (SQLite's own message does not). */
@@ -544,8 +556,7 @@ static int merge_batch(merger *m, const char *const *shards, int n)
         if (target && *target && same_file(shards[i], target))
             return pdb_fail("%s: is the target database itself", shards[i]);
     if (pdb_ingest_exec(m->db, "merge.create_tables") != PDB_OK ||
-        sqlite3_create_function(m->db, "merge_missing_string", 2, SQLITE_UTF8, NULL,
-                                missing_string, NULL, NULL) != SQLITE_OK)
+        pdb_merge_sql_functions(m->db) != PDB_OK)
         return PDB_ERR;
     pdb_buf indexes = PDB_BUF_INIT;
     int rc = PDB_OK;
@@ -571,11 +582,9 @@ static int merge_into(sqlite3 *db, const char *const *shards, int n, const pdb_m
 static int seen_in_target(sqlite3 *db, sqlite3 *mem, const pdb_merge_opts *o)
 {
     sqlite3_stmt *get, *put;
-    if (pdb_db_prepare(db, "SELECT r.name, t.rank, s.path FROM main.traces t"
-                           " JOIN main.runs r USING (run_id) JOIN main.sources s"
-                           " USING (source_id) WHERE r.run_id > ?", &get) != PDB_OK)
+    if (pdb_ingest_prepare(db, "merge.ranks_in_target", &get) != PDB_OK)
         return PDB_ERR;
-    if (pdb_db_prepare(mem, "INSERT INTO seen VALUES (?, ?, ?)", &put) != PDB_OK) {
+    if (pdb_ingest_prepare(mem, "merge.add_seen", &put) != PDB_OK) {
         sqlite3_finalize(get);
         return PDB_ERR;
     }
@@ -594,17 +603,13 @@ static int seen_in_target(sqlite3 *db, sqlite3 *mem, const pdb_merge_opts *o)
 /* One shard's ranks against those seen before it (mem: see above). */
 static int check_shard_ranks(sqlite3 *mem, const char *shard, const pdb_merge_opts *o)
 {
-    static const char *const find =
-        "SELECT r.name, t.rank, t.rank_from, s.path FROM shard.traces t"
-        " JOIN shard.runs r USING (run_id) JOIN shard.sources s USING (source_id)"
-        " JOIN seen ON seen.name = r.name AND seen.rank = t.rank ORDER BY t.trace_id LIMIT 1";
     sqlite3_stmt *st;
-    if (pdb_db_prepare(mem, "ATTACH ?1 AS shard", &st) != PDB_OK)
+    if (prepare_in(mem, "merge.attach", "shard", &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_text(st, 1, shard, -1, SQLITE_STATIC);
     int rc = pdb_db_step_done(mem, st);
     sqlite3_finalize(st);
-    if (rc != PDB_OK || pdb_db_prepare(mem, find, &st) != PDB_OK)
+    if (rc != PDB_OK || prepare_in(mem, "merge.shard_rank_conflict", "shard", &st) != PDB_OK)
         return PDB_ERR;
     int step = sqlite3_step(st);
     if (step == SQLITE_ROW)
@@ -615,10 +620,12 @@ static int check_shard_ranks(sqlite3 *mem, const char *shard, const pdb_merge_op
         rc = pdb_db_fail(mem, "database error");
     sqlite3_finalize(st);
     if (rc == PDB_OK)
-        rc = pdb_db_exec(mem, "INSERT INTO seen SELECT r.name, t.rank, s.path FROM shard.traces t"
-                              " JOIN shard.runs r USING (run_id) JOIN shard.sources s"
-                              " USING (source_id)");
-    sqlite3_exec(mem, "DETACH shard", NULL, NULL, NULL);
+        rc = run_in(mem, "merge.add_shard_seen", "shard", 0);
+    const char *fill[3];
+    pdb_buf detach = PDB_BUF_INIT; /* its failure must not replace an error */
+    pdb_query_fill(pdb_ingest_sql("merge.detach"), shard_fill("shard", fill), &detach);
+    sqlite3_exec(mem, pdb_buf_str(&detach), NULL, NULL, NULL);
+    pdb_buf_free(&detach);
     return rc;
 }
 
@@ -635,8 +642,7 @@ static int check_ranks_across(sqlite3 *db, const char *const *shards, int n,
         sqlite3_close(mem);
         return pdb_fail("cannot open a scratch database");
     }
-    int rc = pdb_db_exec(mem, "CREATE TABLE seen (name TEXT, rank INTEGER, trace TEXT,"
-                              " PRIMARY KEY (name, rank))");
+    int rc = pdb_ingest_exec(mem, "merge.create_seen");
     if (rc == PDB_OK)
         rc = seen_in_target(db, mem, o);
     for (int i = 0; i < n && rc == PDB_OK; i++)
@@ -652,11 +658,11 @@ static int merge_to_file(const char *path, const char *const *shards, int n)
     if (pdb_db_open(path, PDB_DB_CREATE | PDB_DB_PRIVATE, &db) != PDB_OK)
         return PDB_ERR;
     pdb_merge_opts o = {0};
-    int rc = pdb_db_exec(db, "BEGIN");
+    int rc = pdb_db_begin(db);
     if (rc == PDB_OK)
         rc = merge_into(db, shards, n, &o);
     if (rc == PDB_OK)
-        rc = pdb_db_exec(db, "COMMIT");
+        rc = pdb_db_commit(db);
     pdb_db_close(db);
     return rc;
 }

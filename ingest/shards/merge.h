@@ -41,6 +41,10 @@ int pdb_merge_check(const char *path);
  * transaction on db and commits or rolls back; shards are only read. */
 int pdb_merge(sqlite3 *db, const char *const *shards, int n, const pdb_merge_opts *o);
 
+/* Registers the SQL function the copies of merge.sql call
+ * (merge_missing_string: a shard's string id its strings table lacks). */
+int pdb_merge_sql_functions(sqlite3 *db);
+
 /* Adds the shard's pstats statistics (attached as schema) of the runs in
  * temp.merge_pstats_runs to the target's, as Stats.add() does
  * (merge_pstats.c; for merge.c). */

@@ -11,6 +11,7 @@
  * the SQL may differ (a migrated database), so tables are compared by
  * their columns, the way tests/corpus/test_migrate.py compares them. */
 #include "ingest/shards/merge.h"
+#include "ingest/queries.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/strbuf.h"
@@ -20,21 +21,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* One line per table, view and trigger: "table NAME (col TYPE NOTNULL PK,
- * ...)" or "view NAME", sorted. */
-static const char shape_sql[] =
-    "SELECT m.type || ' ' || m.name || CASE WHEN m.type = 'table' THEN ' (' ||"
-    " (SELECT group_concat(c, ', ') FROM (SELECT c.name || ' ' || c.type ||"
-    " CASE WHEN c.\"notnull\" THEN ' NOT NULL' ELSE '' END ||"
-    " CASE WHEN c.pk THEN ' PK' ELSE '' END AS c"
-    " FROM pragma_table_xinfo(m.name) c ORDER BY c.cid)) || ')' ELSE '' END"
-    " FROM sqlite_schema m WHERE m.type IN ('table', 'view', 'trigger')"
-    " AND m.name NOT LIKE 'sqlite!_%' ESCAPE '!' ORDER BY 1";
-
 static int read_shape(sqlite3 *db, pdb_buf *out)
 {
     sqlite3_stmt *st;
-    if (pdb_db_prepare(db, shape_sql, &st) != PDB_OK)
+    if (pdb_ingest_prepare(db, "merge.shape", &st) != PDB_OK)
         return PDB_ERR;
     int step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {

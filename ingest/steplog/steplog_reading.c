@@ -12,6 +12,7 @@
  * small map of record groups (kind, rank, loader). The SQL reads only this
  * source's series and at most SAMPLE values. */
 #include "ingest/steplog/steplog_reading.h"
+#include "ingest/queries.h"
 #include "ingest/steplog/steplog.h"
 #include "common/db.h"
 #include "common/error.h"
@@ -315,55 +316,6 @@ void pdb_sl_reading_value(pdb_steplog *w, const char *split, const char *raw, si
     r->with_step += w->has_step;
 }
 
-/* ---- SQL (to move to ingest/queries/steplog_reading.sql with the other
- * ingest queries) -------------------------------------------------------------- */
-
-/* The series that times the steps, as the gate picks it: step_time in
- * seconds of training records, the first agg of point, derived,
- * interval_mean, window_median, moving_avg (running_mean last: the gate
- * does not use it); of those the raw name with most values. */
-static const char *const step_time_sql =
-    "SELECT s.raw_name, s.agg, sum(c.n) AS n FROM steplog_series s"
-    " JOIN steplog_chunks c USING (series_id)"
-    " WHERE s.source_id = ?1 AND s.metric = 'step_time' AND s.unit = 's'"
-    " AND coalesce(s.split, 'train') = 'train'"
-    " AND s.agg IN ('point', 'derived', 'interval_mean', 'window_median', 'moving_avg',"
-    " 'running_mean')"
-    " GROUP BY s.raw_name, s.agg ORDER BY CASE s.agg WHEN 'point' THEN 0 WHEN 'derived' THEN 1"
-    " WHEN 'interval_mean' THEN 2 WHEN 'window_median' THEN 3 WHEN 'moving_avg' THEN 4"
-    " ELSE 5 END, n DESC, s.raw_name LIMIT 1";
-
-/* A sample of a series' values (?2 raw name, ?3 agg), in storage order. */
-static const char *const sample_sql =
-    "SELECT value, window, wall_time FROM steplog_points WHERE source_id = ?1"
-    " AND raw_name = ?2 AND agg = ?3 AND coalesce(split, 'train') = 'train' LIMIT 2000";
-
-/* What gives throughput: a logged rate first, then consumed counters, then
- * a batch size (times steps/s). */
-static const char *const throughput_sql =
-    "SELECT raw_name, metric FROM steplog_series WHERE source_id = ?1"
-    " AND coalesce(split, 'train') = 'train' AND metric IN ('tokens_per_s', 'samples_per_s',"
-    " 'tokens_per_s_per_gpu', 'samples_per_s_avg', 'steps_per_s', 'consumed_tokens',"
-    " 'consumed_samples', 'batch_size')"
-    " GROUP BY raw_name, metric ORDER BY CASE metric WHEN 'tokens_per_s' THEN 0"
-    " WHEN 'samples_per_s' THEN 1 WHEN 'tokens_per_s_per_gpu' THEN 2"
-    " WHEN 'samples_per_s_avg' THEN 3 WHEN 'steps_per_s' THEN 4 WHEN 'consumed_tokens' THEN 5"
-    " WHEN 'consumed_samples' THEN 6 ELSE 7 END, raw_name LIMIT 1";
-
-/* Whether the source has a series of this raw name (a window time's). */
-static const char *const has_series_sql =
-    "SELECT EXISTS (SELECT 1 FROM steplog_series WHERE source_id = ?1 AND raw_name = ?2)";
-
-/* The raw names of the source's series (prefix-like names are looked for). */
-static const char *const names_sql =
-    "SELECT DISTINCT raw_name FROM steplog_series WHERE source_id = ?1 LIMIT 100000";
-
-static const char *const insert_sql =
-    "INSERT INTO steplog_readings (source_id, run_id, reader, counter, counter_line,"
-    " step_records, first_step, last_step, step_time, step_time_agg, resolution, throughput,"
-    " epochs, lines, lines_used, warnings, summary) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?16, ?17,"
-    " ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)";
-
 /* ---- completing the reading ----------------------------------------------------- */
 
 typedef struct {
@@ -375,9 +327,10 @@ typedef struct {
     bool from_timestamps;
 } finding;
 
-static int prepare(pdb_steplog *w, const char *sql, sqlite3_stmt **st)
+/* Prepares query name of ingest/queries/steplog_reading.sql, ?1 bound. */
+static int prepare(pdb_steplog *w, const char *name, sqlite3_stmt **st)
 {
-    if (pdb_db_prepare(w->src->db, sql, st) != PDB_OK)
+    if (pdb_ingest_prepare(w->src->db, name, st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(*st, 1, w->src->source_id);
     return PDB_OK;
@@ -442,7 +395,7 @@ static int sample_series(pdb_steplog *w, const char *raw, const char *agg, bool 
                          finding *f)
 {
     sqlite3_stmt *st;
-    if (prepare(w, sample_sql, &st) != PDB_OK)
+    if (prepare(w, "steplog_reading.sample", &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_text(st, 2, raw, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 3, agg, -1, SQLITE_TRANSIENT);
@@ -489,7 +442,7 @@ static int sample_series(pdb_steplog *w, const char *raw, const char *agg, bool 
 static bool has_series(pdb_steplog *w, const char *raw, bool *out)
 {
     sqlite3_stmt *st;
-    if (prepare(w, has_series_sql, &st) != PDB_OK)
+    if (prepare(w, "steplog_reading.has_series", &st) != PDB_OK)
         return false;
     sqlite3_bind_text(st, 2, raw, -1, SQLITE_TRANSIENT);
     *out = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
@@ -506,7 +459,7 @@ static int step_time_source(pdb_steplog *w, finding *f)
     f->resolution = NAN;
     f->typical_window = 1;
     f->step_mean = NAN;
-    if (prepare(w, step_time_sql, &st) != PDB_OK)
+    if (prepare(w, "steplog_reading.step_time", &st) != PDB_OK)
         return PDB_ERR;
     int r = sqlite3_step(st);
     if (r != SQLITE_ROW) {
@@ -576,7 +529,7 @@ static int step_time_source(pdb_steplog *w, finding *f)
 static int throughput_source(pdb_steplog *w, finding *f)
 {
     sqlite3_stmt *st;
-    if (prepare(w, throughput_sql, &st) != PDB_OK)
+    if (prepare(w, "steplog_reading.throughput", &st) != PDB_OK)
         return PDB_ERR;
     int r = sqlite3_step(st);
     pdb_buf *b = &f->throughput;
@@ -668,7 +621,7 @@ static int prefix_names(pdb_steplog *w, pdb_buf *out, int *count)
 {
     sqlite3_stmt *st;
     *count = 0;
-    if (prepare(w, names_sql, &st) != PDB_OK)
+    if (prepare(w, "steplog_reading.names", &st) != PDB_OK)
         return PDB_ERR;
     int r;
     while ((r = sqlite3_step(st)) == SQLITE_ROW) {
@@ -828,7 +781,7 @@ static int store(pdb_steplog *w, const pdb_sl_reading *r, const finding *f, cons
                  bool lines, int64_t used)
 {
     sqlite3_stmt *st;
-    if (prepare(w, insert_sql, &st) != PDB_OK)
+    if (prepare(w, "steplog_reading.add", &st) != PDB_OK)
         return PDB_ERR;
     int best = main_counter(r, w->flavor);
     sqlite3_bind_int64(st, 2, w->src->run_id);

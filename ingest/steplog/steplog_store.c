@@ -24,12 +24,14 @@
  * waits for a rowid. pdb_sl_end_reading() stops the thread before the
  * passes after the file, which query the connection themselves. */
 #include "ingest/steplog/steplog_store.h"
+#include "ingest/queries.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/rowq.h"
 #include "common/strbuf.h"
 #include "common/strmap.h"
 #include "common/xalloc.h"
+#include "common/query.h"
 
 #include <assert.h>
 #include <math.h>
@@ -90,38 +92,24 @@ struct pdb_sl_store {
 
 pdb_sl_store *pdb_sl_open(pdb_source *src)
 {
-    char sql[1024];
-    int n = snprintf(sql, sizeof sql, "INSERT INTO steplog_chunks VALUES (?,?,?,?,?,?,?,?,?");
-    for (int i = 0; i < PDB_SL_CHUNK; i++)
-        n += snprintf(sql + n, sizeof sql - (size_t)n, ",?");
-    snprintf(sql + n, sizeof sql - (size_t)n, ")");
-    char ctx_batch_sql[512];
-    n = snprintf(ctx_batch_sql, sizeof ctx_batch_sql, "INSERT INTO steplog_contexts VALUES ");
-    for (int i = 0; i < CTX_BATCH; i++)
-        n += snprintf(ctx_batch_sql + n, sizeof ctx_batch_sql - (size_t)n, "%s(?,?,?,?,?,?)",
-                      i ? "," : "");
+    pdb_buf ctx_batch = PDB_BUF_INIT;
+    pdb_query_rows(pdb_ingest_sql("steplog_store.add_context"), CTX_BATCH, &ctx_batch);
     pdb_sl_store *st = pdb_xcalloc(1, sizeof *st);
     st->src = src;
     sqlite3 *db = src->db;
-    if (pdb_db_prepare(db, sql, &st->ins_chunk) != PDB_OK ||
-        pdb_db_prepare(db, "INSERT INTO steplog_contexts VALUES (?,?,?,?,?,?)", &st->ins_ctx) !=
-            PDB_OK ||
-        pdb_db_prepare(db, ctx_batch_sql, &st->ins_ctx_batch) != PDB_OK ||
-        pdb_db_prepare(db, "INSERT INTO steplog_series (series_id, run_id, source_id, kind,"
-                           " rank, loader, split, metric, unit, agg, raw_name, ctx_base)"
-                           " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", &st->ins_series) != PDB_OK ||
-        pdb_db_query_int(db, "SELECT coalesce(max(ctx_id), 0) FROM steplog_contexts", 0,
-                         &st->ctx_base) != PDB_OK ||
-        pdb_db_query_int(db, "SELECT coalesce(max(series_id), 0) FROM steplog_series", 0,
-                         &st->next_series) != PDB_OK ||
-        pdb_db_query_int(db, "SELECT coalesce(max(chunk_id), 0) FROM steplog_chunks", 0,
-                         &st->next_chunk) != PDB_OK ||
-        pdb_db_exec(db, "CREATE TEMP TABLE IF NOT EXISTS steplog_summary (series_id INTEGER"
-                        " PRIMARY KEY, f_record, f_pos, f_step, f_window, f_chunk, f_slot,"
-                        " s_record, s_pos, s_step, s_window, n, ndec, x1, c1, xn, cn, r1, p1);"
-                        " DELETE FROM temp.steplog_summary") != PDB_OK ||
-        pdb_db_prepare(db, "INSERT OR REPLACE INTO temp.steplog_summary VALUES"
-                           " (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &st->ins_sum) != PDB_OK) {
+    int rc = pdb_ingest_prepare(db, "steplog_store.add_chunk", &st->ins_chunk);
+    if (rc == PDB_OK)
+        rc = pdb_ingest_prepare(db, "steplog_store.add_context", &st->ins_ctx);
+    if (rc == PDB_OK)
+        rc = pdb_db_prepare(db, pdb_buf_str(&ctx_batch), &st->ins_ctx_batch);
+    pdb_buf_free(&ctx_batch);
+    if (rc != PDB_OK ||
+        pdb_ingest_prepare(db, "steplog_store.add_series", &st->ins_series) != PDB_OK ||
+        pdb_ingest_int(db, "steplog_store.max_context", 0, &st->ctx_base) != PDB_OK ||
+        pdb_ingest_int(db, "steplog_store.max_series", 0, &st->next_series) != PDB_OK ||
+        pdb_ingest_int(db, "steplog_store.max_chunk", 0, &st->next_chunk) != PDB_OK ||
+        pdb_ingest_exec(db, "steplog_store.create_summary") != PDB_OK ||
+        pdb_ingest_prepare(db, "steplog_store.put_summary", &st->ins_sum) != PDB_OK) {
         pdb_sl_close(st);
         return NULL;
     }
@@ -520,7 +508,7 @@ int pdb_sl_set_window(pdb_sl_store *st, int64_t chunk_id, int slot, int64_t wind
     if (pdb_rowq_sync(st->q) != PDB_OK)
         return PDB_ERR;
     sqlite3_stmt *q;
-    if (pdb_db_prepare(db, "SELECT * FROM steplog_chunks WHERE chunk_id = ?", &q) != PDB_OK)
+    if (pdb_ingest_prepare(db, "steplog_store.chunk", &q) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(q, 1, chunk_id);
     int rc = sqlite3_step(q);
@@ -540,7 +528,7 @@ int pdb_sl_set_window(pdb_sl_store *st, int64_t chunk_id, int slot, int64_t wind
     for (int i = 0; i < n; i++)
         v[i] = sqlite3_column_type(q, 9 + i) == SQLITE_NULL ? NAN : sqlite3_column_double(q, 9 + i);
     pdb_db_release(q);
-    if (pdb_db_prepare(db, "DELETE FROM steplog_chunks WHERE chunk_id = ?", &q) != PDB_OK)
+    if (pdb_ingest_prepare(db, "steplog_store.delete_chunk", &q) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(q, 1, chunk_id);
     rc = pdb_db_step_done(db, q);

@@ -13,6 +13,7 @@
  * ingest's transaction): no record is held in memory, and each pass is one
  * scan plus a sort. */
 #include "ingest/steplog/steplog.h"
+#include "ingest/queries.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/strutil.h"
@@ -54,9 +55,7 @@ static int rule_order(const void *a, const void *b)
 static int load_rules(pdb_steplog *w)
 {
     sqlite3_stmt *st;
-    if (pdb_db_prepare(w->src->db,
-                       "SELECT pattern, metric, priority, rowid FROM steplog_metric_rules", &st) !=
-        PDB_OK)
+    if (pdb_ingest_prepare(w->src->db, "steplog_writer.metric_rules", &st) != PDB_OK)
         return PDB_ERR;
     int cap = 0;
     while (sqlite3_step(st) == SQLITE_ROW) {
@@ -485,8 +484,8 @@ int pdb_steplog_block(pdb_steplog *w, const char *title, size_t len, bool has_st
 int pdb_steplog_open(pdb_steplog *w)
 {
     sqlite3 *db = w->src->db;
-    if (pdb_db_prepare(db, "INSERT INTO steplog_notes VALUES (?,?,?,?,?,?)", &w->ins_note) != PDB_OK ||
-        pdb_db_prepare(db, "INSERT INTO steplog_blocks VALUES (?,?,?,?,?,?)", &w->ins_block) != PDB_OK)
+    if (pdb_ingest_prepare(db, "steplog_writer.add_note", &w->ins_note) != PDB_OK ||
+        pdb_ingest_prepare(db, "steplog_writer.add_block", &w->ins_block) != PDB_OK)
         return PDB_ERR;
     w->store = pdb_sl_open(w->src);
     if (!w->store)
@@ -528,125 +527,43 @@ void pdb_steplog_close(pdb_steplog *w)
 
 /* ---- post-passes over the source's values -------------------------------------- */
 
-/* The passes read steplog_points (schemas/40_steplog.sql) or the series
- * summaries of this source, ?1 = its source_id. Every open chunk is written
- * before a pass reads. Where the order within a record matters, it is
- * (record, pos): the order the values were read. */
-/* Training values of this source: no eval or summary split. */
-#define SOURCE_POINTS "source_id = ?1 AND coalesce(split, 'train') = 'train'"
-/* One series as the passes group values: the same raw name in records of
- * one kind, split, rank, loader (whatever their unit and agg). */
-#define SERIES "raw_name, kind, coalesce(split, ''), coalesce(rank, -1), coalesce(loader, '')"
+/* The passes are steplog_writer.sql's: detect_cumulative (a time column
+ * that is a clock since the start of training), first_window (the window
+ * of an interval log's first record), derive_cumulative (per-step times
+ * from those clocks), then the tentative step times from timestamps kept
+ * or dropped. */
 
-/* A time column (seconds, point values) whose values never decrease over at
- * least three records and which extrapolates to about zero at counter zero
- * is a clock since the start of training, not a per-step time: Ultralytics'
- * results.csv `time`, fairseq's `wall`. The counter is the step, else the
- * epoch, else the record ordinal. "About zero" is within a quarter of the
- * last value: a per-step time that happens to creep up extrapolates to
- * nearly its own size, a clock to the length of its first interval. Unit
- * and agg are the series', so the change is one of series rows; what it
- * needs of the values (count, decreases, first and last) is in
- * temp.steplog_summary (steplog_store.h), one row per series row: a series
- * the store forgot and met again has two, read one after the other. */
-static const char *const detect_cumulative_sql =
-    "UPDATE steplog_series SET agg = 'cumulative',"
-    " metric = CASE metric WHEN 'step_time' THEN 'elapsed_time' ELSE metric END"
-    " WHERE source_id = ?1 AND unit = 's' AND agg = 'point'"
-    " AND (" SERIES ") IN ("
-    "  WITH t AS (SELECT m.*, s.raw_name AS rn, s.kind AS k, coalesce(s.split, '') AS sp,"
-    "     coalesce(s.rank, -1) AS rk, coalesce(s.loader, '') AS ld"
-    "     FROM temp.steplog_summary m JOIN steplog_series s USING (series_id)"
-    "     WHERE s.source_id = ?1 AND s.unit = 's' AND s.agg = 'point'"
-    "     AND coalesce(s.split, 'train') = 'train' AND m.n > 0),"
-    "  o AS (SELECT *, coalesce(x1 < lag(xn) OVER w, 0) AS bdec, first_value(x1) OVER w AS gx1,"
-    "     first_value(c1) OVER w AS gc1, last_value(xn) OVER w AS gxn,"
-    "     last_value(cn) OVER w AS gcn FROM t"
-    "     WINDOW w AS (PARTITION BY rn, k, sp, rk, ld ORDER BY r1, p1"
-    "     ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)),"
-    "  g AS (SELECT rn, k, sp, rk, ld, sum(n) AS n, sum(ndec) + sum(bdec) AS ndec,"
-    "     max(gx1) AS x1, max(gc1) AS c1, max(gxn) AS xn, max(gcn) AS cn"
-    "     FROM o GROUP BY rn, k, sp, rk, ld)"
-    "  SELECT rn, k, sp, rk, ld FROM g WHERE n >= 3 AND ndec = 0 AND xn > x1 AND cn > c1"
-    "  AND abs(x1 - (xn - x1) / (cn - c1) * c1) <= 0.25 * xn)";
-
-/* The first record of an interval log does not know its interval: Megatron
- * resumed at iteration 43 does not average over 43 iterations. Readers leave
- * its window NULL; here it gets the distance to the next record of the same
- * series (the log interval), when that record has a window. Of the values
- * whose context has a step, only each series' first two can be a group's
- * first two: temp.steplog_summary has them. Rows: the value's chunk and
- * slot, and its window. */
-static const char *const first_window_sql =
-    "WITH c AS (SELECT series_id, f_record AS r, f_pos AS p, f_step AS step, f_window AS win,"
-    "   f_chunk AS chunk, f_slot AS slot FROM temp.steplog_summary WHERE f_record IS NOT NULL"
-    "  UNION ALL SELECT series_id, s_record, s_pos, s_step, s_window, NULL, NULL"
-    "   FROM temp.steplog_summary WHERE s_record IS NOT NULL),"
-    " cs AS (SELECT c.*, s.raw_name, s.kind, s.split, s.rank, s.loader FROM c"
-    "   JOIN steplog_series s USING (series_id) WHERE s.source_id = ?1),"
-    /* only groups where a window is known can change (window functions over
-     * many tiny partitions cost ~7 us each) */
-    " k AS (SELECT DISTINCT " SERIES " FROM cs WHERE win IS NOT NULL),"
-    " g AS (SELECT *, row_number() OVER o AS i, lead(step) OVER o - step AS w,"
-    "   lead(win) OVER o AS nw FROM cs WHERE (" SERIES ") IN k"
-    "   WINDOW o AS (PARTITION BY " SERIES " ORDER BY r, p))"
-    " SELECT chunk, slot, w FROM g WHERE i = 1 AND w > 0 AND nw IS NOT NULL AND win IS NULL"
-    " ORDER BY chunk, slot";
-
-/* Per-step times from cumulative clocks: the difference to the previous
- * record of the same series over the steps between them (window). A value
- * below the previous one means the clock restarted (modded-nanogpt restarts
- * it after its warm-up steps): the value itself is the time since then. The
- * first record gets its own value when its counter is at most one interval
- * from zero (the clock started with the run). When a record holds several
- * clocks (fairseq's wall and train_wall), the one that grew least is the
- * training clock and gives "delta NAME" (step_time); the others are stored
- * as "NAME per step". */
-static const char *const derive_cumulative_sql =
-    "WITH v AS (SELECT raw_name AS rn, kind AS k, split AS sp, rank AS rk, loader AS ld,"
-    "   record AS r, pos, ctx_id, value AS x,"
-    "   coalesce(step, epoch, record) AS c FROM steplog_points"
-    "   WHERE " SOURCE_POINTS " AND unit = 's' AND agg = 'cumulative' AND value IS NOT NULL),"
-    " d AS (SELECT *, lag(x) OVER w AS xp, lag(c) OVER w AS cp, lead(c) OVER w AS cnext,"
-    "   row_number() OVER w AS i, max(x) OVER p - min(x) OVER p AS growth FROM v"
-    "   WINDOW p AS (PARTITION BY rn, k, sp, rk, ld), w AS (p ORDER BY r, pos)),"
-    " e AS (SELECT *, dense_rank() OVER (PARTITION BY k, rk, ld ORDER BY growth, rn) AS pick"
-    "   FROM d)"
-    " SELECT r, ctx_id, k, rk, ld, sp, rn, pick,"
-    "  CASE WHEN i = 1 THEN x / c WHEN x >= xp THEN (x - xp) / (c - cp) ELSE x / (c - cp) END,"
-    "  CASE WHEN i = 1 THEN c ELSE c - cp END"
-    " FROM e WHERE (i = 1 AND c > 0 AND cnext IS NOT NULL AND c <= cnext - c AND x >= 0)"
-    "  OR (i > 1 AND c > cp)"
-    " ORDER BY r, k, rk, ld, pick";
-
-/* Prepares a pass's SQL with ?1 (the source) bound, after writing every
- * open chunk. */
-static int prepare_pass(pdb_steplog *w, const char *sql, sqlite3_stmt **st)
+/* Prepares pass name (steplog_writer.sql) with ?1 (the source) and
+ * :tentative bound, after writing every open chunk. */
+static int prepare_pass(pdb_steplog *w, const char *name, sqlite3_stmt **st)
 {
-    if (pdb_sl_flush(w->store) != PDB_OK || pdb_db_prepare(w->src->db, sql, st) != PDB_OK)
+    if (pdb_sl_flush(w->store) != PDB_OK || pdb_ingest_prepare(w->src->db, name, st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(*st, 1, w->src->source_id);
+    int tentative = sqlite3_bind_parameter_index(*st, ":tentative");
+    if (tentative)
+        sqlite3_bind_text(*st, tentative, TENTATIVE, -1, SQLITE_STATIC);
     return PDB_OK;
 }
 
 /* Runs a pass that returns no rows. */
-static int run_pass(pdb_steplog *w, const char *sql)
+static int run_pass(pdb_steplog *w, const char *name)
 {
     sqlite3_stmt *st;
-    if (prepare_pass(w, sql, &st) != PDB_OK)
+    if (prepare_pass(w, name, &st) != PDB_OK)
         return PDB_ERR;
     int rc = pdb_db_step_done(w->src->db, st);
     pdb_db_release(st);
     return rc;
 }
 
-/* Sets the windows first_window_sql finds. Its rows are sorted before the
+/* Sets the windows first_window finds. Its rows are sorted before the
  * first is returned, so the rewrites do not feed back into it, and a chunk
  * holds at most one of them (the first value of its series). */
 static int set_first_windows(pdb_steplog *w)
 {
     sqlite3_stmt *st;
-    if (prepare_pass(w, first_window_sql, &st) != PDB_OK)
+    if (prepare_pass(w, "steplog_writer.first_window", &st) != PDB_OK)
         return PDB_ERR;
     int rc = PDB_OK, r;
     while (rc == PDB_OK && (r = sqlite3_step(st)) == SQLITE_ROW)
@@ -684,11 +601,11 @@ static const char *intern(pdb_steplog *w, const unsigned char *text)
  * values stored do not feed back into it. Derived values come after the
  * logged ones in their record: pass p gives positions from p * 2^20, in
  * the order of the rows. */
-static int derive(pdb_steplog *w, const char *sql, int pass,
+static int derive(pdb_steplog *w, const char *query, int pass,
                   void (*name_of)(sqlite3_stmt *st, char *out, size_t cap))
 {
     sqlite3_stmt *st;
-    if (prepare_pass(w, sql, &st) != PDB_OK)
+    if (prepare_pass(w, query, &st) != PDB_OK)
         return PDB_ERR;
     char loader[sizeof w->loader], name[200];
     int rc = PDB_OK, r;
@@ -739,34 +656,29 @@ int pdb_steplog_finish(pdb_steplog *w)
     if (rc == PDB_OK)
         rc = set_first_windows(w);
     if (rc == PDB_OK)
-        rc = run_pass(w, detect_cumulative_sql);
+        rc = run_pass(w, "steplog_writer.detect_cumulative");
     /* series rows changed under the cache */
     if (rc != PDB_OK || pdb_sl_forget(w->store) != PDB_OK)
         return PDB_ERR;
     forget_series(w);
-    if (derive(w, derive_cumulative_sql, 1, cumulative_name) != PDB_OK ||
+    if (derive(w, "steplog_writer.derive_cumulative", 1, cumulative_name) != PDB_OK ||
         pdb_sl_flush(w->store) != PDB_OK)
         return PDB_ERR;
     /* the tentative step times from timestamps stay only when nothing else
      * times the steps */
     int64_t timed;
-    if (prepare_pass(w, "SELECT EXISTS (SELECT 1 FROM steplog_points WHERE source_id = ?1"
-                        " AND metric = 'step_time' AND unit = 's' AND agg <> '" TENTATIVE "')",
-                     &st) != PDB_OK)
+    if (prepare_pass(w, "steplog_writer.steps_timed", &st) != PDB_OK)
         return PDB_ERR;
     rc = sqlite3_step(st);
     timed = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
     rc = rc == SQLITE_ROW ? PDB_OK : pdb_db_fail(db, "step time check");
     pdb_db_release(st);
     if (rc == PDB_OK && !timed)
-        rc = run_pass(w, "UPDATE steplog_series SET agg = 'derived'"
-                         " WHERE source_id = ?1 AND agg = '" TENTATIVE "'");
+        rc = run_pass(w, "steplog_writer.keep_tentative");
     if (rc == PDB_OK && timed && w->ts_values > 0) {
-        rc = run_pass(w, "DELETE FROM steplog_chunks WHERE series_id IN (SELECT series_id"
-                         " FROM steplog_series WHERE source_id = ?1 AND agg = '" TENTATIVE "')");
+        rc = run_pass(w, "steplog_writer.drop_tentative_chunks");
         if (rc == PDB_OK)
-            rc = run_pass(w, "DELETE FROM steplog_series WHERE source_id = ?1"
-                             " AND agg = '" TENTATIVE "'");
+            rc = run_pass(w, "steplog_writer.drop_tentative_series");
         w->src->records -= w->ts_values;
     }
     return rc;

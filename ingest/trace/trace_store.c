@@ -15,6 +15,7 @@
 #define _GNU_SOURCE /* memmem */
 #include "ingest/trace/trace_event.h"
 #include "ingest/ingest.h"
+#include "ingest/queries.h"
 #include "common/bounds.h"
 #include "common/db.h"
 #include "common/error.h"
@@ -58,19 +59,12 @@ struct pdb_trace_store {
     pdb_buf key, blob;
 };
 
-static const char *const insert_sql[] = {
-    "INSERT INTO slices (trace_id, ph, name, cat, pid, tid, ts, dur, stream, device, context,"
-    " correlation, external_id, input_dims, bytes, coll_name, in_nelems, out_nelems,"
-    " group_size, dtype, args) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-    "INSERT INTO instants (trace_id, name, cat, pid, tid, ts, scope, args)"
-    " VALUES (?,?,?,?,?,?,?,?)",
-    "INSERT INTO counters (trace_id, name, pid, ts, series, value) VALUES (?,?,?,?,?,?)",
-    "INSERT INTO flows (trace_id, ph, id, name, cat, pid, tid, ts, bp) VALUES (?,?,?,?,?,?,?,?,?)",
-    "INSERT INTO metadata_events (trace_id, name, pid, tid, args) VALUES (?,?,?,?,?)",
-    "INSERT OR REPLACE INTO trace_meta (trace_id, key, value) VALUES (?,?,?)",
-    "SELECT json_extract(?, '$.rank')",
-    "INSERT INTO trace_steps (trace_id, slice_id, ph, name, cat, ts, dur, stream)"
-    " VALUES (?,?,?,?,?,?,?,?)",
+/* The statements prepared for each file, in pdb_trace_store_new's order
+ * (trace.sql). */
+static const char *const insert_queries[] = {
+    "trace.add_slice", "trace.add_instant", "trace.add_counter",
+    "trace.add_flow",  "trace.add_metadata_event", "trace.set_meta",
+    "trace.rank_of",   "trace.add_step",
 };
 
 /* ---- binding helpers -------------------------------------------------- */
@@ -324,15 +318,10 @@ static int open_in_table(pdb_trace_store *s)
     pdb_bound_passed("open B events sent to a table");
     /* The table is temporary: no other statement of this ingest is running,
      * so creating it mid-file costs only a re-prepare of the inserts. */
-    if (pdb_db_exec(s->db, "CREATE TEMP TABLE IF NOT EXISTS trace_open_b (thread BLOB, depth"
-                           " INTEGER, event BLOB, PRIMARY KEY (thread, depth)) WITHOUT ROWID;"
-                           "DELETE FROM temp.trace_open_b") != PDB_OK ||
-        pdb_db_prepare(s->db, "INSERT INTO temp.trace_open_b VALUES (?, ?, ?)", &s->b_put) !=
-            PDB_OK ||
-        pdb_db_prepare(s->db, "SELECT depth, event FROM temp.trace_open_b WHERE thread = ?"
-                              " ORDER BY depth DESC LIMIT 1", &s->b_top) != PDB_OK ||
-        pdb_db_prepare(s->db, "DELETE FROM temp.trace_open_b WHERE thread = ? AND depth = ?",
-                       &s->b_del) != PDB_OK)
+    if (pdb_ingest_exec(s->db, "trace.create_open_b") != PDB_OK ||
+        pdb_ingest_prepare(s->db, "trace.open_b_put", &s->b_put) != PDB_OK ||
+        pdb_ingest_prepare(s->db, "trace.open_b_top", &s->b_top) != PDB_OK ||
+        pdb_ingest_prepare(s->db, "trace.open_b_delete", &s->b_del) != PDB_OK)
         return PDB_ERR;
     s->open_in_table = true;
     for (int i = 0; i < s->nstacks; i++) {
@@ -616,9 +605,7 @@ static int set_rank(pdb_trace_store *s)
         }
     }
     sqlite3_stmt *st;
-    if (pdb_db_prepare(s->db, "UPDATE traces SET rank = ?, rank_from = ?, float_ts = ?"
-                              " WHERE trace_id = ?",
-                       &st) != PDB_OK)
+    if (pdb_ingest_prepare(s->db, "trace.set_rank", &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, rank);
     sqlite3_bind_text(st, 2, from, -1, SQLITE_STATIC);
@@ -638,7 +625,7 @@ static int set_rank(pdb_trace_store *s)
 static int write_counts(pdb_trace_store *s)
 {
     sqlite3_stmt *st;
-    if (pdb_db_prepare(s->db, "INSERT INTO trace_counts VALUES (?, ?, ?)", &st) != PDB_OK)
+    if (pdb_ingest_prepare(s->db, "trace.add_count", &st) != PDB_OK)
         return PDB_ERR;
     int rc = PDB_OK;
     for (int c = 0; c < 128 && rc == PDB_OK; c++) {
@@ -671,9 +658,7 @@ pdb_trace_store *pdb_trace_store_new(pdb_source *src, const char *format)
     s->db = src->db;
     s->stack_of = pdb_strmap_new();
     sqlite3_stmt *st;
-    if (pdb_db_prepare(s->db, "INSERT INTO traces (run_id, source_id, rank, rank_from, format)"
-                              " VALUES (?, ?, ?, 'order', ?)",
-                       &st) != PDB_OK) {
+    if (pdb_ingest_prepare(s->db, "trace.add_trace", &st) != PDB_OK) {
         pdb_trace_store_free(s);
         return NULL;
     }
@@ -688,7 +673,7 @@ pdb_trace_store *pdb_trace_store_new(pdb_source *src, const char *format)
     sqlite3_stmt **stmts[] = {&s->ins_slice, &s->ins_instant, &s->ins_counter, &s->ins_flow,
                               &s->ins_mevent, &s->ins_meta, &s->rank_of, &s->ins_step};
     for (size_t i = 0; i < sizeof stmts / sizeof stmts[0] && rc == PDB_OK; i++)
-        rc = pdb_db_prepare(s->db, insert_sql[i], stmts[i]);
+        rc = pdb_ingest_prepare(s->db, insert_queries[i], stmts[i]);
     if (rc != PDB_OK) {
         pdb_trace_store_free(s);
         return NULL;
@@ -704,11 +689,11 @@ int pdb_trace_store_finish(pdb_trace_store *s)
     int rc = PDB_OK;
     if (s->open_in_table) {
         int64_t left = 0;
-        rc = pdb_db_query_int(s->db, "SELECT count(*) FROM temp.trace_open_b", 0, &left);
+        rc = pdb_ingest_int(s->db, "trace.open_b_left", 0, &left);
         for (int64_t k = 0; k < left; k++)
             pdb_skip(s->src, "B event without a matching E");
         if (rc == PDB_OK)
-            rc = pdb_db_exec(s->db, "DELETE FROM temp.trace_open_b");
+            rc = pdb_ingest_exec(s->db, "trace.open_b_clear");
     }
     if (rc == PDB_OK)
         rc = write_counts(s);

@@ -22,6 +22,7 @@
 #include "common/xalloc.h"
 #include "compare/diff.h"
 #include "compare/queries.h"
+#include "ingest/shards/merge.h"
 #include "ingest/queries.h"
 #include "report/queries.h"
 #include "report/trace_sql.h"
@@ -241,6 +242,7 @@ int main(void)
     CHECK_INT(pdb_db_open(":memory:", PDB_DB_CREATE, &db), PDB_OK);
     CHECK_INT(pdb_diff_sql_functions(db), PDB_OK);
     CHECK_INT(pdb_trace_sql_functions(db), PDB_OK);
+    CHECK_INT(pdb_merge_sql_functions(db), PDB_OK);
     char dir[] = "/tmp/profdb-test-queries-XXXXXX", path[64];
     attach_test_db(db, dir, path, sizeof path);
     run_creates(db);
