@@ -1,16 +1,16 @@
 /* analyze.c: runs every analysis pass for a run (see analyze.h). */
 #include "analyze/analyze.h"
+#include "analyze/queries.h"
 #include "analyze/scan_reader.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "common/query.h"
+#include "common/query_db.h"
 
 #include <stdio.h>
 
-/* Deletes the run's rows of every analysis table. A table holding no other
- * run is emptied whole (SQLite then frees its pages at once instead of
- * deleting row by row, index entries included: re-analysing a database of
- * one run took a tenth of the analysis); the test for another run stops at
- * the first such row. */
+/* Deletes the run's rows of every analysis table; a table holding no other
+ * run is emptied whole (analyze.sql says why). */
 static int clear_run(sqlite3 *db, int64_t run_id)
 {
     static const char *const tables[] = {"analysis_gpu", "analysis_kernel_types",
@@ -21,30 +21,34 @@ static int clear_run(sqlite3 *db, int64_t run_id)
                                          "analysis_queue_ranks",
                                          "analysis_memory_ops", "analysis_memory_peaks",
                                          "analysis_memory_allocs"};
-    for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
-        char sql[160];
-        int64_t others;
-        snprintf(sql, sizeof sql, "SELECT EXISTS (SELECT 1 FROM %s WHERE run_id IS NOT %lld)",
-                 tables[i], (long long)run_id);
-        if (pdb_db_query_int(db, sql, 1, &others) != PDB_OK)
+    int rc = PDB_OK;
+    for (size_t i = 0; i < sizeof tables / sizeof tables[0] && rc == PDB_OK; i++) {
+        const char *const fill[] = {"table", tables[i], NULL};
+        sqlite3_stmt *st;
+        if (pdb_query_prepare(db, pdb_analyze_queries, "analyze.other_runs", fill, &st) != PDB_OK)
             return PDB_ERR;
-        if (others)
-            snprintf(sql, sizeof sql, "DELETE FROM %s WHERE run_id = %lld", tables[i],
-                     (long long)run_id);
-        else
-            snprintf(sql, sizeof sql, "DELETE FROM %s", tables[i]);
-        if (pdb_db_exec(db, sql) != PDB_OK)
+        sqlite3_bind_int64(st, 1, run_id);
+        int step = sqlite3_step(st);
+        bool others = step != SQLITE_ROW || sqlite3_column_int(st, 0);
+        sqlite3_finalize(st);
+        if (step != SQLITE_ROW)
+            return pdb_db_fail(db, "database error");
+        if (pdb_query_prepare(db, pdb_analyze_queries,
+                              others ? "analyze.clear_run" : "analyze.clear_table", fill,
+                              &st) != PDB_OK)
             return PDB_ERR;
+        sqlite3_bind_int64(st, 1, run_id);
+        rc = pdb_db_step_done(db, st);
+        sqlite3_finalize(st);
     }
-    return PDB_OK;
+    return rc;
 }
 
 int pdb_analyze_run(sqlite3 *db, int64_t run_id, bool committed)
 {
     bool threaded = committed && pdb_scan_reader_possible(db);
     sqlite3_stmt *st;
-    if (pdb_db_prepare(db, "SELECT trace_id, rank FROM traces WHERE run_id = ? ORDER BY rank",
-                       &st) != PDB_OK)
+    if (pdb_analyze_prepare(db, "analyze.traces", &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, run_id);
     int step = sqlite3_step(st);

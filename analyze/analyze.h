@@ -61,11 +61,11 @@ void pdb_sweep_by_priority(const pdb_sweep *w, int64_t *out);
 
 /* The GPU events of exact mode: slices with a stream arg, except CPU-side
  * categories that some writers also tag with a stream (ROCm runtime calls
- * carry "stream": "0x0"). a is the table alias as a string literal. */
+ * carry "stream": "0x0"). The queries that test it write this list out
+ * (analyze/queries/, report/queries/trace_launch.sql); unit.test_queries
+ * checks that each is this one. */
 #define PDB_CPU_CATEGORIES \
     "('cuda_runtime', 'cuda_driver', 'hip_runtime', 'cpu_op', 'user_annotation', 'python_function')"
-#define PDB_IS_GPU(a) "(" a ".stream IS NOT NULL AND coalesce(" a ".cat, 0) NOT IN" \
-    " (SELECT id FROM strings WHERE value IN " PDB_CPU_CATEGORIES "))"
 
 /* Passes (they write their analysis_* rows for the run). */
 /* All passes for one trace, in one scan of its slices (scan.c): read by

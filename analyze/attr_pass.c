@@ -29,6 +29,7 @@
  * event, and on HTA's rounded, filtered events for --compat hta. */
 #include "analyze/batch.h"
 #include "analyze/hta.h"
+#include "analyze/queries.h"
 #include "analyze/recstore.h"
 #include "analyze/passes.h"
 #include "analyze/sum.h"
@@ -249,19 +250,8 @@ static bool overlaps(int64_t s1, int64_t e1, int64_t s2, int64_t e2)
 
 /* The whole pass ------------------------------------------------------- */
 
-/* The launcher of a correlation, from the covering correlation index ("+ 0"
- * keeps SQLite from walking the (trace, ts) index for the order). */
-static const char *const probe_sql =
-    "SELECT r.id, r.ts FROM slices r WHERE r.trace_id = ?1 AND r.correlation = ?2"
-    " AND typeof(r.stream) <> 'integer' AND (r.stream IS NULL OR r.cat IN"
-    " (SELECT id FROM strings WHERE value IN " PDB_CPU_CATEGORIES "))"
-    " ORDER BY r.ts + 0, r.id LIMIT 1";
-
-/* analysis_gpu_attribution rows go through a batch (batch.h), flushed
- * before the table is updated or read. */
-#define ATTR_INSERT "INSERT OR FAIL INTO analysis_gpu_attribution (run_id, rank, slice_id, name," \
-                    " dur_ns, step, launch_id, op_id, op, top_op," \
-                    " annotation, gpu_annotation, module) VALUES "
+/* The queries are analyze/queries/attr_pass.sql: the launcher of a
+ * correlation (probe), the rows (add_attribution, through a batch). */
 
 /* Recent probe answers, so GPU events sharing a correlation that has no
  * launcher in the map look it up once, not once each. */
@@ -310,16 +300,16 @@ int pdb_attr_acc_new(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank, pd
     if (pdb_rs_new(db, "ranges", sizeof(range_rec), RANGES_IN_MEMORY, SIZE_MAX, &a->ranges) !=
         PDB_OK)
         return PDB_ERR;
-    if (pdb_batch_new(db, ATTR_INSERT, "(?,?,?,?,?,?,?,?,?,?,?,?,?)", 13, &a->insert) !=
+    if (pdb_batch_new(db, pdb_analyze_sql("attr_pass.add_attribution"), 13, &a->insert) !=
             PDB_OK ||
-        pdb_db_prepare(db, probe_sql, &a->probe) != PDB_OK || temp_tables(a) != PDB_OK)
+        pdb_analyze_prepare(db, "attr_pass.probe", &a->probe) != PDB_OK ||
+        temp_tables(a) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(a->probe, 1, trace_id);
     /* Without the category in the string table no trace has such ranges,
      * and the lanes (a lookup per GPU event) are not needed. */
     int64_t n;
-    if (pdb_db_query_int(db, "SELECT count(*) FROM strings WHERE value = 'gpu_user_annotation'",
-                         0, &n) != PDB_OK)
+    if (pdb_analyze_int(db, "attr_pass.has_gpu_ranges", 0, &n) != PDB_OK)
         return PDB_ERR;
     a->lanes = n > 0;
     return PDB_OK;
@@ -345,20 +335,10 @@ static void bind_id(sqlite3_stmt *st, int i, int64_t id)
  * the scan starts: a schema change would abort its running query. */
 static int temp_tables(pdb_attr_acc *a)
 {
-    if (pdb_db_exec(a->db,
-                    "CREATE TEMP TABLE IF NOT EXISTS attr_spill (corr INTEGER PRIMARY KEY,"
-                    " launch_id, launch_ts, step, op_id, node);"
-                    "CREATE TEMP TABLE IF NOT EXISTS attr_deferred (slice_id, corr, dur);"
-                    "DELETE FROM temp.attr_spill; DELETE FROM temp.attr_deferred;") != PDB_OK)
-        return PDB_ERR;
-    if (pdb_db_prepare(a->db, "INSERT OR IGNORE INTO temp.attr_spill VALUES (?,?,?,?,?,?)",
-                       &a->spill_put) != PDB_OK ||
-        pdb_db_prepare(a->db,
-                       "SELECT launch_id, launch_ts, step, op_id, node FROM temp.attr_spill"
-                       " WHERE corr = ?",
-                       &a->spill_get) != PDB_OK ||
-        pdb_db_prepare(a->db, "INSERT INTO temp.attr_deferred VALUES (?,?,?)", &a->defer_put) !=
-            PDB_OK)
+    if (pdb_analyze_exec(a->db, "attr_pass.create_spill") != PDB_OK ||
+        pdb_analyze_prepare(a->db, "attr_pass.spill_put", &a->spill_put) != PDB_OK ||
+        pdb_analyze_prepare(a->db, "attr_pass.spill_get", &a->spill_get) != PDB_OK ||
+        pdb_analyze_prepare(a->db, "attr_pass.defer_put", &a->defer_put) != PDB_OK)
         return PDB_ERR;
     return PDB_OK;
 }
@@ -506,10 +486,8 @@ static int lane_range_add(pdb_attr_acc *a, int mode, const pdb_row *r, int64_t s
             if (pdb_batch_flush(a->insert) != PDB_OK)
                 return PDB_ERR;
             if (!a->set_gpu_range &&
-                pdb_db_prepare(a->db,
-                               "UPDATE analysis_gpu_attribution SET gpu_annotation = ?"
-                               " WHERE slice_id = ? AND run_id = ? AND rank = ?",
-                               &a->set_gpu_range) != PDB_OK)
+                pdb_analyze_prepare(a->db, "attr_pass.set_gpu_range", &a->set_gpu_range) !=
+                    PDB_OK)
                 return PDB_ERR;
             sqlite3_bind_int64(a->set_gpu_range, 1, range_name(a->ranges, stat));
             sqlite3_bind_int64(a->set_gpu_range, 2, k->slice_id);
@@ -585,16 +563,9 @@ static int resolve_deferred(pdb_attr_acc *a)
         if (a->map.v[i].used && spill(a, &a->map.v[i]) != PDB_OK)
             return PDB_ERR;
     sqlite3_stmt *q, *up;
-    if (pdb_db_prepare(a->db,
-                       "SELECT d.slice_id, d.dur, s.step, s.op_id, s.node FROM temp.attr_deferred d"
-                       " JOIN temp.attr_spill s ON s.corr = d.corr",
-                       &q) != PDB_OK)
+    if (pdb_analyze_prepare(a->db, "attr_pass.deferred", &q) != PDB_OK)
         return PDB_ERR;
-    if (pdb_db_prepare(a->db,
-                       "UPDATE analysis_gpu_attribution SET step = ?, op_id = ?, op = ?,"
-                       " top_op = ?, annotation = ?, module = ?"
-                       " WHERE run_id = ? AND rank = ? AND slice_id = ?",
-                       &up) != PDB_OK) {
+    if (pdb_analyze_prepare(a->db, "attr_pass.set_deferred", &up) != PDB_OK) {
         sqlite3_finalize(q);
         return PDB_ERR;
     }
@@ -684,18 +655,12 @@ static int write_ranges(pdb_attr_acc *a)
 {
     pdb_batch *rows;
     sqlite3_stmt *st;
-    if (pdb_batch_new_typed(a->db, "INSERT OR FAIL INTO analysis_annotations_by_id VALUES ",
-                            "(?,?,?,?,?,?,?,?,?,?,?,?,?,?)", "isisiiiiirriii", &rows) != PDB_OK) {
+    if (pdb_batch_new_typed(a->db, pdb_analyze_sql("attr_pass.add_range"), "isisiiiiirriii",
+                            &rows) != PDB_OK) {
         pdb_batch_free(rows);
         return PDB_ERR;
     }
-    /* Found as each row is made (an UPDATE afterwards rewrote 200,000 rows
-     * of a trace with as many annotation names in 0.65 s). */
-    if (pdb_db_prepare(a->db,
-                       "SELECT sum(gpu_total_ns), sum(gpu_self_ns) FROM analysis_ops_by_id"
-                       " WHERE run_id = ?1 AND rank = ?2 AND name_id = ?3 AND cat_id ="
-                       " (SELECT id FROM strings WHERE value = 'user_annotation')",
-                       &st) != PDB_OK) {
+    if (pdb_analyze_prepare(a->db, "attr_pass.range_gpu_time", &st) != PDB_OK) {
         pdb_batch_free(rows);
         return PDB_ERR;
     }

@@ -3,6 +3,7 @@
 #include "common/strbuf.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "common/query.h"
 #include "common/xalloc.h"
 
 #include <assert.h>
@@ -21,8 +22,7 @@ struct pdb_batch {
     size_t text_at[PDB_BATCH_ROWS][PDB_BATCH_COLS]; /* each at this offset */
 };
 
-int pdb_batch_new_typed(sqlite3 *db, const char *insert, const char *values, const char *kinds,
-                        pdb_batch **out)
+int pdb_batch_new_typed(sqlite3 *db, const char *insert, const char *kinds, pdb_batch **out)
 {
     int ncols = (int)strlen(kinds);
     assert(ncols > 0 && ncols <= PDB_BATCH_COLS);
@@ -31,33 +31,22 @@ int pdb_batch_new_typed(sqlite3 *db, const char *insert, const char *values, con
     b->ncols = ncols;
     memcpy(b->kinds, kinds, (size_t)ncols);
     *out = b;
-    pdb_buf sql = {0};
-    pdb_buf_add(&sql, insert, strlen(insert));
-    for (int i = 0; i < PDB_BATCH_ROWS; i++) {
-        if (i)
-            pdb_buf_addc(&sql, ',');
-        pdb_buf_add(&sql, values, strlen(values));
-    }
-    pdb_buf_addc(&sql, '\0');
-    int rc = pdb_db_prepare(db, sql.p, &b->many);
-    pdb_buf_reset(&sql);
-    pdb_buf_add(&sql, insert, strlen(insert));
-    pdb_buf_add(&sql, values, strlen(values));
-    pdb_buf_addc(&sql, '\0');
-    if (rc == PDB_OK)
-        rc = pdb_db_prepare(db, sql.p, &b->one);
+    pdb_buf sql = PDB_BUF_INIT;
+    pdb_query_rows(insert, PDB_BATCH_ROWS, &sql);
+    int rc = pdb_db_prepare(db, pdb_buf_str(&sql), &b->many);
     pdb_buf_free(&sql);
+    if (rc == PDB_OK)
+        rc = pdb_db_prepare(db, insert, &b->one);
     return rc;
 }
 
-int pdb_batch_new(sqlite3 *db, const char *insert, const char *values, int ncols,
-                  pdb_batch **out)
+int pdb_batch_new(sqlite3 *db, const char *insert, int ncols, pdb_batch **out)
 {
     char kinds[PDB_BATCH_COLS + 1];
     assert(ncols > 0 && ncols <= PDB_BATCH_COLS);
     memset(kinds, 'i', (size_t)ncols);
     kinds[ncols] = '\0';
-    return pdb_batch_new_typed(db, insert, values, kinds, out);
+    return pdb_batch_new_typed(db, insert, kinds, out);
 }
 
 /* Binds row i of the buffer at parameter base + 1 on. */

@@ -25,11 +25,11 @@
 
 typedef struct pdb_batch pdb_batch;
 
-/* insert: "INSERT OR FAIL INTO t (cols) VALUES " (SQL up to VALUES); values: one
- * row's value list with a ? per column, e.g. "(?,?,(SELECT ... = ?))"
- * (ncols ?, at most PDB_BATCH_COLS). */
-int pdb_batch_new(sqlite3 *db, const char *insert, const char *values, int ncols,
-                  pdb_batch **out);
+/* insert: the INSERT of one row, "INSERT OR FAIL INTO t (cols) VALUES
+ * (?,?,(SELECT ... = ?))" (a query of analyze/queries/), with a ? per
+ * column (ncols of them, at most PDB_BATCH_COLS); the statement of many
+ * rows repeats its row of values (pdb_query_rows). */
+int pdb_batch_new(sqlite3 *db, const char *insert, int ncols, pdb_batch **out);
 /* Adds a row: v[ncols] values; bit i of nulls set: column i is NULL. */
 int pdb_batch_add(pdb_batch *b, const int64_t *v, uint32_t nulls);
 
@@ -46,8 +46,7 @@ typedef union {
         size_t n;
     } t;
 } pdb_batch_val;
-int pdb_batch_new_typed(sqlite3 *db, const char *insert, const char *values, const char *kinds,
-                        pdb_batch **out);
+int pdb_batch_new_typed(sqlite3 *db, const char *insert, const char *kinds, pdb_batch **out);
 int pdb_batch_add_vals(pdb_batch *b, const pdb_batch_val *v, uint32_t nulls);
 /* Inserts the rows waiting. */
 int pdb_batch_flush(pdb_batch *b);

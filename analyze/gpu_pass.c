@@ -9,6 +9,7 @@
  * bounded memory. */
 #include "analyze/batch.h"
 #include "analyze/hta.h"
+#include "analyze/queries.h"
 #include "analyze/recstore.h"
 #include "analyze/passes.h"
 #include "analyze/sum.h"
@@ -106,7 +107,7 @@ static int write_gpu(pdb_gpu_acc *a, sqlite3 *db, int64_t run_id, int rank, cons
 {
     const pdb_sweep *w = &a->w;
     sqlite3_stmt *st;
-    if (pdb_db_prepare(db, "INSERT INTO analysis_gpu VALUES (?,?,?,?,?,?,?,?,?,?,?)", &st) != PDB_OK)
+    if (pdb_analyze_prepare(db, "gpu_pass.add_gpu", &st) != PDB_OK)
         return PDB_ERR;
     pdb_hta_gpu_time h;
     if (a->hta) {
@@ -136,7 +137,7 @@ static int write_kernel_types(pdb_gpu_acc *a, sqlite3 *db, int64_t run_id, int r
                               const char *mode)
 {
     sqlite3_stmt *st;
-    if (pdb_db_prepare(db, "INSERT INTO analysis_kernel_types VALUES (?,?,?,?,?)", &st) != PDB_OK)
+    if (pdb_analyze_prepare(db, "gpu_pass.add_kernel_type", &st) != PDB_OK)
         return PDB_ERR;
     /* OTHER (sync) time is left out of the breakdown, as HTA does. */
     int64_t by_type[PDB_KT_BREAKDOWN + 1] = {0};
@@ -202,8 +203,8 @@ static int write_kernels(pdb_gpu_acc *a, sqlite3 *db, int64_t run_id, int rank)
     kernel_writer w = {NULL, run_id, rank};
     int rc = pdb_rs_error(a->kernels);
     if (rc == PDB_OK)
-        rc = pdb_batch_new_typed(db, "INSERT OR FAIL INTO analysis_kernels_by_id VALUES ",
-                                 "(?,?,?,?,?,?,?,?,?,?,?)", "isiisiiiirr", &w.rows);
+        rc = pdb_batch_new_typed(db, pdb_analyze_sql("gpu_pass.add_kernel"), "isiisiiiirr",
+                                 &w.rows);
     if (rc == PDB_OK)
         rc = pdb_rs_each(a->kernels, write_kernel, &w);
     if (rc == PDB_OK)

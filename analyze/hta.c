@@ -3,30 +3,27 @@
 #include "common/db.h"
 #include "common/error.h"
 #include "common/strbuf.h"
+#include "analyze/queries.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* HTA's profiler steps: kept (X, with a category other than 'Trace') CPU-side
- * events whose name contains "ProfilerStep", from the ingest-time copy. */
-static const char *const last_step_sql =
-    "SELECT count(DISTINCT name), max(ts) FROM trace_steps WHERE trace_id = ?1"
-    " AND ph = 'X' AND cat IS NOT NULL AND cat <> 'Trace' AND typeof(stream) <> 'integer'";
-
 int pdb_hta_settings(sqlite3 *db, int64_t trace_id, pdb_hta_mode *m)
 {
-    int64_t float_ts;
-    char sql[96];
     *m = (pdb_hta_mode){0};
-    snprintf(sql, sizeof sql, "SELECT float_ts FROM traces WHERE trace_id = %lld",
-             (long long)trace_id);
-    if (pdb_db_query_int(db, sql, 0, &float_ts) != PDB_OK)
-        return PDB_ERR;
-    m->round = float_ts > 0;
     sqlite3_stmt *st;
-    if (pdb_db_prepare(db, last_step_sql, &st) != PDB_OK)
+    if (pdb_analyze_prepare(db, "hta.float_ts", &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, trace_id);
+    int step = sqlite3_step(st);
+    m->round = step == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0;
+    sqlite3_finalize(st);
+    if (step != SQLITE_ROW && step != SQLITE_DONE)
+        return pdb_db_fail(db, "database error");
+    /* HTA's profiler steps (hta.sql) */
+    if (pdb_analyze_prepare(db, "hta.last_step", &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, trace_id);
     if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) >= 2) {
@@ -137,7 +134,8 @@ int pdb_hta_sql_functions(sqlite3 *db)
 {
     /* Registered already? (Replacing a function fails while statements run.) */
     sqlite3_stmt *probe;
-    if (sqlite3_prepare_v2(db, "SELECT hta_start(0, 0)", -1, &probe, NULL) == SQLITE_OK) {
+    if (sqlite3_prepare_v2(db, pdb_analyze_sql("hta.probe_functions"), -1, &probe, NULL) ==
+        SQLITE_OK) {
         sqlite3_finalize(probe);
         return PDB_OK;
     }

@@ -7,6 +7,7 @@
  * streams in memory, the rest in a temporary table (100,000 streams kept
  * about 45 MB in memory). The last stream is remembered, since consecutive
  * events often share one. */
+#include "analyze/queries.h"
 #include "analyze/recstore.h"
 #include "analyze/passes.h"
 #include "analyze/sum.h"
@@ -106,7 +107,7 @@ int pdb_idle_acc_write(pdb_idle_acc *a, sqlite3 *db, int64_t run_id, int rank)
     if (pdb_rs_error(a->streams) != PDB_OK)
         return PDB_ERR;
     sqlite3_stmt *st;
-    if (pdb_db_prepare(db, "INSERT INTO analysis_idle VALUES (?,?,?,?,?,?,?,?)", &st) != PDB_OK)
+    if (pdb_analyze_prepare(db, "idle_pass.add_stream", &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, run_id);
     sqlite3_bind_text(st, 2, a->hta ? "hta" : "exact", -1, SQLITE_STATIC);

@@ -23,6 +23,7 @@
 #include "common/db.h"
 #include "common/error.h"
 #include "common/xalloc.h"
+#include "analyze/queries.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -51,8 +52,7 @@ typedef struct {
 static int load_cpu_cats(sqlite3 *db, cpu_cats *c)
 {
     sqlite3_stmt *st;
-    if (pdb_db_prepare(db, "SELECT id FROM strings WHERE value IN " PDB_CPU_CATEGORIES,
-                       &st) != PDB_OK)
+    if (pdb_analyze_prepare(db, "launchers.cpu_categories", &st) != PDB_OK)
         return PDB_ERR;
     int rc;
     c->n = 0;
@@ -119,8 +119,7 @@ typedef struct {
 
 static int to_table(sink *k)
 {
-    if (pdb_batch_new(k->db, "INSERT OR FAIL INTO temp.scan_launchers VALUES ", "(?,?,?)", 3,
-                      &k->w) != PDB_OK)
+    if (pdb_batch_new(k->db, pdb_analyze_sql("launchers.add_launcher"), 3, &k->w) != PDB_OK)
         return PDB_ERR;
     pdb_bound_passed("launchers sent to a table");
     int rc = PDB_OK;
@@ -235,15 +234,9 @@ static int fill(sqlite3 *db, int64_t trace_id, sink *k)
     sqlite3_stmt *q;
     /* made before any query runs, even if it stays empty: a schema change
      * during the read below (or the scan) would abort it */
-    if (pdb_db_exec(db, "CREATE TEMP TABLE IF NOT EXISTS scan_launchers"
-                        " (ts INTEGER NOT NULL, id INTEGER NOT NULL, gpu INTEGER NOT NULL,"
-                        " PRIMARY KEY (ts, id)) WITHOUT ROWID;"
-                        "DELETE FROM temp.scan_launchers;") != PDB_OK ||
+    if (pdb_analyze_exec(db, "launchers.create_launchers") != PDB_OK ||
         load_cpu_cats(db, &cats) != PDB_OK ||
-        pdb_db_prepare(db,
-                       "SELECT correlation, ts, id, cat, stream FROM slices"
-                       " WHERE trace_id = ? AND correlation IS NOT NULL ORDER BY correlation",
-                       &q) != PDB_OK)
+        pdb_analyze_prepare(db, "launchers.correlated", &q) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(q, 1, trace_id);
     int rc = read_groups(db, &cats, q, k);
@@ -270,10 +263,8 @@ int pdb_launchers_new(sqlite3 *db, int64_t trace_id, pdb_launchers **out)
         l->n = k.n;
         return advance(l);
     }
-    if (pdb_db_prepare(db, "SELECT ts, id, gpu FROM temp.scan_launchers ORDER BY ts, id",
-                       &l->ordered) != PDB_OK ||
-        pdb_db_prepare(db, "SELECT gpu FROM temp.scan_launchers WHERE ts = ? AND id = ?", &l->by_id) !=
-            PDB_OK)
+    if (pdb_analyze_prepare(db, "launchers.ordered", &l->ordered) != PDB_OK ||
+        pdb_analyze_prepare(db, "launchers.by_id", &l->by_id) != PDB_OK)
         return PDB_ERR;
     return advance(l);
 }

@@ -33,6 +33,9 @@
 #include "common/error.h"
 #include "common/strmap.h"
 #include "common/xalloc.h"
+#include "common/query.h"
+#include "common/query_db.h"
+#include "analyze/queries.h"
 
 #include <assert.h>
 #include <stdio.h>
@@ -145,13 +148,7 @@ bool pdb_memory_filtered_name(const char *name)
 static int load_steps(pdb_memory_acc *a, int64_t trace_id)
 {
     sqlite3_stmt *st;
-    if (pdb_db_prepare(a->db,
-                       "SELECT ts, ts + dur, CAST(substr(name, 14) AS INTEGER) FROM trace_steps"
-                       " WHERE trace_id = ?1 AND name GLOB 'ProfilerStep#*'"
-                       " AND coalesce(cat, '') NOT LIKE 'gpu\\_%' ESCAPE '\\'"
-                       " AND (stream IS NULL OR coalesce(cat, '') IN " PDB_CPU_CATEGORIES ")"
-                       " ORDER BY ts",
-                       &st) != PDB_OK)
+    if (pdb_analyze_prepare(a->db, "memory_pass.steps", &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, trace_id);
     size_t cap = 0;
@@ -208,30 +205,21 @@ int pdb_memory_acc_new(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank,
     pdb_memory_acc *a = pdb_xcalloc(1, sizeof *a);
     *a = (pdb_memory_acc){.db = db, .run_id = run_id, .rank = rank, .toplevel = -1};
     *out = a;
-    int64_t n;
-    char sql[200];
-    snprintf(sql, sizeof sql,
-             "SELECT EXISTS (SELECT 1 FROM instants WHERE trace_id = %lld AND name ="
-             " (SELECT id FROM strings WHERE value = '[memory]'))",
-             (long long)trace_id);
-    if (pdb_db_query_int(db, sql, 0, &n) != PDB_OK)
+    sqlite3_stmt *st;
+    if (pdb_analyze_prepare(db, "memory_pass.has_memory", &st) != PDB_OK)
         return PDB_ERR;
-    if (!n)
+    sqlite3_bind_int64(st, 1, trace_id);
+    int step = sqlite3_step(st);
+    bool any = step == SQLITE_ROW && sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    if (step != SQLITE_ROW)
+        return pdb_db_fail(db, "database error");
+    if (!any)
         return PDB_OK;
     a->active = true;
-    if (pdb_db_prepare(db,
-                       "SELECT ts, pid, tid, json_extract(args, '$.Bytes'),"
-                       " json_extract(args, '$.\"Total Allocated\"'),"
-                       " json_extract(args, '$.\"Total Reserved\"'),"
-                       " json_extract(args, '$.\"Device Type\"'),"
-                       " json_extract(args, '$.\"Device Id\"'), json_extract(args, '$.Addr')"
-                       " FROM instants WHERE trace_id = ?1"
-                       " AND name = (SELECT id FROM strings WHERE value = '[memory]')"
-                       " AND ts IS NOT NULL ORDER BY ts, rowid",
-                       &a->cur) != PDB_OK ||
-        pdb_db_prepare(db, "INSERT INTO analysis_memory_allocs VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                       &a->ins_alloc) != PDB_OK ||
-        pdb_db_prepare(db, "SELECT value FROM strings WHERE id = ?", &a->text_of) != PDB_OK ||
+    if (pdb_analyze_prepare(db, "memory_pass.events", &a->cur) != PDB_OK ||
+        pdb_analyze_prepare(db, "memory_pass.add_alloc", &a->ins_alloc) != PDB_OK ||
+        pdb_common_prepare(db, "strings.text", NULL, &a->text_of) != PDB_OK ||
         load_steps(a, trace_id) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(a->cur, 1, trace_id);
@@ -558,11 +546,9 @@ int pdb_memory_acc_write(pdb_memory_acc *a)
     while (a->nheap)
         close_event(a, heap_pop(a));
     sqlite3_stmt *ops, *peaks;
-    if (pdb_db_prepare(a->db, "INSERT INTO analysis_memory_ops VALUES (?,?,?,?,?,?,?,?)", &ops) !=
-        PDB_OK)
+    if (pdb_analyze_prepare(a->db, "memory_pass.add_op", &ops) != PDB_OK)
         return PDB_ERR;
-    if (pdb_db_prepare(a->db, "INSERT INTO analysis_memory_peaks VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                       &peaks) != PDB_OK) {
+    if (pdb_analyze_prepare(a->db, "memory_pass.add_peak", &peaks) != PDB_OK) {
         sqlite3_finalize(ops);
         return PDB_ERR;
     }

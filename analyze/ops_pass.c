@@ -50,6 +50,9 @@
 #include "common/strbuf.h"
 #include "common/strmap.h"
 #include "common/xalloc.h"
+#include "common/query.h"
+#include "common/query_db.h"
+#include "analyze/queries.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -166,21 +169,16 @@ int pdb_ops_acc_new(sqlite3 *db, int64_t run_id, int rank, pdb_steps_acc *steps,
     for (int i = 0; i < LAST_DIMS; i++)
         a->shapes[i].key = -1;
     /* Made before the scan: a schema change would abort its query. */
-    if (pdb_db_exec(db, "CREATE TEMP TABLE IF NOT EXISTS ops_stacks (thread BLOB PRIMARY KEY,"
-                        " stack BLOB NOT NULL) WITHOUT ROWID; DELETE FROM temp.ops_stacks") !=
-            PDB_OK ||
-        pdb_db_prepare(db, "INSERT INTO temp.ops_stacks VALUES (?, ?)", &a->stack_put) !=
-            PDB_OK ||
-        pdb_db_prepare(db, "SELECT stack FROM temp.ops_stacks WHERE thread = ?", &a->stack_get) !=
-            PDB_OK ||
-        pdb_db_prepare(db, "DELETE FROM temp.ops_stacks WHERE thread = ?", &a->stack_del) !=
-            PDB_OK ||
+    if (pdb_analyze_exec(db, "ops_pass.create_stacks") != PDB_OK ||
+        pdb_analyze_prepare(db, "ops_pass.stack_put", &a->stack_put) != PDB_OK ||
+        pdb_analyze_prepare(db, "ops_pass.stack_get", &a->stack_get) != PDB_OK ||
+        pdb_analyze_prepare(db, "ops_pass.stack_delete", &a->stack_del) != PDB_OK ||
         pdb_rs_new(db, "ops", sizeof(op_stat), OPS_IN_MEMORY, OP_KEYS_IN_MEMORY, &a->stats) !=
             PDB_OK ||
         pdb_rs_new(db, "nodes", sizeof(ctx_node), NODES_IN_MEMORY, SIZE_MAX, &a->nodes) !=
             PDB_OK)
         return PDB_ERR;
-    return pdb_db_prepare(db, "SELECT value FROM strings WHERE id = ?", &a->text_of);
+    return pdb_common_prepare(db, "strings.text", NULL, &a->text_of);
 }
 
 static int kind_of(const pdb_row *r)
@@ -358,8 +356,7 @@ static int bucket_write(pdb_ops_acc *a, step_bucket *b)
 {
     int rc = PDB_OK;
     if (!a->step_insert)
-        rc = pdb_batch_new(a->db, "INSERT OR FAIL INTO analysis_op_steps_by_id VALUES ",
-                           "(?,?,?,?,?,?,?,?)", 8, &a->step_insert);
+        rc = pdb_batch_new(a->db, pdb_analyze_sql("ops_pass.add_op_step"), 8, &a->step_insert);
     for (int64_t k = 0; k < b->n && rc == PDB_OK; k++) {
         const step_op *o = &b->v[k];
         int64_t v[] = {a->run_id, a->rank, b->step, o->name_id, o->cat_id,
@@ -594,13 +591,13 @@ void pdb_ops_acc_gpu(pdb_ops_acc *a, int64_t node, int64_t dur)
 static int intern(sqlite3 *db, const char *text, size_t len, int64_t *id)
 {
     sqlite3_stmt *st;
-    if (pdb_db_prepare(db, "INSERT OR IGNORE INTO strings (value) VALUES (?)", &st) != PDB_OK)
+    if (pdb_common_prepare(db, "strings.add", NULL, &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_text(st, 1, text, (int)len, SQLITE_STATIC);
     int rc = pdb_db_step_done(db, st);
     pdb_db_release(st);
     if (rc != PDB_OK ||
-        pdb_db_prepare(db, "SELECT id FROM strings WHERE value = ?", &st) != PDB_OK)
+        pdb_common_prepare(db, "strings.id", NULL, &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_text(st, 1, text, (int)len, SQLITE_STATIC);
     rc = sqlite3_step(st) == SQLITE_ROW ? PDB_OK : pdb_db_fail(db, "interning a module path");
@@ -730,7 +727,7 @@ static int pop_away(pdb_ops_acc *a)
     sqlite3_stmt *st;
     if (a->away == 0)
         return PDB_OK;
-    if (pdb_db_prepare(a->db, "SELECT stack FROM temp.ops_stacks", &st) != PDB_OK)
+    if (pdb_analyze_prepare(a->db, "ops_pass.stacks", &st) != PDB_OK)
         return PDB_ERR;
     thread_stack t = {0};
     int rc = PDB_OK, step;
@@ -753,7 +750,7 @@ static int pop_away(pdb_ops_acc *a)
     free(t.v);
     sqlite3_finalize(st);
     a->away = 0;
-    return rc == PDB_OK ? pdb_db_exec(a->db, "DELETE FROM temp.ops_stacks") : rc;
+    return rc == PDB_OK ? pdb_analyze_exec(a->db, "ops_pass.clear_stacks") : rc;
 }
 
 int pdb_ops_acc_write(pdb_ops_acc *a)
@@ -773,8 +770,7 @@ int pdb_ops_acc_write(pdb_ops_acc *a)
     if (pdb_rs_error(a->nodes) != PDB_OK || pdb_rs_error(a->stats) != PDB_OK)
         return PDB_ERR;
     op_writer w = {NULL, a->run_id, a->rank};
-    int rc = pdb_batch_new_typed(a->db, "INSERT OR FAIL INTO analysis_ops_by_id VALUES ",
-                                 "(?,?,?,?,?,?,?,?,?,?)", "iiiitiiiii", &w.rows);
+    int rc = pdb_batch_new_typed(a->db, pdb_analyze_sql("ops_pass.add_op"), "iiiitiiiii", &w.rows);
     if (rc == PDB_OK)
         rc = pdb_rs_each(a->stats, write_op, &w);
     if (rc == PDB_OK)

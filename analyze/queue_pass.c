@@ -51,6 +51,7 @@
 #include "common/error.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
+#include "analyze/queries.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -145,16 +146,8 @@ struct pdb_queue_acc {
     int64_t first[MODES], last[MODES];
 };
 
-/* The temporary tables of the streams past STREAMS_IN_MEMORY: their final
- * points in the order they were made final, and every histogram row before
- * it is written (sorted by SQLite, not in memory). Made before the scan
- * starts: a schema change during its query would abort it. */
-static const char *const tables_sql =
-    "CREATE TEMP TABLE IF NOT EXISTS pdb_queue_points (seq INTEGER PRIMARY KEY, mode INTEGER,"
-    " stream INTEGER, t INTEGER, delta INTEGER);"
-    "CREATE TEMP TABLE IF NOT EXISTS pdb_queue_hist (mode INTEGER, stream INTEGER,"
-    " value INTEGER, points INTEGER, dur INTEGER, first INTEGER);"
-    "DELETE FROM temp.pdb_queue_points; DELETE FROM temp.pdb_queue_hist;";
+/* The temporary tables of the streams past STREAMS_IN_MEMORY are
+ * queue_pass.sql's create_tables, made before the scan starts. */
 
 int pdb_queue_acc_new(sqlite3 *db, const pdb_hta_mode *hta, pdb_queue_acc **out)
 {
@@ -170,7 +163,7 @@ int pdb_queue_acc_new(sqlite3 *db, const pdb_hta_mode *hta, pdb_queue_acc **out)
                    &a->streams[HTA]) != PDB_OK ||
         pdb_rs_new(db, "queue_hist", sizeof(hist_rec), HIST_IN_MEMORY, SIZE_MAX, &a->hist) !=
             PDB_OK ||
-        pdb_db_exec(db, tables_sql) != PDB_OK)
+        pdb_analyze_exec(db, "queue_pass.create_tables") != PDB_OK)
         return PDB_ERR;
     return PDB_OK;
 }
@@ -314,8 +307,7 @@ static void final_to_table(pdb_queue_acc *a, const point *p)
         return;
     if (!a->ins_point) {
         pdb_bound_passed("queue points sent to a table");
-        if (pdb_db_prepare(a->db, "INSERT INTO temp.pdb_queue_points VALUES (?,?,?,?,?)",
-                           &a->ins_point) != PDB_OK) {
+        if (pdb_analyze_prepare(a->db, "queue_pass.add_point", &a->ins_point) != PDB_OK) {
             a->err = PDB_ERR;
             return;
         }
@@ -641,10 +633,7 @@ static int hist_point(pdb_queue_acc *a, stream_hist *g, sqlite3_stmt *ins, int64
 static int table_hist(pdb_queue_acc *a, sqlite3_stmt *ins)
 {
     sqlite3_stmt *st;
-    if (pdb_db_prepare(a->db,
-                       "SELECT mode, stream, seq, t, delta FROM temp.pdb_queue_points"
-                       " ORDER BY mode, stream, seq",
-                       &st) != PDB_OK)
+    if (pdb_analyze_prepare(a->db, "queue_pass.points", &st) != PDB_OK)
         return PDB_ERR;
     stream_hist g = {.mode = -1, .prev = -1, .max = (size_t)pdb_bound(VALUES_IN_MEMORY, 4)};
     int rc = PDB_OK, step;
@@ -667,25 +656,10 @@ static int table_hist(pdb_queue_acc *a, sqlite3_stmt *ins)
     return rc;
 }
 
-/* Every stream's rows in the order they always had: by mode and stream
- * number; in a stream, the values in [-64, 1024) ascending (those with
- * points or time), then the others in the order first seen. */
-#define ROWS_SQL(HIST)                                                                    \
-    "SELECT mode, stream, value, points, dur FROM " HIST ","                             \
-    " (SELECT ?1 AS lo, ?2 AS hi) WHERE points <> 0 OR dur <> 0 OR value NOT BETWEEN lo AND hi" \
-    " ORDER BY mode, stream, value NOT BETWEEN lo AND hi,"                                \
-    " CASE WHEN value BETWEEN lo AND hi THEN value ELSE first END"
-static const char *const rows_sql = ROWS_SQL("temp.pdb_queue_hist");
-/* The same when a stream's values came in parts. */
-static const char *const rows_merged_sql =
-    ROWS_SQL("(SELECT mode, stream, value, sum(points) AS points, sum(dur) AS dur,"
-             " min(first) AS first FROM temp.pdb_queue_hist GROUP BY mode, stream, value)");
-
 static int gather_hist(pdb_queue_acc *a)
 {
     sqlite3_stmt *st;
-    if (pdb_db_prepare(a->db, "INSERT INTO temp.pdb_queue_hist VALUES (?,?,?,?,?,?)", &st) !=
-        PDB_OK)
+    if (pdb_analyze_prepare(a->db, "queue_pass.add_hist", &st) != PDB_OK)
         return PDB_ERR;
     int rc = pdb_rs_each(a->hist, hist_to_table, st);
     if (rc == PDB_OK && a->ins_point)
@@ -714,7 +688,9 @@ static int write_rows(pdb_queue_acc *a, sqlite3_stmt *ins, int64_t run_id, int r
 {
     static const char *const modes[] = {"exact", "hta"};
     sqlite3_stmt *st;
-    if (pdb_db_prepare(a->db, a->hist_merged ? rows_merged_sql : rows_sql, &st) != PDB_OK)
+    /* every stream's rows in the order they always had (queue_pass.sql) */
+    if (pdb_analyze_prepare(a->db, a->hist_merged ? "queue_pass.rows_merged" : "queue_pass.rows",
+                            &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int(st, 1, -SMALL_NEG);
     sqlite3_bind_int(st, 2, SMALL_VALUES - SMALL_NEG - 1);
@@ -740,8 +716,7 @@ static int write_ranks(pdb_queue_acc *a, int64_t run_id, int rank)
 {
     static const char *const modes[] = {"exact", "hta"};
     sqlite3_stmt *sp;
-    if (pdb_db_prepare(a->db, "INSERT INTO analysis_queue_ranks VALUES (?,?,?,?,?,?)", &sp) !=
-        PDB_OK)
+    if (pdb_analyze_prepare(a->db, "queue_pass.add_rank", &sp) != PDB_OK)
         return PDB_ERR;
     int rc = PDB_OK;
     for (int m = 0; m < MODES && rc == PDB_OK; m++) {
@@ -770,16 +745,14 @@ int pdb_queue_acc_write(pdb_queue_acc *a, int64_t run_id, int rank)
     if (pdb_rs_error(a->hist) != PDB_OK || gather_hist(a) != PDB_OK)
         return PDB_ERR;
     sqlite3_stmt *ins;
-    if (pdb_db_prepare(a->db, "INSERT INTO analysis_queue VALUES (?,?,?,?,?,?,?,?)", &ins) !=
-        PDB_OK)
+    if (pdb_analyze_prepare(a->db, "queue_pass.add_queue", &ins) != PDB_OK)
         return PDB_ERR;
     int rc = write_rows(a, ins, run_id, rank);
     sqlite3_finalize(ins);
     if (rc == PDB_OK)
         rc = write_ranks(a, run_id, rank);
     if (rc == PDB_OK) /* the temporary tables' pages go back to the temp file's free list */
-        rc = pdb_db_exec(a->db, "DELETE FROM temp.pdb_queue_points;"
-                                " DELETE FROM temp.pdb_queue_hist;");
+        rc = pdb_analyze_exec(a->db, "queue_pass.clear");
     return rc;
 }
 

@@ -26,6 +26,9 @@
 #include "common/hash.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
+#include "common/query.h"
+#include "common/query_db.h"
+#include "analyze/queries.h"
 
 #include <assert.h>
 #include <stdio.h>
@@ -118,15 +121,10 @@ int pdb_rs_new(sqlite3 *db, const char *name, size_t rsize, int64_t mem_max, siz
     pdb_buf t = PDB_BUF_INIT;
     pdb_buf_addf(&t, "pdb_rs_%s", name);
     s->table = pdb_xstrdup(t.p);
-    pdb_buf_reset(&t);
-    pdb_buf_addf(&t,
-                 "CREATE TEMP TABLE IF NOT EXISTS %s (h INTEGER PRIMARY KEY, k BLOB NOT NULL,"
-                 " r BLOB NOT NULL);"
-                 "CREATE INDEX IF NOT EXISTS temp.%s_k ON %s (k);"
-                 "DELETE FROM temp.%s;",
-                 s->table, s->table, s->table, s->table);
-    int rc = pdb_db_exec(db, t.p);
     pdb_buf_free(&t);
+    assert(pdb_query_identifier(s->table));
+    int rc = pdb_query_exec(db, pdb_analyze_queries, "recstore.create_store",
+                            (const char *const[]){"table", s->table, NULL});
     if (rc != PDB_OK)
         s->err = PDB_ERR;
     return rc;
@@ -246,27 +244,23 @@ static bool bloom_may_have(const pdb_recstore *s, uint64_t h)
     return true;
 }
 
-static int prepare(pdb_recstore *s, sqlite3_stmt **st, const char *fmt)
+/* Prepares recstore.sql's query name for this store's table. */
+static int prepare(pdb_recstore *s, sqlite3_stmt **st, const char *name)
 {
     if (*st)
         return PDB_OK;
-    char sql[256];
-    snprintf(sql, sizeof sql, fmt, s->table);
-    return pdb_db_prepare(s->db, sql, st) == PDB_OK ? PDB_OK : fail_db(s);
+    return pdb_query_prepare(s->db, pdb_analyze_queries, name,
+                             (const char *const[]){"table", s->table, NULL},
+                             st) == PDB_OK
+               ? PDB_OK
+               : fail_db(s);
 }
 
-/* SQLite's cache for temporary tables while records spill (its default
- * is 2 MB): bounded memory that saves most reads of the key index. 16 MB
- * rather than 8: a million spilled names analysed in 0.88 of the time
- * (paired runs), and 2 M names peak at 55 MB (57 with 400-character
- * names), under the 64 MB bound. */
-#define TEMP_CACHE_KB 16384
-
+/* A bigger cache for temporary tables while records spill (recstore.sql
+ * says how much and why). */
 static void start_spilling(pdb_recstore *s)
 {
-    char pragma[64];
-    snprintf(pragma, sizeof pragma, "PRAGMA temp.cache_size = -%d", TEMP_CACHE_KB);
-    if (pdb_db_exec(s->db, pragma) != PDB_OK)
+    if (pdb_analyze_exec(s->db, "recstore.cache_size") != PDB_OK)
         s->err = PDB_ERR;
     s->spilling = true;
     pdb_bound_passed(s->table);
@@ -287,32 +281,33 @@ static void start_spilling(pdb_recstore *s)
     s->last_miss = -2;
 }
 
-/* The statement writing `rows` records of a pending list: for new records
- * "INSERT OR FAIL ... VALUES (?,?,?), ...", for changed ones "UPDATE OR
- * FAIL ... SET r = CASE h WHEN ? THEN ? ... END WHERE h IN (?, ...)".
- * (OR FAIL: a statement of many rows that may abort halfway makes SQLite
- * journal every page it changes; an upsert did, and wrote 2 GB for
- * 2 million spilled records.) */
+/* The statement writing `rows` records of a pending list: recstore.sql's
+ * add (new records) with its row of values repeated, or change (changed
+ * ones) with a case and a key per record. */
 static int prepare_write(pdb_recstore *s, pending *p, sqlite3_stmt **st, int rows)
 {
     if (*st)
         return PDB_OK;
-    pdb_buf sql = PDB_BUF_INIT;
-    if (p == &s->added) {
-        pdb_buf_addf(&sql, "INSERT OR FAIL INTO temp.%s (h, k, r) VALUES ", s->table);
-        for (int i = 0; i < rows; i++)
-            pdb_buf_addf(&sql, "%s(?,?,?)", i ? "," : "");
-    } else {
-        pdb_buf_addf(&sql, "UPDATE OR FAIL temp.%s SET r = CASE h", s->table);
-        for (int i = 0; i < rows; i++)
-            pdb_buf_addf(&sql, " WHEN ?%d THEN ?%d", 2 * i + 1, 2 * i + 2);
-        pdb_buf_addf(&sql, " END WHERE h IN (");
-        for (int i = 0; i < rows; i++)
-            pdb_buf_addf(&sql, "%s?%d", i ? "," : "", 2 * i + 1);
-        pdb_buf_addf(&sql, ")");
+    pdb_buf sql = PDB_BUF_INIT, filled = PDB_BUF_INIT;
+    const char *name = p == &s->added ? "recstore.add" : "recstore.change";
+    pdb_buf cases = PDB_BUF_INIT, keys = PDB_BUF_INIT;
+    for (int i = 0; p != &s->added && i < rows; i++) {
+        pdb_buf_addf(&cases, " WHEN ?%d THEN ?%d", 2 * i + 1, 2 * i + 2);
+        pdb_buf_addf(&keys, "%s?%d", i ? "," : "", 2 * i + 1);
     }
-    int rc = pdb_db_prepare(s->db, sql.p, st);
+    pdb_query_fill(pdb_analyze_sql(name),
+                   (const char *const[]){"table", s->table, "cases", pdb_buf_str(&cases), "keys",
+                                         pdb_buf_str(&keys), NULL},
+                   &filled);
+    if (p == &s->added)
+        pdb_query_rows(pdb_buf_str(&filled), rows, &sql);
+    else
+        pdb_buf_adds(&sql, pdb_buf_str(&filled));
+    int rc = pdb_db_prepare(s->db, pdb_buf_str(&sql), st);
     pdb_buf_free(&sql);
+    pdb_buf_free(&filled);
+    pdb_buf_free(&cases);
+    pdb_buf_free(&keys);
     return rc == PDB_OK ? PDB_OK : fail_db(s);
 }
 
@@ -418,9 +413,7 @@ static int load_range(pdb_recstore *s, int64_t h, int64_t n, int64_t need)
     if (flush_pending(s) != PDB_OK)
         return PDB_ERR;
     sqlite3_stmt **st = n == 1 ? &s->get : &s->get_range;
-    if (prepare(s, st, n == 1 ? "SELECT h, k, r FROM temp.%s WHERE h = ?1"
-                              : "SELECT h, k, r FROM temp.%s WHERE h >= ?1 AND h < ?2") !=
-        PDB_OK)
+    if (prepare(s, st, n == 1 ? "recstore.get" : "recstore.get_range") != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(*st, 1, h);
     if (n > 1)
@@ -495,7 +488,7 @@ static int64_t table_find(pdb_recstore *s, const void *key, size_t klen, uint64_
     if (!bloom_may_have(s, h))
         return -1;
     if (flush_pending(s) != PDB_OK ||
-        prepare(s, &s->find, "SELECT h FROM temp.%s WHERE k = ?") != PDB_OK)
+        prepare(s, &s->find, "recstore.find") != PDB_OK)
         return -1;
     sqlite3_bind_blob(s->find, 1, klen ? key : "", (int)klen, SQLITE_STATIC);
     int rc = sqlite3_step(s->find);
@@ -638,10 +631,8 @@ int pdb_rs_each(pdb_recstore *s,
             return PDB_ERR;
     if (flush_pending(s) != PDB_OK)
         return PDB_ERR;
-    char sql[128];
-    snprintf(sql, sizeof sql, "SELECT h, k, r FROM temp.%s ORDER BY h", s->table);
-    sqlite3_stmt *st;
-    if (pdb_db_prepare(s->db, sql, &st) != PDB_OK)
+    sqlite3_stmt *st = NULL;
+    if (prepare(s, &st, "recstore.all") != PDB_OK)
         return fail_db(s);
     int rc = PDB_OK, step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {

@@ -16,6 +16,7 @@
 #include "analyze/sum.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "analyze/queries.h"
 
 typedef struct {
     pdb_gpu_acc *gpu[2];
@@ -131,8 +132,7 @@ static int write_all(sqlite3 *db, int64_t run_id, int rank, accs *a)
 static int fail_overflow(sqlite3 *db, int64_t trace_id)
 {
     sqlite3_stmt *st;
-    if (pdb_db_prepare(db, "SELECT s.path FROM traces t JOIN sources s USING (source_id)"
-                           " WHERE t.trace_id = ?", &st) != PDB_OK)
+    if (pdb_analyze_prepare(db, "scan.trace_path", &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, trace_id);
     const char *path = sqlite3_step(st) == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0)

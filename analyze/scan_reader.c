@@ -16,6 +16,7 @@
 #include "common/rowq.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
+#include "analyze/queries.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -60,7 +61,7 @@ bool pdb_scan_reader_possible(sqlite3 *db)
     if (!path || !*path || !pdb_rowq_threads_wanted() || !sqlite3_threadsafe())
         return false;
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "PRAGMA main.journal_mode", -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(db, pdb_analyze_sql("scan.journal_mode"), -1, &st, NULL) != SQLITE_OK)
         return false;
     bool wal = sqlite3_step(st) == SQLITE_ROW &&
                strcasecmp((const char *)sqlite3_column_text(st, 0), "wal") == 0;
@@ -143,7 +144,7 @@ static int open_reader(pdb_scan_reader *r, sqlite3 **db)
     sqlite3_busy_timeout(*db, PDB_DB_BUSY_MS);
     sqlite3_progress_handler(*db, 1000, consumer_gave_up, r);
     /* One snapshot for the launchers' query and the scan's. */
-    return pdb_db_exec(*db, "BEGIN");
+    return pdb_db_begin(*db);
 }
 
 static void *reader_main(void *arg)

@@ -14,16 +14,14 @@
 #include "common/db.h"
 #include "common/error.h"
 #include "common/xalloc.h"
+#include "common/query.h"
+#include "common/query_db.h"
+#include "analyze/queries.h"
 
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-static const char *const scan_sql =
-    "SELECT s.ts, s.dur, s.name, s.cat, s.stream, s.ph = 'X', s.pid, s.tid,"
-    " coalesce(s.input_dims, ''), s.id, s.correlation"
-    " FROM slices s WHERE s.trace_id = ?1 ORDER BY s.ts, s.dur DESC, s.id";
 
 /* Names and categories by string id, classified from their text, in a
  * direct-mapped cache of ID_CACHE slots: a trace with millions of distinct
@@ -50,7 +48,7 @@ static int cache_init(sqlite3 *db, id_cache *c, void (*classify)(const char *, v
     c->ids = pdb_xmalloc(c->slots * sizeof *c->ids);
     memset(c->ids, -1, c->slots * sizeof *c->ids);
     c->infos = pdb_xcalloc(c->slots, info_size);
-    return pdb_db_prepare(db, "SELECT value FROM strings WHERE id = ?", &c->text_of);
+    return pdb_common_prepare(db, "strings.text", NULL, &c->text_of);
 }
 
 static bool starts(const char *s, const char *p)
@@ -175,7 +173,7 @@ int pdb_scan_rows_open(sqlite3 *db, int64_t trace_id, pdb_scan_rows **out)
     if (cache_init(db, &s->names, classify_name, sizeof(pdb_name_info)) != PDB_OK ||
         cache_init(db, &s->cats, classify_cat, sizeof(pdb_cat_info)) != PDB_OK ||
         pdb_launchers_new(db, trace_id, &s->launchers) != PDB_OK ||
-        pdb_db_prepare(db, scan_sql, &s->st) != PDB_OK)
+        pdb_analyze_prepare(db, "scan.slices", &s->st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(s->st, 1, trace_id);
     return PDB_OK;

@@ -20,6 +20,7 @@
  * window closed: then the table row is updated. */
 #include "analyze/passes.h"
 #include "analyze/sum.h"
+#include "analyze/queries.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/xalloc.h"
@@ -60,21 +61,10 @@ int pdb_steps_acc_new(sqlite3 *db, int64_t trace_id, pdb_steps_acc **out)
     *out = a;
     a->db = db;
     a->latest_idx = -1;
-    if (pdb_db_exec(db, "CREATE TEMP TABLE IF NOT EXISTS pdb_steps_out (idx INTEGER PRIMARY KEY,"
-                        " name, num, ts, dur, kernel, memcpy, memset, runtime, dataloader,"
-                        " cpu_exec, other, copy, sync); DELETE FROM temp.pdb_steps_out") != PDB_OK)
-        return PDB_ERR;
-    if (pdb_db_prepare(db,
-                       "SELECT name, ts, dur FROM trace_steps WHERE trace_id = ?1"
-                       " AND name GLOB 'ProfilerStep#*' AND coalesce(cat, '') NOT LIKE 'gpu\\_%' ESCAPE '\\'"
-                       " AND (stream IS NULL OR coalesce(cat, '') IN " PDB_CPU_CATEGORIES ")"
-                       " ORDER BY ts",
-                       &a->windows) != PDB_OK ||
-        pdb_db_prepare(db, "INSERT INTO temp.pdb_steps_out VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                       &a->put) != PDB_OK ||
-        pdb_db_prepare(db, "UPDATE temp.pdb_steps_out SET copy = copy + ?2 * (?3 = 1),"
-                           " sync = sync + ?2 * (?3 = 2) WHERE idx = ?1",
-                       &a->add_family) != PDB_OK)
+    if (pdb_analyze_exec(db, "steps_pass.create_steps") != PDB_OK ||
+        pdb_analyze_prepare(db, "steps_pass.windows", &a->windows) != PDB_OK ||
+        pdb_analyze_prepare(db, "steps_pass.put_step", &a->put) != PDB_OK ||
+        pdb_analyze_prepare(db, "steps_pass.add_family", &a->add_family) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(a->windows, 1, trace_id);
     return PDB_OK;
@@ -231,9 +221,7 @@ int pdb_steps_acc_write(pdb_steps_acc *a, sqlite3 *db, int64_t run_id, int rank)
     if (a->err != PDB_OK)
         return PDB_ERR;
     sqlite3_stmt *st;
-    if (pdb_db_prepare(db, "INSERT OR REPLACE INTO analysis_steps SELECT ?1, ?2, name, num, ts,"
-                           " dur, kernel, memcpy, memset, runtime, dataloader, cpu_exec, other,"
-                           " copy, sync FROM temp.pdb_steps_out ORDER BY idx", &st) != PDB_OK)
+    if (pdb_analyze_prepare(db, "steps_pass.write", &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, run_id);
     sqlite3_bind_int(st, 2, rank);

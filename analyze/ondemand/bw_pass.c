@@ -25,6 +25,7 @@
 #include "common/db.h"
 #include "common/error.h"
 #include "common/xalloc.h"
+#include "analyze/queries.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -141,7 +142,7 @@ static int finalize(bw_state *a, int m, int64_t w)
     return PDB_OK;
 }
 
-/* One memory event (a row of events_sql) in start order. */
+/* One memory event (a row of bw_pass.sql's events) in start order. */
 static int add_event(bw_state *a, sqlite3_stmt *st)
 {
     int64_t id = sqlite3_column_int64(st, 0), ts = sqlite3_column_int64(st, 1);
@@ -186,22 +187,6 @@ static int add_event(bw_state *a, sqlite3_stmt *st)
     return finalize(a, HTA, ts - PDB_HTA_US);
 }
 
-/* The rank's GPU events named like memory kernels, found through the
- * attribution's (run, name) index, in the scan's start order, with what
- * the two modes need: bytes, the bandwidth arg, whether HTA keeps the
- * event, the launch's start (HTA's drop of the last step), the stream and
- * the correlation. */
-static const char *const events_sql =
-    "SELECT s.id, s.ts, s.dur, n.value, s.bytes,"
-    " json_extract(s.args, '$.\"memory bandwidth (GB/s)\"'),"
-    " s.ph = 'X' AND s.cat IS NOT NULL AND s.cat NOT IN (SELECT id FROM strings WHERE value = 'Trace'),"
-    " (SELECT ts FROM slices l WHERE l.id = a.launch_id), s.stream, s.correlation"
-    " FROM strings n JOIN analysis_gpu_attribution a ON a.run_id = ?1 AND a.name = n.id"
-    " JOIN slices s ON s.id = a.slice_id"
-    " WHERE a.rank = ?2 AND (n.value GLOB 'Memcpy*' OR n.value GLOB 'Memset*' OR n.value GLOB 'dma*'"
-    "  OR n.value GLOB 'hipMemcpy*' OR n.value GLOB 'hipMemset*')"
-    " ORDER BY s.ts, s.dur DESC, s.id";
-
 int pdb_memory_bw(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank, bool hta,
                   pdb_bw_fn fn, void *arg)
 {
@@ -211,7 +196,7 @@ int pdb_memory_bw(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank, bool 
     sqlite3_stmt *st;
     int rc = pdb_hta_settings(db, trace_id, &a.hta);
     if (rc == PDB_OK)
-        rc = pdb_db_prepare(db, events_sql, &st);
+        rc = pdb_analyze_prepare(db, "bw_pass.events", &st);
     if (rc != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, run_id);

@@ -34,6 +34,9 @@
 #include "common/strbuf.h"
 #include "common/strmap.h"
 #include "common/xalloc.h"
+#include "common/query.h"
+#include "common/query_db.h"
+#include "analyze/queries.h"
 
 #include <assert.h>
 #include <stdio.h>
@@ -157,7 +160,7 @@ static int64_t us(const pdb_cp *c, int64_t n)
 static int lookup_symbols(pdb_cp *c)
 {
     sqlite3_stmt *st;
-    if (pdb_db_prepare(c->db, "SELECT id FROM strings WHERE value = ?", &st) != PDB_OK)
+    if (pdb_common_prepare(c->db, "strings.id", NULL, &st) != PDB_OK)
         return PDB_ERR;
     for (int i = 0; i < S_COUNT; i++) {
         sqlite3_bind_text(st, 1, symbol_text[i], -1, SQLITE_STATIC);
@@ -203,60 +206,25 @@ static int name_class(pdb_cp *c, int64_t name_id)
     return k;
 }
 
-/* The queue length at every launch and launched GPU event of the trace
- * (HTA's get_queue_length_time_series over the whole trace, stable order),
- * into temp.cp_queue. The launches are read through the correlation index
- * (a first table of every event of the trace took a tenth of the report). */
-static const char *const queue_sql =
-    "CREATE TEMP TABLE IF NOT EXISTS cp_queue (id INTEGER PRIMARY KEY, q INTEGER);"
-    "DELETE FROM temp.cp_queue;"
-    "INSERT OR REPLACE INTO temp.cp_queue "
-    "WITH l AS (SELECT id, name, cat, ts, stream, correlation FROM slices WHERE trace_id = ?1"
-    "   AND correlation IS NOT NULL AND ph = 'X' AND cat IS NOT NULL AND cat <> ?2"
-    "   AND name IN (SELECT id FROM strings"
-    "   WHERE value IN ('cudaLaunchKernel', 'cudaLaunchKernelExC', 'cuLaunchKernel',"
-    "   'cuLaunchKernelEx', 'cudaMemcpyAsync', 'cudaMemsetAsync',"
-    "   'runFunction - job_prep_and_submit_for_execution', 'hipLaunchKernel',"
-    "   'hipExtModuleLaunchKernel', 'hipMemsetAsync', 'hipMemcpyAsync', 'hipMemcpyWithStream'))"
-    "   AND (NOT ?4 OR hta_start(ts, ?3) < ?5)),"
-    " g AS (SELECT s.* FROM slices s WHERE s.trace_id = ?1 AND s.correlation IN"
-    "   (SELECT correlation FROM l) AND s.ph = 'X' AND s.cat IS NOT NULL AND s.cat <> ?2"
-    "   AND hta_stream(s.stream) <> -1),"
-    " pts AS (SELECT l.id, hta_stream(g.stream) AS s, hta_start(l.ts, ?3) AS t, 0 AS k, 1 AS d"
-    "   FROM l JOIN slices g ON g.trace_id = ?1 AND g.correlation = l.correlation"
-    "   AND g.ph = 'X' AND g.cat IS NOT NULL AND g.cat <> ?2 AND hta_stream(g.stream) <> -1"
-    "   UNION ALL SELECT g.id, hta_stream(g.stream), hta_start(g.ts, ?3), 1, -1 FROM g)"
-    " SELECT id, sum(d) OVER (PARTITION BY s ORDER BY t, k, id ROWS UNBOUNDED PRECEDING)"
-    " FROM pts";
-
+/* The queue length at every launch and launched GPU event of the trace,
+ * into temp.cp_queue (critical_path.sql's queue). */
 static int build_queue(pdb_cp *c)
 {
-    const char *sql = queue_sql;
-    while (*sql) {
-        sqlite3_stmt *st;
-        const char *tail;
-        if (sqlite3_prepare_v2(c->db, sql, -1, &st, &tail) != SQLITE_OK)
-            return pdb_db_fail(c->db, "critical path: queue lengths");
-        if (st) {
-            if (sqlite3_bind_parameter_count(st) > 0) {
-                sqlite3_bind_int64(st, 1, c->trace_id);
-                sqlite3_bind_int64(st, 2, c->sym[S_TRACE]);
-                sqlite3_bind_int(st, 3, c->hta && c->mode.round);
-                sqlite3_bind_int(st, 4, c->hta && c->mode.drop_last);
-                sqlite3_bind_int64(st, 5, c->mode.cutoff);
-            }
-            int rc = sqlite3_step(st);
-            sqlite3_finalize(st);
-            if (rc != SQLITE_DONE)
-                return pdb_db_fail(c->db, "critical path: queue lengths");
-        }
-        sql = tail;
-    }
+    sqlite3_stmt *st;
+    if (pdb_analyze_exec(c->db, "critical_path.create_queue") != PDB_OK ||
+        pdb_analyze_prepare(c->db, "critical_path.queue", &st) != PDB_OK)
+        return pdb_db_fail(c->db, "critical path: queue lengths");
+    sqlite3_bind_int64(st, 1, c->trace_id);
+    sqlite3_bind_int64(st, 2, c->sym[S_TRACE]);
+    sqlite3_bind_int(st, 3, c->hta && c->mode.round);
+    sqlite3_bind_int(st, 4, c->hta && c->mode.drop_last);
+    sqlite3_bind_int64(st, 5, c->mode.cutoff);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return pdb_db_fail(c->db, "critical path: queue lengths");
     return PDB_OK;
 }
-
-#define EV_COLUMNS "id, name, cat, ph, pid, tid, ts, dur, stream, correlation," \
-    " json_extract(args, '$.wait_on_stream'), json_extract(args, '$.wait_on_cuda_event_record_corr_id')"
 
 int pdb_cp_open(sqlite3 *db, int64_t trace_id, bool hta, pdb_cp **out)
 {
@@ -268,28 +236,17 @@ int pdb_cp_open(sqlite3 *db, int64_t trace_id, bool hta, pdb_cp **out)
         return PDB_ERR;
     if (!hta)
         c->mode = (pdb_hta_mode){0};
-    if (pdb_db_prepare(db, "SELECT " EV_COLUMNS " FROM slices WHERE trace_id = ?1"
-                           " AND ts >= ?2 AND ts <= ?3 ORDER BY id",
-                       &c->range) != PDB_OK ||
-        pdb_db_prepare(db, "SELECT " EV_COLUMNS " FROM slices WHERE trace_id = ?1"
-                           " AND correlation = ?2 ORDER BY id",
-                       &c->by_corr) != PDB_OK ||
-        pdb_db_prepare(db, "SELECT value FROM strings WHERE id = ?", &c->name_of) != PDB_OK ||
-        pdb_db_prepare(db, "SELECT q FROM temp.cp_queue WHERE id = ?", &c->queue) != PDB_OK ||
-        pdb_db_prepare(db, "SELECT id, ts, pid, tid, correlation, name FROM slices"
-                           " WHERE trace_id = ?1 AND ts <= ?2 ORDER BY ts DESC, id DESC",
-                       &c->prev_launch) != PDB_OK ||
-        pdb_db_prepare(db, "SELECT id, ts, pid, tid, correlation, name FROM slices"
-                           " WHERE trace_id = ?1 AND ts >= ?2 ORDER BY ts, id",
-                       &c->next_launch) != PDB_OK)
+    if (pdb_analyze_prepare(db, "critical_path.range", &c->range) != PDB_OK ||
+        pdb_analyze_prepare(db, "critical_path.by_correlation", &c->by_corr) != PDB_OK ||
+        pdb_common_prepare(db, "strings.text", NULL, &c->name_of) != PDB_OK ||
+        pdb_analyze_prepare(db, "critical_path.queue_at", &c->queue) != PDB_OK ||
+        pdb_analyze_prepare(db, "critical_path.prev_launch", &c->prev_launch) != PDB_OK ||
+        pdb_analyze_prepare(db, "critical_path.next_launch", &c->next_launch) != PDB_OK)
         return PDB_ERR;
     /* The trace's stream waits (every window has them, as in HTA) and
      * whether it writes the event-record args at all. */
     sqlite3_stmt *st;
-    if (pdb_db_prepare(db, "SELECT id, name = ?2 FROM slices WHERE trace_id = ?1 AND ph = 'X'"
-                           " AND cat IS NOT NULL AND cat <> ?3 AND (name = ?2 OR args LIKE"
-                           " '%wait_on_cuda_event_record_corr_id%') ORDER BY id",
-                       &st) != PDB_OK)
+    if (pdb_analyze_prepare(db, "critical_path.stream_waits", &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, trace_id);
     sqlite3_bind_int64(st, 2, c->sym[S_STREAM_WAIT_EVENT] ? c->sym[S_STREAM_WAIT_EVENT] : -1);
@@ -316,13 +273,13 @@ void pdb_cp_close(pdb_cp *c)
     pdb_idmap_free(&c->name_class);
     free(c->swe.v);
     pdb_buf_free(&c->tmp);
-    pdb_db_exec(c->db, "DELETE FROM temp.cp_queue");
+    pdb_analyze_exec(c->db, "critical_path.clear_queue");
     free(c);
 }
 
 /* Events as HTA reads them ----------------------------------------------- */
 
-/* A row of EV_COLUMNS as HTA keeps it: false when HTA drops it (not X, no
+/* A row of critical_path.sql's ev_columns as HTA keeps it: false when HTA drops it (not X, no
  * category, the Trace span). Times rounded in hta mode; the drop of the
  * last step is the caller's. */
 static bool read_ev(pdb_cp *c, sqlite3_stmt *st, cp_ev *e)
@@ -474,7 +431,7 @@ static int add_stream_wait(cp_graph *g, int64_t id)
     size_t n = 0, cap = 0;
     sqlite3_stmt *st;
     int64_t corr = -1;
-    if (pdb_db_prepare(c->db, "SELECT correlation FROM slices WHERE id = ?", &st) != PDB_OK)
+    if (pdb_analyze_prepare(c->db, "critical_path.correlation_of", &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, id);
     if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
@@ -1019,7 +976,7 @@ static int next_launch(cp_graph *g, const cp_ev *wait, int64_t *kernel)
     pdb_cp *c = g->c;
     sqlite3_stmt *st;
     *kernel = 0;
-    if (pdb_db_prepare(c->db, "SELECT ts, pid, tid FROM slices WHERE id = ?", &st) != PDB_OK)
+    if (pdb_analyze_prepare(c->db, "critical_path.place_of", &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, wait->ic);
     int rc = PDB_OK;

@@ -25,6 +25,9 @@
 #include "common/strbuf.h"
 #include "common/strmap.h"
 #include "common/xalloc.h"
+#include "common/query.h"
+#include "common/query_db.h"
+#include "analyze/queries.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,7 +103,7 @@ typedef struct {
 static int names_open(sqlite3 *db, names *nm)
 {
     *nm = (names){0};
-    return pdb_db_prepare(db, "SELECT value FROM strings WHERE id = ?", &nm->st);
+    return pdb_common_prepare(db, "strings.text", NULL, &nm->st);
 }
 
 static const char *name_text(names *nm, int64_t id)
@@ -129,19 +132,10 @@ static void names_close(names *nm)
 
 /* Exact mode --------------------------------------------------------------- */
 
-static const char *const exact_sql =
-    "SELECT a.op_id, a.op, o.ts, l.ts, g.ts, a.name FROM analysis_gpu_attribution a"
-    " JOIN slices l ON l.id = a.launch_id JOIN slices o ON o.id = a.op_id"
-    " JOIN slices g ON g.id = a.slice_id"
-    " WHERE a.run_id = ?1 AND a.rank = ?2 AND a.op_id IS NOT NULL"
-    " AND coalesce(g.cat, 0) IN (SELECT id FROM strings WHERE value IN"
-    "   ('kernel', 'gpu_memcpy', 'gpu_memset', 'mtia_ccp_events') UNION ALL SELECT 0)"
-    " ORDER BY a.op_id, l.ts, l.id, g.ts, g.id";
-
 static int exact_delays(sqlite3 *db, int64_t run_id, int rank, agg *a, names *nm)
 {
     sqlite3_stmt *st;
-    if (pdb_db_prepare(db, exact_sql, &st) != PDB_OK)
+    if (pdb_analyze_prepare(db, "op_kernels.exact", &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, run_id);
     sqlite3_bind_int(st, 2, rank);
@@ -399,10 +393,7 @@ static void push_row(hrow **v, size_t *n, size_t *cap, const hrow *r)
 static int hta_delays_run(hta_delays *h)
 {
     sqlite3_stmt *st;
-    if (pdb_db_prepare(h->db,
-                       "SELECT id, name, cat, ph, tid, ts, dur, stream, correlation FROM slices"
-                       " WHERE trace_id = ?1 ORDER BY ts, dur DESC, id",
-                       &st) != PDB_OK)
+    if (pdb_analyze_prepare(h->db, "op_kernels.delays_scan", &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, h->trace_id);
     int rc = PDB_OK, s;
@@ -449,12 +440,9 @@ int pdb_op_delays(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank, bool 
         hta_delays h = {.db = db, .trace_id = trace_id, .nm = &nm, .a = &a, .why = why};
         rc = pdb_hta_settings(db, trace_id, &h.mode);
         if (rc == PDB_OK)
-            rc = pdb_db_query_int(db, "SELECT coalesce((SELECT id FROM strings WHERE value ="
-                                      " 'Trace'), -1)", -1, &h.trace_cat);
+            rc = pdb_analyze_int(db, "op_kernels.trace_category", -1, &h.trace_cat);
         if (rc == PDB_OK)
-            rc = pdb_db_prepare(db, "SELECT id, name, cat, ph, stream, ts FROM slices"
-                                    " WHERE trace_id = ?1 AND correlation = ?2 ORDER BY id",
-                                &h.by_corr);
+            rc = pdb_analyze_prepare(db, "op_kernels.delays_by_correlation", &h.by_corr);
         if (rc == PDB_OK)
             rc = hta_delays_run(&h);
         if (rc == PDB_OK && !*why && !h.records)
@@ -565,12 +553,8 @@ static kthread *kthread_for(kseq *k, sqlite3_value *pid, sqlite3_value *tid)
  * threads, linked only when there is one of each. */
 static int label_threads(kseq *k)
 {
-    static const char *const sql =
-        "SELECT pid, tid, max(n.value GLOB 'ProfilerStep#*'), max(instr(n.value, 'autograd::') > 0)"
-        " FROM slices s JOIN strings n ON n.id = s.name WHERE s.trace_id = ?1 AND s.ph = 'X'"
-        " AND s.cat IS NOT NULL AND s.cat <> ?2 GROUP BY pid, tid";
     sqlite3_stmt *st;
-    if (pdb_db_prepare(k->db, sql, &st) != PDB_OK)
+    if (pdb_analyze_prepare(k->db, "op_kernels.threads", &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, k->trace_id);
     sqlite3_bind_int64(st, 2, k->trace_cat);
@@ -593,14 +577,15 @@ static int label_threads(kseq *k)
  * ranges are the backward thread's parents). */
 static int backward_parent_prefix(kseq *k, const char **prefix)
 {
-    int64_t n;
-    char sql[256];
-    snprintf(sql, sizeof sql,
-             "SELECT EXISTS (SELECT 1 FROM slices WHERE trace_id = %lld AND name IN"
-             " (SELECT id FROM strings WHERE value GLOB '## backward ##*'))",
-             (long long)k->trace_id);
-    if (pdb_db_query_int(k->db, sql, 0, &n) != PDB_OK)
+    sqlite3_stmt *st;
+    if (pdb_analyze_prepare(k->db, "op_kernels.has_backward_ranges", &st) != PDB_OK)
         return PDB_ERR;
+    sqlite3_bind_int64(st, 1, k->trace_id);
+    int step = sqlite3_step(st);
+    bool n = step == SQLITE_ROW && sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    if (step != SQLITE_ROW)
+        return pdb_db_fail(k->db, "database error");
     *prefix = n ? "## backward ##" : "ProfilerStep#";
     return PDB_OK;
 }
@@ -869,20 +854,15 @@ int pdb_kernel_sequences(sqlite3 *db, int64_t trace_id, int rank, bool hta, cons
     if (!hta)
         k.mode = (pdb_hta_mode){0};
     if (rc == PDB_OK)
-        rc = pdb_db_query_int(db, "SELECT coalesce((SELECT id FROM strings WHERE value ="
-                                  " 'Trace'), -1)", -1, &k.trace_cat);
+        rc = pdb_analyze_int(db, "op_kernels.trace_category", -1, &k.trace_cat);
     if (rc == PDB_OK && hta)
         rc = label_threads(&k);
     if (rc == PDB_OK && hta)
         rc = backward_parent_prefix(&k, &prefix);
     if (rc == PDB_OK)
-        rc = pdb_db_prepare(db, "SELECT id, name, cat, ph, stream, ts, dur FROM slices"
-                                " WHERE trace_id = ?1 AND correlation = ?2 ORDER BY id",
-                            &k.by_corr);
+        rc = pdb_analyze_prepare(db, "op_kernels.sequences_by_correlation", &k.by_corr);
     if (rc == PDB_OK)
-        rc = pdb_db_prepare(db, "SELECT id, name, cat, ph, pid, tid, ts, dur, stream,"
-                                " correlation FROM slices WHERE trace_id = ?1"
-                                " ORDER BY ts, dur DESC, id", &st);
+        rc = pdb_analyze_prepare(db, "op_kernels.sequences_scan", &st);
     if (rc == PDB_OK) {
         sqlite3_bind_int64(st, 1, trace_id);
         int s;

@@ -1,5 +1,5 @@
 /* test_queries.c: every query built in from the .sql files of every layer
- * (common/, ingest/, report/, compare/ queries/) compiles against the
+ * (common/, ingest/, analyze/, report/, compare/ queries/) compiles against the
  * current schema.
  *
  * The queries are only checked by SQLite when the code that runs them
@@ -15,6 +15,7 @@
  * be unique and carry its file's stem. */
 #include "check.h"
 #include "analyze/analyze.h"
+#include "analyze/queries.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/query.h"
@@ -40,6 +41,7 @@ static const struct {
 } tables[] = {
     {"common", pdb_common_queries},
     {"ingest", pdb_ingest_queries},
+    {"analyze", pdb_analyze_queries},
     {"report", pdb_report_queries},
     {"compare", pdb_compare_queries},
 };
@@ -215,7 +217,7 @@ static void check_cpu_categories(void)
                         q->name);
             CHECK(strstr(q->sql, PDB_CPU_CATEGORIES) != NULL);
         }
-    CHECK(lists >= 1); /* trace_launch */
+    CHECK(lists >= 5); /* trace_launch, attr_pass, steps_pass, memory_pass, launchers */
 }
 
 /* A fresh profdb database in a temporary folder, to attach as tdb. */
