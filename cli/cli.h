@@ -31,6 +31,7 @@ int cmd_trend(int argc, char **argv, pdb_cli *cli);
 int cmd_schema(int argc, char **argv, pdb_cli *cli);
 int cmd_migrate(int argc, char **argv, pdb_cli *cli);
 int cmd_merge(int argc, char **argv, pdb_cli *cli);
+int cmd_patterns(int argc, char **argv, pdb_cli *cli);
 
 /* Prints "profdb: MESSAGE" and returns PDB_EXIT_ERROR. */
 int pdb_cli_fail(void);
@@ -59,6 +60,10 @@ int pdb_cli_ingest_memory(const char *const *inputs, int n, const char *run, sql
  * format, else rendered as ro says (cli/runs_reading.c). */
 int pdb_cli_runs_reading(sqlite3 *db, const int64_t *run_ids, int nruns,
                          const pdb_render_opts *ro);
+/* Prints the rows of st as "column = value" lines, names right-aligned, a
+ * blank line between rows (sqlite3's .mode line): for rows of long text
+ * (cli/runs_reading.c). */
+int pdb_cli_print_lines(sqlite3_stmt *st, FILE *out);
 /* Fills render options from --format / --unit strings (either may be NULL). */
 int pdb_cli_render_opts(const char *format, const char *unit, long width,
                         pdb_render_opts *o);

@@ -8,6 +8,7 @@ const pdb_command pdb_commands[] = {
     {"merge", cmd_merge, "combine databases (shards of one job's ranks) into one, in one transaction"},
     {"analyze", cmd_analyze, "recompute the analysis tables (ingest does it by default)"},
     {"runs", cmd_runs, "list the runs in the database with their sources and counts"},
+    {"patterns", cmd_patterns, "list (or forget) the step-log patterns taught with --pattern"},
     {"report", cmd_report, "print reports for a run (tables, CSV, JSON, Markdown)"},
     {"diff", cmd_diff, "compare two runs: steps, phases, ops, kernels, GPU time, pstats"},
     {"check", cmd_check, "CI gate: exit 1 when a run is significantly slower than a baseline"},

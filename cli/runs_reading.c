@@ -13,9 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Prints each row as "column = value" lines, names right-aligned, a blank
- * line between rows. */
-static int print_lines(sqlite3_stmt *st, FILE *out)
+int pdb_cli_print_lines(sqlite3_stmt *st, FILE *out)
 {
     int ncol = sqlite3_column_count(st), width = 0, r, rows = 0;
     for (int i = 0; i < ncol; i++) {
@@ -49,7 +47,7 @@ int pdb_cli_runs_reading(sqlite3 *db, const int64_t *run_ids, int nruns,
         pdb_buf_addc(&ids, ']');
         sqlite3_bind_text(st, 1, pdb_buf_str(&ids), -1, SQLITE_STATIC);
     }
-    int rc = ro->format == PDB_OUT_TABLE ? print_lines(st, stdout)
+    int rc = ro->format == PDB_OUT_TABLE ? pdb_cli_print_lines(st, stdout)
                                          : pdb_render_stmt(st, ro, stdout);
     sqlite3_finalize(st);
     pdb_buf_free(&ids);

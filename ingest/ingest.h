@@ -26,6 +26,8 @@ typedef struct pdb_source {
     const char *format;     /* set by the reader, e.g. "kineto-json" */
     const char *flavor;     /* forced format detail (--format steplog:X), or NULL */
     bool quiet;             /* print nothing but errors and warnings (--quiet) */
+    const char *patterns;   /* step-log rules to read with (--pattern, --rules), or NULL */
+    const char *pattern_origin; /* where they come from, for messages */
     int64_t run_id;
     int64_t source_id;
     int trace_order;        /* traces of this run before this one (rank fallback) */
@@ -49,6 +51,10 @@ typedef struct pdb_ingest_opts {
     const char *run_name;   /* NULL: each input becomes a run named after it */
     bool replace;           /* replace runs of the same name */
     const char *format;     /* force a reader: "trace", "pstats", "steplog[:FLAVOR]" */
+    /* Step-log rules (lines "step: PATTERN", ...; ingest/steplog/steplog_pattern.h)
+     * that every step log of the command is read with, and where they come
+     * from ("--pattern", a rules file); NULL: the built-in readers. */
+    const char *patterns, *pattern_origin;
     const char **labels;    /* "key=value" strings */
     int nlabels;
     bool quiet;

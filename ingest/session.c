@@ -288,7 +288,8 @@ static int ingest_one(pdb_session *ss, const job *j, int64_t run_id, int trace_o
         .session = ss, .db = ss->db, .in = in, .path = pdb_input_name(in),
         .flavor = ss->opts->format ? strchr(ss->opts->format, ':') : NULL,
         .run_id = run_id, .trace_order = trace_order, .skips = pdb_strmap_new(),
-        .quiet = ss->opts->quiet,
+        .quiet = ss->opts->quiet, .patterns = ss->opts->patterns,
+        .pattern_origin = ss->opts->pattern_origin,
     };
     if (src.flavor)
         src.flavor++;

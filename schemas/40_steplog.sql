@@ -309,7 +309,17 @@ CREATE TABLE steplog_readings (
     lines         INTEGER,         -- lines of the log (NULL: a JSON document)
     lines_used    INTEGER,         -- lines that held a stored value
     warnings      TEXT,            -- why the reading is weak ('; '-separated), or NULL
-    summary       TEXT NOT NULL    -- the compact form `profdb runs` shows
+    summary       TEXT NOT NULL,   -- the compact form `profdb runs` shows
+    pattern       TEXT             -- the rules it was read with (steplog_patterns), or NULL
+);
+
+-- Step-log rules users taught (--pattern, --rules; ingest/steplog/steplog_pattern.c;
+-- docs/steplogs.md, Teaching a format), kept so that later ingests of text logs they
+-- read, and --replace, use them again. Schema version 11.
+CREATE TABLE steplog_patterns (
+    rules       TEXT PRIMARY KEY,  -- lines 'step: PATTERN', 'val: PATTERN', 'summary: PATTERN'
+    origin      TEXT NOT NULL,     -- '--pattern', or the rules file's path as given
+    created_at  TEXT NOT NULL
 );
 
 -- Built-in metric rules. Phases (is_phase = 1) are times in seconds.

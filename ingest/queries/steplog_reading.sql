@@ -47,5 +47,5 @@ SELECT DISTINCT raw_name FROM steplog_series WHERE source_id = ?1 LIMIT 100000
 -- name: add
 INSERT INTO steplog_readings (source_id, run_id, reader, counter, counter_line,
  step_records, first_step, last_step, step_time, step_time_agg, resolution, throughput,
- epochs, lines, lines_used, warnings, summary) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?16, ?17,
- ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+ epochs, lines, lines_used, warnings, summary, pattern) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?16,
+ ?17, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?18)

@@ -109,7 +109,8 @@ static copy_mode copy_mode_of(const char *table)
         return COPY_NOT;
     /* a label the target (or an earlier shard) has for the run stays; the
      * built-in metric rules are in every database, user rules are kept */
-    if (strcmp(table, "run_labels") == 0 || strcmp(table, "steplog_metric_rules") == 0)
+    if (strcmp(table, "run_labels") == 0 || strcmp(table, "steplog_metric_rules") == 0 ||
+        strcmp(table, "steplog_patterns") == 0)
         return COPY_OR_IGNORE;
     /* summaries of a whole run: kept only for runs the shard brings whole */
     if (strcmp(table, "run_summaries") == 0)

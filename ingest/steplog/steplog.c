@@ -8,6 +8,7 @@
  * writer (steplog_writer.c). A file that yields no step record is refused
  * with a message naming what was tried. */
 #include "ingest/steplog/steplog.h"
+#include "ingest/steplog/steplog_pattern.h"
 #include "ingest/readers.h"
 #include "common/db.h"
 #include "common/error.h"
@@ -345,7 +346,11 @@ static int refuse(pdb_steplog *w, flavor_id f, bool forced)
 {
     pdb_buf msg = PDB_BUF_INIT;
     int64_t lines = w->lineno;
-    if (forced)
+    if (w->patterns)
+        pdb_buf_addf(&msg, "no step records found (read with the pattern of %s: no line matched "
+                           "a step rule with its counter and values",
+                     pdb_sl_patterns_origin(w->patterns));
+    else if (forced)
         pdb_buf_addf(&msg, "no step records found in the '%s' shapes (--format steplog:%s",
                      flavor_name(f), flavor_name(f));
     else if (f == F_TEXT && w->src->records > 0)
@@ -363,9 +368,16 @@ static int refuse(pdb_steplog *w, flavor_id f, bool forced)
         skip_list l = {&msg, 0};
         pdb_strmap_each(w->src->skips, list_skip, &l);
     }
-    pdb_buf_adds(&msg, "); step-log flavors: ");
-    flavor_list(&msg);
-    pdb_buf_adds(&msg, forced ? "" : "; force one with --format steplog:FLAVOR");
+    if (w->patterns) {
+        pdb_buf_adds(&msg, "); try the pattern on one of the log's lines (grep -E without "
+                           "the {NAME} fields), and see docs/steplogs.md, Teaching a format");
+    } else {
+        pdb_buf_adds(&msg, "); step-log flavors: ");
+        flavor_list(&msg);
+        pdb_buf_adds(&msg, forced ? "" : "; force one with --format steplog:FLAVOR");
+        pdb_buf_adds(&msg, ", or teach the format with --pattern 'REGEX with {step} and "
+                           "{NAME:UNIT} fields' (docs/steplogs.md, Teaching a format)");
+    }
     int rc = pdb_fail("%s: %s", w->src->path, pdb_buf_str(&msg));
     pdb_buf_free(&msg);
     return rc;
@@ -397,17 +409,34 @@ int pdb_read_steplog(pdb_source *src)
                             "binary (step-log flavors are sniffed from text; use --format "
                             "steplog:FLAVOR to force one)", src->path);
     }
-    src->format = flavors[f].format;
-    pdb_steplog w = {.src = src, .flavor = flavor_name(f)};
-    w.cr_lines = pdb_steplog_cr_lines(d, len);
-    if (f == F_TEXT) {
+    /* a pattern the user gives wins; one stored from an earlier ingest wins
+     * over the general reader when it reads the first lines */
+    pdb_sl_patterns *pat = NULL;
+    bool cr = pdb_steplog_cr_lines(d, len);
+    if (src->patterns) {
+        pat = pdb_sl_patterns_compile(src->patterns, src->pattern_origin);
+        if (!pat)
+            return PDB_ERR;
+    } else if (!forced && f == F_TEXT &&
+               pdb_sl_patterns_claim(src->db, (const char *)d, len, cr ? '\r' : '\n', &pat) !=
+                   PDB_OK) {
+        return PDB_ERR;
+    }
+    if (pat)
+        f = F_TEXT;
+    src->format = pat ? "steplog:pattern" : flavors[f].format;
+    pdb_steplog w = {.src = src, .flavor = pat ? "pattern" : flavor_name(f), .patterns = pat,
+                     .pattern_rules = pat ? pdb_sl_patterns_rules(pat) : NULL,
+                     .pattern_origin = pat ? pdb_sl_patterns_origin(pat) : NULL};
+    w.cr_lines = cr;
+    if (f == F_TEXT && !pat) {
         w.gen = pdb_steplog_general_new();
         pdb_steplog_general_profile(w.gen, (const char *)d, len, w.cr_lines ? '\r' : '\n');
     }
     int rc = pdb_steplog_open(&w);
     if (rc == PDB_OK)
-        rc = read_flavor(&w, f);
-    if (rc == PDB_OK && f == F_TEXT) {
+        rc = pat ? pdb_steplog_read_pattern(&w, pat) : read_flavor(&w, f);
+    if (rc == PDB_OK && f == F_TEXT && !pat) {
         /* named after what it held, when a flavor's handlers read it */
         int best = 0;
         for (int k = 1; k < (int)(sizeof line_flavor / sizeof line_flavor[0]); k++)
@@ -427,10 +456,14 @@ int pdb_read_steplog(pdb_source *src)
      * (issue 32): steplog_reading.c */
     if (rc == PDB_OK)
         rc = pdb_sl_reading_finish(&w, flavors[f].reader != R_DOC, src->quiet);
+    /* the rules taught are kept for later ingests (and --replace) */
+    if (rc == PDB_OK && src->patterns)
+        rc = pdb_sl_patterns_store(src->db, pat);
     pdb_steplog_close(&w);
     pdb_sl_reading_free(w.reading);
     if (w.gen)
         pdb_steplog_general_free(w.gen); /* made here, not by the writer */
+    pdb_sl_patterns_free(pat);
     free(w.cr.buf);
     pdb_buf_free(&w.cr.line);
     return rc;

@@ -98,6 +98,8 @@ typedef struct pdb_steplog {
     int64_t blk_record;
     pdb_steplog_general *gen;    /* the general reader (steplog_general.c), or NULL */
     pdb_sl_reading *reading;     /* what was understood (steplog_reading.c), or NULL */
+    struct pdb_sl_patterns *patterns; /* the user's rules it is read with, or NULL */
+    const char *pattern_rules, *pattern_origin; /* their text and origin (for the reading) */
     /* lines (pdb_steplog_getline) */
     int64_t lineno;              /* lines returned so far */
     bool cr_lines;               /* lines end in a bare CR too (see pdb_steplog_cr_lines) */

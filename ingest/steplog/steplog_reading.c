@@ -804,6 +804,8 @@ static int store(pdb_steplog *w, const pdb_sl_reading *r, const finding *f, cons
     if (f->warnings.len)
         sqlite3_bind_text(st, 14, pdb_buf_str(&f->warnings), -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 15, pdb_buf_str(&f->summary), -1, SQLITE_STATIC);
+    if (w->pattern_rules)
+        sqlite3_bind_text(st, 18, w->pattern_rules, -1, SQLITE_STATIC);
     if (r->any_step) {
         sqlite3_bind_int64(st, 16, r->step_min);
         sqlite3_bind_int64(st, 17, r->step_max);
@@ -856,8 +858,12 @@ int pdb_sl_reading_finish(pdb_steplog *w, bool lines, bool quiet)
         rc = store(w, r, &f, counter.len ? pdb_buf_str(&counter) : NULL, lines, used);
     if (rc == PDB_OK && !quiet) {
         pdb_buf *b = &f.line;
-        pdb_buf_addf(b, "%s: reading (%s): step counter ", w->src->path,
-                     strcmp(w->flavor, "text") == 0 ? "general text reader" : w->flavor);
+        if (w->pattern_origin)
+            pdb_buf_addf(b, "%s: reading (pattern of %s): step counter ", w->src->path,
+                         w->pattern_origin);
+        else
+            pdb_buf_addf(b, "%s: reading (%s): step counter ", w->src->path,
+                         strcmp(w->flavor, "text") == 0 ? "general text reader" : w->flavor);
         if (r->ncounters)
             counter_words(r, w->flavor, b, true);
         else
@@ -878,8 +884,8 @@ int pdb_sl_reading_finish(pdb_steplog *w, bool lines, bool quiet)
     }
     /* warned even when quiet, as every warning is */
     if (rc == PDB_OK && f.warnings.len)
-        pdb_warn("%s: weak reading: %s; see 'profdb runs --reading' or force a flavor with "
-                 "--format steplog:FLAVOR",
+        pdb_warn("%s: weak reading: %s; see 'profdb runs --reading', teach the format with "
+                 "--pattern (docs/steplogs.md) or force a flavor with --format steplog:FLAVOR",
                  w->src->path, pdb_buf_str(&f.warnings));
     pdb_buf_free(&counter);
     finding_free(&f);

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Migration 010 (schema version 9 -> 10): steplog_readings, how each step
-log was read. Starting from a database written by profdb at schema version 9
+"""Migrations 010 and 011 (schema version 9 -> 11): steplog_readings, how
+each step log was read, and steplog_patterns, the rules users taught (with
+the readings' pattern column). Starting from a database written by profdb at schema version 9
 (tests/migrate/v9.db.gz: Marian, OLMo and timm logs read by the general
 reader, a Megatron log, a trace), `profdb migrate` must add the table, empty
 (the old sources were read without a reading), keep every other table's rows
@@ -39,6 +40,8 @@ def main():
              int(run("schema")[1].splitlines()[0].split()[-1]))
         c.eq("steplog_readings: empty", rows(db, "SELECT count(*) FROM steplog_readings"),
              [(0,)])
+        c.eq("steplog_patterns: empty", rows(db, "SELECT count(*) FROM steplog_patterns"),
+             [(0,)])
         for name in tables(old):
             c.eq(f"{name}: rows as they were", table_rows(db, name), table_rows(old, name))
 
@@ -67,8 +70,16 @@ def main():
         _, out, _ = run("runs", "--db", db, "--reading", "--format", "json", "marian")
         got = json.loads(out)
         c.true("re-ingest: the reading is recorded",
-               len(got) == 1 and got[0]["reader"] == "text" and got[0]["counter"] == '"Up. N"',
-               got)
+               len(got) == 1 and got[0]["reader"] == "text" and got[0]["counter"] == '"Up. N"'
+               and got[0]["pattern"] is None, got)
+        rules = os.path.join(SOURCE, "tests", "patterns", "marian.rules")
+        code, _, err = run("ingest", "--db", db, "--replace", "--run", "marian", "--rules",
+                           rules, log, check=False)
+        _, out, _ = run("runs", "--db", db, "--reading", "--format", "json", "marian")
+        got = json.loads(out)
+        c.true("a pattern ingest into the migrated database: the rules are stored and named",
+               code == 0 and got[0]["reader"] == "pattern" and got[0]["pattern"] ==
+               rows(db, "SELECT rules FROM steplog_patterns")[0][0], (err, got))
     c.close()
 
 
