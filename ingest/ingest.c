@@ -9,6 +9,7 @@
  * that load their parts with the same session code, into shards it merges. */
 #include "ingest/ingest.h"
 #include "ingest/jobs.h"
+#include "ingest/steplog/steplog_pattern.h"
 #include "common/error.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
@@ -152,11 +153,20 @@ int pdb_ingest_paths(sqlite3 *db, const char *const *paths, int npaths,
                      const pdb_ingest_opts *opts)
 {
     job_list jobs = {0};
+    /* the step-log rules users taught, read here once: --jobs workers write
+     * shards of their own and see them only through the options */
+    pdb_ingest_opts o = *opts;
+    char **stored = NULL;
     int rc = plan_jobs(paths, npaths, opts, &jobs);
+    if (rc == PDB_OK && !opts->patterns && !opts->format)
+        rc = pdb_sl_patterns_load(db, &stored, &o.nstored_rules);
+    o.stored_rules = (const char *const *)stored;
     if (rc == PDB_OK)
-        rc = opts->jobs > 1 ? pdb_jobs_ingest_parallel(db, &jobs, opts)
-                            : pdb_jobs_ingest(db, &jobs, opts);
+        rc = o.jobs > 1 ? pdb_jobs_ingest_parallel(db, &jobs, &o) : pdb_jobs_ingest(db, &jobs, &o);
     free_jobs(&jobs);
+    for (int i = 0; i < 2 * o.nstored_rules; i++)
+        free(stored[i]);
+    free(stored);
     return rc;
 }
 

@@ -28,6 +28,8 @@ typedef struct pdb_source {
     bool quiet;             /* print nothing but errors and warnings (--quiet) */
     const char *patterns;   /* step-log rules to read with (--pattern, --rules), or NULL */
     const char *pattern_origin; /* where they come from, for messages */
+    const char *const *stored_rules; /* rules stored earlier, (rules, origin) pairs */
+    int nstored_rules;
     int64_t run_id;
     int64_t source_id;
     int trace_order;        /* traces of this run before this one (rank fallback) */
@@ -55,6 +57,10 @@ typedef struct pdb_ingest_opts {
      * that every step log of the command is read with, and where they come
      * from ("--pattern", a rules file); NULL: the built-in readers. */
     const char *patterns, *pattern_origin;
+    /* Set by pdb_ingest_paths: the rules stored in the database, as pairs
+     * (rules, origin), newest first; text logs try them (steplog_pattern.h). */
+    const char *const *stored_rules;
+    int nstored_rules;
     const char **labels;    /* "key=value" strings */
     int nlabels;
     bool quiet;

@@ -289,7 +289,8 @@ static int ingest_one(pdb_session *ss, const job *j, int64_t run_id, int trace_o
         .flavor = ss->opts->format ? strchr(ss->opts->format, ':') : NULL,
         .run_id = run_id, .trace_order = trace_order, .skips = pdb_strmap_new(),
         .quiet = ss->opts->quiet, .patterns = ss->opts->patterns,
-        .pattern_origin = ss->opts->pattern_origin,
+        .pattern_origin = ss->opts->pattern_origin, .stored_rules = ss->opts->stored_rules,
+        .nstored_rules = ss->opts->nstored_rules,
     };
     if (src.flavor)
         src.flavor++;

@@ -417,10 +417,9 @@ int pdb_read_steplog(pdb_source *src)
         pat = pdb_sl_patterns_compile(src->patterns, src->pattern_origin);
         if (!pat)
             return PDB_ERR;
-    } else if (!forced && f == F_TEXT &&
-               pdb_sl_patterns_claim(src->db, (const char *)d, len, cr ? '\r' : '\n', &pat) !=
-                   PDB_OK) {
-        return PDB_ERR;
+    } else if (!forced && f == F_TEXT) {
+        pdb_sl_patterns_claim(src->stored_rules, src->nstored_rules, (const char *)d, len,
+                              cr ? '\r' : '\n', &pat);
     }
     if (pat)
         f = F_TEXT;

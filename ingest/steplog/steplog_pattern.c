@@ -762,25 +762,34 @@ static void count_matches(pdb_sl_patterns *p, const char *d, size_t len, char eo
     pdb_buf_free(&line);
 }
 
-int pdb_sl_patterns_claim(sqlite3 *db, const char *d, size_t len, char eol,
-                          pdb_sl_patterns **out)
+int pdb_sl_patterns_load(sqlite3 *db, char ***out, int *n)
 {
     *out = NULL;
-    int64_t exists;
-    if (pdb_db_query_int(db, "SELECT count(*) FROM sqlite_schema WHERE name = 'steplog_patterns'",
-                         0, &exists) != PDB_OK)
-        return PDB_ERR;
-    if (!exists)
-        return PDB_OK;
+    *n = 0;
     sqlite3_stmt *st;
     if (pdb_db_prepare(db, stored_sql, &st) != PDB_OK)
         return PDB_ERR;
-    int best_hits = 0, r;
+    int r;
     while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-        pdb_sl_patterns *p = pdb_sl_patterns_compile((const char *)sqlite3_column_text(st, 0),
-                                                     (const char *)sqlite3_column_text(st, 1));
+        *out = pdb_xrealloc(*out, (size_t)(*n + 1) * 2 * sizeof **out);
+        (*out)[2 * *n] = pdb_xstrdup((const char *)sqlite3_column_text(st, 0));
+        (*out)[2 * *n + 1] = pdb_xstrdup((const char *)sqlite3_column_text(st, 1));
+        (*n)++;
+    }
+    int rc = r == SQLITE_DONE ? PDB_OK : pdb_db_fail(db, "stored patterns");
+    pdb_db_release(st);
+    return rc;
+}
+
+void pdb_sl_patterns_claim(const char *const *stored, int n, const char *d, size_t len,
+                           char eol, pdb_sl_patterns **out)
+{
+    *out = NULL;
+    int best_hits = 0;
+    for (int i = 0; i < n; i++) {
+        pdb_sl_patterns *p = pdb_sl_patterns_compile(stored[2 * i], stored[2 * i + 1]);
         if (!p) {
-            pdb_clear_error(); /* a rule this libc cannot compile: not this log's */
+            pdb_clear_error(); /* rules this libc cannot compile: not this log's */
             continue;
         }
         int hits, general, nonblank;
@@ -793,7 +802,4 @@ int pdb_sl_patterns_claim(sqlite3 *db, const char *d, size_t len, char eol,
             pdb_sl_patterns_free(p);
         }
     }
-    int rc = r == SQLITE_DONE ? PDB_OK : pdb_db_fail(db, "stored patterns");
-    pdb_db_release(st);
-    return rc;
 }

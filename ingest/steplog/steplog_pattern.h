@@ -37,12 +37,15 @@ int pdb_steplog_read_pattern(pdb_steplog *w, pdb_sl_patterns *p);
 
 /* Stores the rules in steplog_patterns (once: the text is the key). */
 int pdb_sl_patterns_store(sqlite3 *db, const pdb_sl_patterns *p);
-/* The stored rules that best read the first bytes d[0..len) of a text log
- * (eol ends its lines): the ones whose step rules match most lines, when
- * they match at least 3 (or every non-blank line of a shorter log) and at
- * least half of the lines the general reader would take for step records.
- * *out is NULL when none does (or the database predates the table). */
-int pdb_sl_patterns_claim(sqlite3 *db, const char *d, size_t len, char eol,
-                          pdb_sl_patterns **out);
+/* The stored rules, newest first (at most 100), as pairs (rules, origin)
+ * in *out (2 * *n strings, the caller frees them and the array). */
+int pdb_sl_patterns_load(sqlite3 *db, char ***out, int *n);
+/* Of stored rules (pairs (rules, origin), n of them), the ones that best
+ * read the first bytes d[0..len) of a text log (eol ends its lines): whose
+ * step rules match most lines, when they match at least 3 (or every
+ * non-blank line of a shorter log) and at least half of the lines the
+ * general reader would take for step records. *out is NULL when none does. */
+void pdb_sl_patterns_claim(const char *const *stored, int n, const char *d, size_t len,
+                           char eol, pdb_sl_patterns **out);
 
 #endif

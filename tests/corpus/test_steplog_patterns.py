@@ -14,7 +14,8 @@ steplog_pattern.c, docs/steplogs.md "Teaching a format").
    (tests/patterns/xgboost_depth*_generated.log, tests/steplogs/README.md) are refused,
    with a refusal that points to --pattern; one --pattern line reads them (the
    values checked against a parse of the file here); the rules are stored, so
-   the second log is read with them without --pattern, and so is a --replace;
+   the second log is read with them without --pattern, and so are a --replace
+   and both logs read by --jobs 2 workers (whose shards have no stored rules);
    `profdb check` then judges the two runs (exit 1: depth 2 is worse);
    `profdb patterns` lists the rules with their runs, --forget drops them and
    the log is refused again.
@@ -146,6 +147,9 @@ def xgboost(c, tmp):
     code, _, err = run("ingest", "--db", db, "--run", "d4", "--replace", d4, check=False)
     c.true("xgboost: --replace reads it with the stored pattern",
            code == 0 and "reading (pattern of --pattern)" in err, err)
+    code, _, err = run("ingest", "--db", db, "--jobs", "2", d2, d4, check=False)
+    c.true("xgboost: --jobs workers read both logs with the stored pattern",
+           code == 0 and err.count("reading (pattern of --pattern)") == 2, err)
     code, out, err = run("check", "--db", db, "d4", "d2", "-m", "metric:eval-rmse=5",
                          check=False)
     c.true("xgboost: gateable: check judges depth 2 against depth 4 (a regression, exit 1)",
@@ -154,8 +158,9 @@ def xgboost(c, tmp):
     rows = json.loads(out)
     c.true("patterns: the rules, their origin, the runs read with them",
            len(rows) == 1 and rows[0]["rules"] == "step: " + pattern and
-           rows[0]["origin"] == "--pattern" and rows[0]["runs"] == "d2, d4" and
-           rows[0]["sources"] == 2, rows)
+           rows[0]["origin"] == "--pattern" and rows[0]["sources"] == 4 and
+           rows[0]["runs"] == "d2, d4, xgboost_depth2_generated, xgboost_depth4_generated",
+           rows)
     code, out, _ = run("patterns", "--db", db, check=False)
     c.true("patterns: 'column = value' lines", code == 0 and "rules = step: ^" in out, out)
     code, _, _ = run("patterns", "--db", db, "--forget", str(rows[0]["id"]), check=False)
