@@ -195,13 +195,17 @@ bool pdb_steplog_eval_metric(const char *name, size_t len);
 /* Whether word (lower case) stands in name as a word of its own, in any
  * case: not inside a longer run of letters. */
 bool pdb_steplog_name_has_word(const char *name, size_t len, const char *word);
+/* A name of a time in seconds: implied by its unit ending ("data_time_ms",
+ * "runtime") or a time word ("Time cost"; not Marian's "Cost", a loss). */
+bool pdb_steplog_time_name(const char *name, size_t len);
 /* The three above for a name a log repeats, answered from the writer's name
- * cache (steplog_writer.c): PDB_SL_NAME_* bits. at: the name's position in
+ * cache (steplog_writer.c): PDB_SL_NAME_* bits; STEP_TIME: the metric rules
+ * map the name to step_time; TIME: pdb_steplog_time_name. at: the name's position in
  * its record (-1: none), which makes a repeated order cheap. */
 enum { PDB_SL_NAME_TRAIN = 1, PDB_SL_NAME_VAL = 2, PDB_SL_NAME_EVAL = 4 };
 /* PDB_SL_NAME_TRAIN is a training key that is not a validation name;
  * PDB_SL_NAME_TRAIN_KEY is pdb_steplog_train_key() alone. */
-enum { PDB_SL_NAME_TRAIN_KEY = 8 };
+enum { PDB_SL_NAME_TRAIN_KEY = 8, PDB_SL_NAME_STEP_TIME = 16, PDB_SL_NAME_TIME = 32 };
 int pdb_steplog_name_class(pdb_steplog *w, const char *name, size_t len, int at);
 /* Whether a line is a step record of the general reader (for sniffing). */
 bool pdb_steplog_general_is_step_line(const char *s, size_t len);

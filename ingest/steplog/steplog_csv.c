@@ -179,6 +179,24 @@ static int number_cell(const cells *c, int col, double *out)
            pdb_units_quantity(c->p[col], c->len[col], out, &u);
 }
 
+/* A cell that names its unit before the number: tf_cnn_benchmarks' "images/sec:
+ * 140.0 +/- 0.0 (jitter = 0.0)" under a header "Img/sec" is 140.0 samples/s. */
+static bool labelled_cell(const char *s, size_t len, double *v, const char **unit)
+{
+    const char *co = memchr(s, ':', len);
+    double f;
+    if (!co || co == s || co + 2 > s + len || co[1] != ' ')
+        return false;
+    const char *u = pdb_units_canon(s, (size_t)(co - s), &f);
+    const char *num = co + 2;
+    size_t n = pdb_units_number(num, (size_t)(s + len - num), v);
+    if (!u || !u[0] || n == 0 || (num + n < s + len && num[n] != ' '))
+        return false;
+    *v *= f;
+    *unit = u;
+    return true;
+}
+
 /* Stores one data row; the GPU index falls back to the row's position among
  * rows with the same timestamp (multi-GPU queries without an index column). */
 static int data_row(pdb_steplog *w, const header *h, const cells *c, int64_t lineno,
@@ -219,8 +237,18 @@ static int data_row(pdb_steplog *w, const header *h, const cells *c, int64_t lin
         const char *name = h->col[i].name;
         const char *unit;
         double v;
-        if (!pdb_units_quantity(c->p[i], c->len[i], &v, &unit)) {
+        if (!pdb_units_quantity(c->p[i], c->len[i], &v, &unit) &&
+            !labelled_cell(c->p[i], c->len[i], &v, &unit)) {
             pdb_skip(w->src, "non-numeric cell");
+            continue;
+        }
+        if (strcmp(unit, "samples/s") == 0 || strcmp(unit, "tokens/s") == 0) {
+            /* a rate the metric rules know by this ending (as the text reader names it) */
+            char rate[256];
+            snprintf(rate, sizeof rate, "%s%s", name,
+                     unit[0] == 's' ? "/samples_per_second" : "/tokens_per_sec");
+            if (pdb_steplog_value(w, rate, strlen(rate), v, unit, "point", 0) != PDB_OK)
+                return PDB_ERR;
             continue;
         }
         if (unit[0] == '\0' && h->col[i].unit) {

@@ -65,6 +65,9 @@ typedef struct {
     bool in_bracket;      /* inside [...]: a counter or a tag, not a metric */
     bool avg;             /* a running mean printed after a value: "6.9 (6.93)" */
     bool counter;         /* used as the record's counter, not stored */
+    bool pair;            /* one of several values in a field: "5092/261 tok/s" */
+    bool has_from;        /* a counter printed as a range: "6376-6750batch" */
+    int64_t from;
 } gen_pair;
 
 /* A parsed line, and the record being assembled from lines. */
@@ -72,6 +75,7 @@ typedef struct {
     int n;
     int64_t line;
     bool has_wall, has_rank;
+    bool wall_fine;       /* the timestamp has a fraction of a second */
     double wall;
     int64_t rank;
     int indent;
@@ -92,9 +96,15 @@ static void copy_line(gen_line *dst, const gen_line *src)
 typedef struct {
     bool has_step, has_epoch, has_local, epoch_from_bracket_int;
     int64_t step, local, total;
+    int64_t range;        /* steps the record's values cover ("1-375batch"), or 0 */
     double epoch;
     bool val_hint;        /* "Epoch(val)", "Test:" */
     int step_at, epoch_at, local_at; /* their pairs, for the reading; -1: none */
+    /* a second, finer counter beside the step: LitGPT's "iter 3050700 step
+     * 610140" counts micro-batches */
+    bool has_micro;
+    int64_t micro;
+    char micro_word[16];
 } gen_counters;
 
 /* The counter marks of a line's pairs (see save_marks). */
@@ -129,12 +139,22 @@ struct pdb_steplog_general {
      * since the last record, or near that over the steps between them */
     struct {
         char name[GEN_NAME];
-        int yes, no;
+        int yes, no;      /* near the wall time of the window / of a step */
+        int step, part;   /* within 35% of the wall time per step / below 30% of it */
     } win[8];
     int nwin;
     bool prof_prev;
     int64_t prof_step;
     double prof_wall;
+    /* micro-batches: the last record's step and finer counter */
+    bool have_micro;
+    int64_t micro_step, micro;
+    /* what the reading leaves out, said at the end */
+    int64_t micro_values, part_values, stepless;
+    uint64_t last_hash;   /* of the last step record: a repeat is the same line from
+                           * another handler (TF's "INFO:tensorflow:" and absl) */
+    char micro_name[GEN_NAME], part_name[GEN_NAME];
+    int64_t micro_ratio;
 };
 
 /* ---- words and names ---------------------------------------------------- */
@@ -152,18 +172,25 @@ static bool word_in(const char *w, size_t n, const char *const *set)
  * ("max_steps: 1000", "epochs: 90"), not counters. */
 static const char *const step_names[] = {"global_step", "step", "num_updates", "update",
                                          "updates", "up.", "train_step", "iteration", "iter",
-                                         "it", "batch", "iters", NULL};
+                                         "it", "batch", "iters", "round", NULL};
 /* "Ep." and "Up." are Marian's abbreviations ("Ep. 1 : Up. 14000"); "iters"
  * is PaddleGAN's counter ("Epoch: 1, iters: 0"), last so that a line that
- * also prints "iter" counts by it. */
+ * also prints "iter" counts by it; "round" XGBoost's ("boosting round 51"). */
 static const char *const epoch_names[] = {"epoch", "ep", "ep.", NULL};
 /* Words that may come before a counter name: "Train Epoch", "Global Step",
  * "completed step: 12". */
 static const char *const counter_qualifiers[] = {"train", "training", "global", "current",
                                                  "cur", "trainer", "completed", "finished",
-                                                 NULL};
+                                                 "boosting", NULL};
 static const char *const val_words[] = {"val", "valid", "validation", "eval", "evaluation",
                                         "test", "testing", NULL};
+/* "NAME is VALUE": the verb separates them, as ':' does. */
+static const char *const copulas[] = {"is", "are", "was", NULL};
+/* Words that cannot end a name: "over 6400 frames", "records in 1.47
+ * seconds", "and 42.59 seconds" are prose around a value, not its name. */
+static const char *const stop_words[] = {"over", "in", "of", "at", "for", "to", "from", "with",
+                                         "by", "and", "or", "on", "per", "after", "is", "are",
+                                         "was", NULL};
 
 /* The rank of name among the step counters (lower is preferred), or -1. The
  * name may carry qualifiers ("Global Step") and end in ':' or '='. */
@@ -395,6 +422,156 @@ static bool leading_counter(const scanner *sc, const char *v, const gen_pair *p)
     return k < sc->n && sc->b[k] == '|';
 }
 
+/* "[50] test-error:0.02 ...": a bare integer alone in the brackets that open
+ * the message (after a blanked timestamp) and followed by named values is the
+ * line's counter (XGBoost's round). "[1][50/930]" is not: a bracket follows. */
+static bool bracket_counter(const scanner *sc, const char *v, size_t vl, const gen_pair *p)
+{
+    if (!p->is_int || p->unit[0] || sc->L->n != 1 || sc->bracket != 1)
+        return false;
+    for (const char *c = sc->b; c < v; c++)
+        if (!strchr(" \t[]", *c))
+            return false;
+    size_t k = (size_t)(v + vl - sc->b);
+    if (k >= sc->n || sc->b[k] != ']')
+        return false;
+    while (++k < sc->n && (sc->b[k] == ' ' || sc->b[k] == '\t'))
+        ;
+    return k < sc->n && isalpha((unsigned char)sc->b[k]);
+}
+
+/* A name's "in UNIT" ending ("train_step_timing in s", "time in ms") is the
+ * value's unit; a name that ends in a stop word ("over", "records in") is
+ * prose, not a name. */
+static void name_unit(gen_pair *p)
+{
+    double f;
+    const char *u;
+    /* a name that is a unit ("seconds: 0.81", MaxText) is the value's unit */
+    if ((!p->unit || !p->unit[0]) && p->nl && p->nl <= 7 && strchr("numsh", p->name[0]) &&
+        (u = pdb_units_canon(p->name, p->nl, &f)) &&
+        strcmp(u, PDB_UNIT_SECONDS) == 0) {
+        p->v *= f;
+        p->unit = u;
+        return;
+    }
+    for (size_t k = p->nl; k-- > 3;) {
+        if (memcmp(p->name + k - 3, " in ", 4) != 0)
+            continue;
+        u = pdb_units_canon(p->name + k + 1, p->nl - k - 1, &f);
+        if (u && u[0] && (!p->unit || !p->unit[0])) {
+            p->v *= f;
+            p->unit = u;
+            p->nl = k - 3;
+            p->name[p->nl] = '\0';
+        }
+        break;
+    }
+    const char *last = p->name + p->nl;
+    while (last > p->name && last[-1] != ' ')
+        last--;
+    size_t ll = (size_t)(p->name + p->nl - last);
+    if (ll <= 5 && word_in(last, ll, stop_words))
+        p->nl = 0;
+}
+
+/* A value without a name, followed by one word and the end of its field
+ * ("199.767 sec elapsed", "over 6400.0 frames,"): the word names it. */
+static bool name_after(scanner *sc, gen_pair *p)
+{
+    size_t k = sc->i;
+    while (k < sc->n && (sc->b[k] == ' ' || sc->b[k] == '\t'))
+        k++;
+    if (k >= sc->n || !isalpha((unsigned char)sc->b[k]))
+        return false;
+    size_t e = token_end(sc->b, sc->n, k), we = e;
+    if (we > k && sc->b[we - 1] == '.')
+        we--;
+    for (size_t c = k; c < we; c++)
+        if (!isalpha((unsigned char)sc->b[c]) && sc->b[c] != '_')
+            return false;
+    size_t m = e;
+    while (m < sc->n && (sc->b[m] == ' ' || sc->b[m] == '\t'))
+        m++;
+    double f;
+    bool val;
+    if ((m < sc->n && !strchr(",;|)", sc->b[m])) || we - k >= sizeof p->name ||
+        pdb_units_canon(sc->b + k, we - k, &f) || word_in(sc->b + k, we - k, stop_words) ||
+        counter_rank(sc->b + k, we - k, step_names, &val) >= 0 ||
+        counter_rank(sc->b + k, we - k, epoch_names, &val) >= 0)
+        return false;
+    memcpy(p->name, sc->b + k, we - k);
+    p->name[we - k] = '\0';
+    p->nl = we - k;
+    sc->i = e;
+    return true;
+}
+
+/* Several values in one field: "loss/acc=0.5/0.9" (as many names as values)
+ * and "5092/261 tok/s" (a pair of rates: OpenNMT's source and target
+ * tokens/s, kept as "tokens/s (1 of 2)" and "(2 of 2)", neither taken for
+ * the job's rate). Returns false when the field is not such a group (a
+ * progress "50/930" is not). */
+static bool multi_value(scanner *sc, const char *v, size_t vl)
+{
+    double x[8];
+    int k = 0;
+    for (size_t i = 0; i <= vl;) {
+        size_t j = i;
+        while (j < vl && v[j] != '/')
+            j++;
+        if (k == 8 || j == i || pdb_units_number(v + i, j - i, &x[k]) != j - i)
+            return false;
+        k++;
+        i = j + 1;
+    }
+    if (k < 2)
+        return false;
+    /* names: the parts of the pending last word, or the unit after the values */
+    const char *nm = sc->nw ? sc->b + sc->ws[sc->nw - 1] : NULL;
+    size_t nml = sc->nw ? sc->we[sc->nw - 1] - sc->ws[sc->nw - 1] : 0;
+    while (nml && (nm[nml - 1] == ':' || nm[nml - 1] == '='))
+        nml--;
+    int slashes = 0;
+    for (size_t i = 0; i < nml; i++)
+        slashes += nm[i] == '/';
+    const char *unit = NULL;
+    double f = 1;
+    size_t u = sc->i, ue = u;
+    if (slashes != k - 1) {
+        while (u < sc->n && sc->b[u] == ' ')
+            u++;
+        ue = token_end(sc->b, sc->n, u);
+        unit = ue > u && isalpha((unsigned char)sc->b[u]) ? pdb_units_canon(sc->b + u, ue - u, &f)
+                                                          : NULL;
+        if (!unit || !unit[0])
+            return false;
+        sc->i = ue;
+    }
+    for (int i = 0, from = 0; i < k; i++) {
+        gen_pair *p = new_pair(sc);
+        if (!p)
+            break;
+        p->v = x[i] * f;
+        p->unit = unit ? unit : "";
+        p->pair = unit != NULL;
+        if (unit) {
+            snprintf(p->name, sizeof p->name, "%.*s (%d of %d)", (int)(ue - u < 40 ? ue - u : 40),
+                     sc->b + u, i + 1, k);
+        } else {
+            int to = from;
+            while (to < (int)nml && nm[to] != '/')
+                to++;
+            snprintf(p->name, sizeof p->name, "%.*s", to - from, nm + from);
+            from = to + 1;
+        }
+        p->nl = strlen(p->name);
+    }
+    reset_name(sc);
+    sc->value_run++;
+    return true;
+}
+
 /* Adds the value text v[0..vl) as a pair named by the pending words; reads a
  * unit word after it ("296.2 MB", "112.20 ms") and a progress total
  * ("991 / 1000"). Returns false when the text is not a number. */
@@ -402,10 +579,15 @@ static bool add_value(scanner *sc, const char *v, size_t vl)
 {
     while (vl && memchr(",;:", v[vl - 1], 3))
         vl--;
+    /* a number that ends a sentence: "grad_norm=21.59.", "Loss is 1.72319." */
+    if (vl > 1 && v[vl - 1] == '.' && isdigit((unsigned char)v[vl - 2]))
+        vl--;
     if (vl == 0)
         return false;
     int64_t a, b;
     const char *slash = memchr(v, '/', vl);
+    if (slash && multi_value(sc, v, vl))
+        return true;
     gen_pair tmp = {0};
     if (slash && parse_int(v, (size_t)(slash - v), &a) &&
         parse_int(slash + 1, (size_t)(v + vl - slash - 1), &b)) {
@@ -459,11 +641,17 @@ static bool add_value(scanner *sc, const char *v, size_t vl)
     *p = tmp;
     p->in_bracket = bracket;
     take_name(sc, p);
-    if (p->nl == 0 && !p->progress && !p->in_bracket && leading_counter(sc, v, p)) {
-        snprintf(p->name, sizeof p->name, "step"); /* "490 | loss 2.1 | ..." */
+    name_unit(p);
+    /* a named time in brackets is data: BigDL's "[Wall Clock 26290.67s]" */
+    if (p->in_bracket && p->nl && !p->progress && p->unit && strcmp(p->unit, PDB_UNIT_SECONDS) == 0)
+        p->in_bracket = false;
+    if (p->nl == 0 && !p->progress &&
+        (p->in_bracket ? bracket_counter(sc, v, vl, p) : leading_counter(sc, v, p))) {
+        snprintf(p->name, sizeof p->name, "step"); /* "490 | loss 2.1 | ...", "[50] ..." */
         p->nl = 4;
     }
-    if (p->nl == 0 && !p->progress && !p->in_bracket && !name_nameless(sc, p)) {
+    if (p->nl == 0 && !p->progress && !p->in_bracket && !name_after(sc, p) &&
+        !name_nameless(sc, p)) {
         sc->L->n--;
         sc->L->dropped++;
     }
@@ -551,6 +739,97 @@ static void paren_group(scanner *sc)
     }
 }
 
+/* Counters glued to their numbers, in a field of ':'-separated parts:
+ * ESPnet's "1epoch:train:6376-6750batch:" (a range: the record's values are
+ * over those batches) and "2/20epoch". A part that is a word is a tag ("train";
+ * "valid" marks validation). Returns false, reading nothing, when a part is
+ * neither. */
+static bool glued_counters(scanner *sc, size_t s, size_t e)
+{
+    const char *b = sc->b;
+    if (!isdigit((unsigned char)b[s]))
+        return false;
+    size_t d = s + 1; /* cheap test first: a letter right after a digit, no fraction */
+    while (d < e && b[d] != '.' && !(isalpha((unsigned char)b[d]) && isdigit((unsigned char)b[d - 1])))
+        d++;
+    if (d == e || b[d] == '.')
+        return false;
+    struct {
+        int64_t a, z;
+        bool range, total;
+        size_t ws, we;
+    } g[4];
+    int ng = 0;
+    bool val = false;
+    for (size_t i = s; i < e;) {
+        size_t j = i;
+        while (j < e && b[j] != ':')
+            j++;
+        size_t k = i, w;
+        int64_t a = 0, z = 0;
+        bool two = false, range = false;
+        if (j > i && isdigit((unsigned char)b[i])) {
+            if (!pdb_steplog_read_int(b, j, &k, &a))
+                return false;
+            if (k < j && (b[k] == '-' || b[k] == '/')) {
+                range = b[k] == '-';
+                k++;
+                if (!pdb_steplog_read_int(b, j, &k, &z))
+                    return false;
+                two = true;
+            }
+            w = k;
+            bool v2;
+            size_t wl = j - w;
+            if (ng == 4 || wl == 0 ||
+                (counter_rank(b + w, wl, step_names, &v2) < 0 &&
+                 counter_rank(b + w, wl, epoch_names, &v2) < 0 &&
+                 !(wl > 1 && b[j - 1] == 's' && (counter_rank(b + w, wl - 1, step_names, &v2) >= 0 ||
+                                                 counter_rank(b + w, wl - 1, epoch_names, &v2) >= 0))))
+                return false;
+            g[ng].a = a;
+            g[ng].z = two ? z : a;
+            g[ng].range = range;
+            g[ng].total = two && !range;
+            g[ng].ws = w;
+            g[ng++].we = b[j - 1] == 's' && counter_rank(b + w, wl, step_names, &v2) < 0 &&
+                                 counter_rank(b + w, wl, epoch_names, &v2) < 0
+                             ? j - 1
+                             : j;
+        } else {
+            for (k = i; k < j; k++)
+                if (!isalpha((unsigned char)b[k]) && b[k] != '_')
+                    return false;
+            val |= word_in(b + i, j - i, val_words);
+        }
+        i = j + 1;
+    }
+    if (ng == 0)
+        return false;
+    for (int i = 0; i < ng; i++) {
+        gen_pair *p = new_pair(sc);
+        if (!p)
+            break;
+        size_t wl = g[i].we - g[i].ws;
+        wl = wl < sizeof p->name - 1 ? wl : sizeof p->name - 1;
+        memcpy(p->name, b + g[i].ws, wl);
+        p->name[wl] = '\0';
+        p->nl = wl;
+        p->is_int = true;
+        p->unit = "";
+        p->v = (double)(g[i].range ? g[i].z : g[i].a);
+        p->has_from = g[i].range;
+        p->from = g[i].a;
+        p->progress = g[i].total;
+        p->total = g[i].total ? g[i].z : 0;
+        p->in_bracket = false;
+    }
+    sc->L->val_tag |= val;
+    reset_name(sc);
+    sc->value_run = 0;
+    return true;
+}
+
 /* Reads the pairs of the line in sc->b. */
 static void scan_pairs(scanner *sc)
 {
@@ -616,6 +895,12 @@ static void scan_pairs(scanner *sc)
             alnum |= isalnum((unsigned char)b[k]) != 0;
         if (!alnum)
             continue; /* "=====" of a progress bar, a lone "@" */
+        if (glued_counters(sc, s, e))
+            continue;
+        if (e - s <= 3 && sc->nw > 0 && !sc->value_run && word_in(b + s, e - s, copulas)) {
+            sc->closed = true; /* "Loss is 1.72319." as "Loss: 1.72319" */
+            continue;
+        }
         /* "name=value" and "name:value" in one token */
         const char *eq = memchr(b + s, '=', e - s);
         const char *co = eq ? NULL : memchr(b + s, ':', e - s);
@@ -651,6 +936,17 @@ static void scan_pairs(scanner *sc)
     }
 }
 
+/* Whether a timestamp's text has a fraction of a second ("12:00:01.123",
+ * "12:00:01,123"): its differences time a step finely. */
+static bool fraction(const char *t, size_t n)
+{
+    for (size_t k = 1; k + 1 < n; k++)
+        if ((t[k] == '.' || t[k] == ',') && isdigit((unsigned char)t[k - 1]) &&
+            isdigit((unsigned char)t[k + 1]))
+            return true;
+    return false;
+}
+
 /* Blanks the timestamp at the start of the line (within its first bytes,
  * possibly in brackets) and the rank tag, setting wall time and rank. */
 static void line_prefix(char *b, size_t n, gen_line *L)
@@ -667,6 +963,7 @@ static void line_prefix(char *b, size_t n, gen_line *L)
             continue;
         L->has_wall = true;
         L->wall = t;
+        L->wall_fine = fraction(b + i, k);
         memset(b + i, ' ', k);
         break;
     }
@@ -705,11 +1002,16 @@ static bool level_token(const char *b, size_t s, size_t e)
 }
 
 /* "name:123" where the name is a file ("solver.cpp:228"), a dotted logger
- * ("olmo.train:908") or a host ("intern-studio-160750:0"), maybe closed by
- * ']': where a line was printed from, not a metric. */
+ * ("olmo.train:908"), a class ("DistriOptimizer$:392") or a host
+ * ("intern-studio-160750:0"), maybe closed by ']': where a line was printed
+ * from, not a metric. Enclosed in brackets or parentheses ("(trainer:486)",
+ * "[train.py:102]") any name will do: the enclosure says it is a tag. */
 static bool origin_token(const char *b, size_t s, size_t e)
 {
-    if (e > s && b[e - 1] == ']')
+    bool enclosed = e - s > 2 && (b[s] == '(' || b[s] == '[');
+    if (enclosed)
+        s++;
+    if (e > s && (b[e - 1] == ']' || b[e - 1] == ')'))
         e--;
     const char *co = NULL;
     for (size_t k = s; k < e; k++)
@@ -720,12 +1022,12 @@ static bool origin_token(const char *b, size_t s, size_t e)
     for (const char *c = co + 1; c < b + e; c++)
         if (!isdigit((unsigned char)*c))
             return false;
-    bool alpha = false, mark = false;
+    bool alpha = false, mark = enclosed;
     for (const char *c = b + s; c < co; c++) {
-        if (!isalnum((unsigned char)*c) && !strchr("._-/", *c))
+        if (!isalnum((unsigned char)*c) && !strchr("._-/$", *c))
             return false;
         alpha |= isalpha((unsigned char)*c) != 0;
-        mark |= (*c == '.' || *c == '-') && c + 1 < co && isalnum((unsigned char)c[1]);
+        mark |= *c == '$' || ((*c == '.' || *c == '-') && c + 1 < co);
     }
     return alpha && mark;
 }
@@ -738,6 +1040,47 @@ static bool logger_token(const char *b, size_t s, size_t e)
         if (!isalnum((unsigned char)b[k]) && b[k] != '.' && b[k] != '_')
             return false;
     return e > s && isalpha((unsigned char)b[s]);
+}
+
+/* A tag in brackets at the start of a line: a host ("[PC]", "[gpu01:0/2]"),
+ * an MPI process ("[1,0]<stdout>:"), a logger record ("[2019-03-17:14:20:
+ * 54:INFO:sockeye.training:__call__]", whose date is read as the wall time).
+ * Not a counter ("[50]", "[step=5/100]", "[Epoch 3"), not a rank
+ * ("[rank3]:", read by line_prefix). */
+static bool tag_token(const char *b, size_t s, size_t e, gen_line *L)
+{
+    if (e - s < 3 || (b[s] != '[' && b[s] != '<'))
+        return false;
+    size_t c = e;
+    while (c > s && strchr("]>):", b[c - 1]))
+        c--;
+    bool alpha = false;
+    for (size_t k = s + 1; k < c; k++) {
+        if (b[k] == '=')
+            return false;
+        alpha |= isalpha((unsigned char)b[k]) != 0;
+    }
+    if (!alpha || c == e || strncasecmp(b + s + 1, "rank", 4) == 0)
+        return false;
+    size_t w = s + 1, we = w;
+    while (we < c && isalpha((unsigned char)b[we]))
+        we++;
+    bool val;
+    if (we > w && (counter_rank(b + w, we - w, step_names, &val) >= 0 ||
+                   counter_rank(b + w, we - w, epoch_names, &val) >= 0))
+        return false;
+    /* "YYYY-MM-DD:HH:MM:SS": the date of a logger record */
+    char t[32];
+    double wall;
+    if (c - s - 1 >= 19 && isdigit((unsigned char)b[s + 1]) && b[s + 11] == ':') {
+        memcpy(t, b + s + 1, 19);
+        t[10] = ' ';
+        if (pdb_steplog_timestamp(t, 19, &wall) == 19) {
+            L->has_wall = true;
+            L->wall = wall;
+        }
+    }
+    return true;
 }
 
 /* glog's header "I0612 12:00:00.123456 12345 solver.cpp:228] ": the
@@ -781,22 +1124,33 @@ static size_t glog_header(const char *b, size_t n, gen_line *L)
         return 0;
     L->has_wall = true;
     L->wall = wall;
+    L->wall_fine = fraction(t, tl);
     return (size_t)(close - b) + 1;
+}
+
+/* Past the blanks and separators between prefix fields: "|" (loguru),
+ * a lone "-" ("03/25 23:58:44 - mmengine - INFO - "). */
+static size_t prefix_gap(const char *b, size_t n, size_t i)
+{
+    while (i < n && (b[i] == ' ' || b[i] == '\t' || b[i] == '|' ||
+                     (b[i] == '-' && (i + 1 == n || b[i + 1] == ' '))))
+        i++;
+    return i;
 }
 
 /* Blanks the log prefix of the line: glog's header, then from the start
  * (after the timestamp, already blanked) the run of prefix fields: levels,
  * "LEVEL:logger:" glued to the text ("INFO:tensorflow:global step 9:"),
- * logger names before a level, "file:line", "logger:line", "host:rank".
- * The first field of another kind ends the prefix. */
+ * logger names before a level, "file:line", "logger:line", "host:rank",
+ * bracketed tags ("[PC]", "[1,0]<stdout>:", "(trainer:486)"). The first
+ * field of another kind ends the prefix. */
 static void log_prefix(char *b, size_t n, gen_line *L)
 {
     size_t g = glog_header(b, n, L);
     memset(b, ' ', g);
     size_t i = g;
     while (i < n) {
-        while (i < n && (b[i] == ' ' || b[i] == '\t' || b[i] == '|'))
-            i++;
+        i = prefix_gap(b, n, i);
         size_t e = i;
         while (e < n && b[e] != ' ' && b[e] != '\t')
             e++;
@@ -812,14 +1166,12 @@ static void log_prefix(char *b, size_t n, gen_line *L)
                 break; /* the text follows, glued */
             }
         }
-        size_t ne = e, nn;
-        while (ne < n && (b[ne] == ' ' || b[ne] == '\t'))
-            ne++;
-        nn = ne;
+        size_t ne = prefix_gap(b, n, e), nn = ne;
         while (nn < n && b[nn] != ' ' && b[nn] != '\t')
             nn++;
         bool before_level = nn > ne && level_token(b, ne, nn) && logger_token(b, i, e);
-        if (level_token(b, i, e) || origin_token(b, i, e) || before_level) {
+        if (level_token(b, i, e) || origin_token(b, i, e) || before_level ||
+            tag_token(b, i, e, L)) {
             memset(b + i, ' ', e - i);
             i = e;
             continue;
@@ -843,7 +1195,7 @@ static bool config_dump(const char *s, size_t len)
 static void parse_line(pdb_buf *work, const char *s, size_t len, gen_line *L)
 {
     L->n = 0;
-    L->has_wall = L->has_rank = false;
+    L->has_wall = L->has_rank = L->wall_fine = false;
     L->lead[0] = '\0';
     L->val_tag = false;
     L->dropped = 0;
@@ -851,7 +1203,9 @@ static void parse_line(pdb_buf *work, const char *s, size_t len, gen_line *L)
     while ((size_t)L->indent < len && (s[L->indent] == ' ' || s[L->indent] == '\t'))
         L->indent++;
     L->dialect = pdb_steplog_find(s, len, "d2.utils.events") ? D_DETECTRON2
-                 : (pdb_steplog_find(s, len, "Epoch [") || pdb_steplog_find(s, len, "Iter ["))
+                 : (pdb_steplog_find(s, len, "Epoch [") || pdb_steplog_find(s, len, "Iter [") ||
+                    pdb_steplog_find(s, len, "Epoch(train)") ||
+                    pdb_steplog_find(s, len, "Iter(train)"))
                      ? D_MMCV : D_NONE;
     if (config_dump(s, len))
         return;
@@ -870,6 +1224,35 @@ static void parse_line(pdb_buf *work, const char *s, size_t len, gen_line *L)
     }
     scanner sc = {.b = work->p, .n = len, .L = L};
     scan_pairs(&sc);
+}
+
+/* A time value of a record, in seconds: printed with a time unit, or bare
+ * with a name that implies one ("data_time_ms", "time") or says it is a
+ * time ("Time cost"; not Marian's "Cost", a loss). Sets *secs. */
+static bool seconds_of(const gen_pair *p, double *secs)
+{
+    double f = 1;
+    const char *u;
+    if (p->counter || p->in_bracket || p->avg || p->per_step || p->nl == 0 ||
+        p->nl >= GEN_NAME || !(p->v > 0))
+        return false;
+    if (p->unit && p->unit[0]) {
+        if (strcmp(p->unit, PDB_UNIT_SECONDS) != 0)
+            return false;
+    } else if ((u = pdb_units_from_name(p->name, p->nl, &f)) != NULL) {
+        if (strcmp(u, PDB_UNIT_SECONDS) != 0)
+            return false;
+    } else if (!pdb_steplog_time_name(p->name, p->nl)) {
+        return false;
+    }
+    *secs = p->v * f;
+    return true;
+}
+
+static bool seconds_pair(const gen_pair *p)
+{
+    double secs;
+    return seconds_of(p, &secs);
 }
 
 /* ---- counters ------------------------------------------------------------- */
@@ -906,13 +1289,31 @@ static void find_counters(gen_line *L, gen_counters *c)
         c->has_step = true;
         c->step = (int64_t)L->p[best].v;
         c->step_at = best;
-        /* the other counters ("iter" beside "step") are context too */
+        if (L->p[best].has_from && L->p[best].v >= (double)L->p[best].from)
+            c->range = c->step - L->p[best].from + 1;
+        /* the other counters ("iter" beside "step") are context too; one
+         * that runs ahead of the step counts micro-batches */
         for (int k = 0; k < L->n; k++) {
             gen_pair *p = &L->p[k];
             bool val;
-            if (!p->avg && p->is_int && p->nl &&
-                counter_rank(p->name, p->nl, step_names, &val) >= 0)
-                p->counter = true;
+            int r = !p->avg && p->is_int && p->nl ? counter_rank(p->name, p->nl, step_names, &val)
+                                                  : -1;
+            if (r < 0)
+                continue;
+            p->counter = true;
+            if (k != best && r > rank && !c->has_micro && p->v > (double)c->step) {
+                const char *w = p->name;
+                for (const char *q = p->name; q < p->name + p->nl; q++)
+                    if (*q == ' ')
+                        w = q + 1;
+                size_t wl = (size_t)(p->name + p->nl - w);
+                if (wl < sizeof c->micro_word) {
+                    c->has_micro = true;
+                    c->micro = (int64_t)p->v;
+                    memcpy(c->micro_word, w, wl);
+                    c->micro_word[wl] = '\0';
+                }
+            }
         }
     }
     /* A progress without a name ("[50/930]", "422/422", "1000 / 2737") counts
@@ -938,6 +1339,22 @@ static void find_counters(gen_line *L, gen_counters *c)
         c->local = (int64_t)p->v;
         c->local_at = k;
         c->total = p->total;
+        break;
+    }
+    /* with an epoch and no other counter, a named progress that opens the
+     * values counts steps within the epoch: "Process 100/3161(3.16%) ...,
+     * epoch 0" */
+    for (int k = 0; !c->has_local && !c->has_step && c->has_epoch && k < L->n; k++) {
+        gen_pair *p = &L->p[k];
+        if (p->counter && !p->progress)
+            continue;
+        if (p->progress && p->nl) {
+            p->counter = true;
+            c->has_local = true;
+            c->local = (int64_t)p->v;
+            c->local_at = k;
+            c->total = p->total;
+        }
         break;
     }
     /* a named progress that is not a known counter is still not a metric */
@@ -1024,6 +1441,21 @@ enum { K_STEP, K_VAL, K_SUMMARY, K_EPOCH };
 static const char *const kind_names[] = {"step", "val", "summary", "epoch"};
 static const char *const kind_splits[] = {NULL, "val", "summary", NULL};
 
+/* Whether every value of a line is a time (an epoch's: "Epoch[3] Time cost=1.4"). */
+static bool epoch_times(const gen_line *L)
+{
+    int n = 0;
+    for (int k = 0; k < L->n; k++) {
+        const gen_pair *p = &L->p[k];
+        if (p->counter || p->in_bracket || p->nl == 0)
+            continue;
+        if (!seconds_pair(p))
+            return false;
+        n++;
+    }
+    return n > 0;
+}
+
 /* What the record is: a step, a validation, a summary, a per-epoch value. */
 /* The PDB_SL_NAME_* bits of pair k's name: from the writer's cache, as a log
  * repeats its names on every line. */
@@ -1067,9 +1499,10 @@ static int classify(const pdb_steplog_general *g, const gen_line *L, const gen_c
     /* an epoch line in a log whose steps count within epochs: its summary */
     if (g->epoch_progress && c->has_epoch && !c->has_local)
         return K_SUMMARY;
-    /* likewise where step lines carry an epoch: "Epoch[3] Time cost=1.4" */
+    /* likewise where step lines carry an epoch: "Epoch[3] Train-acc=0.9";
+     * but "Epoch[3] Time cost=1.4", times alone, is the epoch's time */
     if (g->epoch_steps && c->has_epoch && !c->has_local && !c->has_step)
-        return K_SUMMARY;
+        return epoch_times(L) ? K_EPOCH : K_SUMMARY;
     /* eval metrics where the training records' loss and learning rate
      * should be: an evaluation (MMEngine writes them with step = epoch) */
     if (g->train_loss_keys && !train && eval)
@@ -1094,6 +1527,10 @@ static const char *value_agg(const pdb_steplog_general *g, const gen_line *L, co
         }
         return "point"; /* TF-Slim's "(57.126 sec/step)": this step's */
     }
+    if (c->range > 0) {
+        *window = c->range; /* ESPnet's "1-375batch": values over those batches */
+        return "interval_mean";
+    }
     bool t = pdb_mem_is(p->name, p->nl, "time"), dt = pdb_mem_is(p->name, p->nl, "data_time");
     if (L->dialect == D_DETECTRON2 && (t || dt)) {
         if (dt) {
@@ -1116,13 +1553,65 @@ static const char *value_agg(const pdb_steplog_general *g, const gen_line *L, co
 /* ---- step times and rates under their printed names ----------------------------- */
 
 /* Whether name is a time of one step under a name no metric rule knows:
- * Paddle's batch_cost, TF's "per-step time", pith-train's step-time. */
+ * Paddle's batch_cost, TF's "per-step time", pith-train's step-time, NeMo's
+ * "train_step_timing", "step_duration": a step word and a time word next to
+ * each other, and no word of a phase (optimizer, data, forward, ...). */
 static bool step_time_name(const char *name, size_t nl)
 {
-    static const char *const names[] = {"batch_cost", "batch cost", "per-step time",
-                                        "per step time", "step-time", "steptime", "step_cost",
-                                        NULL};
-    return word_in(name, nl, names);
+    static const char *const steps[] = {"step", "iter", "iteration", "batch", "update", NULL};
+    static const char *const times[] = {"time", "timing", "cost", "duration", "latency", NULL};
+    static const char *const phases[] = {"optim", "optimizer", "data", "reader", "forward", "fwd",
+                                         "backward", "bwd", "load", "eval", "val", "wait",
+                                         "elapsed", "remaining", "eta", "total", "sync", "comm",
+                                         NULL};
+    const char *w[8];
+    size_t wl[8];
+    int n = 0;
+    for (size_t i = 0; i < nl && n < 8;) {
+        while (i < nl && !isalpha((unsigned char)name[i]))
+            i++;
+        size_t j = i;
+        while (j < nl && isalpha((unsigned char)name[j]))
+            j++;
+        if (j > i) {
+            w[n] = name + i;
+            wl[n++] = j - i;
+        }
+        i = j;
+    }
+    bool step = false, time = false, adjacent = false;
+    for (int k = 0; k < n; k++) {
+        if (word_in(w[k], wl[k], phases))
+            return false;
+        bool s = word_in(w[k], wl[k], steps), t = word_in(w[k], wl[k], times);
+        adjacent |= (s && k + 1 < n && word_in(w[k + 1], wl[k + 1], times)) ||
+                    (t && k + 1 < n && word_in(w[k + 1], wl[k + 1], steps)) ||
+                    (t && k + 2 < n && pdb_mem_is(w[k + 1], wl[k + 1], "per") &&
+                     word_in(w[k + 2], wl[k + 2], steps));
+        step |= s;
+        time |= t;
+    }
+    /* "steptime", "per-step time" */
+    return (step && time && adjacent) || word_in(name, nl, (const char *const[]){
+                                                            "steptime", "per-step time", NULL});
+}
+
+/* Whether a rate name is per device: MaxText's "Tokens/s/device", torchtune's
+ * "tokens_per_second_per_gpu". Such a rate is not the job's. */
+static bool per_device(const char *name, size_t nl)
+{
+    static const char *const parts[] = {"per_gpu", "per gpu", "per-gpu", "/gpu", "per_device",
+                                        "per device", "per-device", "/device", "per_chip",
+                                        "/chip", "per_core", "/core", NULL};
+    char low[GEN_NAME];
+    size_t n = nl < sizeof low - 1 ? nl : sizeof low - 1;
+    for (size_t k = 0; k < n; k++)
+        low[k] = (char)tolower((unsigned char)name[k]);
+    low[n] = '\0';
+    for (int i = 0; parts[i]; i++)
+        if (strstr(low, parts[i]))
+            return true;
+    return false;
 }
 
 /* The canonical rate a name or unit says, as the suffix a metric rule maps
@@ -1132,10 +1621,31 @@ static bool step_time_name(const char *name, size_t nl)
  * maps (wps, tps, tokens_per_sec, ...) keep their name. */
 static const char *rate_suffix(const char *name, size_t nl, const char *unit)
 {
+    unit = unit ? unit : "";
+    /* cheap tests first: this runs for every value */
+    bool per = pdb_steplog_find(name, nl, "per") || pdb_steplog_find(name, nl, "/s");
+    if (unit[0] ? strcmp(unit, "samples/s") != 0 && strcmp(unit, "tokens/s") != 0 &&
+                      strcmp(unit, "/s") != 0
+                : !per && !(nl == 3 && strncasecmp(name, "ips", 3) == 0))
+        return NULL;
+    char low[GEN_NAME];
+    size_t n = nl < sizeof low - 1 ? nl : sizeof low - 1;
+    for (size_t k = 0; k < n; k++)
+        low[k] = (char)tolower((unsigned char)name[k]);
+    low[n] = '\0';
+    bool tok = strstr(low, "token") || strstr(low, "word") || strcmp(unit, "tokens/s") == 0;
+    bool smp = strstr(low, "sample") || strstr(low, "example") || strstr(low, "image") ||
+               strcmp(unit, "samples/s") == 0;
+    if (per_device(name, nl)) {
+        bool rate = strcmp(unit, "tokens/s") == 0 || strcmp(unit, "samples/s") == 0 ||
+                    strcmp(unit, "/s") == 0 ||
+                    (!unit[0] && (strstr(low, "per") || strstr(low, "/s")));
+        return !rate ? NULL : tok ? "/tokens_per_sec_per_gpu" : smp ? "/samples_per_second_per_gpu"
+                                                                  : NULL;
+    }
     if (pdb_steplog_find(name, nl, "per_sec") || pdb_steplog_find(name, nl, "persec") ||
         pdb_mem_is(name, nl, "wps") || pdb_mem_is(name, nl, "tps") || pdb_mem_is(name, nl, "ups"))
         return NULL;
-    unit = unit ? unit : "";
     if (strcmp(unit, "samples/s") == 0)
         return "/samples_per_second";
     if (strcmp(unit, "tokens/s") == 0)
@@ -1144,15 +1654,9 @@ static const char *rate_suffix(const char *name, size_t nl, const char *unit)
         return NULL;
     if (strcasecmp(name, "ips") == 0 && nl == 3)
         return "/samples_per_second";
-    bool per = pdb_steplog_find(name, nl, "per") || pdb_steplog_find(name, nl, "/s");
-    char low[GEN_NAME];
-    size_t n = nl < sizeof low - 1 ? nl : sizeof low - 1;
-    for (size_t k = 0; k < n; k++)
-        low[k] = (char)tolower((unsigned char)name[k]);
-    low[n] = '\0';
-    if (per && (strstr(low, "token") || strstr(low, "word")))
+    if (per && tok)
         return "/tokens_per_sec";
-    if (per && (strstr(low, "sample") || strstr(low, "example") || strstr(low, "image")))
+    if (per && smp)
         return "/samples_per_second";
     return NULL;
 }
@@ -1164,6 +1668,19 @@ static int window_entry(const pdb_steplog_general *g, const char *name, size_t n
         if (strlen(g->win[k].name) == nl && memcmp(g->win[k].name, name, nl) == 0)
             return k;
     return -1;
+}
+
+/* The profile entry of a time field, made on first sight (at most 8), or -1. */
+static int prof_entry(pdb_steplog_general *g, const gen_pair *p)
+{
+    int e = window_entry(g, p->name, p->nl);
+    if (e < 0 && g->nwin < 8) {
+        e = g->nwin++;
+        memcpy(g->win[e].name, p->name, p->nl);
+        g->win[e].name[p->nl] = '\0';
+        g->win[e].yes = g->win[e].no = g->win[e].step = g->win[e].part = 0;
+    }
+    return e;
 }
 
 /* Whether a seconds value is a time field worth testing as a window time. */
@@ -1193,13 +1710,7 @@ static void profile_windows(pdb_steplog_general *g, const gen_line *L, const gen
             const gen_pair *p = &L->p[k];
             if (!time_pair(p))
                 continue;
-            int e = window_entry(g, p->name, p->nl);
-            if (e < 0 && g->nwin < 8) {
-                e = g->nwin++;
-                memcpy(g->win[e].name, p->name, p->nl);
-                g->win[e].name[p->nl] = '\0';
-                g->win[e].yes = g->win[e].no = 0;
-            }
+            int e = prof_entry(g, p);
             if (e < 0)
                 continue;
             bool window = p->v <= 1.25 * dw + 1 && fabs(log(p->v / dw)) < fabs(log(p->v * n / dw));
@@ -1209,6 +1720,23 @@ static void profile_windows(pdb_steplog_general *g, const gen_line *L, const gen
                 g->win[e].no++;
         }
     }
+    /* per-step times against the wall time per step, over windows long
+     * enough for a 1-second clock */
+    if (g->prof_prev && c->step > g->prof_step && L->wall >= g->prof_wall + 2) {
+        double per = (L->wall - g->prof_wall) / (double)(c->step - g->prof_step);
+        for (int k = 0; k < L->n; k++) {
+            const gen_pair *p = &L->p[k];
+            if (!seconds_pair(p))
+                continue;
+            int e = prof_entry(g, p);
+            if (e < 0)
+                continue;
+            if (fabs(log(p->v / per)) < log(1.35))
+                g->win[e].step++;
+            else if (p->v < 0.3 * per)
+                g->win[e].part++;
+        }
+    }
     g->prof_prev = true;
     g->prof_step = c->step;
     g->prof_wall = L->wall;
@@ -1216,23 +1744,36 @@ static void profile_windows(pdb_steplog_general *g, const gen_line *L, const gen
 
 static bool window_time(const pdb_steplog_general *g, const gen_pair *p)
 {
-    int e = time_pair(p) ? window_entry(g, p->name, p->nl) : -1;
-    return e >= 0 && g->win[e].yes > g->win[e].no;
+    int e = g->nwin ? window_entry(g, p->name, p->nl) : -1;
+    return e >= 0 && g->win[e].yes > g->win[e].no && time_pair(p);
 }
 
-/* Stores one value of a step record: under its printed name, but a step
- * time or a rate no metric rule knows by that name as PRINTED/step_time or
- * PRINTED/samples_per_second (the metric rules map those), and a window
- * time as "PRINTED (window)" with PRINTED/step_time = the window time over
- * the steps since the previous record (the first record's window is
- * unknown: no step time). */
+/* What a time value of a step record stands for, worked out from the whole
+ * record (write_record) and stored accordingly (store_pair). */
+enum {
+    ROLE_PLAIN,  /* as printed: its name says what it is */
+    ROLE_WINDOW, /* the time of the window since the last record */
+    ROLE_STEP,   /* the step's time under a name no rule maps: NAME/step_time */
+    ROLE_MICRO,  /* one micro-batch's time where a step has several */
+    ROLE_PART,   /* named like a step time, but well below the wall time per step */
+    ROLE_EPOCH,  /* the time of an epoch, on an epoch line */
+};
+
+/* Stores one value of a record: under its printed name, but in the role the
+ * record gave it, and a rate no metric rule knows by its name as
+ * PRINTED/samples_per_second or PRINTED/tokens_per_sec (per device:
+ * ..._per_gpu), which the metric rules map. A window time is stored as
+ * "PRINTED (window)" with PRINTED/step_time = the window time over the steps
+ * since the previous record (the first record's window is unknown: no step
+ * time). */
 static int store_pair(pdb_steplog *w, const pdb_steplog_general *g, const gen_pair *p,
-                      const char *agg, int64_t window, int kind, bool has_step, int64_t step)
+                      const char *agg, int64_t window, int role, bool has_step, int64_t step)
 {
     const char *unit = p->unit && p->unit[0] ? p->unit : NULL;
     char name[GEN_NAME + 32];
     const char *rs;
-    if (kind == K_STEP && strcmp(agg, "point") == 0 && window_time(g, p)) {
+    switch (role) {
+    case ROLE_WINDOW: {
         snprintf(name, sizeof name, "%.*s (window)", (int)p->nl, p->name);
         if (pdb_steplog_value(w, name, strlen(name), p->v, PDB_UNIT_SECONDS, agg, 0) != PDB_OK)
             return PDB_ERR;
@@ -1243,12 +1784,26 @@ static int store_pair(pdb_steplog *w, const pdb_steplog_general *g, const gen_pa
         return pdb_steplog_value(w, name, strlen(name), p->v / (double)n, PDB_UNIT_SECONDS,
                                  "interval_mean", n);
     }
-    if (kind == K_STEP && !p->avg && step_time_name(p->name, p->nl) &&
-        (!unit || strcmp(unit, PDB_UNIT_SECONDS) == 0)) {
+    case ROLE_STEP: {
+        double secs = p->v;
+        seconds_of(p, &secs);
         snprintf(name, sizeof name, "%.*s/step_time", (int)p->nl, p->name);
-        return pdb_steplog_value(w, name, strlen(name), p->v, PDB_UNIT_SECONDS, agg, window);
+        return pdb_steplog_value(w, name, strlen(name), secs, PDB_UNIT_SECONDS, agg, window);
     }
-    if (!p->avg && (rs = rate_suffix(p->name, p->nl, unit)) != NULL) {
+    case ROLE_MICRO:
+    case ROLE_PART:
+    case ROLE_EPOCH: {
+        double secs = p->v;
+        seconds_of(p, &secs);
+        snprintf(name, sizeof name, "%.*s (%s)", (int)p->nl, p->name,
+                 role == ROLE_MICRO ? "micro-batch" : role == ROLE_PART ? "part of step"
+                                                                         : "epoch time");
+        return pdb_steplog_value(w, name, strlen(name), secs, PDB_UNIT_SECONDS, agg, window);
+    }
+    default:
+        break;
+    }
+    if (!p->avg && !p->pair && (rs = rate_suffix(p->name, p->nl, unit)) != NULL) {
         snprintf(name, sizeof name, "%.*s%s", (int)p->nl, p->name, rs);
         return pdb_steplog_value(w, name, strlen(name), p->v, unit ? unit : "/s", agg, window);
     }
@@ -1269,6 +1824,122 @@ static void saw_counter(pdb_steplog *w, const gen_line *L, const gen_counters *c
     pdb_steplog_saw_counter(w, &sc);
 }
 
+/* Micro-batches per optimizer step, from a record's step and finer counter
+ * (LitGPT's "iter 3050750 step 610150"): their advance since the first such
+ * record (the step counter of a fine-tuning log is rounded: "iter 4830 |
+ * step 603", "iter 4840 | step 605"), else their ratio; 1 without a finer
+ * counter. */
+static int64_t micro_ratio(pdb_steplog_general *g, const gen_counters *c)
+{
+    if (!c->has_micro || c->step <= 0)
+        return 1;
+    if (!g->have_micro) {
+        g->have_micro = true;
+        g->micro_step = c->step;
+        g->micro = c->micro;
+    }
+    if (c->step > g->micro_step && c->micro > g->micro)
+        return (c->micro - g->micro) / (c->step - g->micro_step);
+    return c->micro / c->step;
+}
+
+/* The role of each value of a step record (see ROLE_*): which time is the
+ * step's, by the metric rules, by name, by the data, or none. */
+static void value_roles(pdb_steplog *w, pdb_steplog_general *g, const gen_line *L,
+                        const gen_counters *c, unsigned char *role)
+{
+    int64_t ratio = micro_ratio(g, c);
+    int named = 0, cand = -1, cand_rank = 4;
+    for (int k = 0; k < L->n; k++) {
+        const gen_pair *p = &L->p[k];
+        role[k] = ROLE_PLAIN;
+        if (p->counter || p->in_bracket || p->nl == 0 || p->avg || p->per_step ||
+            (p->unit && p->unit[0] && strcmp(p->unit, PDB_UNIT_SECONDS) != 0))
+            continue;
+        /* the name's classes are cached: this runs for every record */
+        int cls = pdb_steplog_name_class(w, p->name, p->nl, k);
+        if ((!p->unit || !p->unit[0]) && !(cls & PDB_SL_NAME_TIME))
+            continue;
+        int e = window_entry(g, p->name, p->nl);
+        bool is_step = cls & PDB_SL_NAME_STEP_TIME;
+        if (ratio >= 2 && pdb_steplog_name_has_word(p->name, p->nl, c->micro_word)) {
+            role[k] = ROLE_MICRO; /* "iter time" where 5 iters make a step */
+            g->micro_values++;
+            g->micro_ratio = ratio;
+            snprintf(g->micro_name, sizeof g->micro_name, "%s", p->name);
+        } else if (window_time(g, p)) {
+            role[k] = ROLE_WINDOW;
+        } else if (is_step && e >= 0 && g->win[e].part >= 2 && g->win[e].part > g->win[e].step) {
+            role[k] = ROLE_PART; /* ESPnet's iter_time: waiting for the batch */
+            g->part_values++;
+            snprintf(g->part_name, sizeof g->part_name, "%s", p->name);
+        } else if (is_step) {
+            named++;
+        } else {
+            /* candidates for the step's time, best first: a step-time name,
+             * a name that is a time unit (MaxText's "seconds"), a field that
+             * the wall time per step agrees with (ESPnet's train_time) */
+            double f;
+            const char *u = pdb_units_canon(p->name, p->nl, &f);
+            int r = step_time_name(p->name, p->nl)                ? 1
+                    : u && strcmp(u, PDB_UNIT_SECONDS) == 0        ? 2
+                    : e >= 0 && g->win[e].step >= 2 && g->win[e].step > g->win[e].part ? 3
+                                                                   : 4;
+            if (r < cand_rank) {
+                cand_rank = r;
+                cand = k;
+            }
+        }
+    }
+    if (!named && cand >= 0)
+        role[cand] = ROLE_STEP;
+}
+
+/* "(1.26 updates/sec)": a record whose only timing is a rate of steps gets
+ * its step time from it, over the steps since the last record, unless its
+ * timestamps time the steps more finely (Caffe's microseconds). */
+static int step_time_from_rate(pdb_steplog *w, const pdb_steplog_general *g, const gen_line *L,
+                               const unsigned char *role, bool has_step, int64_t step)
+{
+    if (!has_step || !g->have_prev_step || step <= g->prev_step || (L->has_wall && L->wall_fine))
+        return PDB_OK;
+    int rate = -1;
+    for (int k = 0; k < L->n; k++) {
+        const gen_pair *p = &L->p[k];
+        if (p->counter || p->in_bracket || p->nl == 0 || p->avg)
+            continue;
+        if (role[k] == ROLE_STEP || role[k] == ROLE_WINDOW ||
+            (seconds_pair(p) && role[k] == ROLE_PLAIN &&
+             (pdb_steplog_name_class(w, p->name, p->nl, k) & PDB_SL_NAME_STEP_TIME)))
+            return PDB_OK;
+        if (rate < 0 && p->unit && strcmp(p->unit, "1/s") == 0 && p->v > 0)
+            rate = k;
+    }
+    if (rate < 0)
+        return PDB_OK;
+    const gen_pair *p = &L->p[rate];
+    char name[GEN_NAME + 32];
+    int64_t n = step - g->prev_step;
+    snprintf(name, sizeof name, "%.*s/step_time", (int)p->nl, p->name);
+    return pdb_steplog_value(w, name, strlen(name), 1.0 / p->v, PDB_UNIT_SECONDS,
+                             "interval_mean", n);
+}
+
+/* A hash of a record's counters and values (FNV-1a). */
+static uint64_t record_hash(const gen_line *L)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (int k = 0; k < L->n; k++) {
+        const gen_pair *p = &L->p[k];
+        for (size_t i = 0; i < p->nl; i++)
+            h = (h ^ (unsigned char)p->name[i]) * 1099511628211ULL;
+        uint64_t bits;
+        memcpy(&bits, &p->v, sizeof bits);
+        h = (h ^ bits) * 1099511628211ULL;
+    }
+    return h;
+}
+
 static int write_record(pdb_steplog *w, pdb_steplog_general *g, gen_line *L)
 {
     gen_counters c;
@@ -1278,6 +1949,14 @@ static int write_record(pdb_steplog *w, pdb_steplog_general *g, gen_line *L)
     if (!counted && (kind == K_STEP || !g->seen_step)) {
         pdb_skip(w->src, "not a step record");
         return PDB_OK;
+    }
+    if (kind == K_STEP && c.has_step) {
+        uint64_t h = record_hash(L);
+        if (g->seen_step && h == g->last_hash) {
+            pdb_skip(w->src, "duplicate step line");
+            return PDB_OK;
+        }
+        g->last_hash = h;
     }
     int64_t step = 0;
     bool has_step = counted ? global_step(g, &c, kind == K_STEP, &step) : false;
@@ -1301,17 +1980,30 @@ static int write_record(pdb_steplog *w, pdb_steplog_general *g, gen_line *L)
         w->has_epoch = g->last_has_epoch;
         w->epoch = g->last_epoch;
     }
+    unsigned char role[GEN_PAIRS];
+    if (kind == K_STEP)
+        value_roles(w, g, L, &c, role);
+    else
+        for (int k = 0; k < L->n; k++)
+            role[k] = kind == K_EPOCH && seconds_pair(&L->p[k]) &&
+                              !pdb_steplog_name_has_word(L->p[k].name, L->p[k].nl, "epoch")
+                          ? ROLE_EPOCH
+                          : ROLE_PLAIN;
     for (int k = 0; k < L->n; k++) {
         const gen_pair *p = &L->p[k];
         if (p->counter || p->in_bracket || p->nl == 0)
             continue;
         int64_t window;
         const char *agg = value_agg(g, L, p, &c, step, has_step, &window);
-        if (store_pair(w, g, p, agg, window, kind, has_step, step) != PDB_OK)
+        if (store_pair(w, g, p, agg, window, role[k], has_step, step) != PDB_OK)
             return PDB_ERR;
     }
+    if (kind == K_STEP && step_time_from_rate(w, g, L, role, has_step, step) != PDB_OK)
+        return PDB_ERR;
     for (int k = 0; k < L->dropped; k++)
         pdb_skip(w->src, "value without a name or beyond the record's limit");
+    if (kind == K_STEP && !has_step)
+        g->stepless++;
     if (kind == K_STEP && counted) {
         g->seen_step = true;
         g->last_has_step = has_step;
@@ -1367,6 +2059,7 @@ static void merge(pdb_steplog_general *g, const gen_line *L)
     if (!g->rec.has_wall && L->has_wall) {
         g->rec.has_wall = true;
         g->rec.wall = L->wall;
+        g->rec.wall_fine = L->wall_fine;
     }
 }
 
@@ -1480,7 +2173,22 @@ int pdb_steplog_general_line(pdb_steplog *w, const char *s, size_t len, int64_t 
 
 int pdb_steplog_general_end(pdb_steplog *w)
 {
-    return flush(w, w->gen);
+    pdb_steplog_general *g = w->gen;
+    if (flush(w, g) != PDB_OK)
+        return PDB_ERR;
+    /* what the reading left out is said, not kept silent (issue 32) */
+    const char *path = w->src->path;
+    if (g->micro_values > 0)
+        pdb_warn("%s: '%s' times one micro-batch (%lld per optimizer step): kept as '%s "
+                 "(micro-batch)', not as the step time", path, g->micro_name,
+                 (long long)g->micro_ratio, g->micro_name);
+    if (g->part_values > 0)
+        pdb_warn("%s: '%s' is well below the time between records per step: kept as '%s "
+                 "(part of step)', not as the step time", path, g->part_name, g->part_name);
+    if (g->stepless > 0 && g->stepless == w->step_records)
+        pdb_warn("%s: weak reading: no step record has a step number (%lld records in log "
+                 "order)", path, (long long)g->stepless);
+    return PDB_OK;
 }
 
 /* ---- the shape of the log, from its first bytes ----------------------------------- */

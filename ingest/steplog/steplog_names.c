@@ -1,12 +1,13 @@
 /* steplog_names.c: the names that say what a step-log record is: a
- * validation name, a training loss or learning rate, an evaluation metric
- * (declared in steplog.h).
+ * validation name, a training loss or learning rate, an evaluation metric,
+ * a time (declared in steplog.h).
  *
  * The general reader classifies its records with them and the writer
  * answers them from its name cache; apart from both, so that neither calls
  * the other back. */
 #include "ingest/steplog/steplog.h"
 #include "common/strutil.h"
+#include "ingest/steplog/steplog_units.h"
 
 #include <ctype.h>
 #include <string.h>
@@ -30,7 +31,10 @@ bool pdb_steplog_val_name(const char *name, size_t nl)
 {
     static const char *const prefixes[] = {"val_", "val/", "val ", "valid_", "valid ",
                                            "validation", "eval", "test_", "test/", "test ",
-                                           "best_val", NULL};
+                                           "best_val", "val-", "valid-", "test-", NULL};
+    int c = nl ? tolower((unsigned char)name[0]) : 0;
+    if (c != 'v' && c != 'e' && c != 't' && c != 'b')
+        return false; /* cheap test first: this runs for every name of every line */
     for (int i = 0; prefixes[i]; i++)
         if (pdb_skip_prefix_icase(name, nl, prefixes[i], NULL, NULL))
             return true;
@@ -57,4 +61,14 @@ bool pdb_steplog_eval_metric(const char *name, size_t nl)
         if (pdb_steplog_name_has_word(name, nl, words[i]))
             return true;
     return false;
+}
+
+bool pdb_steplog_time_name(const char *name, size_t nl)
+{
+    double f;
+    const char *u = pdb_units_from_name(name, nl, &f);
+    if (u)
+        return strcmp(u, PDB_UNIT_SECONDS) == 0;
+    return pdb_steplog_name_has_word(name, nl, "time") ||
+           (nl > 4 && pdb_ends_with_icase(name, nl, "cost"));
 }

@@ -132,13 +132,29 @@ static const unit_def units[] = {
     {"examples/sec", "samples/s", 1}, {"images/sec", "samples/s", 1},
     {"images/s", "samples/s", 1}, {"words/s", "tokens/s", 1}, {"iter/s", "1/s", 1},
     {"iters/s", "1/s", 1},
+    /* Sockeye's "updates/sec", DLLogger's "img/s", BigDL's "records/second" */
+    {"updates/sec", "1/s", 1}, {"updates/s", "1/s", 1}, {"steps/s", "1/s", 1},
+    {"steps/sec", "1/s", 1}, {"it/sec", "1/s", 1}, {"batches/s", "1/s", 1},
+    {"img/s", "samples/s", 1}, {"img/sec", "samples/s", 1}, {"imgs/s", "samples/s", 1},
+    {"records/second", "samples/s", 1}, {"records/s", "samples/s", 1},
+    {"records/sec", "samples/s", 1}, {"samples/second", "samples/s", 1},
+    {"examples/second", "samples/s", 1}, {"tokens/second", "tokens/s", 1},
+    {"tok/sec", "tokens/s", 1},
+    /* YOLOX's "gpu mem: 9301Mb, mem: 24.6Gb" (MiB and GiB, as torch and psutil
+     * count them) */
+    {"Mb", "B", 1048576.0}, {"Gb", "B", 1073741824.0},
     {NULL, NULL, 0},
 };
 
 const char *pdb_units_canon(const char *unit, size_t len, double *factor)
 {
+    if (len == 0)
+        return NULL;
+    /* a unit that ends a sentence: "in 1.47 seconds. Throughput is ..." */
+    if (len > 1 && unit[len - 1] == '.' && unit[len - 2] != '.')
+        len--;
     for (const unit_def *u = units; u->name; u++)
-        if (strlen(u->name) == len && memcmp(u->name, unit, len) == 0) {
+        if (u->name[0] == unit[0] && strlen(u->name) == len && memcmp(u->name, unit, len) == 0) {
             *factor = u->factor;
             return u->canon;
         }

@@ -241,7 +241,9 @@ int pdb_steplog_name_class(pdb_steplog *w, const char *name, size_t len, int at)
         bool val = pdb_steplog_val_name(name, len), train = pdb_steplog_train_key(name, len);
         e->classes = (val ? PDB_SL_NAME_VAL : 0) | (!val && train ? PDB_SL_NAME_TRAIN : 0) |
                      (train ? PDB_SL_NAME_TRAIN_KEY : 0) |
-                     (pdb_steplog_eval_metric(name, len) ? PDB_SL_NAME_EVAL : 0);
+                     (pdb_steplog_eval_metric(name, len) ? PDB_SL_NAME_EVAL : 0) |
+                     (strcmp(e->metric, "step_time") == 0 ? PDB_SL_NAME_STEP_TIME : 0) |
+                     (pdb_steplog_time_name(name, len) ? PDB_SL_NAME_TIME : 0);
         e->class_known = true;
     }
     return e->classes;
