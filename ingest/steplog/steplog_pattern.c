@@ -20,6 +20,7 @@
 #include "common/strbuf.h"
 #include "common/strutil.h"
 #include "common/xalloc.h"
+#include "ingest/queries.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -715,18 +716,10 @@ int pdb_steplog_read_pattern(pdb_steplog *w, pdb_sl_patterns *p)
 
 /* ---- stored rules ------------------------------------------------------------- */
 
-/* (to move to ingest/queries/steplog_pattern.sql with the other ingest
- * queries) */
-static const char *const store_sql =
-    "INSERT OR IGNORE INTO steplog_patterns (rules, origin, created_at)"
-    " VALUES (?1, ?2, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))";
-static const char *const stored_sql =
-    "SELECT rules, origin FROM steplog_patterns ORDER BY created_at DESC, rowid DESC LIMIT 100";
-
 int pdb_sl_patterns_store(sqlite3 *db, const pdb_sl_patterns *p)
 {
     sqlite3_stmt *st;
-    if (pdb_db_prepare(db, store_sql, &st) != PDB_OK)
+    if (pdb_ingest_prepare(db, "steplog_pattern.store", &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_text(st, 1, p->rules, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, p->origin, -1, SQLITE_STATIC);
@@ -767,7 +760,7 @@ int pdb_sl_patterns_load(sqlite3 *db, char ***out, int *n)
     *out = NULL;
     *n = 0;
     sqlite3_stmt *st;
-    if (pdb_db_prepare(db, stored_sql, &st) != PDB_OK)
+    if (pdb_ingest_prepare(db, "steplog_pattern.stored", &st) != PDB_OK)
         return PDB_ERR;
     int r;
     while ((r = sqlite3_step(st)) == SQLITE_ROW) {
