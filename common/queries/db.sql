@@ -16,8 +16,10 @@ PRAGMA temp.page_size = 16384
 PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF
 
 -- name: wal
--- Readers never block the writer.
-PRAGMA journal_mode = WAL
+-- Readers never block the writer. main. only: a shard may still be
+-- attached read-only (ingest --jobs), and a bare journal_mode pragma sets
+-- every attached database.
+PRAGMA main.journal_mode = WAL
 
 -- name: synchronous
 -- In WAL mode, a commit is durable at the next checkpoint's sync.
