@@ -143,7 +143,7 @@ def main():
     with tempdir() as tmp:
         a = gentrace(os.path.join(tmp, "a.json"), scaled(150, 15), 0)
         b = gentrace(os.path.join(tmp, "b.json.gz"), scaled(150, 15), 1, gz=True)
-        big = gentrace(os.path.join(tmp, "big.json"), scaled(1000, 60), 0)
+        big = gentrace(os.path.join(tmp, "big.json"), scaled(1000, 200), 0)
         ta = gentrace(os.path.join(tmp, "ta.json"), 5, 0)
         tb = gentrace(os.path.join(tmp, "tb.json.gz"), 5, 1, gz=True)
         for p in (a, b, big, ta, tb):
