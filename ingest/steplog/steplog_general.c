@@ -582,6 +582,10 @@ static bool add_value(scanner *sc, const char *v, size_t vl)
     /* a number that ends a sentence: "grad_norm=21.59.", "Loss is 1.72319." */
     if (vl > 1 && v[vl - 1] == '.' && isdigit((unsigned char)v[vl - 2]))
         vl--;
+    /* "step: 2300/ 3305": the total follows after a blank */
+    bool open_slash = vl > 1 && v[vl - 1] == '/' && isdigit((unsigned char)v[vl - 2]);
+    if (open_slash)
+        vl--;
     if (vl == 0)
         return false;
     int64_t a, b;
@@ -608,9 +612,9 @@ static bool add_value(scanner *sc, const char *v, size_t vl)
         size_t k = sc->i;
         while (k < sc->n && sc->b[k] == ' ')
             k++;
-        if (tmp.is_int && k < sc->n && sc->b[k] == '/') {
+        if (tmp.is_int && (open_slash || (k < sc->n && sc->b[k] == '/'))) {
             /* "iteration: 991 / 1000", fairseq's "1000 / 2737" */
-            size_t m = k + 1;
+            size_t m = open_slash ? k : k + 1;
             while (m < sc->n && sc->b[m] == ' ')
                 m++;
             size_t e = token_end(sc->b, sc->n, m);
@@ -830,6 +834,39 @@ static bool glued_counters(scanner *sc, size_t s, size_t e)
     return true;
 }
 
+/* A date written with the month's name at b[s]: "Sep 17", then maybe a time
+ * of day and a year ("Sep 17 15:31:41 2019", ctime's form): skips it. */
+static bool date_words(scanner *sc, size_t s)
+{
+    static const char *const months[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul",
+                                         "Aug", "Sep", "Oct", "Nov", "Dec", NULL};
+    const char *b = sc->b;
+    if (!isupper((unsigned char)b[s]) || !word_in(b + s, 3, months))
+        return false;
+    size_t k = s + 3, e;
+    int64_t day;
+    while (k < sc->n && b[k] == ' ')
+        k++;
+    e = k;
+    if (!pdb_steplog_read_int(b, sc->n, &e, &day) || day < 1 || day > 31 || e - k > 2 ||
+        (e < sc->n && b[e] != ' ' && b[e] != ','))
+        return false;
+    for (int part = 0; part < 2; part++) { /* the time of day, the year */
+        size_t m = e;
+        while (m < sc->n && (b[m] == ' ' || b[m] == ','))
+            m++;
+        size_t t = token_end(b, sc->n, m);
+        double x;
+        int64_t y;
+        size_t yi = m;
+        if (t > m && (part == 0 ? pdb_units_clock(b + m, t - m, &x) && memchr(b + m, ':', t - m)
+                                : pdb_steplog_read_int(b, t, &yi, &y) && yi == t && t - m == 4))
+            e = t;
+    }
+    sc->i = e;
+    return true;
+}
+
 /* Reads the pairs of the line in sc->b. */
 static void scan_pairs(scanner *sc)
 {
@@ -897,6 +934,10 @@ static void scan_pairs(scanner *sc)
             continue; /* "=====" of a progress bar, a lone "@" */
         if (glued_counters(sc, s, e))
             continue;
+        if (e - s == 3 && date_words(sc, s)) {
+            reset_name(sc); /* "etc:Tue Sep 17 15:31:41 2019": a date, not values */
+            continue;
+        }
         if (e - s <= 3 && sc->nw > 0 && !sc->value_run && word_in(b + s, e - s, copulas)) {
             sc->closed = true; /* "Loss is 1.72319." as "Loss: 1.72319" */
             continue;

@@ -35,7 +35,7 @@ TOO_SHORT_TO_GATE = {"caffe_iters_issue50_excerpt.log"}
 
 # Real logs here that print no time of an optimizer step (issue 32): LitGPT's
 # "iter time" times one micro-batch of several, torchtune prints a rate per GPU
-# only, tf_cnn_benchmarks a rate only. The gate refuses what the log cannot
+# only, tf_cnn_benchmarks a rate only, IRN no time (its "imps" rate is unnamed). The gate refuses what the log cannot
 # give, naming what it has: {file: {metric refused: a name the refusal lists}}.
 NOT_TIMED = {
     "litgpt_issue1607_excerpt.log": {"step_time": "iter time (micro-batch)",
@@ -45,6 +45,7 @@ NOT_TIMED = {
     "torchtune_pr1358_excerpt.log": {"step_time": "tokens_per_s_per_gpu",
                                      "throughput": "tokens_per_s_per_gpu"},
     "tf_cnn_benchmarks_pr63_excerpt.log": {"step_time": "samples_per_s"},
+    "irn_issue13_excerpt.log": {"step_time": "imps", "throughput": "imps"},
 }
 
 # (corpus file, regex whose group 1 is a step time to transform)

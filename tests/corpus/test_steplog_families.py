@@ -462,8 +462,22 @@ def bigdl(db):
     spot(db, r, "step = 17445 AND metric = 'samples_per_s'", 2083.1252)
 
 
+def irn(db):
+    f = "irn_issue13_excerpt.log"
+    r, _ = ingest(db, f)
+    got = rows(f, r"^step: (\d+)/ (\d+) loss:([\d.]+) ")
+    chk.eq("IRN (step: N/ T loss:a b c d imps:v lr: v etc:DATE): steps", steps(db, r), len(got))
+    chk.eq("IRN: no per-step time in the log", step_time_mean(db, r), (None, None))
+    spot(db, r, "step = 2500 AND raw_name = 'loss'", 0.3537)
+    spot(db, r, "step = 3000 AND raw_name = 'lr'", 0.0117)
+    # "etc:Tue Sep 17 15:31:41 2019" is the expected end, a date: no value of it
+    chk.eq("IRN: the date after 'etc:' is not read as values",
+           count(db, r, "raw_name LIKE '%etc%' OR raw_name LIKE '%Sep%' OR unit = 's'"), 0)
+
+
 NEW = [maxtext, pytorch_imagenet, deit, opennmt, mxnet, sockeye, yolox, espnet, tf2_od,
-       tf_cnn_benchmarks, fb_resnet, dllogger, torchtune, nemo, xgboost, kaldi, mmengine, bigdl]
+       tf_cnn_benchmarks, fb_resnet, dllogger, torchtune, nemo, xgboost, kaldi, mmengine, bigdl,
+       irn]
 
 
 def every_log(tmp):
