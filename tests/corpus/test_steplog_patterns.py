@@ -33,7 +33,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import (Checker, PROFDB, SOURCE, need_corpus, run, scaled,  # noqa: E402
+from common import (CHECKED, Checker, PROFDB, SOURCE, need_corpus, run, scaled,  # noqa: E402
                     tempdir)
 
 STEPLOGS = os.path.join(SOURCE, "tests", "steplogs")
@@ -238,8 +238,15 @@ def bounded(c, tmp):
     (t1, m1), (t2, m2) = res[n], res[2 * n]
     c.true("bounded: twice the lines in less than 2.6 times the time (not quadratic)",
            t2 < 2.6 * t1, (t1, t2))
-    c.true("bounded: peak memory does not follow the log (+25% at most for twice the lines)",
-           m2 <= 1.25 * m1 + 4096, (m1, m2))
+    if CHECKED:
+        # ASan keeps freed blocks in its quarantine (up to 256 MB) and
+        # valgrind its own bookkeeping: peak RSS there follows the number of
+        # allocations, not what profdb holds. The normal build checks it.
+        print("checked build: peak memory not compared (the sanitizer's quarantine grows with "
+              "allocations)")
+    else:
+        c.true("bounded: peak memory does not follow the log (+25% at most for twice the "
+               "lines)", m2 <= 1.25 * m1 + 4096, (m1, m2))
     rows = q1(os.path.join(tmp, f"big{2 * n}.db"), "SELECT count(DISTINCT step) AS n FROM"
               " steplog_values WHERE raw_name = 'Cost'")
     c.eq("bounded: every step stored", rows[0]["n"], 2 * n)
