@@ -413,6 +413,13 @@ int pdb_read_steplog(pdb_source *src)
      * over the general reader when it reads the first lines */
     pdb_sl_patterns *pat = NULL;
     bool cr = pdb_steplog_cr_lines(d, len);
+    if (src->patterns && flavors[f].reader == R_DOC)
+        /* rules match lines; a document's records are objects spread over
+         * many lines (or columns of values): no line holds a record */
+        return pdb_fail("%s: --pattern/--rules read a log line by line, and this is one JSON "
+                        "document whose records span lines (read by the built-in reader "
+                        "'%s': ingest it without --pattern/--rules, or with --format "
+                        "steplog:%s)", src->path, flavor_name(f), flavor_name(f));
     if (src->patterns) {
         pat = pdb_sl_patterns_compile(src->patterns, src->pattern_origin);
         if (!pat)

@@ -19,9 +19,11 @@ steplog_pattern.c, docs/steplogs.md "Teaching a format").
    `profdb check` then judges the two runs (exit 1: depth 2 is worse);
    `profdb patterns` lists the rules with their runs, --forget drops them and
    the log is refused again.
-3. Malformed patterns: a one-line error naming what is wrong, exit 2, no
+3. JSON documents (trainer_state.json, Megatron's golden values): --pattern
+   on one is refused with a message that names the built-in reader.
+4. Malformed patterns: a one-line error naming what is wrong, exit 2, no
    database created.
-4. Bounded and linear: a pattern ingest of 200,000 and 400,000 lines (the
+5. Bounded and linear: a pattern ingest of 200,000 and 400,000 lines (the
    Marian line repeated with growing steps, and a 1 MB line that matches
    nothing) takes less than 2.6 times the CPU time for twice the lines, and peak
    memory does not grow with the log."""
@@ -119,6 +121,30 @@ def corpus_logs(c, db, tmp):
     cases.append(("detectron2", det, rules, ["time", "data_time", "total_loss", "bbox/AP"]))
     for name, log, rules, cover in cases:
         same_tables(c, db, name, log, rules, cover)
+
+
+def json_documents(c, tmp):
+    """A JSON document's records span lines (trainer_state.json's log_history
+    objects, Megatron's golden values arrays): rules match lines, so
+    --pattern/--rules on one is refused, naming the built-in reader, and no
+    database is written; without them the built-in reader reads it."""
+    d = need_corpus("steplogs")
+    db = os.path.join(tmp, "j.db")
+    for log, reader, rule in (
+            ("hf_trainer_state_whisper.json", "hf-trainer-state", '"step": {step}'),
+            ("megatron_ci_golden_values_h100.json", "megatron-golden", '"{step}": {lm loss}')):
+        path = os.path.join(d, log)
+        code, _, err = run("ingest", "--db", db, "--pattern", rule + ', "loss": {loss}', path,
+                           check=False)
+        lines = err.strip().splitlines()
+        c.true(f"{log}: --pattern refused (exit 2, one line): records span lines, the built-in"
+               f" reader '{reader}' is named",
+               code == 2 and len(lines) == 1 and "records span lines" in lines[0] and
+               f"--format steplog:{reader}" in lines[0] and path in lines[0], err)
+        c.true(f"{log}: no database written", not os.path.exists(db))
+        code, _, err = run("ingest", "--db", db, "--run", reader, path, check=False)
+        c.true(f"{log}: the built-in reader reads it", code == 0 and f"({reader})" in err, err)
+        os.remove(db)
 
 
 def xgboost(c, tmp):
@@ -256,6 +282,7 @@ def main():
     c = Checker()
     with tempdir() as tmp:
         corpus_logs(c, os.path.join(tmp, "c.db"), tmp)
+        json_documents(c, tmp)
         xgboost(c, tmp)
         malformed(c, tmp)
         bounded(c, tmp)
