@@ -95,12 +95,14 @@ typedef struct {
     char *name;          /* the metric name without the "[unit]" part */
     const char *unit;    /* canonical unit from "[unit]", or NULL */
     double factor;       /* to that unit */
+    bool not_step;       /* a validation or epoch-level column (val_loss, epoch_time) */
 } column;
 
 typedef struct {
     column *col;
     int n;
     int step_col, epoch_col, time_col, index_col;
+    bool per_step;       /* some value column is neither validation nor epoch-level */
 } header;
 
 static void free_header(header *h)
@@ -143,6 +145,8 @@ static void set_header(header *h, const cells *c)
                 l--;
         }
         col->name = pdb_xstrndup(c->p[i], l);
+        col->not_step = pdb_steplog_val_name(col->name, l) ||
+                        pdb_steplog_name_has_word(col->name, l, "epoch");
         if (h->step_col < 0 && name_is(col->name, steps))
             h->step_col = i;
         else if (h->epoch_col < 0 && name_is(col->name, epochs))
@@ -152,6 +156,24 @@ static void set_header(header *h, const cells *c)
         else if (h->index_col < 0 && name_is(col->name, index))
             h->index_col = i;
     }
+    for (int i = 0; i < h->n; i++)
+        h->per_step |= i != h->step_col && i != h->epoch_col && i != h->time_col &&
+                       i != h->index_col && !h->col[i].not_step;
+}
+
+/* Whether a row is a training step: in a sparse wide file (Lightning's
+ * CSVLogger) the rows that fill only validation or epoch-level columns are
+ * the validation and epoch-end records that share the last batch's step,
+ * not steps of their own. A file of only such columns keeps every row. */
+static bool step_row(const header *h, const cells *c)
+{
+    if (!h->per_step)
+        return true;
+    for (int i = 0; i < c->n && i < h->n; i++)
+        if (c->len[i] && i != h->step_col && i != h->epoch_col && i != h->time_col &&
+            i != h->index_col && !h->col[i].not_step)
+            return true;
+    return false;
 }
 
 /* A row is a header when no cell is a number (a repeated or rewritten one). */
@@ -204,6 +226,7 @@ static int data_row(pdb_steplog *w, const header *h, const cells *c, int64_t lin
 {
     bool nvsmi = strcmp(w->flavor, "nvidia-smi") == 0;
     pdb_steplog_record(w, nvsmi ? "nvidia-smi" : "csv", lineno);
+    w->is_step = step_row(h, c);
     double x;
     if (number_cell(c, h->step_col, &x)) {
         w->has_step = pdb_steplog_to_int(x, &w->step);

@@ -93,9 +93,14 @@ def expectations(d):
         p("hf_trainer_stdout_gemma2_lora.log"): dict(
             reader="hf-trainer", counter="'step' key, or dict order x logging_steps; bar N/T", source="moving average 'tqdm'",
             agg="moving_avg", weak="colliding counters"),
-        # "step is the 0-based global step"; epoch_time is per epoch, no step time
+        # "step is the 0-based global step"; epoch_time is per epoch, no step time;
+        # "114 step rows": the validation and epoch-end rows share the last
+        # batch's step and are no steps of their own (the step rows: a
+        # train_loss_step cell, the 6th column, is filled)
         p("lightning_csvlogger_metrics.csv"): dict(
-            reader="csv", counter="column step", source="none", agg=None),
+            reader="csv", counter="column step", source="none", agg=None,
+            records=count(p("lightning_csvlogger_metrics.csv"),
+                          r"^\d+,[^,]*,\d+,[^,]*,[^,]*,[0-9]")),
         # "476 steps. Each is a multi-line record: epoch: 0|step: N|...";
         # "|E2E latency=3.73s |..."
         chat: dict(reader="deepspeed", counter='"epoch: E|step: N"',
