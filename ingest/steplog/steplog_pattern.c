@@ -45,7 +45,8 @@ typedef struct {
     size_t nl;
     int group;              /* its capture group */
     agg_kind agg;
-    int64_t window;         /* fixed window (mean=N, median=N), else 0 */
+    int64_t window;         /* fixed window (mean=N, median=N), -1 unknown (mean=?),
+                             * else 0 */
     const char *unit;       /* declared unit (canonical), or NULL */
     double factor;          /* to that unit */
     bool span;              /* covers the steps since the rule's last record */
@@ -65,8 +66,17 @@ typedef struct {
     int64_t prev_step;      /* the last step this rule read */
 } rule;
 
+/* Where steps come from: the {step}/{epoch} fields of the rules, or, for a
+ * log that numbers no step ("counter: records", "counter: none"), the count
+ * of step records or nothing (samples placed by their time). */
+typedef enum { C_FIELDS, C_RECORDS, C_NONE } counter_mode;
+
 struct pdb_sl_patterns {
     char *rules, *origin;
+    counter_mode counter;
+    bool has_rank;          /* "rank: N": the rank of records that capture none */
+    int64_t rank;
+    int64_t counted;        /* step records so far (C_RECORDS) */
     rule r[MAX_RULES];
     int n;
     regmatch_t *m;          /* room for the most groups of any rule */
@@ -143,6 +153,10 @@ static bool declare(field *f, const char *d, size_t dl)
             return aggs[i].agg != A_MEDIAN; /* a median needs its window */
         if (aggs[i].agg != A_MEAN && aggs[i].agg != A_MEDIAN)
             return false;
+        if (aggs[i].agg == A_MEAN && pdb_mem_is(eq + 1, dl - wl - 1, "?")) {
+            f->window = -1; /* DeepSpeed's timers: a mean over steps the log does not say */
+            return true;
+        }
         char num[24];
         size_t nl = dl - wl - 1;
         if (nl == 0 || nl >= sizeof num)
@@ -285,7 +299,7 @@ static bool translate(rule *r, const char *pat, size_t len, pdb_buf *ere, const 
             }
             if (!declare(f, dt, dl)) {
                 bad(at, "%s: unknown declaration '%s' (a unit such as s, ms, us, %%, GiB, or "
-                        "mean, mean=N, median=N, avg, ema, clock, cumulative, window, span, "
+                        "mean, mean=N, mean=?, median=N, avg, ema, clock, cumulative, window, span, "
                         "null=V)",
                     whole, decl);
                 return false;
@@ -377,8 +391,27 @@ pdb_sl_patterns *pdb_sl_patterns_compile(const char *rules, const char *origin)
         at.line++;
         const char *t = s;
         size_t tl = pdb_steplog_trim(&t, len);
-        if (tl > 0 && t[0] != '#') {
-            static const char *const kinds[] = {"step", "val", "summary", NULL};
+        const char *cv;
+        size_t cvl;
+        if (tl > 0 && pdb_skip_prefix_mem(t, tl, "counter:", &cv, &cvl)) {
+            cvl = pdb_steplog_trim(&cv, cvl);
+            if (pdb_mem_is(cv, cvl, "records") && p->counter == C_FIELDS)
+                p->counter = C_RECORDS;
+            else if (pdb_mem_is(cv, cvl, "none") && p->counter == C_FIELDS)
+                p->counter = C_NONE;
+            else
+                ok = bad(&at, "expected 'counter: records' (the step records are counted) or "
+                              "'counter: none' (samples without steps), once%s%s", "", "") != NULL;
+        } else if (tl > 0 && pdb_skip_prefix_mem(t, tl, "rank:", &cv, &cvl)) {
+            size_t i = 0;
+            cvl = pdb_steplog_trim(&cv, cvl);
+            if (p->has_rank || !pdb_steplog_read_int(cv, cvl, &i, &p->rank) || i != cvl ||
+                p->rank < 0)
+                ok = bad(&at, "expected 'rank: N' (the rank of every record that captures no "
+                              "{rank}), once%s%s", "", "") != NULL;
+            p->has_rank = true;
+        } else if (tl > 0 && t[0] != '#') {
+            static const char *const kinds[] = {"step", "val", "summary", "epoch", NULL};
             const char *kind = NULL, *pat = NULL;
             size_t pl = 0;
             for (int k = 0; kinds[k] && !kind; k++)
@@ -392,8 +425,9 @@ pdb_sl_patterns *pdb_sl_patterns_compile(const char *rules, const char *origin)
                     }
                 }
             if (!kind || pl == 0)
-                ok = bad(&at, "expected 'step: PATTERN', 'val: PATTERN' or 'summary: "
-                              "PATTERN' (or a '#' comment)%s%s", "", "") != NULL;
+                ok = bad(&at, "expected 'step: PATTERN', 'val: PATTERN', 'summary: "
+                              "PATTERN', 'epoch: PATTERN', 'counter: records|none', 'rank: N' "
+                              "(or a '#' comment)%s%s", "", "") != NULL;
             else
                 ok = compile_rule(p, kind, pat, pl, &at);
             counter |= ok && p->r[p->n - 1].has_counter;
@@ -402,10 +436,15 @@ pdb_sl_patterns *pdb_sl_patterns_compile(const char *rules, const char *origin)
     }
     if (ok && p->n == 0)
         ok = bad(&(where){origin, 0}, "no pattern%s%s", "", "") != NULL;
-    if (ok && !counter)
+    if (ok && !counter && p->counter == C_FIELDS)
         ok = bad(&(where){origin, 0}, "no rule captures a counter: {step}, or {epoch} (with "
-                                      "{epoch_step} for steps counted within an epoch)%s%s",
+                                      "{epoch_step} for steps counted within an epoch), and no "
+                                      "'counter: records' or 'counter: none' says there is none%s%s",
                  "", "") != NULL;
+    if (ok && counter && p->counter != C_FIELDS)
+        ok = bad(&(where){origin, 0}, "'counter: %s' says the log has no step counter, and a "
+                                      "rule captures one%s",
+                 p->counter == C_RECORDS ? "records" : "none", "") != NULL;
     if (!ok) {
         pdb_sl_patterns_free(p);
         return NULL;
@@ -551,7 +590,7 @@ static int store_value(pdb_steplog *w, rule *r, const field *f, double v, const 
         return pdb_steplog_value(w, f->name, f->nl, v, unit, "cumulative", span);
     case A_MEAN:
         return pdb_steplog_value(w, f->name, f->nl, v, unit, "interval_mean",
-                                 f->window ? f->window : since);
+                                 f->window < 0 ? 0 : f->window ? f->window : since);
     case A_MEDIAN:
         return pdb_steplog_value(w, f->name, f->nl, v, unit, "window_median", f->window);
     case A_AVG:
@@ -610,12 +649,16 @@ static int record(pdb_steplog *w, pdb_sl_patterns *p, rule *r, counters *c, cons
         }
     }
     bool is_step = strcmp(r->kind, "step") == 0;
+    if (p->counter == C_RECORDS && is_step) {
+        has_step = true;
+        step = ++p->counted;
+    }
     int64_t printed = has_step ? step : local;
     if (!has_step && has_local && has_epoch) {
         has_step = true;
         step = is_step ? global_step(c, epoch, local, has_total, total) : local;
     }
-    bool counted = has_step || has_epoch;
+    bool counted = has_step || has_epoch || (p->counter == C_NONE && is_step);
     if (!counted && !c->seen) {
         pdb_skip(w->src, "matched before any step record");
         return PDB_OK;
@@ -626,8 +669,8 @@ static int record(pdb_steplog *w, pdb_sl_patterns *p, rule *r, counters *c, cons
     w->is_step = is_step;
     w->has_wall = has_wall;
     w->wall = wall;
-    w->has_rank = has_rank;
-    w->rank = rank;
+    w->has_rank = has_rank || p->has_rank;
+    w->rank = has_rank ? rank : p->rank;
     if (counted) {
         w->has_step = has_step;
         w->step = step;
@@ -655,6 +698,10 @@ static int record(pdb_steplog *w, pdb_sl_patterns *p, rule *r, counters *c, cons
             sc.el = 7;
         }
         pdb_steplog_saw_counter(w, &sc);
+    } else if (is_step && p->counter == C_RECORDS) {
+        PDB_SL_SAW_COUNTER(w, "step records counted (counter: records)");
+    } else if (is_step && p->counter == C_NONE) {
+        PDB_SL_SAW_COUNTER(w, "none: samples by time (counter: none)");
     }
     for (int k = 0; k < r->nf; k++) {
         const field *f = &r->f[k];
@@ -692,6 +739,7 @@ int pdb_steplog_read_pattern(pdb_steplog *w, pdb_sl_patterns *p)
     pdb_buf nul = PDB_BUF_INIT;
     for (int i = 0; i < p->n; i++)
         p->r[i].have_prev = false;
+    p->counted = 0;
     while ((r = pdb_steplog_getline(w, &line, &len)) == 1) {
         /* regexec reads a NUL-terminated string (a line holding a NUL is
          * matched up to it) */

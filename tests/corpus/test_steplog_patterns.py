@@ -6,9 +6,11 @@ steplog_pattern.c, docs/steplogs.md "Teaching a format").
    read through a rules file (tests/patterns/*.rules; detectron2's
    metrics.json gets its two rules made from its key order) give the same
    rows as their built-in reading: step, epoch, wall time, split, metric, raw
-   name, value, unit, agg and window of every value whose raw name the rules
-   capture, compared with SQL both ways (EXCEPT), and every step the built-in
-   reading stored under those names. Each log's rules must cover the raw names
+   name, value, unit, agg, window, rank and loader of every value whose raw
+   name the rules capture, compared with SQL both ways (EXCEPT), every step
+   the built-in reading stored under those names, and the number of step
+   records (where the rules read every kind of record the built-in reader
+   does). Each log's rules must cover the raw names
    listed for it.
 2. A log no built-in reader handles: XGBoost's per-round lines
    (tests/patterns/xgboost_depth*_generated.log, tests/steplogs/README.md) are refused,
@@ -19,7 +21,9 @@ steplog_pattern.c, docs/steplogs.md "Teaching a format").
    `profdb check` then judges the two runs (exit 1: depth 2 is worse);
    `profdb patterns` lists the rules with their runs, --forget drops them and
    the log is refused again.
-3. JSON documents (trainer_state.json, Megatron's golden values): --pattern
+3. Empty CSV cells: one rule of optional fields ({NAME}?) stores the filled
+   cells of Lightning's sparse rows, and no empty one.
+   JSON documents (trainer_state.json, Megatron's golden values): --pattern
    on one is refused with a message that names the built-in reader.
 4. Malformed patterns: a one-line error naming what is wrong, exit 2, no
    database created.
@@ -41,7 +45,7 @@ from common import (CHECKED, Checker, PROFDB, SOURCE, need_corpus, run, scaled, 
 STEPLOGS = os.path.join(SOURCE, "tests", "steplogs")
 RULES = os.path.join(SOURCE, "tests", "patterns")
 COLS = ("step, epoch, wall_time, coalesce(split, 'train'), metric, raw_name,"
-        " round(value, 9), unit, agg, window")
+        " round(value, 9), unit, agg, window, rank, coalesce(loader, '')")
 
 
 def q1(db, sql):
@@ -75,7 +79,7 @@ def detectron2_rules(path, tmp):
     return out, len(shapes)
 
 
-def same_tables(c, db, name, log, rules, must_cover):
+def same_tables(c, db, name, log, rules, must_cover, whole=True):
     built, pat = name + "_builtin", name + "_pattern"
     code, _, err = run("ingest", "--db", db, "--run", built, log, check=False)
     c.eq(f"{name}: built-in ingest", code, 0)
@@ -96,6 +100,10 @@ def same_tables(c, db, name, log, rules, must_cover):
         c.eq(f"{name}: rows of the {a.split('_')[-1]} reading not in the other", diff, [])
     c.eq(f"{name}: the same number of values",
          q1(db, f"SELECT count(*) AS n FROM ({sel(pat)})")[0]["n"], n)
+    if whole:  # the rules read every kind of record the built-in reader reads
+        steps = [q1(db, f"SELECT step_records AS n FROM steplog_readings"
+                        f" WHERE run_id = {run_id(r)}") for r in (built, pat)]
+        c.eq(f"{name}: the same number of step records", steps[1], steps[0])
 
 
 def corpus_logs(c, db, tmp):
@@ -113,6 +121,16 @@ def corpus_logs(c, db, tmp):
         ("torchtitan", os.path.join(d, "torchtitan_qwen3vl_excerpt_A.log"),
          os.path.join(RULES, "torchtitan.rules"),
          ["loss", "memory", "memory_pct", "tps", "timestamp delta"]),
+        ("deepspeed_wallclock", os.path.join(d, "deepspeed_wallclock_breakdown_gptneox965_excerpt.log"),
+         os.path.join(RULES, "deepspeed_wallclock.rules"),
+         ["forward_microstep", "backward_microstep", "backward_inner_microstep",
+          "backward_allreduce_microstep", "step_microstep", "timestamp delta"]),
+        ("nvidia_smi", os.path.join(d, "nvidia_smi_query_gpu.csv"),
+         os.path.join(RULES, "nvidia_smi.rules"),
+         ["utilization.gpu", "utilization.memory", "memory.used"]),
+        ("lightning", os.path.join(d, "lightning_csvlogger_metrics.csv"),
+         os.path.join(RULES, "lightning.rules"),
+         ["train_loss_step", "val_loss", "epoch_time", "train_loss_epoch"]),
     ]
     det = os.path.join(d, "detectron2_metrics.json")
     rules, shapes = detectron2_rules(det, tmp)
@@ -120,7 +138,27 @@ def corpus_logs(c, db, tmp):
            shapes)
     cases.append(("detectron2", det, rules, ["time", "data_time", "total_loss", "bbox/AP"]))
     for name, log, rules, cover in cases:
-        same_tables(c, db, name, log, rules, cover)
+        # megatron.rules read the iteration and timer lines, not DeepSpeed's
+        # step= and timer.py lines, which the built-in reader counts as steps too
+        same_tables(c, db, name, log, rules, cover, whole=name != "megatron")
+
+
+def optional_cells(c, tmp):
+    """Empty CSV cells: one rule whose fields are optional ({NAME}?) stores
+    each cell the file fills and no other (counted here with csv)."""
+    import csv
+    log = os.path.join(need_corpus("steplogs"), "lightning_csvlogger_metrics.csv")
+    rows = list(csv.DictReader(open(log, newline="")))
+    cols = list(rows[0].keys())
+    pattern = "^" + ",".join("{" + k + "}" + ("" if k in ("epoch", "step") else "?")
+                             for k in cols) + "$"
+    db = os.path.join(tmp, "o.db")
+    code, _, err = run("ingest", "--db", db, "--pattern", pattern, log, check=False)
+    c.eq("optional fields: ingest", code, 0)
+    got = {r["raw_name"]: r["n"] for r in q1(db, "SELECT raw_name, count(*) AS n FROM"
+                                              " steplog_values GROUP BY raw_name")}
+    want = {k: sum(1 for r in rows if r[k]) for k in cols if k not in ("epoch", "step")}
+    c.eq("optional fields: each filled cell stored, no empty one", got, want)
 
 
 def json_documents(c, tmp):
@@ -203,6 +241,13 @@ def malformed(c, tmp):
     rules_bad = os.path.join(tmp, "bad.rules")
     with open(rules_bad, "w") as f:
         f.write("# ok\nstep: Up\\. {step} : Cost {Cost}\nvalid: Up\\. {step}\n")
+    rules_counter, rules_counter2, rules_rank = (os.path.join(tmp, f"bad{i}.rules")
+                                                 for i in range(3))
+    for path, text in ((rules_counter, "counter: records\nstep: Up\\. {step} : Cost {Cost}\n"),
+                       (rules_counter2, "counter: none\ncounter: records\nstep: Cost {Cost}\n"),
+                       (rules_rank, "rank: -1\ncounter: none\nstep: Cost {Cost}\n")):
+        with open(path, "w") as f:
+            f.write(text)
     cases = [
         (["--pattern", "Up\\. {step : Cost {Cost}"], "opens a field that no '}' closes"),
         (["--pattern", "Up\\. {step} : Cost {Cost:furlongs}"], "unknown declaration 'furlongs'"),
@@ -212,6 +257,10 @@ def malformed(c, tmp):
         (["--pattern", "Up\\. {step}"], "captures no value"),
         (["--pattern", "Cost {Cost}"], "no rule captures a counter"),
         (["--pattern", "Up\\. {step:ms} : Cost {Cost}"], "takes no declaration"),
+        (["--pattern", "Up\\. {step} : Cost {Cost:mean=0}"], "unknown declaration 'mean=0'"),
+        (["--rules", rules_counter], "says the log has no step counter, and a rule captures"),
+        (["--rules", rules_counter2], f"{rules_counter2}:2: expected 'counter: records'"),
+        (["--rules", rules_rank], f"{rules_rank}:1: expected 'rank: N'"),
         (["--rules", rules_bad], f"{rules_bad}:3: expected 'step: PATTERN'"),
         (["--rules", os.path.join(tmp, "missing.rules")], "cannot open the rules file"),
         (["--format", "steplog:text", "--pattern", "Up\\. {step} : Cost {Cost}"],
@@ -282,6 +331,7 @@ def main():
     c = Checker()
     with tempdir() as tmp:
         corpus_logs(c, os.path.join(tmp, "c.db"), tmp)
+        optional_cells(c, tmp)
         json_documents(c, tmp)
         xgboost(c, tmp)
         malformed(c, tmp)
