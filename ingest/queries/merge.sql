@@ -77,6 +77,15 @@ SELECT max(coalesce((SELECT max(ctx_id) FROM main.steplog_contexts), 0),
 -- name: max_chunk
 SELECT max(chunk_id) FROM main.steplog_chunks
 
+-- name: max_pyprofile
+SELECT max(profile_id) FROM main.pyspy_profiles
+
+-- name: max_pyframe
+SELECT max(frame_id) FROM main.pyspy_frames
+
+-- name: max_pynode
+SELECT max(node_id) FROM main.pyspy_nodes
+
 -- name: settle_run
 -- A run of the shard whose name a run of the target had before the merge
 -- began (run id <= ?1): refused, or deleted with --replace; runs an earlier
@@ -211,6 +220,15 @@ SELECT x."{column}" FROM {schema}."{table}" x
 -- test: column = source_id
 -- test: kind = source
 SELECT x."{column}" + :offset_{kind} FROM {schema}."{table}" x
+
+-- name: value_shifted_node
+-- A py-spy node id shifted like value_shifted, but a parent_id of 0 (a
+-- root: no parent) stays 0.
+-- test: table = pyspy_nodes
+-- test: column = parent_id
+-- test: kind = pynode
+SELECT CASE x."{column}" WHEN 0 THEN 0 ELSE x."{column}" + :offset_{kind} END
+ FROM {schema}."{table}" x
 
 -- name: value_run
 -- test: table = sources

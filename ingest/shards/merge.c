@@ -46,6 +46,7 @@ typedef enum {
     K_NONE, K_RUN, K_STRING,
     /* kinds shifted by an offset: */
     K_SOURCE, K_TRACE, K_SLICE, K_FUNC, K_SERIES, K_CTX, K_CHUNK,
+    K_PYPROFILE, K_PYFRAME, K_PYNODE,
     K_COUNT
 } id_kind;
 
@@ -54,7 +55,8 @@ static const char *const max_id_query[K_COUNT] = {
     [K_SOURCE] = "merge.max_source", [K_TRACE] = "merge.max_trace",
     [K_SLICE] = "merge.max_slice",   [K_FUNC] = "merge.max_func",
     [K_SERIES] = "merge.max_series", [K_CTX] = "merge.max_ctx",
-    [K_CHUNK] = "merge.max_chunk",
+    [K_CHUNK] = "merge.max_chunk",   [K_PYPROFILE] = "merge.max_pyprofile",
+    [K_PYFRAME] = "merge.max_pyframe", [K_PYNODE] = "merge.max_pynode",
 };
 
 /* Tables a REFERENCES clause points at, and the kind of id it holds. */
@@ -64,6 +66,7 @@ static const struct {
 } referenced[] = {
     {"runs", K_RUN}, {"strings", K_STRING}, {"sources", K_SOURCE}, {"traces", K_TRACE},
     {"slices", K_SLICE}, {"pstats_functions", K_FUNC}, {"steplog_series", K_SERIES},
+    {"pyspy_profiles", K_PYPROFILE}, {"pyspy_frames", K_PYFRAME}, {"pyspy_nodes", K_PYNODE},
 };
 
 /* Id columns the schema does not declare with REFERENCES (table NULL: in
@@ -80,6 +83,10 @@ static const struct {
     {NULL, "ctx_id", K_CTX},
     {NULL, "ctx_base", K_CTX},
     {NULL, "chunk_id", K_CHUNK},
+    {NULL, "profile_id", K_PYPROFILE},
+    {NULL, "frame_id", K_PYFRAME},
+    {NULL, "node_id", K_PYNODE},
+    {"pyspy_nodes", "parent_id", K_PYNODE}, /* 0 at a root stays 0 (merge.sql) */
     {"slices", "id", K_SLICE},
     {"trace_steps", "slice_id", K_SLICE},
     {"steplog_chunks", "ctx", K_CTX},
@@ -221,11 +228,13 @@ static void missing_string(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 static const char *const kind_name[K_COUNT] = {
     [K_SOURCE] = "source", [K_TRACE] = "trace", [K_SLICE] = "slice", [K_FUNC] = "func",
     [K_SERIES] = "series", [K_CTX] = "ctx",     [K_CHUNK] = "chunk",
+    [K_PYPROFILE] = "pyprofile", [K_PYFRAME] = "pyframe", [K_PYNODE] = "pynode",
 };
 static const char *const offset_param[K_COUNT] = {
     [K_SOURCE] = ":offset_source", [K_TRACE] = ":offset_trace", [K_SLICE] = ":offset_slice",
     [K_FUNC] = ":offset_func", [K_SERIES] = ":offset_series", [K_CTX] = ":offset_ctx",
-    [K_CHUNK] = ":offset_chunk",
+    [K_CHUNK] = ":offset_chunk", [K_PYPROFILE] = ":offset_pyprofile",
+    [K_PYFRAME] = ":offset_pyframe", [K_PYNODE] = ":offset_pynode",
 };
 
 /* Appends the expression of value query name to b: merge.sql writes each
@@ -267,6 +276,7 @@ static void add_expr(merger *m, pdb_buf *b, const char *table, const char *colum
     const char *name = kind == K_RUN                                  ? "merge.value_run"
                        : kind == K_STRING && m->strings_identity      ? "merge.value_string_same"
                        : kind == K_STRING                             ? "merge.value_string"
+                       : kind == K_PYNODE && m->offset[kind] != 0     ? "merge.value_shifted_node"
                        : kind > K_STRING && m->offset[kind] != 0      ? "merge.value_shifted"
                                                                       : "merge.value_same";
     add_value(b, name, table, column, kind);
