@@ -263,8 +263,8 @@ static int choose_reader(pdb_session *ss, pdb_input *in, const job *j, const pdb
     if (len == 0)
         return pdb_fail("%s: empty input", j->path); /* no byte to point at */
     return pdb_fail_at(j->path, 0,
-                       "not a recognised input (expected a PyTorch trace, a pstats dump or a "
-                       "step log)");
+                       "not a recognised input (expected a PyTorch trace, a pstats dump, a "
+                       "step log or a py-spy profile)");
 }
 
 static int ingest_one(pdb_session *ss, const job *j, int64_t run_id, int trace_order,

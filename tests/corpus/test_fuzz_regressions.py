@@ -3,7 +3,8 @@ through `profdb ingest --dry-run` with the reader its target forces. It must
 be read (exit 0) or refused with one error line (exit 2): never a crash, a
 sanitizer report or a hang. The file name says the target: TARGET-what.ext,
 e.g. steplog_megatron_golden-inf-step-key.json is --format
-steplog:megatron-golden; sniff-... files are sniffed. No corpus needed."""
+steplog:megatron-golden, pyspy_raw-... is --format pyspy-raw; sniff-... files
+are sniffed. No corpus needed."""
 
 import os
 import subprocess
@@ -14,6 +15,8 @@ from common import PROFDB, SOURCE, Checker, tempdir
 def format_of(target):
     if target == "sniff":
         return []
+    if target.startswith("pyspy_"):
+        return ["--format", target.replace("_", "-")]
     if target.startswith("steplog_"):
         return ["--format", "steplog:" + target[len("steplog_"):].replace("_", "-")]
     return ["--format", target]

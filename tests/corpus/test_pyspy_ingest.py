@@ -1,0 +1,313 @@
+"""py-spy readers (ingest/pyspy/): every corpus file's oracle answers
+(../shared/corpus/pyspy/NAME.oracle.json) reproduced by SQL written here over
+the stored tables (pyspy_profiles, pyspy_frames, pyspy_nodes, pyspy_samples),
+independent of the reports: total samples, distinct stacks, the full
+by_frame and by_function self/total tables, the roots (process/thread chains,
+speedscope profiles); sniffing by content, not by name; malformed inputs
+refused with one line naming the file and line/byte, the database unchanged;
+a run holding a trace, a pstats dump, a step log and a py-spy profile;
+`ingest --jobs 2` and `merge` equal to one ingest; hostile files (a long
+record, many distinct frames, a deep stack) in bounded memory."""
+
+import os
+import shutil
+import sqlite3
+import subprocess
+
+from common import (CHECKED, CORPUS, PROFDB, Checker, need_corpus, run, scaled, tempdir)
+
+RAW = ["iferadata_torch_run1.pyspy", "btc_trading_windows.pyspy", "perfanno_native_idle.txt",
+       "jupyter_ipykernel.pyspy", "spaces_in_path_script.pyspy"]
+
+PSEUDO = "('process', 'thread')"
+
+# Every sample row's stack, leaf to root: (profile, stack node, node, frame).
+STACKS = """
+WITH RECURSIVE up(profile_id, stack, node, frame, samples, depth) AS (
+  SELECT s.profile_id, s.node_id, n.parent_id, n.frame_id, s.samples, n.depth
+    FROM pyspy_samples s JOIN pyspy_nodes n ON n.node_id = s.node_id
+   WHERE s.run_id = :run
+  UNION ALL
+  SELECT up.profile_id, up.stack, n.parent_id, n.frame_id, up.samples, n.depth
+    FROM up JOIN pyspy_nodes n ON n.node_id = up.node
+)"""
+
+
+def frame_key(name, file, line):
+    if line:
+        return f"{name} ({file}:{line})"
+    return f"{name} ({file})" if file else name
+
+
+def tables(db, run):
+    """by_frame and by_function {key: (self, total)} of run, by SQL."""
+    con = sqlite3.connect(db)
+    args = {"run": run}
+    self_f = con.execute(f"""
+        SELECT f.name, f.file, f.line, sum(s.samples) FROM pyspy_samples s
+          JOIN pyspy_nodes n ON n.node_id = s.node_id
+          JOIN pyspy_frames f ON f.frame_id = n.frame_id
+         WHERE s.run_id = :run AND f.kind NOT IN {PSEUDO}
+         GROUP BY f.frame_id""", args).fetchall()
+    # total: once per sample row whatever the recursion (DISTINCT frame per stack)
+    total_f = con.execute(STACKS + f"""
+        SELECT f.name, f.file, f.line, sum(samples) FROM
+          (SELECT DISTINCT profile_id, stack, frame, samples FROM up) u
+          JOIN pyspy_frames f ON f.frame_id = u.frame
+         WHERE f.kind NOT IN {PSEUDO} GROUP BY f.frame_id""", args).fetchall()
+    self_fn = con.execute(f"""
+        SELECT f.name, f.file, sum(s.samples) FROM pyspy_samples s
+          JOIN pyspy_nodes n ON n.node_id = s.node_id
+          JOIN pyspy_frames f ON f.frame_id = n.frame_id
+         WHERE s.run_id = :run AND f.kind NOT IN {PSEUDO}
+         GROUP BY f.name, f.file""", args).fetchall()
+    total_fn = con.execute(STACKS + f"""
+        SELECT name, file, sum(samples) FROM
+          (SELECT DISTINCT u.profile_id, u.stack, f.name, f.file, u.samples FROM up u
+             JOIN pyspy_frames f ON f.frame_id = u.frame WHERE f.kind NOT IN {PSEUDO})
+         GROUP BY name, file""", args).fetchall()
+    con.close()
+    by_frame, by_func = {}, {}
+    for n, f, ln, v in total_f:
+        by_frame[frame_key(n, f, ln)] = [0, v]
+    for n, f, ln, v in self_f:
+        by_frame.setdefault(frame_key(n, f, ln), [0, 0])[0] = v
+    for n, f, v in total_fn:
+        by_func[frame_key(n, f, 0)] = [0, v]
+    for n, f, v in self_fn:
+        by_func.setdefault(frame_key(n, f, 0), [0, 0])[0] = v
+    return ({k: tuple(v) for k, v in by_frame.items()}, {k: tuple(v) for k, v in by_func.items()})
+
+
+def roots(db, run):
+    """{root: (samples, distinct stacks)}: the leading pseudo-frame chain of
+    each stack (raw, SVG), prefixed by the profile's name (speedscope)."""
+    con = sqlite3.connect(db)
+    rows = con.execute(STACKS + f""",
+        chain AS (SELECT u.profile_id, u.stack, u.samples,
+          group_concat(CASE WHEN f.kind IN {PSEUDO} THEN f.name END, ';') AS c
+          FROM (SELECT * FROM up ORDER BY profile_id, stack, depth) u
+          JOIN pyspy_frames f ON f.frame_id = u.frame GROUP BY u.profile_id, u.stack)
+        SELECT p.name, c.c, sum(c.samples), count(*) FROM chain c
+          JOIN pyspy_profiles p USING (profile_id) GROUP BY p.name, c.c""",
+                       {"run": run}).fetchall()
+    con.close()
+    out = {}
+    for pname, chain, samples, stacks in rows:
+        key = ";".join(x for x in (pname, chain) if x) or "(no process/thread frame)"
+        out[key] = (samples, stacks)
+    return out
+
+
+def one(db, query, *args):
+    con = sqlite3.connect(db)
+    row = con.execute(query, args).fetchone()
+    con.close()
+    return row[0] if row and len(row) == 1 else row
+
+
+def run_of(db, name):
+    return one(db, "SELECT run_id FROM runs WHERE name = ?", name)
+
+
+def oracle_of(path):
+    import json
+    with open(path + ".oracle.json") as f:
+        return json.load(f)
+
+
+def check_tables(c, db, run, name, o, visible=False):
+    by_frame, by_func = tables(db, run)
+    s, t = ("self_visible", "total_visible") if visible else ("self", "total")
+    want_f = {r["key"]: (r[s], r[t]) for r in o["functions_by_frame"]}
+    want_fn = {r["key"]: (r[s], r[t]) for r in o["functions_by_function"]}
+    c.eq(f"{name}: frames", len(by_frame), len(want_f))
+    c.eq(f"{name}: functions", len(by_func), len(want_fn))
+    bad = [(k, by_frame.get(k), v) for k, v in want_f.items() if by_frame.get(k) != v]
+    c.true(f"{name}: by_frame self/total equal the oracle's", not bad, bad[:3])
+    bad = [(k, by_func.get(k), v) for k, v in want_fn.items() if by_func.get(k) != v]
+    c.true(f"{name}: by_function self/total equal the oracle's", not bad, bad[:3])
+    for key, rows in (("top20_self_by_frame", by_frame), ("top20_total_by_frame", by_frame),
+                      ("top20_self_by_function", by_func),
+                      ("top20_total_by_function", by_func)):
+        i = 0 if "self" in key else 1
+        got = sorted(rows.items(), key=lambda kv: (-kv[1][i], kv[0]))[:20]
+        c.eq(f"{name}: {key}", [k for k, _ in got], [r["key"] for r in o[key]])
+
+
+def check_raw(c, tmp):
+    for name in RAW:
+        path = need_corpus("pyspy", name)
+        o = oracle_of(path)
+        db = os.path.join(tmp, "raw.db")
+        run("ingest", "-q", "--run", name, path, db=db)
+        r = run_of(db, name)
+        c.eq(f"{name}: format", one(db, "SELECT format FROM pyspy_profiles WHERE run_id = ?", r),
+             "pyspy-raw")
+        c.eq(f"{name}: records", one(db, "SELECT records FROM sources WHERE run_id = ?", r),
+             o["records"])
+        c.eq(f"{name}: total samples",
+             one(db, "SELECT samples FROM pyspy_profiles WHERE run_id = ?", r), o["total_samples"])
+        c.eq(f"{name}: samples stored",
+             one(db, "SELECT sum(samples) FROM pyspy_samples WHERE run_id = ?", r),
+             o["total_samples"])
+        c.eq(f"{name}: distinct stacks",
+             one(db, "SELECT count(*) FROM pyspy_samples WHERE run_id = ?", r),
+             o["distinct_stacks"])
+        c.eq(f"{name}: samples without python frames", one(db, f"""
+            SELECT coalesce(sum(s.samples), 0) FROM pyspy_samples s
+              JOIN pyspy_nodes n USING (node_id) JOIN pyspy_frames f USING (frame_id)
+             WHERE s.run_id = ? AND f.kind IN {PSEUDO}""", r), o["samples_without_python_frames"])
+        check_tables(c, db, r, name, o)
+        got = roots(db, r)
+        want = {x["root"]: (x["samples"], x["distinct_stacks"]) for x in o["roots"]}
+        c.true(f"{name}: roots (process chains) equal the oracle's", got == want,
+               sorted(set(got.items()) ^ set(want.items()))[:3])
+        c.eq(f"{name}: frames without line", one(db, f"""
+            SELECT count(*) FROM pyspy_frames WHERE run_id = ? AND line = 0
+               AND kind NOT IN {PSEUDO}""", r), o["frames_without_line"])
+        os.remove(db)
+
+
+def check_sniffing(c, tmp):
+    """The content decides: a raw file named .svg or .json reads as raw."""
+    src = need_corpus("pyspy", "spaces_in_path_script.pyspy")
+    for fake in ("x.svg", "x.json", "x.speedscope.json", "x.txt"):
+        path = os.path.join(tmp, fake)
+        shutil.copy(src, path)
+        db = os.path.join(tmp, "sniff.db")
+        code, out, err = run("ingest", path, db=db, check=False)
+        c.eq(f"sniff {fake}: exit", code, 0)
+        c.true(f"sniff {fake}: read as pyspy-raw", "pyspy-raw" in err + out, err + out)
+        os.remove(db)
+        os.remove(path)
+
+
+def check_refused(c, tmp, name, data, where):
+    """Malformed input: one error line naming the file and where, exit 2,
+    the database as it was."""
+    path = os.path.join(tmp, name)
+    with open(path, "wb") as f:
+        f.write(data)
+    db = os.path.join(tmp, "bad.db")
+    good = need_corpus("pyspy", "jupyter_ipykernel.pyspy")
+    run("ingest", "-q", "--run", "before", good, db=db)
+    before = one(db, "SELECT count(*) FROM pyspy_nodes")
+    fmt = []
+    if name.endswith(".raw"):
+        fmt = ["--format", "pyspy-raw"]
+    code, out, err = run("ingest", *fmt, path, db=db, check=False)
+    lines = err.strip().splitlines()
+    c.eq(f"{name}: exit", code, 2)
+    c.eq(f"{name}: one error line", len(lines), 1)
+    c.true(f"{name}: names the file and {where}", bool(lines) and path in lines[0]
+           and where in lines[0], err)
+    c.eq(f"{name}: database unchanged", (one(db, "SELECT count(*) FROM pyspy_nodes"),
+                                         one(db, "SELECT count(*) FROM runs")), (before, 1))
+    os.remove(db)
+    os.remove(path)
+
+
+def check_malformed(c, tmp):
+    with open(need_corpus("pyspy", "iferadata_torch_run1.pyspy"), "rb") as f:
+        data = f.read()
+    cut = data.index(b'python -c \nimport torch')  # inside a multi-line process frame
+    check_refused(c, tmp, "cut_in_process.raw", data[:cut + 20], "line ")
+    with open(need_corpus("pyspy", "jupyter_ipykernel.pyspy"), "rb") as f:
+        lines = f.read().split(b"\n")
+    check_refused(c, tmp, "bad_count.raw", b"\n".join(lines[:3]) + b"\na (b.py:1);c (d.py:2) 1x\n",
+                  "line 4")
+    check_refused(c, tmp, "no_count.pyspy", b"a (b.py:1);c (d.py:2) 3\na (b.py:1);c (d.py:3)\n",
+                  "line 2")
+    check_refused(c, tmp, "huge_count.raw", b"a (b.py:1) 99999999999999999999999\n", "line 1")
+
+
+def canon(db):
+    """Every run's py-spy stacks, by value: {run: sorted (format, profile,
+    rate, stack as root-first frames, samples)}, whatever the ids."""
+    con = sqlite3.connect(db)
+    rows = con.execute("""
+        WITH RECURSIVE up(stack, node, depth, path) AS (
+          SELECT n.node_id, n.parent_id, n.depth, f.kind || ':' || f.name || '|' || f.file
+                 || '|' || f.line
+            FROM pyspy_nodes n JOIN pyspy_frames f ON f.frame_id = n.frame_id
+           WHERE n.node_id IN (SELECT node_id FROM pyspy_samples)
+          UNION ALL
+          SELECT up.stack, n.parent_id, n.depth, f.kind || ':' || f.name || '|' || f.file
+                 || '|' || f.line || char(10) || up.path
+            FROM up JOIN pyspy_nodes n ON n.node_id = up.node
+            JOIN pyspy_frames f ON f.frame_id = n.frame_id)
+        SELECT r.name, p.format, p.name, p.rate_hz, p.samples, p.exact, u.path, s.samples
+          FROM up u JOIN pyspy_samples s ON s.node_id = u.stack
+          JOIN pyspy_profiles p ON p.profile_id = s.profile_id
+          JOIN runs r ON r.run_id = s.run_id WHERE u.node = 0""").fetchall()
+    bad = con.execute("""SELECT count(*) FROM pyspy_nodes n LEFT JOIN pyspy_nodes p
+        ON p.node_id = n.parent_id WHERE n.parent_id <> 0
+        AND (p.node_id IS NULL OR p.run_id <> n.run_id OR p.depth <> n.depth - 1)""").fetchone()[0]
+    con.close()
+    out = {}
+    for r in rows:
+        out.setdefault(r[0], []).append(tuple("" if v is None else v for v in r[1:]))
+    return {k: sorted(v) for k, v in out.items()}, bad
+
+
+def check_together(c, tmp):
+    """One run holds a trace, a pstats dump, a step log and a py-spy profile."""
+    from common import SOURCE
+    db = os.path.join(tmp, "together.db")
+    trace = os.path.join(SOURCE, "samples", "traces", "train_rank0.pt.trace.json.gz")
+    prof = os.path.join(SOURCE, "samples", "pstats", "sample.prof")
+    log = os.path.join(SOURCE, "samples", "steplogs", "train.jsonl")
+    raw = need_corpus("pyspy", "spaces_in_path_script.pyspy")
+    code, _, err = run("ingest", "-q", "--run", "all", trace, prof, log, raw, db=db, check=False)
+    c.eq("together: exit", code, 0)
+    r = run_of(db, "all")
+    c.eq("together: one run", one(db, "SELECT count(*) FROM runs"), 1)
+    c.eq("together: its sources", one(db, "SELECT count(*) FROM sources WHERE run_id = ?", r), 4)
+    c.true("together: trace, pstats and step log rows", all(one(db, q, r) > 0 for q in (
+        "SELECT count(*) FROM traces WHERE run_id = ?",
+        "SELECT count(*) FROM pstats_functions WHERE run_id = ?",
+        "SELECT count(*) FROM steplog_series WHERE run_id = ?")), err)
+    c.eq("together: py-spy samples", one(db, "SELECT samples FROM pyspy_profiles WHERE run_id = ?",
+                                         r), oracle_of(raw)["total_samples"])
+    os.remove(db)
+
+
+def check_jobs_merge(c, tmp, files):
+    """ingest --jobs 2 and merge give what one ingest gives."""
+    one_db, jobs_db = os.path.join(tmp, "one.db"), os.path.join(tmp, "jobs.db")
+    run("ingest", "-q", "--jobs", "1", *files, db=one_db)
+    run("ingest", "-q", "--jobs", "2", *files, db=jobs_db)
+    want, bad = canon(one_db)
+    c.eq("jobs: parents well formed (one ingest)", bad, 0)
+    got, bad = canon(jobs_db)
+    c.eq("jobs: parents well formed (--jobs 2)", bad, 0)
+    c.true("jobs: --jobs 2 stores what --jobs 1 does", got == want,
+           sorted(set(got) ^ set(want)))
+    parts = []
+    for i, f in enumerate(files):
+        parts.append(os.path.join(tmp, f"part{i}.db"))
+        run("ingest", "-q", f, db=parts[-1])
+    merged = os.path.join(tmp, "merged.db")
+    run("merge", merged, *parts)
+    got, bad = canon(merged)
+    c.eq("merge: parents well formed", bad, 0)
+    c.true("merge: equal to one ingest", got == want, sorted(set(got) ^ set(want)))
+    for f in (one_db, jobs_db, merged, *parts):
+        os.remove(f)
+
+
+def main():
+    c = Checker()
+    need_corpus("pyspy")
+    with tempdir() as tmp:
+        check_raw(c, tmp)
+        check_sniffing(c, tmp)
+        check_malformed(c, tmp)
+        check_together(c, tmp)
+        check_jobs_merge(c, tmp, [need_corpus("pyspy", n) for n in RAW[1:]])
+    c.close()
+
+
+if __name__ == "__main__":
+    main()
