@@ -9,12 +9,13 @@
 #                  inputs and one golden case per reader and command,
 #                  every profdb and unit executable under valgrind
 #                  memcheck, on the suite's binaries                     build/
-#   fuzz           fuzz smoke: the regression inputs through every
-#                  libFuzzer target, then each target for FUZZ_SECONDS
-#                  (default 5), two at a time                            build-fuzz/
+#   fuzz           fuzz smoke: the regression inputs through the
+#                  libFuzzer targets, then each for FUZZ_SECONDS (default
+#                  5), two at a time; every target but the per-flavor
+#                  step-log ones (fuzz_steplog sniffs the flavors)       build-fuzz/
 # and, only when named (long: 12 to 30 minutes and about 50; run them on purpose):
 #   valgrind-full  every ctest test under valgrind memcheck              build-valgrind/
-#   fuzz-long      the same, FUZZ_SECONDS defaulting to 300              build-fuzz/
+#   fuzz-long      every target, FUZZ_SECONDS defaulting to 300          build-fuzz/
 # usage: scripts/test.sh [STAGE...]  (default: suite asan valgrind fuzz, which is CI)
 # A failing stage does not stop the others; the summary lists each stage's
 # result and time, and the exit status is 1 if any failed.
@@ -55,10 +56,12 @@ sh scripts/deps.sh test || exit 1
 
 # The memcheck smoke of CI: every unit executable (each new one included),
 # the fuzz regression inputs, and one golden case per reader and per command
-# (traces and their reports, pstats, the step-log flavors, merge, diff,
-# check, trend, charts). valgrind-full runs every test.
+# (traces and their reports, pstats, the step-log flavors, diff, check,
+# trend). Merge (merge_jobs) and charts (chart_forms) are left to the ASan
+# stage: they run the same readers and reports many times over (a third of
+# the smoke's time). valgrind-full runs every test.
 MEMCHECK_GOLDEN='trace_reports|pstats_sample|steplog_variants|steplog_megatron_new|steplog_hf'
-MEMCHECK_GOLDEN="$MEMCHECK_GOLDEN|merge_jobs|diff_out|check_steplog|trend_basic|chart_forms"
+MEMCHECK_GOLDEN="$MEMCHECK_GOLDEN|diff_out|check_steplog|trend_basic"
 MEMCHECK_GOLDEN="$MEMCHECK_GOLDEN|ingest_errors|report_overview"
 MEMCHECK_TESTS="^unit\\.|^golden\\.($MEMCHECK_GOLDEN)\$|^corpus\\.test_fuzz_regressions\$"
 
@@ -100,7 +103,7 @@ run_stage() {
             cmake -S . -B build -DPROFDB_VALGRIND=OFF >/dev/null
             return $rc ;;
         valgrind-full) ctest_in build-valgrind -DPROFDB_VALGRIND=ON ;;
-        fuzz) FUZZ_BUILD=build-fuzz FUZZ_JOBS=2 bash fuzz/run.sh "${FUZZ_SECONDS:-5}" ;;
+        fuzz) FUZZ_BUILD=build-fuzz FUZZ_JOBS=2 bash fuzz/run.sh --smoke "${FUZZ_SECONDS:-5}" ;;
         fuzz-long) FUZZ_BUILD=build-fuzz FUZZ_JOBS=2 bash fuzz/run.sh "${FUZZ_SECONDS:-300}" ;;
     esac
 }

@@ -32,7 +32,7 @@ import os
 import re
 from decimal import Decimal
 
-from common import Checker, need_corpus, run, run_json, tempdir
+from common import Checker, checked_subset, need_corpus, run, run_json, tempdir
 
 CPU_CATS = {"cuda_runtime", "cuda_driver", "hip_runtime", "cpu_op", "user_annotation",
             "python_function"}
@@ -283,7 +283,8 @@ def main():
     more = need_corpus("traces", "oracles_more")
     with tempdir() as tmp:
         db = os.path.join(tmp, "t.db")
-        for path in sorted(glob.glob(os.path.join(more, "*.json"))):
+        for path in checked_subset(sorted(glob.glob(os.path.join(more, "*.json"))), 3,
+                                   "traces with oracle windows"):
             oracle = json.load(open(path))
             name = os.path.basename(path)[:-5]
             trace = os.path.join(os.path.dirname(more), name + ".json.gz")
