@@ -17,7 +17,7 @@ static const pdb_cmd_help help = {
     "BASE TEST [KIND...]",
     "Compares run TEST with run BASE (run names in one database, or TEST in the\n"
     "--db-test database). Without a KIND, every comparison that applies to the two\n"
-    "runs (steps, gpu, kernel-types, kernels, ops, pstats). --out DIR writes a folder\n"
+    "runs (steps, gpu, kernel-types, kernels, ops, pstats, pyspy). --out DIR writes a folder\n"
     "for a pull request or CI job summary: DIR/index.md (the headline changes, the\n"
     "kernels and ops that changed most with their launches, before/after charts,\n"
     "each comparison's table) and DIR/KIND.csv.",
@@ -32,6 +32,9 @@ static const pdb_cmd_help help = {
     "                 differing only in template arguments or addresses\n"
     "  kernel-types   GPU time per kernel type and overlap combination\n"
     "  gpu            GPU time breakdown (kernel time, busy, idle, compute, ...)\n"
+    "  pyspy          sampled functions (py-spy): self and total share of each run's\n"
+    "                 samples, change in points, two-sided Mann-Whitney p of the\n"
+    "                 samples holding the function (sampling noise only)\n"
     "Rows are sorted by the absolute change (impact); only_in marks names present\n"
     "in one run. See docs/compare.md.",
 };

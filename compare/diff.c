@@ -8,7 +8,7 @@
 #include <string.h>
 
 /* What a kind needs from the runs (both, or either for steps). */
-enum { NEEDS_PSTATS = 1, NEEDS_STEPS = 2, NEEDS_TRACES = 4, NEEDS_GPU = 8 };
+enum { NEEDS_PSTATS = 1, NEEDS_STEPS = 2, NEEDS_TRACES = 4, NEEDS_GPU = 8, NEEDS_PYSPY = 16 };
 
 const pdb_diff_kind pdb_diff_kinds[] = {
     {"steps", pdb_diff_steps, "per-step times and phases: medians, ratio CI, p-value",
@@ -20,6 +20,8 @@ const pdb_diff_kind pdb_diff_kinds[] = {
     {"ops", pdb_diff_ops, "CPU ops: calls, total and self time", NEEDS_TRACES},
     {"pstats", pdb_diff_pstats, "functions by largest change of tottime/cumtime (--sort, --top)",
      NEEDS_PSTATS},
+    {"pyspy", pdb_diff_pyspy, "sampled functions by largest change of share (--top); p-values",
+     NEEDS_PYSPY},
     {NULL, NULL, NULL, 0},
 };
 
@@ -36,7 +38,8 @@ static int run_holds(sqlite3 *db, const char *schema, int64_t run_id, int *holds
         *holds = (sqlite3_column_int64(st, 0) > 0 ? NEEDS_PSTATS : 0) |
                  (sqlite3_column_int64(st, 1) > 0 ? NEEDS_STEPS : 0) |
                  (sqlite3_column_int64(st, 2) > 0 ? NEEDS_TRACES : 0) |
-                 (sqlite3_column_int64(st, 3) > 0 ? NEEDS_GPU : 0);
+                 (sqlite3_column_int64(st, 3) > 0 ? NEEDS_GPU : 0) |
+                 (sqlite3_column_int64(st, 4) > 0 ? NEEDS_PYSPY : 0);
     sqlite3_finalize(st);
     return rc == SQLITE_ROW ? PDB_OK : pdb_db_fail(db, "database error");
 }
@@ -75,7 +78,7 @@ int pdb_diff_run(pdb_diff_ctx *ctx, char **names, int n)
             return PDB_ERR;
         if (n == 0)
             return pdb_fail("nothing to compare: runs '%s' and '%s' share no kind of data "
-                            "(steps, traces, pstats)", ctx->base_name, ctx->test_name);
+                            "(steps, traces, pstats, py-spy)", ctx->base_name, ctx->test_name);
         if (n > 1 && ctx->render.format != PDB_OUT_TABLE && ctx->render.format != PDB_OUT_MD)
             return pdb_fail("several comparisons apply (%s, ...): name one for a machine "
                             "format, e.g. 'profdb diff A B %s --format csv'", all[0], all[0]);

@@ -1,6 +1,6 @@
 /* diff.h: comparisons of two runs behind `profdb diff BASE TEST [KIND...]`.
  *
- * Each kind (pstats, steps, ops, kernels, kernel-types, gpu) is a function
+ * Each kind (pstats, pyspy, steps, ops, kernels, kernel-types, gpu) is a function
  * and one row in the table in diff.c. A kind prints result sets through
  * render.h, so every kind has table, csv, tsv, json and md output. */
 #ifndef PDB_DIFF_H
@@ -48,6 +48,15 @@ int pdb_diff_folder(pdb_diff_ctx *ctx, char **names, int n, const char *dir);
 
 /* Functions by largest change of tottime and cumtime; one-side functions marked. */
 int pdb_diff_pstats(pdb_diff_ctx *ctx);
+/* Sampled functions (py-spy) by largest change of their share of samples;
+ * one-side functions marked. */
+int pdb_diff_pyspy(pdb_diff_ctx *ctx);
+/* The two-sided Mann-Whitney p of TEST's 0/1 samples (kt ones of nt)
+ * against BASE's (kb of nb); NAN when a side is empty. */
+double pdb_share_p(int64_t kb, int64_t nb, int64_t kt, int64_t nt);
+/* Registers pdb_share_p() for the pyspy diff's SQL (pdb_diff_sql_functions
+ * registers it with the others). */
+int pdb_diff_pyspy_sql_functions(sqlite3 *db);
 /* Per-step distributions of step time and phases (step logs, trace steps):
  * medians, change, median ratio with bootstrap CI, Mann-Whitney p. */
 int pdb_diff_steps(pdb_diff_ctx *ctx);

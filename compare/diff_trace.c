@@ -109,7 +109,7 @@ int pdb_diff_sql_functions(sqlite3 *db)
     if (sqlite3_create_function(db, "pdb_kernel_key", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
                                 NULL, kernel_key_fn, NULL, NULL) != SQLITE_OK)
         return pdb_db_fail(db, "cannot register pdb_kernel_key");
-    return PDB_OK;
+    return pdb_diff_pyspy_sql_functions(db);
 }
 
 int pdb_diff_ops(pdb_diff_ctx *ctx)

@@ -15,4 +15,5 @@ SELECT (SELECT count(*) FROM {schema}.pstats_functions WHERE run_id = ?1) AS pst
  (SELECT count(*) FROM {schema}.analysis_steps WHERE run_id = ?1)
   + (SELECT count(*) FROM {schema}.steplog_values WHERE run_id = ?1) AS steps,
  (SELECT count(*) FROM {schema}.traces WHERE run_id = ?1) AS traces,
- (SELECT count(*) FROM {schema}.analysis_gpu WHERE run_id = ?1 AND mode = 'exact') AS gpu
+ (SELECT count(*) FROM {schema}.analysis_gpu WHERE run_id = ?1 AND mode = 'exact') AS gpu,
+ (SELECT count(*) FROM {schema}.pyspy_profiles WHERE run_id = ?1) AS pyspy
