@@ -402,7 +402,7 @@ int pdb_read_pyspy_raw(pdb_source *src)
     if (rc == PDB_OK && src->records == 0)
         rc = pdb_fail("%s: no py-spy record in the input", src->path);
     if (rc == PDB_OK)
-        rc = pdb_pyspy_profile_done(r.store, r.profile, r.samples, 0, NULL);
+        rc = pdb_pyspy_profile_done(r.store, r.profile, r.samples, 0, NULL, NULL, 0);
     pdb_pyspy_store_close(r.store);
     pdb_buf_free(&r.frame);
     free(r.buf);

@@ -80,6 +80,8 @@ void pdb_pyspy_store_close(pdb_pyspy_store *s)
     free(s);
 }
 
+static void add_text(pdb_pyspy_store *s, pdb_buf *b, const char *t, size_t len);
+
 /* ---- profiles ------------------------------------------------------------ */
 
 int pdb_pyspy_profile(pdb_pyspy_store *s, const char *format, const char *name, size_t name_len,
@@ -109,7 +111,8 @@ int pdb_pyspy_profile(pdb_pyspy_store *s, const char *format, const char *name, 
 }
 
 int pdb_pyspy_profile_done(pdb_pyspy_store *s, int64_t profile_id, int64_t samples,
-                           double rate_hz, const char *options)
+                           double rate_hz, const char *options, const char *name,
+                           size_t name_len)
 {
     sqlite3_stmt *st = s->done_profile;
     sqlite3_bind_int64(st, 1, profile_id);
@@ -124,6 +127,13 @@ int pdb_pyspy_profile_done(pdb_pyspy_store *s, int64_t profile_id, int64_t sampl
         sqlite3_bind_text(st, 4, pdb_buf_str(&s->name), (int)s->name.len, SQLITE_STATIC);
     } else {
         sqlite3_bind_null(st, 4);
+    }
+    pdb_buf_reset(&s->file);
+    if (name) {
+        add_text(s, &s->file, name, name_len);
+        sqlite3_bind_text(st, 5, pdb_buf_str(&s->file), (int)s->file.len, SQLITE_STATIC);
+    } else {
+        sqlite3_bind_null(st, 5);
     }
     return pdb_db_step_done(s->db, st);
 }

@@ -33,9 +33,11 @@ void pdb_pyspy_store_close(pdb_pyspy_store *s);
  * name may be NULL; exact 0 for an SVG. */
 int pdb_pyspy_profile(pdb_pyspy_store *s, const char *format, const char *name, size_t name_len,
                       bool exact, int64_t *profile_id);
-/* Its samples, rate (<= 0: not known) and options (NULL: none), at the end. */
+/* Its samples, rate (<= 0: not known), options (NULL: none) and name
+ * (NULL: as given to pdb_pyspy_profile), at the end. */
 int pdb_pyspy_profile_done(pdb_pyspy_store *s, int64_t profile_id, int64_t samples,
-                           double rate_hz, const char *options);
+                           double rate_hz, const char *options, const char *name,
+                           size_t name_len);
 
 /* A frame as py-spy prints it in raw and SVG files: "name (file:line)",
  * "name (file)" (line 0) or "name"; file and line come from the LAST

@@ -16,6 +16,8 @@ import subprocess
 
 from common import (CHECKED, CORPUS, PROFDB, Checker, need_corpus, run, scaled, tempdir)
 
+SPEEDSCOPE = ["cs336_bpe_threads.speedscope.json", "jax_gp_voronoi.speedscope.json",
+              "deepdrr_pyspy0314.speedscope.json"]
 RAW = ["iferadata_torch_run1.pyspy", "btc_trading_windows.pyspy", "perfanno_native_idle.txt",
        "jupyter_ipykernel.pyspy", "spaces_in_path_script.pyspy"]
 
@@ -119,20 +121,25 @@ def oracle_of(path):
 def check_tables(c, db, run, name, o, visible=False):
     by_frame, by_func = tables(db, run)
     s, t = ("self_visible", "total_visible") if visible else ("self", "total")
-    want_f = {r["key"]: (r[s], r[t]) for r in o["functions_by_frame"]}
-    want_fn = {r["key"]: (r[s], r[t]) for r in o["functions_by_function"]}
+    # keys made again from the fields: a speedscope frame's line 0 is stored
+    # as a frame without line (py-spy prints such a frame "name (file)" in
+    # raw files), which the oracle keys "name (file:0)"
+    def key(r):
+        return frame_key(r["name"], r["file"], r.get("line"))
+    want_f = {key(r): (r[s], r[t]) for r in o["functions_by_frame"]}
+    want_fn = {key(r): (r[s], r[t]) for r in o["functions_by_function"]}
     c.eq(f"{name}: frames", len(by_frame), len(want_f))
     c.eq(f"{name}: functions", len(by_func), len(want_fn))
     bad = [(k, by_frame.get(k), v) for k, v in want_f.items() if by_frame.get(k) != v]
     c.true(f"{name}: by_frame self/total equal the oracle's", not bad, bad[:3])
     bad = [(k, by_func.get(k), v) for k, v in want_fn.items() if by_func.get(k) != v]
     c.true(f"{name}: by_function self/total equal the oracle's", not bad, bad[:3])
-    for key, rows in (("top20_self_by_frame", by_frame), ("top20_total_by_frame", by_frame),
+    for top, rows in (("top20_self_by_frame", by_frame), ("top20_total_by_frame", by_frame),
                       ("top20_self_by_function", by_func),
                       ("top20_total_by_function", by_func)):
-        i = 0 if "self" in key else 1
+        i = 0 if "self" in top else 1
         got = sorted(rows.items(), key=lambda kv: (-kv[1][i], kv[0]))[:20]
-        c.eq(f"{name}: {key}", [k for k, _ in got], [r["key"] for r in o[key]])
+        c.eq(f"{name}: {top}", [k for k, _ in got], [key(r) for r in o[top]])
 
 
 def check_raw(c, tmp):
@@ -169,16 +176,89 @@ def check_raw(c, tmp):
         os.remove(db)
 
 
+def check_speedscope(c, tmp):
+    for name in SPEEDSCOPE:
+        path = need_corpus("pyspy", name)
+        o = oracle_of(path)
+        db = os.path.join(tmp, "ss.db")
+        run("ingest", "-q", "--run", name, path, db=db)
+        r = run_of(db, name)
+        c.eq(f"{name}: total samples", one(db, """SELECT sum(samples) FROM pyspy_profiles
+            WHERE run_id = ? AND format = 'speedscope'""", r), o["total_samples"])
+        con = sqlite3.connect(db)
+        # a sample with an empty stack (py-spy writes [] for a thread seen
+        # idle) has no node: it counts in its profile's samples only, and the
+        # oracle counts the empty stack as one distinct stack
+        got = sorted(con.execute("""
+            SELECT p.name, p.samples, p.rate_hz, count(s.node_id)
+                   + (p.samples > coalesce(sum(s.samples), 0)),
+                   p.samples - coalesce(sum(s.samples), 0)
+              FROM pyspy_profiles p LEFT JOIN pyspy_samples s USING (profile_id)
+             WHERE p.run_id = ? GROUP BY p.profile_id""", (r,)).fetchall())
+        con.close()
+        want = sorted((p["name"], p["samples"], p["rate_hz"], p["distinct_stacks"])
+                      for p in o["profiles"])
+        c.eq(f"{name}: profiles (name, samples, rate, distinct stacks)",
+             [g[:4] for g in got], want)
+        c.eq(f"{name}: samples without frames", sum(g[4] for g in got),
+             o["samples_without_python_frames"])
+        c.eq(f"{name}: distinct frames", one(db, "SELECT count(*) FROM pyspy_frames WHERE "
+                                                 "run_id = ?", r), o["distinct_frames"])
+        check_tables(c, db, r, name, o)
+        os.remove(db)
+
+
+def check_speedscope_spec(c, tmp):
+    """By the file-format spec, not py-spy's habits: shared.frames before the
+    profiles, an evented profile (skipped, counted), unit "none" whose weights
+    are sample counts, a null line, unknown keys."""
+    import json
+    doc = {"exporter": "other", "shared": {"frames": [
+        {"name": "main", "file": "m.py", "line": 1}, {"name": "work", "file": "m.py", "line": None},
+        {"name": "work", "file": "m.py", "extra": [1, {"a": 2}]}]},
+        "profiles": [
+            {"type": "evented", "name": "ev", "unit": "milliseconds", "startValue": 0,
+             "endValue": 2, "events": [{"type": "O", "frame": 0, "at": 0},
+                                       {"type": "C", "frame": 0, "at": 2}]},
+            {"type": "sampled", "name": "counts", "unit": "none", "startValue": 0,
+             "endValue": 9, "samples": [[0, 1], [0, 2], [0]], "weights": [4, 3, 2]},
+            {"type": "sampled", "name": "ms", "unit": "milliseconds", "startValue": 0,
+             "endValue": 8, "samples": [[0, 1], [0, 1]], "weights": [4, 4]}]}
+    path = os.path.join(tmp, "spec.json")
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    db = os.path.join(tmp, "spec.db")
+    code, _, err = run("ingest", path, db=db, check=False)
+    c.eq("spec: exit", code, 0)
+    c.true("spec: read as speedscope, evented profile skipped", "speedscope" in err
+           and "1 skipped" in err, err)
+    r = run_of(db, "spec")
+    got = sorted(sqlite3.connect(db).execute(
+        "SELECT name, samples, rate_hz FROM pyspy_profiles WHERE run_id = ?", (r,)).fetchall())
+    c.eq("spec: profiles (weights as counts for unit none; 250 Hz from 4 ms)", got,
+         [("counts", 9, None), ("ms", 2, 250.0)])
+    by_frame, _ = tables(db, r)
+    # work (m.py) with a null line and with none print alike: one frame
+    c.eq("spec: by frame", by_frame, {"main (m.py:1)": (2, 11), "work (m.py)": (9, 9)})
+    os.remove(db)
+
+
 def check_sniffing(c, tmp):
     """The content decides: a raw file named .svg or .json reads as raw."""
-    src = need_corpus("pyspy", "spaces_in_path_script.pyspy")
-    for fake in ("x.svg", "x.json", "x.speedscope.json", "x.txt"):
+    check_sniff_as(c, tmp, need_corpus("pyspy", "spaces_in_path_script.pyspy"),
+                   ("x.svg", "x.json", "x.speedscope.json", "x.txt"), "pyspy-raw")
+    check_sniff_as(c, tmp, need_corpus("pyspy", "deepdrr_pyspy0314.speedscope.json"),
+                   ("y.svg", "y.pyspy", "y.txt"), "speedscope")
+
+
+def check_sniff_as(c, tmp, src, fakes, fmt):
+    for fake in fakes:
         path = os.path.join(tmp, fake)
         shutil.copy(src, path)
         db = os.path.join(tmp, "sniff.db")
         code, out, err = run("ingest", path, db=db, check=False)
         c.eq(f"sniff {fake}: exit", code, 0)
-        c.true(f"sniff {fake}: read as pyspy-raw", "pyspy-raw" in err + out, err + out)
+        c.true(f"sniff {fake}: read as {fmt}", f": {fmt} into" in err + out, err + out)
         os.remove(db)
         os.remove(path)
 
@@ -220,6 +300,14 @@ def check_malformed(c, tmp):
     check_refused(c, tmp, "no_count.pyspy", b"a (b.py:1);c (d.py:2) 3\na (b.py:1);c (d.py:3)\n",
                   "line 2")
     check_refused(c, tmp, "huge_count.raw", b"a (b.py:1) 99999999999999999999999\n", "line 1")
+    with open(need_corpus("pyspy", "cs336_bpe_threads.speedscope.json"), "rb") as f:
+        ss = f.read()
+    check_refused(c, tmp, "truncated.speedscope.json", ss[:len(ss) // 2], "byte ")
+    check_refused(c, tmp, "bad_json.speedscope.json", ss.replace(b"]]", b"}]", 1), "byte ")
+    check_refused(c, tmp, "bad_index.speedscope.json", ss.replace(b"[[6,5,4,", b"[[6,5,999,", 1),
+                  "byte ")
+    check_refused(c, tmp, "string_index.speedscope.json", ss.replace(b"[[6,5,4,", b'[["6",5,4,', 1),
+                  "byte ")
 
 
 def canon(db):
@@ -302,10 +390,12 @@ def main():
     need_corpus("pyspy")
     with tempdir() as tmp:
         check_raw(c, tmp)
+        check_speedscope(c, tmp)
+        check_speedscope_spec(c, tmp)
         check_sniffing(c, tmp)
         check_malformed(c, tmp)
         check_together(c, tmp)
-        check_jobs_merge(c, tmp, [need_corpus("pyspy", n) for n in RAW[1:]])
+        check_jobs_merge(c, tmp, [need_corpus("pyspy", n) for n in RAW[1:] + SPEEDSCOPE])
     c.close()
 
 
