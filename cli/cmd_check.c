@@ -38,7 +38,7 @@ static void fill_details(void)
 {
     pdb_buf b = PDB_BUF_INIT;
     pdb_metric_help(&b);
-    snprintf(details, sizeof details, "metrics (one sample per step):\n%s%s", pdb_buf_str(&b),
+    snprintf(details, sizeof details, "metrics (one sample per step; pyspy: per sample):\n%s%s", pdb_buf_str(&b),
              details_tail);
     pdb_buf_free(&b);
 }
@@ -55,7 +55,9 @@ static const pdb_cmd_help help = {
     "the steps per side that would decide. A pass needs the median within PCT (with\n"
     "too few steps for a test, also no TEST step worse than BASE's worst by more\n"
     "than PCT). Inconclusive exits 0, or 1 with --fail-inconclusive. Prints a\n"
-    "one-line verdict; details go to stderr. Every p is two-sided Mann-Whitney.",
+    "one-line verdict; details go to stderr. Every p is two-sided Mann-Whitney.\n"
+    "pyspy:FUNCTION is a share of samples, not a per-step time: its test is the same\n"
+    "one on the samples as 0/1 values (two proportions; sampling noise only).",
     details, /* fill_details(): the metrics, then PCT and BASE */
 };
 

@@ -297,6 +297,8 @@ static void compare_and_decide(const pdb_samples *sb, const pdb_samples *st, pdb
 int pdb_check_metric(pdb_cmp_run *base, pdb_cmp_run *test, pdb_check_run *run,
                      pdb_check_result *r)
 {
+    if (r->metric.kind == PDB_METRIC_PYSPY) /* counts, not per-step samples */
+        return pdb_check_share(base, test, run, r);
     pdb_samples sb, st;
     pdb_metric_run mb = pdb_cmp_metric_run(base), mt = pdb_cmp_metric_run(test);
     if (pdb_metric_samples(&mb, &r->metric, &sb) != PDB_OK)

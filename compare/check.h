@@ -60,6 +60,10 @@ int pdb_check_parse_limit(const char *arg, pdb_check_result *r);
  * and counts the verdict in run. No samples on a side is an error. */
 int pdb_check_metric(pdb_cmp_run *base, pdb_cmp_run *test, pdb_check_run *run,
                      pdb_check_result *r);
+/* pdb_check_metric for pyspy:FUNCTION (check_share.c): the share of
+ * samples holding the function, tested as two proportions. */
+int pdb_check_share(pdb_cmp_run *base, pdb_cmp_run *test, pdb_check_run *run,
+                    pdb_check_result *r);
 /* Parses the --max-regression specs into run->r (run->n results): each
  * metric, and after kernel:NAME and op:NAME their calls per step
  * (kernel-calls:NAME, op-calls:NAME) with the same limit. Every spec in

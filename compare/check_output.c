@@ -73,6 +73,12 @@ static bool beyond(const pdb_check_result *r)
     return r->cmp.worse_pct > r->limit_pct;
 }
 
+/* A py-spy share is one value per run: no median, no interval, no steps. */
+static bool is_share(const pdb_check_result *r)
+{
+    return r->metric.kind == PDB_METRIC_PYSPY;
+}
+
 static bool beyond_undecided(const pdb_check_result *r)
 {
     return r->status == PDB_CHECK_INCONCLUSIVE && beyond(r);
@@ -82,7 +88,10 @@ static bool beyond_undecided(const pdb_check_result *r)
 static const char *decide_text(const pdb_check_result *r)
 {
     static char buf[160];
-    if (r->gate.steps_needed)
+    if (is_share(r))
+        snprintf(buf, sizeof buf, "share beyond the limit, not significantly: longer "
+                 "profiles would decide");
+    else if (r->gate.steps_needed)
         snprintf(buf, sizeof buf, "median beyond the limit, not significantly: about %ld "
                  "steps per side would decide", r->gate.steps_needed);
     else
@@ -133,8 +142,12 @@ void pdb_check_write_details(const pdb_check_run *run, FILE *out)
         outlier_text(r, o, sizeof o);
         fprintf(out, "%-12s ", status_name(r->status));
         pdb_fput_term(out, r->metric.spec);
-        fprintf(out, ": median %s -> %s, ratio %.4f [95%% CI %.4f, %.4f], n %zu/%zu (", b, t,
-                r->cmp.ratio, r->cmp.ci_lo, r->cmp.ci_hi, r->cmp.nb, r->cmp.nt);
+        if (is_share(r))
+            fprintf(out, ": share %s -> %s, ratio %.4f, n %zu/%zu samples (", b, t, r->cmp.ratio,
+                    r->cmp.nb, r->cmp.nt);
+        else
+            fprintf(out, ": median %s -> %s, ratio %.4f [95%% CI %.4f, %.4f], n %zu/%zu (", b,
+                    t, r->cmp.ratio, r->cmp.ci_lo, r->cmp.ci_hi, r->cmp.nb, r->cmp.nt);
         pdb_fput_term(out, r->source ? r->source : "-");
         if (r->what[0]) {
             fputs(": ", out);
@@ -249,9 +262,15 @@ void pdb_check_write_markdown(const pdb_check_run *run, FILE *out)
         else
             snprintf(pg, sizeof pg, "-");
         pdb_format_p(r->cmp.mwu.p, pb, sizeof pb);
-        fprintf(out, " | %s | %s | %s | %+.2f%% | %.4f to %.4f | %s | %s | %zu/%zu | %g%% | ",
-                status_name(r->status), b, t, r->cmp.change_pct, r->cmp.ci_lo, r->cmp.ci_hi,
-                pb, pg, r->cmp.nb, r->cmp.nt, r->limit_pct);
+        char ci[64];
+        if (is_share(r))
+            snprintf(ci, sizeof ci, "- (a share)");
+        else
+            snprintf(ci, sizeof ci, "%.4f to %.4f", r->cmp.ci_lo, r->cmp.ci_hi);
+        fprintf(out, " | %s | %s%s | %s%s | %+.2f%% | %s | %s | %s | %zu/%zu | %g%% | ",
+                status_name(r->status), is_share(r) ? "share " : "", b,
+                is_share(r) ? "share " : "", t, r->cmp.change_pct, ci, pb, pg, r->cmp.nb,
+                r->cmp.nt, r->limit_pct);
         fprintf(out, "%zu test, %zu base |\n", r->cmp.out_t, r->cmp.out_b);
     }
     fputs("\n", out);
@@ -274,9 +293,11 @@ void pdb_check_write_markdown(const pdb_check_run *run, FILE *out)
             continue;
         fputs("\n> [!WARNING]\n> ", out);
         pdb_fput_md_code(out, r->metric.spec);
-        fprintf(out, ": median %+.2f%% is beyond the limit %g%% but not significantly; ",
-                r->cmp.change_pct, r->limit_pct);
-        if (r->gate.steps_needed)
+        fprintf(out, ": %s %+.2f%% is beyond the limit %g%% but not significantly; ",
+                is_share(r) ? "share" : "median", r->cmp.change_pct, r->limit_pct);
+        if (is_share(r))
+            fputs("longer profiles would decide.\n", out);
+        else if (r->gate.steps_needed)
             fprintf(out, "about %ld steps per side would decide.\n", r->gate.steps_needed);
         else
             fputs("the steps' ranks show no shift beyond the limit.\n", out);

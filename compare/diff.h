@@ -52,8 +52,9 @@ int pdb_diff_pstats(pdb_diff_ctx *ctx);
  * one-side functions marked. */
 int pdb_diff_pyspy(pdb_diff_ctx *ctx);
 /* The two-sided Mann-Whitney p of TEST's 0/1 samples (kt ones of nt)
- * against BASE's (kb of nb); NAN when a side is empty. */
-double pdb_share_p(int64_t kb, int64_t nb, int64_t kt, int64_t nt);
+ * against BASE's (kb of nb; counts may be fractional); NAN when a side is
+ * empty. */
+double pdb_share_p(double kb, double nb, double kt, double nt);
 /* Registers pdb_share_p() for the pyspy diff's SQL (pdb_diff_sql_functions
  * registers it with the others). */
 int pdb_diff_pyspy_sql_functions(sqlite3 *db);

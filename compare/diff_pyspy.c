@@ -26,16 +26,18 @@
 #include <string.h>
 
 /* Two-sided p of TEST's 0/1 samples (kt ones of nt) against BASE's (kb of
- * nb): U of TEST counts pairs with TEST's sample larger, ties halved. */
-double pdb_share_p(int64_t kb, int64_t nb, int64_t kt, int64_t nt)
+ * nb): U of TEST counts pairs with TEST's sample larger, ties halved.
+ * Counts may be fractional: check tests against a base share moved by its
+ * limit (check_share.c). */
+double pdb_share_p(double kb, double nb, double kt, double nt)
 {
-    if (nb < 1 || nt < 1 || kb < 0 || kt < 0 || kb > nb || kt > nt)
+    if (!(nb >= 1 && nt >= 1 && kb >= 0 && kt >= 0 && kb <= nb && kt <= nt))
         return NAN;
-    double b1 = (double)kb, b0 = (double)(nb - kb), t1 = (double)kt, t0 = (double)(nt - kt);
+    double b1 = kb, b0 = nb - kb, t1 = kt, t0 = nt - kt;
     double u = t1 * b0 + 0.5 * (t1 * b1 + t0 * b0);
     double ones = b1 + t1, zeros = b0 + t0;
     double ties = ones * ones * ones - ones + zeros * zeros * zeros - zeros;
-    double n1n2 = (double)nt * (double)nb;
+    double n1n2 = nt * nb;
     double ge = pdb_mwu_p_greater_u(u, (long)nt, (long)nb, ties);
     double le = pdb_mwu_p_greater_u(n1n2 - u, (long)nt, (long)nb, ties);
     double p = 2 * fmin(ge, le);
@@ -46,8 +48,8 @@ double pdb_share_p(int64_t kb, int64_t nb, int64_t kt, int64_t nt)
 static void share_p_fn(sqlite3_context *cx, int argc, sqlite3_value **argv)
 {
     (void)argc;
-    double p = pdb_share_p(sqlite3_value_int64(argv[0]), sqlite3_value_int64(argv[1]),
-                           sqlite3_value_int64(argv[2]), sqlite3_value_int64(argv[3]));
+    double p = pdb_share_p(sqlite3_value_double(argv[0]), sqlite3_value_double(argv[1]),
+                           sqlite3_value_double(argv[2]), sqlite3_value_double(argv[3]));
     if (isnan(p))
         sqlite3_result_null(cx);
     else

@@ -452,6 +452,57 @@ static int steplog_samples(const pdb_metric_run *r, const pdb_metric *m, pdb_sam
     return steplog_series(r, m->name, out);
 }
 
+/* ---- py-spy -------------------------------------------------------------- */
+
+int pdb_metric_pyspy_counts(const pdb_metric_run *r, const char *function,
+                            pdb_pyspy_counts *out)
+{
+    memset(out, 0, sizeof *out);
+    /* "NAME (FILE)", as report pyspy and diff print a function, or a bare name */
+    size_t len = strlen(function);
+    const char *open = len > 3 && function[len - 1] == ')' ? strstr(function, " (") : NULL;
+    while (open && strstr(open + 1, " ("))
+        open = strstr(open + 1, " (");
+    sqlite3_stmt *st;
+    if (pdb_compare_prepare(r->db, "metrics.pyspy_share", r->schema, &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, r->run_id);
+    if (open) {
+        sqlite3_bind_text(st, 2, function, (int)(open - function), SQLITE_TRANSIENT);
+        sqlite3_bind_text(st, 3, open + 2, (int)(function + len - 1 - (open + 2)),
+                          SQLITE_TRANSIENT);
+    } else {
+        sqlite3_bind_text(st, 2, function, -1, SQLITE_TRANSIENT);
+    }
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        out->samples = sqlite3_column_int64(st, 0);
+        out->holding = sqlite3_column_int64(st, 1);
+        out->files = sqlite3_column_int64(st, 2);
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? PDB_OK : pdb_db_fail(r->db, "database error");
+}
+
+/* One sample per run, the share in percent: trend follows it from run to
+ * run; check tests the counts behind it (check_share.c). */
+static int pyspy_samples(const pdb_metric_run *r, const pdb_metric *m, pdb_samples *out)
+{
+    pdb_pyspy_counts c;
+    if (pdb_metric_pyspy_counts(r, m->name, &c) != PDB_OK)
+        return PDB_ERR;
+    out->source = "py-spy";
+    snprintf(out->what, sizeof out->what, "share of the run's samples");
+    if (c.samples == 0)
+        return PDB_OK;
+    out->v = pdb_xmalloc(sizeof *out->v);
+    out->v[0] = 100.0 * (double)c.holding / (double)c.samples;
+    out->n = 1;
+    out->total = out->v[0];
+    out->absent = c.files == 0;
+    return PDB_OK;
+}
+
 int pdb_metric_samples(const pdb_metric_run *r, const pdb_metric *m, pdb_samples *out)
 {
     memset(out, 0, sizeof *out);

@@ -89,6 +89,15 @@ void pdb_metric_names(pdb_buf *out);
 /* Reads the samples of m in r (times in seconds, rates per second, counts).
  * No sample is not an error here: n = 0. */
 int pdb_metric_samples(const pdb_metric_run *r, const pdb_metric *m, pdb_samples *out);
+
+/* A py-spy function's counts in a run (pyspy:FUNCTION; FUNCTION is a name,
+ * or "NAME (FILE)"): the run's samples, those whose stack holds it, and the
+ * files that hold a frame of that name. */
+typedef struct pdb_pyspy_counts {
+    int64_t samples, holding, files;
+} pdb_pyspy_counts;
+int pdb_metric_pyspy_counts(const pdb_metric_run *r, const char *function,
+                            pdb_pyspy_counts *out);
 void pdb_samples_free(pdb_samples *s);
 /* Writes what r can be gated on ("step_time, loss, tokens_per_s"; or what
  * its summaries hold) into buf, for the message when a metric has no

@@ -77,3 +77,24 @@ SELECT metric, CASE WHEN coalesce(split, 'train') IN ('val', 'summary')
  UNION ALL SELECT 'step_time', 'steps', count(*) FROM {schema}.analysis_steps
   WHERE run_id = ?1 HAVING count(*) > 0
  ORDER BY class, n DESC, metric
+
+-- name: pyspy_share
+-- A py-spy function's share of a run (pyspy:FUNCTION): ?2 = the function's
+-- name, ?3 = its file (NULL: any file). The run's samples (every profile),
+-- the samples whose stack holds such a frame (once per stack, recursion
+-- once), and how many files hold a python or native frame of that name.
+-- Walks up from the sampled nodes: linear in the stored tree.
+WITH RECURSIVE
+ leaf AS (SELECT node_id, sum(samples) AS samples FROM {schema}.pyspy_samples
+   WHERE run_id = ?1 GROUP BY node_id),
+ up(origin, node_id, samples) AS (SELECT node_id, node_id, samples FROM leaf
+   UNION ALL SELECT u.origin, n.parent_id, u.samples FROM up u
+   JOIN {schema}.pyspy_nodes n ON n.node_id = u.node_id WHERE n.parent_id <> 0),
+ holding AS (SELECT DISTINCT u.origin, u.samples FROM up u
+   JOIN {schema}.pyspy_nodes n ON n.node_id = u.node_id
+   JOIN {schema}.pyspy_frames f ON f.frame_id = n.frame_id
+   WHERE f.name = ?2 AND (?3 IS NULL OR f.file = ?3) AND f.kind IN ('python', 'native'))
+SELECT (SELECT coalesce(sum(samples), 0) FROM {schema}.pyspy_profiles WHERE run_id = ?1),
+ (SELECT coalesce(sum(samples), 0) FROM holding),
+ (SELECT count(DISTINCT file) FROM {schema}.pyspy_frames WHERE run_id = ?1 AND name = ?2
+   AND (?3 IS NULL OR file = ?3) AND kind IN ('python', 'native'))

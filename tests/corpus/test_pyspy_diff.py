@@ -13,7 +13,13 @@ a before/after pair) against copies derived from it here:
   formula computed here;
 - the same comparison with the test run in a second database (--db-test)
   gives the same rows; without a KIND, pyspy is chosen (the only kind the
-  runs share); a run without py-spy samples named with pyspy is an error."""
+  runs share); a run without py-spy samples named with pyspy is an error;
+- the gate `check -m pyspy:FUNCTION=PCT` (compare/check_share.c) on these
+  and on a small profile (spaces_in_path_script, 133 samples) scaled the same
+  way: each verdict equals the one the rule gives with the counts recounted
+  here and the two-proportion formula (regression, inconclusive and pass all
+  occur), exit 1 only for a regression; `trend pyspy:FUNCTION` follows the
+  recounted share from run to run."""
 
 import csv
 import io
@@ -174,7 +180,60 @@ def main():
         code, _, err = run("diff", "--db", db, "base", "nopy", "pyspy", check=False)
         c.true("a run without py-spy samples: exit 2, named",
                code == 2 and "'nopy' holds no py-spy samples" in err, (code, err))
+        gate_cases(c, tmp, db, oracle, folder, src, base, fn)
     c.close()
+
+
+def expected_verdict(kb, nb, kt, nt, limit, alpha=0.01):
+    pb, pt = kb / nb, kt / nt
+    change = 100 * (pt - pb) / pb
+    moved = min(nb, kb * (1 + limit / 100))
+    p = share_p(moved, nb, kt, nt)
+    if change > limit and p < alpha and pt > moved / nb:
+        return "REGRESSION"
+    return "INCONCLUSIVE" if change > limit else "PASS"
+
+
+def trend_case(c, db, base, test, fn):
+    """base, slower and same (nopy has no samples; the small runs come later)."""
+    _, out, _ = run("trend", "--db", db, "--runs", "[bs][al]*", f"pyspy:{fn[0]} ({fn[1]})",
+                    "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    n, total, _ = shares(base)
+    nt, tt, _ = shares(test)
+    want = {"base": 100 * total[fn] / n, "slower": 100 * tt[fn] / nt, "same": 100 * total[fn] / n}
+    got = {r["run"]: float(r["median"]) for r in rows}
+    c.true("trend: each run's share", got.keys() == want.keys() and
+           all(math.isclose(got[k], want[k], rel_tol=1e-9) for k in want), (got, want))
+
+
+def gate_cases(c, tmp, db, oracle, folder, src, base, fn):
+    test = records(oracle, os.path.join(tmp, "slower.pyspy"))
+    trend_case(c, db, base, test, fn)
+    small = os.path.join(folder, "spaces_in_path_script.pyspy")
+    sbase = records(oracle, small)
+    n, total, _ = shares(sbase)
+    sfn = max((k for k in total if total[k] < n / 2), key=lambda k: (total[k], k))
+    sslow = os.path.join(tmp, "small_slower.pyspy")
+    derive(small, sslow, oracle, sfn)
+    run("ingest", "--quiet", "--run", "small", small, db=db)
+    run("ingest", "--quiet", "--run", "small_slower", sslow, db=db)
+    cases = [("base", "slower", base, test, fn, 5), ("base", "same", base, base, fn, 5),
+             ("base", "slower", base, test, fn, 200),
+             ("small", "small_slower", sbase, records(oracle, sslow), sfn, 10)]
+    seen = set()
+    for b, t, brecs, trecs, key, limit in cases:
+        nb, tb, _ = shares(brecs)
+        nt, tt, _ = shares(trecs)
+        want = expected_verdict(tb[key], nb, tt[key], nt, limit)
+        seen.add(want)
+        spec = f"pyspy:{key[0]} ({key[1]})={limit}"
+        code, out, err = run("check", "--db", db, b, t, "-m", spec, check=False)
+        c.true(f"check {b} {t} {spec[:40]}...: {want}", out.startswith(want + ":") and
+               code == (1 if want == "REGRESSION" else 0), (code, out[:120], err[-300:]))
+        c.true(f"check {b} {t}: the reason gives the shares",
+               f"share {100 * tb[key] / nb:.2f}% -> {100 * tt[key] / nt:.2f}%" in err, err[-300:])
+    c.eq("the gate's three verdicts occur", sorted(seen), ["INCONCLUSIVE", "PASS", "REGRESSION"])
 
 
 if __name__ == "__main__":
