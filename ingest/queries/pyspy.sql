@@ -113,3 +113,77 @@ INSERT INTO pyspy_samples (profile_id, node_id, run_id, samples)
  LEFT JOIN temp.pyspy_stage_weights w ON w.profile_id = s.profile_id AND w.seq = s.seq
  WHERE true GROUP BY s.profile_id, n.real ORDER BY s.profile_id, n.real
  ON CONFLICT (profile_id, node_id) DO UPDATE SET samples = samples + excluded.samples
+
+-- A flame-graph SVG's boxes are staged as they are read (any order), then
+-- resolved row by row from the root: a box's parent is the box one row up
+-- whose [x, x + w) holds it (pyspy_svg.c).
+
+-- name: create_svg
+CREATE TEMP TABLE IF NOT EXISTS pyspy_svg_boxes (id INTEGER PRIMARY KEY, y REAL NOT NULL,
+ x INTEGER NOT NULL, w INTEGER NOT NULL, at INTEGER NOT NULL, text TEXT NOT NULL,
+ depth INTEGER, parent INTEGER, real INTEGER, ndepth INTEGER, open_text TEXT, base INTEGER);
+CREATE INDEX IF NOT EXISTS temp.pyspy_svg_row ON pyspy_svg_boxes (depth, x)
+
+-- name: clear_svg
+DELETE FROM temp.pyspy_svg_boxes
+
+-- name: svg_add_box
+-- ?1 = y, ?2 fg:x, ?3 fg:w, ?4 the byte offset of the box, ?5 its frame text.
+INSERT INTO temp.pyspy_svg_boxes (y, x, w, at, text) VALUES (?1, ?2, ?3, ?4, ?5)
+
+-- name: svg_root_y
+-- The row of the widest box (inferno's "all"): depth 0.
+SELECT y FROM temp.pyspy_svg_boxes ORDER BY w DESC, y LIMIT 1
+
+-- name: svg_depths
+-- ?1 = the root row's y: rows are numbered away from it (an icicle graph
+-- grows down, a flame graph up).
+UPDATE temp.pyspy_svg_boxes SET depth = r.d FROM (SELECT y, dense_rank() OVER
+ (ORDER BY abs(y - ?1)) - 1 AS d FROM (SELECT DISTINCT y FROM temp.pyspy_svg_boxes)) r
+ WHERE r.y = temp.pyspy_svg_boxes.y
+
+-- name: svg_wrong_side
+-- A box on the other side of the root row than the rest: no flame graph.
+SELECT at FROM temp.pyspy_svg_boxes WHERE (y - ?1) * (SELECT y - ?1 FROM
+ temp.pyspy_svg_boxes WHERE y <> ?1 LIMIT 1) < 0 LIMIT 1
+
+-- name: svg_boxes
+-- Row by row from the root, left to right.
+SELECT id, depth, x, w, at, text FROM temp.pyspy_svg_boxes ORDER BY depth, x
+
+-- name: svg_parent
+-- ?1 = a row, ?2 an x: the box of that row that starts at or before x.
+SELECT id, x, w, real, ndepth, open_text, base FROM temp.pyspy_svg_boxes
+ WHERE depth = ?1 AND x <= ?2 ORDER BY x DESC LIMIT 1
+
+-- name: svg_set
+-- ?1 = the box, ?2 its parent box, ?3 its node (NULL: none yet), ?4 the
+-- node's depth, ?5 the text of a process frame drawn in pieces so far, ?6
+-- the node such a frame hangs from.
+UPDATE temp.pyspy_svg_boxes SET parent = ?2, real = ?3, ndepth = ?4, open_text = ?5, base = ?6
+ WHERE id = ?1
+
+-- name: svg_negative_self
+-- A box narrower than its children: no flame graph.
+SELECT b.at FROM temp.pyspy_svg_boxes b JOIN temp.pyspy_svg_boxes c ON c.parent = b.id
+ GROUP BY b.id HAVING b.w < sum(c.w) LIMIT 1
+
+-- name: svg_lost
+-- Samples that end in a box with no node (a process frame whose pieces never
+-- close).
+SELECT coalesce(sum(b.w - coalesce((SELECT sum(c.w) FROM temp.pyspy_svg_boxes c
+ WHERE c.parent = b.id), 0)), 0) FROM temp.pyspy_svg_boxes b
+ WHERE b.real IS NULL
+
+-- name: svg_samples
+-- ?1 = the profile, ?2 the run: each box's self (its width less its
+-- children's), summed per node.
+INSERT INTO pyspy_samples (profile_id, node_id, run_id, samples)
+ SELECT ?1, real, ?2, sum(self) FROM (SELECT b.real, b.w - coalesce((SELECT sum(c.w)
+ FROM temp.pyspy_svg_boxes c WHERE c.parent = b.id), 0) AS self
+ FROM temp.pyspy_svg_boxes b WHERE b.real > 0) WHERE self > 0 GROUP BY real ORDER BY real
+ ON CONFLICT (profile_id, node_id) DO UPDATE SET samples = samples + excluded.samples
+
+-- name: svg_visible
+-- The samples the drawn boxes hold (the roots' widths).
+SELECT coalesce(sum(w), 0) FROM temp.pyspy_svg_boxes WHERE depth = 0

@@ -18,6 +18,7 @@ from common import (CHECKED, CORPUS, PROFDB, Checker, need_corpus, run, scaled, 
 
 SPEEDSCOPE = ["cs336_bpe_threads.speedscope.json", "jax_gp_voronoi.speedscope.json",
               "deepdrr_pyspy0314.speedscope.json"]
+SVG = ["tf_cnn_pretrain_function.svg", "sim_experiment_rate1000.svg"]
 RAW = ["iferadata_torch_run1.pyspy", "btc_trading_windows.pyspy", "perfanno_native_idle.txt",
        "jupyter_ipykernel.pyspy", "spaces_in_path_script.pyspy"]
 
@@ -208,6 +209,70 @@ def check_speedscope(c, tmp):
         os.remove(db)
 
 
+def check_svg(c, tmp):
+    for name in SVG:
+        path = need_corpus("pyspy", name)
+        o = oracle_of(path)
+        db = os.path.join(tmp, "svg.db")
+        run("ingest", "-q", "--run", name, path, db=db)
+        r = run_of(db, name)
+        fmt, samples, exact, options, rate = one(db, """SELECT format, samples, exact, options,
+            rate_hz FROM pyspy_profiles WHERE run_id = ?""", r)
+        c.eq(f"{name}: profile", (fmt, samples, exact, options),
+             ("pyspy-svg", o["total_samples"], 0, o["title"]))
+        want_rate = float(o["title"].split("--rate ")[1].split()[0])
+        c.eq(f"{name}: rate from the title's --rate", rate, want_rate)
+        c.eq(f"{name}: boxes read", one(db, "SELECT records FROM sources WHERE run_id = ?", r),
+             o["rects"])
+        # samples that end in inferno's "all" box (no frame drawn below it)
+        # have no node: the oracle counts that box as a visible stack
+        stored, stacks = one(db, """SELECT sum(samples), count(*) FROM pyspy_samples
+            WHERE run_id = ?""", r)
+        in_all = o["visible_samples_at_depth0"] - stored
+        c.true(f"{name}: stored samples within the visible ones", 0 <= in_all < 20, in_all)
+        c.eq(f"{name}: visible stacks", stacks + (in_all > 0), o["distinct_stacks_visible"])
+        check_tables(c, db, r, name, o, visible=True)
+        os.remove(db)
+
+
+def check_svg_pieces(c, tmp):
+    """inferno splits frames on ';': a process frame whose command line holds
+    ';' is drawn as pieces, joined again into one process frame; entities
+    decoded; a flame graph (root at the bottom) reads like an icicle graph."""
+    def g(title, n, x, y):
+        return (f'<g><title>{title} ({n} samples, 1.00%)</title><rect x="0%" y="{y}" '
+                f'width="1%" height="15" fg:x="{x}" fg:w="{n}"/><text x="0" y="0"></text></g>')
+    for rows, what in (((0, 16, 32, 48, 64), "icicle"), ((64, 48, 32, 16, 0), "flame")):
+        body = "".join([
+            g("all", 10, 0, rows[0]),
+            g('process 7:"python -c import a', 8, 0, rows[1]),
+            g(' a.main()"', 8, 0, rows[2]),
+            g("main (&lt;string&gt;:1)", 6, 0, rows[3]),
+            g("f (a.py:3)", 4, 0, rows[4]),
+            g("g (a.py:9)", 2, 8, rows[1])])
+        doc = ('<?xml version="1.0" standalone="no"?><svg version="1.1" xmlns="http://www.w3.org'
+               '/2000/svg" xmlns:fg="http://github.com/jonhoo/inferno"><!--Flame graph stack '
+               'visualization <g> in a comment--><script><![CDATA[ var x = "<g>"; ]]></script>'
+               '<text id="title" x="0" y="0">py-spy record -r 50 -o x.svg -- python -c '
+               '&quot;import a; a.main()&quot;</text><svg id="frames" x="10" width="1180" '
+               'total_samples="11">' + body + "</svg></svg>")
+        path = os.path.join(tmp, f"pieces_{what}.svg")
+        with open(path, "w") as f:
+            f.write(doc)
+        db = os.path.join(tmp, "pieces.db")
+        code, _, err = run("ingest", "-q", path, db=db, check=False)
+        c.true(f"svg pieces ({what}): read", code == 0, err)
+        got, _ = canon(db)
+        want = [("pyspy-svg", "", 50.0, 11, 0, p, n) for p, n in (
+            ('process:process 7:"python -c import a; a.main()"||0', 2),
+            ('process:process 7:"python -c import a; a.main()"||0\npython:main|<string>|1', 2),
+            ('process:process 7:"python -c import a; a.main()"||0\npython:main|<string>|1\n'
+             'python:f|a.py|3', 4),
+            ("python:g|a.py|9", 2))]
+        c.eq(f"svg pieces ({what}): stacks", got, {f"pieces_{what}.svg": sorted(want)})
+        os.remove(db)
+
+
 def check_speedscope_spec(c, tmp):
     """By the file-format spec, not py-spy's habits: shared.frames before the
     profiles, an evented profile (skipped, counted), unit "none" whose weights
@@ -249,6 +314,8 @@ def check_sniffing(c, tmp):
                    ("x.svg", "x.json", "x.speedscope.json", "x.txt"), "pyspy-raw")
     check_sniff_as(c, tmp, need_corpus("pyspy", "deepdrr_pyspy0314.speedscope.json"),
                    ("y.svg", "y.pyspy", "y.txt"), "speedscope")
+    check_sniff_as(c, tmp, need_corpus("pyspy", "tf_cnn_pretrain_function.svg"),
+                   ("z.pyspy", "z.json", "z.txt"), "pyspy-svg")
 
 
 def check_sniff_as(c, tmp, src, fakes, fmt):
@@ -306,6 +373,14 @@ def check_malformed(c, tmp):
     check_refused(c, tmp, "bad_json.speedscope.json", ss.replace(b"]]", b"}]", 1), "byte ")
     check_refused(c, tmp, "bad_index.speedscope.json", ss.replace(b"[[6,5,4,", b"[[6,5,999,", 1),
                   "byte ")
+    with open(need_corpus("pyspy", "tf_cnn_pretrain_function.svg"), "rb") as f:
+        svg = f.read()
+    check_refused(c, tmp, "no_total.svg", svg.replace(b' total_samples="520"', b""), "byte ")
+    check_refused(c, tmp, "truncated.svg", svg[:svg.index(b"<g><title>") + 30], "byte ")
+    check_refused(c, tmp, "bad_title.svg", svg.replace(b" (1 samples, 0.19%)</title>",
+                                                       b" (1 samplez, 0.19%)</title>", 1), "byte ")
+    check_refused(c, tmp, "orphan_box.svg", svg.replace(b'fg:x="0" fg:w="1"/>',
+                                                        b'fg:x="9999" fg:w="1"/>', 1), "byte ")
     check_refused(c, tmp, "string_index.speedscope.json", ss.replace(b"[[6,5,4,", b'[["6",5,4,', 1),
                   "byte ")
 
@@ -392,10 +467,12 @@ def main():
         check_raw(c, tmp)
         check_speedscope(c, tmp)
         check_speedscope_spec(c, tmp)
+        check_svg(c, tmp)
+        check_svg_pieces(c, tmp)
         check_sniffing(c, tmp)
         check_malformed(c, tmp)
         check_together(c, tmp)
-        check_jobs_merge(c, tmp, [need_corpus("pyspy", n) for n in RAW[1:] + SPEEDSCOPE])
+        check_jobs_merge(c, tmp, [need_corpus("pyspy", n) for n in RAW[1:] + SPEEDSCOPE + SVG])
     c.close()
 
 
