@@ -1,6 +1,7 @@
 /* input.c: files, stdin and gzip as one decompressed byte stream. */
 #include "common/input.h"
 #include "common/error.h"
+#include "common/inflate.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 
@@ -10,7 +11,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #define RAW_CHUNK (256 * 1024)
 /* A step-log line longer than this is not a log line; the same bound as the
@@ -31,8 +31,7 @@ struct pdb_input {
     bool raw_eof;
 
     bool gzip;
-    bool z_active;       /* inside a gzip member */
-    z_stream zs;
+    pdb_inflater *z;     /* inside a gzip member: its inflater (common/inflate.h) */
 
     /* Decompressed prefix kept for sniffing. */
     unsigned char *peek;
@@ -118,18 +117,17 @@ static ssize_t read_plain(pdb_input *in, unsigned char *buf, size_t cap)
 
 static int start_member(pdb_input *in)
 {
-    memset(&in->zs, 0, sizeof in->zs);
-    if (inflateInit2(&in->zs, 16 + MAX_WBITS) != Z_OK)
-        return pdb_fail("%s: cannot initialise zlib", in->name);
-    in->z_active = true;
+    in->z = pdb_inflater_new();
+    if (!in->z)
+        return pdb_fail("%s: cannot initialise %s", in->name, pdb_inflate_backend());
     return PDB_OK;
 }
 
 /* After a member ends: another member may follow (as in `cat a.gz b.gz`). */
 static int next_member_or_end(pdb_input *in, bool *more)
 {
-    inflateEnd(&in->zs);
-    in->z_active = false;
+    pdb_inflater_free(in->z);
+    in->z = NULL;
     *more = false;
     ssize_t avail = fill_raw(in);
     if (avail < 0)
@@ -147,7 +145,7 @@ static int next_member_or_end(pdb_input *in, bool *more)
 static ssize_t read_gzip(pdb_input *in, unsigned char *buf, size_t cap)
 {
     for (;;) {
-        if (!in->z_active)
+        if (!in->z)
             return 0;
         ssize_t avail = fill_raw(in);
         if (avail < 0)
@@ -156,20 +154,17 @@ static ssize_t read_gzip(pdb_input *in, unsigned char *buf, size_t cap)
             return pdb_fail_compressed(in->name, raw_offset(in),
                                "gzip data ends early (truncated file?)"),
                    -1;
-        in->zs.next_in = in->raw + in->raw_pos;
-        in->zs.avail_in = (uInt)avail;
-        in->zs.next_out = buf;
-        in->zs.avail_out = (uInt)cap;
-        int rc = inflate(&in->zs, Z_NO_FLUSH);
-        in->raw_pos = in->raw_len - in->zs.avail_in;
-        size_t produced = cap - in->zs.avail_out;
-        if (rc == Z_STREAM_END) {
+        const unsigned char *next = in->raw + in->raw_pos;
+        size_t left = (size_t)avail, produced;
+        pdb_inflate_status st = pdb_inflater_run(in->z, &next, &left, buf, cap, &produced);
+        in->raw_pos = in->raw_len - left;
+        if (st == PDB_INFLATE_END) {
             bool more;
             if (next_member_or_end(in, &more) != PDB_OK)
                 return -1;
-        } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
-            const char *why = in->zs.msg ? in->zs.msg : "invalid data";
-            return pdb_fail_compressed(in->name, raw_offset(in), "corrupt gzip data (%s)", why),
+        } else if (st == PDB_INFLATE_ERROR) {
+            return pdb_fail_compressed(in->name, raw_offset(in), "corrupt gzip data (%s)",
+                                       pdb_inflater_error(in->z)),
                    -1;
         }
         if (produced > 0)
@@ -271,8 +266,7 @@ void pdb_input_close(pdb_input *in)
         return;
     if (in->gzip)
         pdb_error_gzip_input(NULL);
-    if (in->z_active)
-        inflateEnd(&in->zs);
+    pdb_inflater_free(in->z);
     if (in->own_fd)
         close(in->fd);
     if (!in->mem)

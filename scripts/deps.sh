@@ -6,7 +6,7 @@
 # munge for tests/corpus/test_slurm.py, installed without their recommended
 # extras: 8 packages, 13 MB).
 set -eu
-PKGS="build-essential cmake pkg-config libsqlite3-dev zlib1g-dev libyajl-dev gnuplot-nox python3 sqlite3"
+PKGS="build-essential cmake pkg-config libsqlite3-dev zlib1g-dev libyajl-dev libisal-dev gnuplot-nox python3 sqlite3"
 if [ "${1:-}" = test ]; then
     PKGS="$PKGS valgrind clang libclang-rt-dev"
     BARE="slurm-wlm munge"
