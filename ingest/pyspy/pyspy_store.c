@@ -322,33 +322,33 @@ static void add_text(pdb_pyspy_store *s, pdb_buf *b, const char *t, size_t len)
     }
 }
 
-/* Finds or adds the frame of s->name, s->file (clean UTF-8). */
+/* Adds the frame of s->name, s->file (clean UTF-8), or finds it when the
+ * run has it: the insert is tried first, as most cache misses are new
+ * frames. */
 static int store_frame(pdb_pyspy_store *s, pdb_pyspy_kind kind, int64_t line, int64_t *id)
 {
-    sqlite3_stmt *st = s->find_frame;
-    sqlite3_bind_int64(st, 1, s->src->run_id);
-    sqlite3_bind_text(st, 2, kind_text[kind], -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, pdb_buf_str(&s->name), (int)s->name.len, SQLITE_STATIC);
-    sqlite3_bind_text(st, 4, pdb_buf_str(&s->file), (int)s->file.len, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 5, line);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW)
-        *id = sqlite3_column_int64(st, 0);
-    sqlite3_reset(st);
-    if (rc == SQLITE_ROW)
-        return PDB_OK;
-    if (rc != SQLITE_DONE)
-        return pdb_db_fail(s->db, "database error");
-    st = s->add_frame;
-    sqlite3_bind_int64(st, 1, s->src->run_id);
-    sqlite3_bind_text(st, 2, kind_text[kind], -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, pdb_buf_str(&s->name), (int)s->name.len, SQLITE_STATIC);
-    sqlite3_bind_text(st, 4, pdb_buf_str(&s->file), (int)s->file.len, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 5, line);
-    if (pdb_db_step_done(s->db, st) != PDB_OK)
-        return PDB_ERR;
-    *id = sqlite3_last_insert_rowid(s->db);
-    return PDB_OK;
+    sqlite3_stmt *sts[] = {s->add_frame, s->find_frame};
+    for (int i = 0; i < 2; i++) {
+        sqlite3_stmt *st = sts[i];
+        sqlite3_bind_int64(st, 1, s->src->run_id);
+        sqlite3_bind_text(st, 2, kind_text[kind], -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 3, pdb_buf_str(&s->name), (int)s->name.len, SQLITE_STATIC);
+        sqlite3_bind_text(st, 4, pdb_buf_str(&s->file), (int)s->file.len, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 5, line);
+        int rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW)
+            *id = sqlite3_column_int64(st, 0);
+        sqlite3_reset(st);
+        if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+            return pdb_db_fail(s->db, "database error");
+        if (i == 0 && sqlite3_changes(s->db) > 0) {
+            *id = sqlite3_last_insert_rowid(s->db);
+            return PDB_OK;
+        }
+        if (i == 1 && rc == SQLITE_ROW)
+            return PDB_OK;
+    }
+    return pdb_fail("py-spy frame neither added nor found (database changed meanwhile?)");
 }
 
 int pdb_pyspy_frame_printed(pdb_pyspy_store *s, pdb_pyspy_kind kind, const char *text,
@@ -416,26 +416,31 @@ int pdb_pyspy_node(pdb_pyspy_store *s, int64_t parent, int64_t frame_id, int64_t
         *node_id = slot->node;
         return PDB_OK;
     }
-    sqlite3_stmt *st = s->find_node;
-    sqlite3_bind_int64(st, 1, s->src->run_id);
-    sqlite3_bind_int64(st, 2, parent);
-    sqlite3_bind_int64(st, 3, frame_id);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW)
-        *node_id = sqlite3_column_int64(st, 0);
-    sqlite3_reset(st);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return pdb_db_fail(s->db, "database error");
-    if (rc == SQLITE_DONE) {
-        st = s->add_node;
+    /* the insert first: most cache misses are new nodes */
+    sqlite3_stmt *sts[] = {s->add_node, s->find_node};
+    bool found = false;
+    for (int i = 0; i < 2 && !found; i++) {
+        sqlite3_stmt *st = sts[i];
         sqlite3_bind_int64(st, 1, s->src->run_id);
         sqlite3_bind_int64(st, 2, parent);
         sqlite3_bind_int64(st, 3, frame_id);
-        sqlite3_bind_int64(st, 4, depth);
-        if (pdb_db_step_done(s->db, st) != PDB_OK)
-            return PDB_ERR;
-        *node_id = sqlite3_last_insert_rowid(s->db);
+        if (i == 0)
+            sqlite3_bind_int64(st, 4, depth);
+        int rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW)
+            *node_id = sqlite3_column_int64(st, 0);
+        sqlite3_reset(st);
+        if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+            return pdb_db_fail(s->db, "database error");
+        if (i == 0 && sqlite3_changes(s->db) > 0) {
+            *node_id = sqlite3_last_insert_rowid(s->db);
+            found = true;
+        }
+        found |= i == 1 && rc == SQLITE_ROW;
     }
+    if (!found)
+        return pdb_fail("py-spy stack node neither added nor found (database changed "
+                        "meanwhile?)");
     *slot = (node_slot){parent, frame_id, *node_id};
     return PDB_OK;
 }

@@ -26,15 +26,19 @@ SELECT frame_id FROM pyspy_frames
  WHERE run_id = ?1 AND kind = ?2 AND name = ?3 AND file = ?4 AND line = ?5
 
 -- name: add_frame
+-- Tried first: a frame new to the run costs one statement; one the run has
+-- (no row changed) is then found with find_frame.
 INSERT INTO pyspy_frames (run_id, kind, name, file, line) VALUES (?1, ?2, ?3, ?4, ?5)
+ ON CONFLICT DO NOTHING
 
 -- name: find_node
 -- ?1 = the run, ?2 the parent node (0 at a root), ?3 the frame.
 SELECT node_id FROM pyspy_nodes WHERE run_id = ?1 AND parent_id = ?2 AND frame_id = ?3
 
 -- name: add_node
--- ?4 = the depth (0 at a root).
+-- ?4 = the depth (0 at a root). Tried first, as add_frame.
 INSERT INTO pyspy_nodes (run_id, parent_id, frame_id, depth) VALUES (?1, ?2, ?3, ?4)
+ ON CONFLICT DO NOTHING
 
 -- name: add_samples
 -- ?1 = the profile, ?2 the node, ?3 the run, ?4 samples: a stack met twice
@@ -122,7 +126,8 @@ INSERT INTO pyspy_samples (profile_id, node_id, run_id, samples)
 CREATE TEMP TABLE IF NOT EXISTS pyspy_svg_boxes (id INTEGER PRIMARY KEY, y REAL NOT NULL,
  x INTEGER NOT NULL, w INTEGER NOT NULL, at INTEGER NOT NULL, text TEXT NOT NULL,
  depth INTEGER, parent INTEGER, real INTEGER, ndepth INTEGER, open_text TEXT, base INTEGER);
-CREATE INDEX IF NOT EXISTS temp.pyspy_svg_row ON pyspy_svg_boxes (depth, x)
+CREATE INDEX IF NOT EXISTS temp.pyspy_svg_row ON pyspy_svg_boxes (depth, x);
+CREATE INDEX IF NOT EXISTS temp.pyspy_svg_children ON pyspy_svg_boxes (parent)
 
 -- name: clear_svg
 DELETE FROM temp.pyspy_svg_boxes
