@@ -153,6 +153,14 @@ SELECT t.rank, t.rank_from, s.path, r.name FROM {schema}.traces t
  WHERE EXISTS (SELECT 1 FROM main.traces o WHERE o.run_id = mr.new AND o.rank = t.rank)
  ORDER BY t.trace_id LIMIT 1
 
+-- name: pyspy_conflict
+-- A run whose py-spy profiles the target and the shard both have: refused
+-- (their frames and stack trees would have to be joined; ingest --jobs
+-- keeps a run's py-spy files in one worker, so only 'profdb merge' meets it).
+SELECT r.name FROM temp.merge_runs mr JOIN main.runs r ON r.run_id = mr.new
+ WHERE NOT mr.fresh AND EXISTS (SELECT 1 FROM {schema}.pyspy_frames f WHERE f.run_id = mr.old)
+ AND EXISTS (SELECT 1 FROM main.pyspy_frames f WHERE f.run_id = mr.new) LIMIT 1
+
 -- name: clear_pstats_runs
 DELETE FROM temp.merge_pstats_runs
 

@@ -415,6 +415,23 @@ static int check_ranks(merger *m, const char *schema, const char *path)
     return rc;
 }
 
+/* A run that both the target and the shard hold py-spy profiles of. */
+static int check_pyspy(merger *m, const char *schema, const char *path)
+{
+    sqlite3_stmt *st;
+    if (prepare_in(m->db, "merge.pyspy_conflict", schema, &st) != PDB_OK)
+        return PDB_ERR;
+    int rc = PDB_OK, step = sqlite3_step(st);
+    if (step == SQLITE_ROW)
+        rc = pdb_fail("%s: run '%s' has py-spy profiles here and in the database merged into; "
+                      "merging the py-spy profiles of one run from two databases is not "
+                      "supported (ingest its py-spy files into one database)", path, (const char *)sqlite3_column_text(st, 0));
+    else if (step != SQLITE_DONE)
+        rc = pdb_db_fail(m->db, "database error");
+    sqlite3_finalize(st);
+    return rc;
+}
+
 /* Runs whose pstats statistics the target and the shard both have: the
  * shard's are added (merge_pstats.c), not copied. */
 static int find_pstats_runs(merger *m, const char *schema, bool *any)
@@ -510,7 +527,7 @@ static int merge_shard(merger *m, const char *path, int index)
     snprintf(schema, sizeof schema, "shard%d", index);
     if (attach(m, path, schema) != PDB_OK || compute_offsets(m) != PDB_OK ||
         map_runs(m, schema) != PDB_OK || map_strings(m, schema) != PDB_OK ||
-        check_ranks(m, schema, path) != PDB_OK)
+        check_ranks(m, schema, path) != PDB_OK || check_pyspy(m, schema, path) != PDB_OK)
         return PDB_ERR;
     bool add_pstats;
     if (find_pstats_runs(m, schema, &add_pstats) != PDB_OK || forget_gaining_runs(m) != PDB_OK ||
