@@ -456,14 +456,93 @@ def check_jobs_merge(c, tmp, files):
     got, bad = canon(merged)
     c.eq("merge: parents well formed", bad, 0)
     c.true("merge: equal to one ingest", got == want, sorted(set(got) ^ set(want)))
+    # one run's py-spy profiles in two databases: refused, the target unchanged
+    for i, f in enumerate(files[:2]):
+        os.remove(parts[i])
+        run("ingest", "-q", "--run", "job", f, db=parts[i])
+    before = canon(merged)
+    code, _, err = run("merge", merged, parts[0], parts[1], check=False)
+    c.eq("merge: one run's py-spy profiles from two databases: exit", code, 2)
+    c.true("merge: refused with one line naming the run", len(err.strip().splitlines()) == 1
+           and "run 'job' has py-spy profiles" in err, err)
+    c.eq("merge: target unchanged", canon(merged), before)
     for f in (one_db, jobs_db, merged, *parts):
         os.remove(f)
+
+
+def measure(args):
+    """Runs profdb; returns (exit code, CPU seconds, peak RSS in KiB of that
+    child). CPU time, not wall time: the machine is shared."""
+    p = subprocess.Popen([PROFDB] + args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(p.pid, 0)
+    return (os.waitstatus_to_exitcode(status), usage.ru_utime + usage.ru_stime,
+            usage.ru_maxrss)
+
+
+def hostile(c, tmp):
+    """Bounded memory and linear time: a long record (a recursive stack of n
+    and 2n frames: peak RSS must not grow with it), a stack 10^5 frames deep,
+    many distinct frames. bench/pyspy.sh runs the 100 MB record and 10^6
+    distinct frames."""
+    n = scaled(150000, 20000)
+    res = {}
+    for k in (n, 2 * n):
+        path = os.path.join(tmp, f"long{k}.pyspy")
+        with open(path, "w") as f:  # written in pieces: this process stays small
+            for _ in range(k // 1000):
+                f.write("rec (/a/r.py:5);" * 1000)
+            f.write("rec (/a/r.py:5) 1\n")
+        db = os.path.join(tmp, f"long{k}.db")
+        code, secs, rss = measure(["--db", db, "ingest", "-q", "--no-analyze", path])
+        c.eq(f"long record of {k} frames: exit", code, 0)
+        res[k] = (secs, rss)
+        print(f"record of {k} frames ({os.path.getsize(path) >> 10} KiB): {secs:.2f} s CPU, "
+              f"peak {rss >> 10} MiB")
+        c.eq(f"long record of {k} frames: depth", one(db, "SELECT max(depth) FROM pyspy_nodes"),
+             k // 1000 * 1000)
+        os.remove(db)
+        os.remove(path)
+    (t1, m1), (t2, m2) = res[n], res[2 * n]
+    c.true("long record: twice the frames in less than 2.6 times the time", t2 < 2.6 * t1 + 0.2,
+           (t1, t2))
+    if not CHECKED:  # sanitizers' own bookkeeping grows with allocations
+        c.true("long record: peak RSS does not grow with it (within 8 MiB)",
+               m2 < m1 + 8 * 1024, (m1, m2))
+    deep = scaled(100000, 20000)
+    path = os.path.join(tmp, "deep.pyspy")
+    with open(path, "w") as f:
+        for i in range(deep - 1):
+            f.write(f"f{i} (/a/m.py:{i});")
+        f.write(f"f{deep - 1} (/a/m.py:{deep - 1}) 7\n")
+    db = os.path.join(tmp, "deep.db")
+    code, secs, rss = measure(["--db", db, "ingest", "-q", "--no-analyze", path])
+    c.eq("deep stack: exit", code, 0)
+    c.eq("deep stack: nodes, frames, depth", one(db, """SELECT count(*), count(DISTINCT frame_id),
+        max(depth) FROM pyspy_nodes"""), (deep, deep, deep - 1))
+    print(f"stack {deep} deep: {secs:.2f} s CPU, peak {rss >> 10} MiB")
+    os.remove(db)
+    many = scaled(200000, 20000)
+    with open(path, "w") as f:
+        for i in range(many // 4):
+            f.write(f"<module> (/a/main.py:1);g{i} (/a/b{i % 97}.py:{i});h{i} (c.py:{i});"
+                    f"k{i} (x.so) 3\n")
+    code, secs, rss = measure(["--db", db, "ingest", "-q", "--no-analyze", path])
+    c.eq("many frames: exit", code, 0)
+    c.eq("many frames: distinct frames", one(db, "SELECT count(*) FROM pyspy_frames"),
+         1 + 3 * (many // 4))
+    print(f"{many} distinct frames: {secs:.2f} s CPU, peak {rss >> 10} MiB")
+    if not CHECKED:
+        c.true("many frames: peak RSS under 96 MiB", rss < 96 * 1024, rss)
+    os.remove(db)
 
 
 def main():
     c = Checker()
     need_corpus("pyspy")
     with tempdir() as tmp:
+        # first: a child's peak RSS counts this process's pages up to its
+        # exec, and the oracles read later take tens of MiB
+        hostile(c, tmp)
         check_raw(c, tmp)
         check_speedscope(c, tmp)
         check_speedscope_spec(c, tmp)
