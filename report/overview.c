@@ -25,6 +25,7 @@ int pdb_run_facts_get(sqlite3 *db, int64_t run_id, pdb_run_facts *f)
         {"overview.count_steplog_values", &f->steplog_values},
         {"overview.count_steplog_steps", &f->steplog_steps},
         {"overview.count_memory_events", &f->memory_events},
+        {"overview.count_pyspy_profiles", &f->pyspy_profiles},
     };
     for (size_t i = 0; i < sizeof q / sizeof q[0]; i++)
         if (pdb_report_number(db, q[i].query, run_id, q[i].out) != PDB_OK)
@@ -43,6 +44,7 @@ static bool no_steps(const pdb_run_facts *f) { return !f->steps; }
 static bool no_pstats(const pdb_run_facts *f) { return !f->pstats_funcs; }
 static bool no_steplog(const pdb_run_facts *f) { return !f->steplog_values; }
 static bool no_memory(const pdb_run_facts *f) { return !f->memory_events; }
+static bool no_pyspy(const pdb_run_facts *f) { return !f->pyspy_profiles; }
 
 static const struct {
     int needs;
@@ -57,6 +59,7 @@ static const struct {
     {PDB_NEEDS_PSTATS, no_pstats, "no pstats dump"},
     {PDB_NEEDS_STEPLOG, no_steplog, "no step logs"},
     {PDB_NEEDS_MEMORY, no_memory, "no [memory] events"},
+    {PDB_NEEDS_PYSPY, no_pyspy, "no py-spy profile"},
 };
 enum { N_REASONS = sizeof reasons / sizeof reasons[0] };
 

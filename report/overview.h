@@ -11,7 +11,7 @@
 
 typedef struct pdb_run_facts {
     int64_t sources, records, traces, ranks, gpu_events, steps, ops, pstats_funcs,
-        steplog_values, steplog_steps, memory_events;
+        steplog_values, steplog_steps, memory_events, pyspy_profiles;
     pdb_analysis_state analysis;  /* the trace analysis missing or older than the passes */
 } pdb_run_facts;
 

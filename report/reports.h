@@ -45,13 +45,21 @@ typedef struct pdb_report_ctx {
     bool zero_weight_launch;  /* --zero-weight-launch-edges (critical-path, as HTA's env) */
     const char *op;           /* --op NAME (kernel-sequences: ops whose name contains NAME) */
     long min_len;             /* --min-len L (kernel-sequences: kernels per pattern, 3) */
+    bool by_thread;           /* --by-thread (pyspy: one table per process/thread/profile) */
+    const char *function;     /* --function NAME (pyspy-callers) */
+    double min_share;         /* --min-share PCT (pyspy-tree, flamegraph; < 0: default) */
+    const char *library;      /* --library NAME (pyspy-leaves; default itwinai) */
+    bool keep_module;         /* --keep-module (pyspy-leaves: keep <module> frames) */
+    bool aggregate_leaf_paths; /* --aggregate-leaf-paths (pyspy-leaves) */
+    const char *outdir;       /* --out DIR given with report names (flamegraph) */
 } pdb_report_ctx;
 
 /* What a report needs from a run (its row's NEEDS): PDB_NEEDS_* bits, or
  * PDB_NEEDS_NOTHING for a report that applies to every run (a bit of its own,
  * so that a row cannot leave it unset by accident). */
 enum { PDB_NEEDS_TRACE = 1, PDB_NEEDS_GPU = 2, PDB_NEEDS_STEPS = 4, PDB_NEEDS_PSTATS = 8,
-       PDB_NEEDS_STEPLOG = 16, PDB_NEEDS_MEMORY = 32, PDB_NEEDS_NOTHING = 64 };
+       PDB_NEEDS_STEPLOG = 16, PDB_NEEDS_MEMORY = 32, PDB_NEEDS_NOTHING = 64,
+       PDB_NEEDS_PYSPY = 128 };
 /* A row's FOLDER and TOP when the report is not in the --out folder, or
  * shows every row there. */
 #define PDB_NOT_IN_FOLDER (-1)

@@ -22,6 +22,10 @@ SELECT coalesce(sum(gpu_events), 0) FROM analysis_gpu WHERE run_id = ?1
 -- name: count_steps
 SELECT count(*) FROM analysis_steps WHERE run_id = ?1
 
+-- name: count_pyspy_profiles
+-- Sampled-stack profiles (py-spy raw, speedscope, flame-graph SVG).
+SELECT count(*) FROM pyspy_profiles WHERE run_id = ?1
+
 -- name: count_memory_events
 -- Memory events of profile_memory traces, as the memory pass counted them.
 SELECT coalesce(sum(events), 0) FROM analysis_memory_peaks WHERE run_id = ?1 AND step IS NULL

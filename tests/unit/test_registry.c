@@ -43,7 +43,7 @@ static void test_reports(void)
 {
     int n = 0;
     const int known = PDB_NEEDS_TRACE | PDB_NEEDS_GPU | PDB_NEEDS_STEPS | PDB_NEEDS_PSTATS |
-                      PDB_NEEDS_STEPLOG | PDB_NEEDS_MEMORY;
+                      PDB_NEEDS_STEPLOG | PDB_NEEDS_MEMORY | PDB_NEEDS_PYSPY;
     for (const pdb_report *r = pdb_reports; r->name; r++, n++) {
         const char *name = r->name;
         ROW_CHECK(plain_name(name), name);

@@ -1,0 +1,89 @@
+/* pyspy.c: the `pyspy` report: top functions of a run's sampled stacks
+ * (py-spy raw, speedscope, flame-graph SVG) by self and total samples, their
+ * share and, where the rate is known, seconds; by frame (name, file, line)
+ * or function (name, file), for the whole run or per root (process/thread
+ * chain, speedscope profile). The counting is SQL (report/queries/pyspy.sql,
+ * create_top); this file checks the options and picks the table. */
+#include "report/pyspy.h"
+#include "common/db.h"
+#include "common/error.h"
+#include "report/queries.h"
+
+#include <string.h>
+
+int pdb_pyspy_require(pdb_report_ctx *ctx, const char *report, bool *ok)
+{
+    return pdb_report_require(ctx, report, "pyspy.count", NULL,
+                              "no py-spy profile in this run (profdb ingest a py-spy raw, "
+                              "speedscope or flame-graph SVG file)",
+                              ok);
+}
+
+void pdb_pyspy_inexact_note(pdb_report_ctx *ctx)
+{
+    int64_t n = 0;
+    if (ctx->render.format != PDB_OUT_TABLE && ctx->render.format != PDB_OUT_MD)
+        return;
+    if (pdb_report_number(ctx->db, "pyspy.inexact", ctx->run_id, &n) == PDB_OK && n > 0)
+        fputs("\nnote: read from a flame-graph SVG, which leaves out boxes below 0.1%: "
+              "self and total are lower bounds (a drawn box's self holds its undrawn "
+              "children)\n",
+              ctx->out);
+}
+
+int pdb_pyspy_keying(const pdb_report_ctx *ctx, const char **keying)
+{
+    *keying = "frame";
+    if (!ctx->by || strcmp(ctx->by, "frame") == 0)
+        return PDB_OK;
+    if (strcmp(ctx->by, "function") != 0)
+        return pdb_fail("unknown --by '%s' for py-spy reports (expected frame or function)",
+                        ctx->by);
+    *keying = "function";
+    return PDB_OK;
+}
+
+/* Runs a statement of pyspy.sql that returns no rows. */
+static int exec_query(pdb_report_ctx *ctx, const char *name, const char *keying,
+                      const char *sort)
+{
+    sqlite3_stmt *st;
+    if (pdb_report_prepare(ctx->db, name, &st) != PDB_OK)
+        return PDB_ERR;
+    int np = sqlite3_bind_parameter_count(st);
+    if (np >= 1)
+        sqlite3_bind_int64(st, 1, ctx->run_id);
+    if (np >= 5) {
+        sqlite3_bind_text(st, 2, keying, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 3, ctx->top);
+        sqlite3_bind_text(st, 4, sort, -1, SQLITE_STATIC);
+        sqlite3_bind_int(st, 5, ctx->by_thread);
+    }
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? PDB_OK : pdb_db_fail(ctx->db, name);
+}
+
+int pdb_report_pyspy(pdb_report_ctx *ctx)
+{
+    const char *keying, *sort = ctx->sort ? ctx->sort : "total";
+    if (pdb_pyspy_keying(ctx, &keying) != PDB_OK)
+        return PDB_ERR;
+    if (strcmp(sort, "total") != 0 && strcmp(sort, "self") != 0)
+        return pdb_fail("unknown --sort '%s' for pyspy (expected total or self)", sort);
+    pdb_report_title(ctx, "pyspy");
+    bool ok;
+    if (pdb_pyspy_require(ctx, "pyspy", &ok) != PDB_OK)
+        return PDB_ERR;
+    if (!ok)
+        return PDB_OK;
+    int rc = exec_query(ctx, "pyspy.top_drop", keying, sort);
+    if (rc == PDB_OK)
+        rc = exec_query(ctx, "pyspy.create_top", keying, sort);
+    if (rc == PDB_OK)
+        rc = pdb_report_query(ctx, ctx->by_thread ? "pyspy.top_by_root" : "pyspy.top");
+    int dropped = exec_query(ctx, "pyspy.top_drop", keying, sort);
+    if (rc == PDB_OK)
+        pdb_pyspy_inexact_note(ctx);
+    return rc == PDB_OK ? dropped : rc;
+}
