@@ -119,6 +119,11 @@ int cmd_report(int argc, char **argv, pdb_cli *cli)
         {PDB_OPT_INT, "queue-limit", 0, &ctx.queue_limit, "N", "queue-length: time at or above N launches in flight (default 1024)"},
         {PDB_OPT_STRING, "names", 0, &ctx.names, "full|short", "trace reports: kernel and op names (default: short in tables, full in CSV/JSON)"},
         {PDB_OPT_FLAG, "by-thread", 0, &ctx.by_thread, NULL, "pyspy: one table per process/thread chain or speedscope profile"},
+        {PDB_OPT_STRING, "function", 0, &ctx.function, "NAME", "pyspy-callers: the function (its name, or 'name (file)')"},
+        {PDB_OPT_STRING, "min-share", 0, &ctx.min_share, "PCT", "pyspy-tree, flamegraph: leave out stacks under PCT% of the samples"},
+        {PDB_OPT_STRING, "library", 0, &ctx.library, "NAME", "pyspy-leaves: the library whose deepest frame is shown (default itwinai)"},
+        {PDB_OPT_FLAG, "keep-module", 0, &ctx.keep_module, NULL, "pyspy-leaves: keep <module> frames (itwinai drops them)"},
+        {PDB_OPT_FLAG, "aggregate-leaf-paths", 0, &ctx.aggregate_leaf_paths, NULL, "pyspy-leaves: one row per leaf and library frame, not per stack"},
         {PDB_OPT_STRING, "out", 'o', &outdir, "DIR", "write a report folder (index.md, CSVs, charts)"},
         {0},
     };
@@ -139,16 +144,23 @@ int cmd_report(int argc, char **argv, pdb_cli *cli)
     const char **inputs = pdb_xmalloc((size_t)(npos + 1) * sizeof *inputs);
     int nnames, ninputs;
     rc = split_args(argv + 1, npos, names, &nnames, inputs, &ninputs);
-    if (rc == PDB_OK && outdir && nnames)
-        rc = pdb_fail("--out DIR writes every report that applies: give no report names");
+    /* --out DIR with names: reports that write files (flamegraph) write
+     * there; without names, the report folder. */
+    for (int i = 0; rc == PDB_OK && outdir && i < nnames; i++)
+        if (!pdb_report_writes_files(pdb_report_find(names[i])))
+            rc = pdb_fail("--out DIR writes every report that applies: give no report names"
+                          " (or only flamegraph)");
+    if (outdir && nnames)
+        ctx.outdir = outdir;
     if (rc == PDB_OK)
         rc = ninputs ? ingest_memory(&ctx, inputs, ninputs, &run)
                      : pdb_cli_open_db(cli, PDB_DB_READONLY, &ctx.db);
     if (rc == PDB_OK)
         rc = pick_run(&ctx, run);
     if (rc == PDB_OK)
-        rc = outdir ? pdb_report_folder(&ctx, outdir) : run_reports(&ctx, names, nnames);
-    if (rc == PDB_OK && outdir) {
+        rc = outdir && !nnames ? pdb_report_folder(&ctx, outdir)
+                               : run_reports(&ctx, names, nnames);
+    if (rc == PDB_OK && outdir && !nnames) {
         fputs("profdb: wrote ", stderr); /* a path from the command line */
         pdb_fput_term(stderr, outdir);
         fputs("/index.md\n", stderr);

@@ -26,6 +26,11 @@ const pdb_report *pdb_report_find(const char *name)
     return NULL;
 }
 
+bool pdb_report_writes_files(const pdb_report *r)
+{
+    return r && r->run == pdb_report_flamegraph;
+}
+
 void pdb_report_title(pdb_report_ctx *ctx, const char *title)
 {
     if (!ctx->titles)

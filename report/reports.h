@@ -47,7 +47,7 @@ typedef struct pdb_report_ctx {
     long min_len;             /* --min-len L (kernel-sequences: kernels per pattern, 3) */
     bool by_thread;           /* --by-thread (pyspy: one table per process/thread/profile) */
     const char *function;     /* --function NAME (pyspy-callers) */
-    double min_share;         /* --min-share PCT (pyspy-tree, flamegraph; < 0: default) */
+    const char *min_share;    /* --min-share PCT (pyspy-tree, flamegraph; NULL: default) */
     const char *library;      /* --library NAME (pyspy-leaves; default itwinai) */
     bool keep_module;         /* --keep-module (pyspy-leaves: keep <module> frames) */
     bool aggregate_leaf_paths; /* --aggregate-leaf-paths (pyspy-leaves) */
@@ -79,6 +79,8 @@ typedef struct pdb_report {
 extern const pdb_report pdb_reports[];
 
 const pdb_report *pdb_report_find(const char *name);
+/* Whether r writes files into --out DIR (flamegraph) instead of printing. */
+bool pdb_report_writes_files(const pdb_report *r);
 /* Runs report r on ctx's run. A report that reads the trace analysis, on a
  * run whose traces were never analysed (--no-analyze, merged from such
  * shards), says so as pdb_report_require does instead of printing empty

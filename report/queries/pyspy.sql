@@ -115,3 +115,34 @@ SELECT count(*) FROM pyspy_profiles WHERE run_id = ?1
 -- name: inexact
 -- Profiles read from a flame-graph SVG: their per-function values are lower bounds.
 SELECT count(*) FROM pyspy_profiles WHERE run_id = ?1 AND NOT exact
+
+-- name: tree_frames
+-- The run's frames as py-spy prints them (report/pyspy_tree.c), by id.
+SELECT frame_id, kind,
+       CASE WHEN kind IN ('process', 'thread') THEN name
+            WHEN line > 0 THEN name || ' (' || file || ':' || line || ')'
+            WHEN file <> '' THEN name || ' (' || file || ')'
+            ELSE name END AS printed
+FROM pyspy_frames WHERE run_id = ?1 ORDER BY frame_id
+
+-- name: tree_nodes
+-- The run's stack tree, parents before children and the children of a node
+-- next to each other in the order of their printed frame (flamegraph.pl's
+-- order), each with the samples that ended at it in every profile.
+SELECT n.node_id, n.parent_id, n.frame_id, n.depth,
+       (SELECT total(s.samples) FROM pyspy_samples s
+        WHERE s.run_id = ?1 AND s.node_id = n.node_id) AS samples
+FROM pyspy_nodes n JOIN pyspy_frames f USING (frame_id)
+WHERE n.run_id = ?1
+ORDER BY n.depth, n.parent_id,
+         CASE WHEN f.kind IN ('process', 'thread') THEN f.name
+              WHEN f.line > 0 THEN f.name || ' (' || f.file || ':' || f.line || ')'
+              WHEN f.file <> '' THEN f.name || ' (' || f.file || ')'
+              ELSE f.name END
+
+-- name: tree_totals
+-- Every sample of the run's profiles, whether it exact (0: an SVG among
+-- them), and the rate when every profile has the same.
+SELECT coalesce(sum(samples), 0), coalesce(min(exact), 1),
+       CASE WHEN count(DISTINCT rate_hz) = 1 AND count(rate_hz) = count(*) THEN max(rate_hz) END
+FROM pyspy_profiles WHERE run_id = ?1
