@@ -87,3 +87,51 @@ int pdb_report_pyspy(pdb_report_ctx *ctx)
         pdb_pyspy_inexact_note(ctx);
     return rc == PDB_OK ? dropped : rc;
 }
+
+int pdb_report_pyspy_callers(pdb_report_ctx *ctx)
+{
+    const char *keying;
+    if (pdb_pyspy_keying(ctx, &keying) != PDB_OK)
+        return PDB_ERR;
+    if (!ctx->function)
+        return pdb_fail("pyspy-callers: give --function NAME (a function's name, or "
+                        "'name (file)')");
+    pdb_report_title(ctx, "pyspy-callers");
+    bool ok;
+    if (pdb_pyspy_require(ctx, "pyspy-callers", &ok) != PDB_OK)
+        return PDB_ERR;
+    if (!ok)
+        return PDB_OK;
+    sqlite3_stmt *st;
+    if (pdb_report_prepare(ctx->db, "pyspy.callers", &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, ctx->run_id);
+    sqlite3_bind_text(st, 2, ctx->function, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, keying, -1, SQLITE_STATIC);
+    int rc = pdb_report_render(ctx, st);
+    if (rc == PDB_OK)
+        pdb_pyspy_inexact_note(ctx);
+    return rc;
+}
+
+int pdb_report_pyspy_leaves(pdb_report_ctx *ctx)
+{
+    pdb_report_title(ctx, "pyspy-leaves");
+    bool ok;
+    if (pdb_pyspy_require(ctx, "pyspy-leaves", &ok) != PDB_OK)
+        return PDB_ERR;
+    if (!ok)
+        return PDB_OK;
+    sqlite3_stmt *st;
+    if (pdb_report_prepare(ctx->db, "pyspy.leaves", &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, ctx->run_id);
+    sqlite3_bind_text(st, 2, ctx->library ? ctx->library : "itwinai", -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 3, ctx->keep_module);
+    sqlite3_bind_int(st, 4, ctx->aggregate_leaf_paths);
+    sqlite3_bind_int64(st, 5, ctx->top);
+    int rc = pdb_report_render(ctx, st);
+    if (rc == PDB_OK)
+        pdb_pyspy_inexact_note(ctx);
+    return rc;
+}

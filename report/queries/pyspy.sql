@@ -146,3 +146,113 @@ ORDER BY n.depth, n.parent_id,
 SELECT coalesce(sum(samples), 0), coalesce(min(exact), 1),
        CASE WHEN count(DISTINCT rate_hz) = 1 AND count(rate_hz) = count(*) THEN max(rate_hz) END
 FROM pyspy_profiles WHERE run_id = ?1
+
+-- name: callers
+-- pyspy-callers: who calls the functions named ?2 (a name, or 'name (file)'),
+-- whom they call, and their self samples. ?3 = 'frame' | 'function': the
+-- keying of callers and callees. A caller (callee) counts once per stack
+-- that holds the call, however often it recurs; "share" is of the
+-- function's total. The walk carries the frame below each node (the callee).
+WITH RECURSIVE
+ends AS (
+  SELECT node_id AS end_id, sum(samples) AS n FROM pyspy_samples WHERE run_id = ?1
+  GROUP BY node_id),
+walk(end_id, n, node_id, parent_id, frame_id, below) AS (
+  SELECT e.end_id, e.n, d.node_id, d.parent_id, d.frame_id, NULL
+  FROM ends e JOIN pyspy_nodes d ON d.node_id = e.end_id
+  UNION ALL
+  SELECT w.end_id, w.n, d.node_id, d.parent_id, d.frame_id, w.frame_id
+  FROM walk w JOIN pyspy_nodes d ON d.node_id = w.parent_id),
+target AS (
+  SELECT frame_id FROM pyspy_frames
+  WHERE run_id = ?1 AND kind NOT IN ('process', 'thread')
+    AND (name = ?2 OR name || ' (' || file || ')' = ?2)),
+hits AS (
+  SELECT w.end_id, w.n, w.below, p.frame_id AS above,
+         f.name || CASE WHEN f.file <> '' THEN ' (' || f.file || ')' ELSE '' END AS fn
+  FROM walk w JOIN pyspy_frames f ON f.frame_id = w.frame_id
+  LEFT JOIN pyspy_nodes p ON p.node_id = w.parent_id
+  WHERE w.frame_id IN (SELECT frame_id FROM target)),
+rel AS (
+  SELECT end_id, n, fn, 'caller' AS rel, 1 AS ord, above AS other FROM hits
+  UNION ALL
+  SELECT end_id, n, fn, 'self', 2, NULL FROM hits WHERE below IS NULL
+  UNION ALL
+  SELECT end_id, n, fn, 'callee', 3, below FROM hits WHERE below IS NOT NULL),
+named AS (
+  SELECT DISTINCT r.end_id, r.n, r.fn, r.rel, r.ord,
+         CASE WHEN r.rel = 'self' THEN '(self: the stack ends here)'
+              WHEN o.frame_id IS NULL THEN '(stack root)'
+              WHEN o.kind IN ('process', 'thread') THEN o.name
+              WHEN o.line > 0 AND ?3 <> 'function' THEN
+                o.name || ' (' || o.file || ':' || o.line || ')'
+              WHEN o.file <> '' THEN o.name || ' (' || o.file || ')'
+              ELSE o.name END AS frame
+  FROM rel r LEFT JOIN pyspy_frames o ON o.frame_id = r.other),
+totals AS (
+  SELECT fn, sum(n) AS total FROM (SELECT DISTINCT end_id, n, fn FROM hits) GROUP BY fn)
+SELECT d.fn AS function, t.total AS function_samples, d.rel AS relation, d.frame,
+       sum(d.n) AS samples, round(100.0 * sum(d.n) / t.total, 2) AS share_pct
+FROM named d JOIN totals t USING (fn)
+GROUP BY d.fn, d.rel, d.frame
+ORDER BY t.total DESC, d.fn, min(d.ord), samples DESC, d.frame
+
+-- name: leaves
+-- pyspy-leaves: itwinai's py-spy report (generate-py-spy-report) from the
+-- stored stacks. Its choices, as it makes them: process and thread frames
+-- are dropped, and every frame whose text holds '<module>' (?3 = 1 keeps
+-- them: --keep-module); the leaf is the deepest frame left, a stack with
+-- none is left out of the rows and of the total; paths holding 'frozen
+-- importlib' show as 'built-in', line -1; the library columns hold the
+-- deepest frame left whose path holds ?2 (--library, 'itwinai'), else
+-- 'Not Found'; one row per stack and profile (a raw file's record), or with
+-- ?4 = 1 (--aggregate-leaf-paths) one per leaf and library frame. ?5 = --top
+-- N. Frames printed without a line show line NULL (itwinai cannot read them).
+WITH RECURSIVE
+ends AS (
+  SELECT node_id AS end_id, CASE WHEN ?4 THEN 0 ELSE profile_id END AS prof,
+         sum(samples) AS n
+  FROM pyspy_samples WHERE run_id = ?1 GROUP BY 1, 2),
+walk(end_id, prof, n, parent_id, frame_id, depth) AS (
+  SELECT e.end_id, e.prof, e.n, d.parent_id, d.frame_id, d.depth
+  FROM ends e JOIN pyspy_nodes d ON d.node_id = e.end_id
+  UNION ALL
+  SELECT w.end_id, w.prof, w.n, d.parent_id, d.frame_id, d.depth
+  FROM walk w JOIN pyspy_nodes d ON d.node_id = w.parent_id),
+kept AS (
+  SELECT w.end_id, w.prof, w.n, w.depth, f.name,
+         CASE WHEN instr(f.file, 'frozen importlib') THEN 'built-in' ELSE f.file END AS path,
+         CASE WHEN instr(f.file, 'frozen importlib') THEN -1 WHEN f.line > 0 THEN f.line END
+           AS line
+  FROM walk w JOIN pyspy_frames f ON f.frame_id = w.frame_id
+  WHERE f.kind NOT IN ('process', 'thread')
+    AND (?3 OR (instr(f.name, '<module>') = 0 AND instr(f.file, '<module>') = 0))),
+picked AS (
+  SELECT k.*, row_number() OVER leafw AS rn,
+         first_value(instr(k.path, ?2) > 0) OVER libw AS has_lib,
+         first_value(k.name) OVER libw AS lib_name,
+         first_value(k.path) OVER libw AS lib_path,
+         first_value(k.line) OVER libw AS lib_line
+  FROM kept k
+  WINDOW leafw AS (PARTITION BY k.end_id, k.prof ORDER BY k.depth DESC),
+         libw AS (PARTITION BY k.end_id, k.prof ORDER BY instr(k.path, ?2) > 0 DESC, k.depth DESC
+                  ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)),
+stacks AS (
+  SELECT name, path, line,
+         CASE WHEN has_lib THEN lib_name ELSE 'Not Found' END AS lib_name,
+         CASE WHEN has_lib THEN lib_path ELSE 'Not Found' END AS lib_path,
+         CASE WHEN has_lib THEN CAST(lib_line AS TEXT) ELSE 'Not Found' END AS lib_line,
+         n, end_id, prof
+  FROM picked WHERE rn = 1),
+rows AS (
+  SELECT name, path, line, lib_name, lib_path, lib_line, sum(n) AS n
+  FROM stacks
+  GROUP BY CASE WHEN ?4 THEN 0 ELSE end_id END, CASE WHEN ?4 THEN 0 ELSE prof END,
+           name, path, line, lib_name, lib_path, lib_line),
+total AS (SELECT sum(n) AS n FROM stacks)
+SELECT r.name, r.path, r.line, r.lib_name AS library_function_name,
+       r.lib_path AS library_function_path, r.lib_line AS library_function_line,
+       r.n AS samples, round(100.0 * r.n / t.n, 2) AS proportion_pct
+FROM rows r, total t
+ORDER BY r.n DESC, r.name, r.path, r.line
+LIMIT CASE WHEN ?5 < 0 THEN -1 ELSE ?5 END
