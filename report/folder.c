@@ -7,6 +7,8 @@
 #include "render/text.h"
 #include "report/charts.h"
 #include "report/overview.h"
+#include "report/pyspy.h"
+#include "report/queries.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +94,27 @@ static int chart_section(pdb_report_ctx *ctx, const char *dir, FILE *md)
     return rc;
 }
 
+/* A run with py-spy profiles: its flame and icicle graphs, linked. */
+static int flame_section(pdb_report_ctx *ctx, const pdb_run_facts *facts, const char *dir,
+                         FILE *md)
+{
+    int64_t samples = 0;
+    if (!facts->pyspy_profiles)
+        return PDB_OK;
+    if (pdb_report_number(ctx->db, "pyspy.tree_totals", ctx->run_id, &samples) != PDB_OK)
+        return PDB_ERR;
+    if (samples <= 0)
+        return PDB_OK; /* nothing to draw: the pyspy table says so */
+    if (pdb_pyspy_flamegraph_files(ctx, dir) != PDB_OK)
+        return PDB_ERR;
+    fputs("\n## flamegraph\n\nThe py-spy samples of the run as a flame graph (open it in a "
+          "browser: hover for a frame's samples, Search for a regular expression): "
+          "[flamegraph.svg](flamegraph.svg), and upside down: [icicle.svg](icicle.svg).\n\n"
+          "![flame graph](flamegraph.svg)\n",
+          md);
+    return PDB_OK;
+}
+
 int pdb_report_folder(pdb_report_ctx *ctx, const char *dir)
 {
     if (pdb_out_dir(dir) != PDB_OK)
@@ -115,6 +138,8 @@ int pdb_report_folder(pdb_report_ctx *ctx, const char *dir)
     int rc = pdb_report_overview(&c);
     if (rc == PDB_OK)
         rc = chart_section(ctx, dir, md);
+    if (rc == PDB_OK)
+        rc = flame_section(ctx, &facts, dir, md);
     pdb_buf left_out = PDB_BUF_INIT;
     for (const pdb_report *r = NULL; rc == PDB_OK && (r = next_table(r));)
         rc = table_section(ctx, &facts, r, dir, md, &left_out);

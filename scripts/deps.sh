@@ -3,13 +3,14 @@
 # but only those that are missing (so it is quick when nothing is).
 # usage: scripts/deps.sh [test]   test: also the checkers scripts/test.sh
 # runs (valgrind; clang with its sanitizer and libFuzzer runtimes; Slurm and
-# munge for tests/corpus/test_slurm.py, installed without their recommended
-# extras: 8 packages, 13 MB).
+# munge for tests/corpus/test_slurm.py, and headless Chromium for
+# tests/corpus/test_pyspy_flamegraph.py, installed without their recommended
+# extras).
 set -eu
 PKGS="build-essential cmake pkg-config libsqlite3-dev zlib1g-dev libyajl-dev libisal-dev gnuplot-nox python3 sqlite3"
 if [ "${1:-}" = test ]; then
     PKGS="$PKGS valgrind clang libclang-rt-dev"
-    BARE="slurm-wlm munge"
+    BARE="slurm-wlm munge chromium"
 fi
 missing=""
 for p in $PKGS; do

@@ -1034,6 +1034,64 @@ def check_ingest_stdin(c, tmp):
     c.eq(f"{case}: sources (compressed, records = events in the file)", rows, want)
 
 
+def pyspy_stacks(text):
+    """(frames, count) of a py-spy raw text: a record ends at a line ending
+    in ' COUNT'; ';' splits frames outside a process frame's quotes."""
+    out = []
+    for m in re.finditer(r"(.*?) (\d+)\n", text, re.S):
+        stack, frames, i = m.group(1), [], 0
+        while True:
+            p = re.match(r'process \d+:"', stack[i:])
+            if not p:
+                frames.extend(f for f in stack[i:].split(";") if f)
+                break
+            j = stack.find('";', i + p.end())
+            frames.append(stack[i:j + 1] if j >= 0 else stack[i:])
+            if j < 0:
+                break
+            i = j + 2
+        out.append((frames, int(m.group(2))))
+    return out
+
+
+def pyspy_split(frame):
+    m = re.match(r"^(.*) \((.*?)(?::(\d+))?\)$", frame)
+    return (m.group(1), m.group(2), m.group(3) or "") if m else (frame, "", "")
+
+
+def check_pyspy_reports(c):
+    """pyspy_reports: self and total of every frame and function, recounted
+    from the stacks in cmd (recursion once, pseudo-frames never functions)."""
+    case = "pyspy_reports"
+    stacks = pyspy_stacks(heredoc(case, "p.pyspy"))
+    total = sum(n for _, n in stacks)
+    text = expected(case)
+    for keying, cols, block in (("frame", 3, ["name", "file", "line", "self_samples"]),
+                                ("function", 2, ["name", "file", "line", "self_samples"])):
+        selfs, totals = {}, {}
+        for frames, n in stacks:
+            py = [pyspy_split(f)[:cols] for f in frames if not re.match(r"process \d+:\"", f)]
+            if py:
+                selfs[py[-1]] = selfs.get(py[-1], 0) + n
+            for k in set(py):
+                totals[k] = totals.get(k, 0) + n
+        want = {k: (selfs.get(k, 0), t) for k, t in totals.items()}
+        blocks = [rows for header, rows in csv_blocks(text) if header[:4] == block[:4]
+                  and "root" not in header]
+        rows = blocks[0] if keying == "frame" else blocks[1]
+        got = {tuple([r["name"], r["file"], r["line"]][:cols]): (int(r["self_samples"]),
+                                                                 int(r["total_samples"]))
+               for r in rows}
+        if keying == "frame":
+            c.eq(f"{case}: every frame's self and total", got, want)
+        else:
+            c.true(f"{case}: the top functions by self", all(want[k] == v for k, v in got.items())
+                   and sorted((v[0] for v in want.values()), reverse=True)[:len(got)]
+                   == [v[0] for v in got.values()], f"{got}")
+        bad = [r for r in rows if not close(r["total_pct"], 100.0 * int(r["total_samples"]) / total, 2)]
+        c.true(f"{case}: shares by {keying} of {total} samples", not bad, f"{bad[:1]}")
+
+
 def main():
     c = Checker()
     with tempdir() as tmp:
@@ -1061,6 +1119,7 @@ def main():
         check_trend_basic(c)
         check_pstats_limit_values(c, tmp)
         check_ingest_stdin(c, tmp)
+        check_pyspy_reports(c)
     c.close()
 
 
