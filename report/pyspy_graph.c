@@ -20,6 +20,7 @@
  * 0.1%, a little over one pixel of 1,180); tree lines below 1% not printed. */
 #define FLAME_MIN_SHARE 0.1
 #define TREE_MIN_SHARE 1.0
+#define TREE_INDENT 60
 
 static int min_share(const pdb_report_ctx *ctx, double dflt, double *out)
 {
@@ -130,8 +131,13 @@ static void tree_line(pdb_report_ctx *ctx, const pdb_pyspy_tree *t, const pdb_py
     double all = (double)t->samples;
     fprintf(ctx->out, "%6.2f%% %6.2f%% %9lld  ", 100.0 * (double)nd->total / all,
             100.0 * (double)nd->self / all, (long long)nd->total);
-    for (int d = 0; d < nd->depth; d++)
+    /* Indentation up to TREE_INDENT levels, then the depth as a number: a
+     * stack 10^5 frames deep would otherwise print 10^10 spaces. */
+    int indent = nd->depth < TREE_INDENT ? nd->depth : TREE_INDENT;
+    for (int d = 0; d < indent; d++)
         fputs(d % 2 ? "  " : "| ", ctx->out);
+    if (nd->depth > TREE_INDENT)
+        fprintf(ctx->out, "[%d] ", nd->depth);
     pdb_fput_term(ctx->out, t->frames[nd->frame]);
     fputc('\n', ctx->out);
 }
