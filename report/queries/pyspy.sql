@@ -1,5 +1,6 @@
 -- pyspy.sql: the py-spy reports: pyspy, pyspy-callers, pyspy-leaves
--- (report/pyspy.c). A query starts at "-- name: NAME" and is known to C as
+-- (report/pyspy.c), and the stack tree that pyspy-tree, folded and
+-- flamegraph read (tree_*: report/pyspy_tree.c). A query starts at "-- name: NAME" and is known to C as
 -- pyspy.NAME (common/query.h). ?1 is the run_id.
 --
 -- Every query walks each distinct stack once, from the node where samples
@@ -60,8 +61,8 @@ contrib AS (
   UNION ALL
   SELECT end_id, label, root, n, secs, name, file, kline, 1
   FROM rooted WHERE node_id = end_id AND NOT pseudo),
--- Samples of a root, with those of empty stacks (a speedscope sample can
--- have no frame: stored at node 0).
+-- Samples of a root, with those a profile counts but stores at no node (a
+-- speedscope sample with an empty stack; an SVG's undrawn boxes at depth 0).
 roots AS (
   SELECT root, CASE WHEN ?5 THEN sum(n)
                     ELSE (SELECT sum(samples) FROM pyspy_profiles WHERE run_id = ?1) END
@@ -69,8 +70,13 @@ roots AS (
          count(secs) = count(*) AS timed
   FROM (SELECT root, n, secs FROM rooted WHERE node_id = end_id
         UNION ALL
-        SELECT CASE WHEN ?5 THEN coalesce(label, '(no process/thread frame)') END, n, secs
-        FROM ends e WHERE NOT EXISTS (SELECT 1 FROM pyspy_nodes d WHERE d.node_id = e.end_id))
+        SELECT CASE WHEN ?5 THEN coalesce(p.name, '(no process/thread frame)') END,
+               p.samples - coalesce((SELECT sum(s.samples) FROM pyspy_samples s
+                                     WHERE s.profile_id = p.profile_id), 0) AS n,
+               (p.samples - coalesce((SELECT sum(s.samples) FROM pyspy_samples s
+                                      WHERE s.profile_id = p.profile_id), 0)) / p.rate_hz
+        FROM pyspy_profiles p WHERE p.run_id = ?1)
+  WHERE n <> 0 OR secs IS NOT NULL
   GROUP BY root),
 agg AS (
   SELECT root, name, file, kline AS line,

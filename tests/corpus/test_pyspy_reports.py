@@ -13,7 +13,7 @@ paths as itwinai shows them), and with itwinai's defaults the rows add up to
 100%. `folded` is ingested again and must give the same tables.
 pyspy-callers: the self row is the oracle's self by function, and every
 stack with the function has a caller. A format whose reader is not in this
-profdb (not named by `profdb ingest --help`) is noted and left out."""
+profdb (`ingest --format NAME` says it is unknown) is noted and left out."""
 
 import csv
 import glob
@@ -89,8 +89,8 @@ def check_function_tables(c, name, db, o):
     for keying, which in (("frame", "functions_by_frame"), ("function", "functions_by_function")):
         rs = rows(db, name, "pyspy", "--by", keying)
         c.eq(f"{name}: every row by {keying} (self, total)", got_table(rs), table(o, which, keying))
-        bad = [r for r in rs if float(r["total_pct"]) != round(100.0 * int(r["total_samples"]) / total, 2)
-               or float(r["self_pct"]) != round(100.0 * int(r["self_samples"]) / total, 2)]
+        bad = [r for r in rs if abs(float(r["total_pct"]) - 100.0 * int(r["total_samples"]) / total) > 0.005001
+               or abs(float(r["self_pct"]) - 100.0 * int(r["self_samples"]) / total) > 0.005001]
         c.true(f"{name}: shares by {keying} are of {total} samples", not bad, f"{bad[:1]}")
         if o["format"] == "speedscope":
             w = {(r["name"], r["file"], oline(r.get("line")) if keying == "frame" else None):
@@ -190,15 +190,14 @@ def check_folded(c, name, db, o, tmp):
         f.write(out)
     again = name + "-folded"
     run("ingest", "--run", again, "--format", "pyspy-raw", path, db=db)
-    for keying in ("frame", "function"):
-        a = got_table(rows(db, name, "pyspy", "--by", keying))
-        b = got_table(rows(db, again, "pyspy", "--by", keying))
-        c.eq(f"{name}: folded, ingested again: the same table by {keying}", b, a)
+    # by frame: the function table sums it (and costs another pass)
+    a = got_table(rows(db, name, "pyspy"))
+    b = got_table(rows(db, again, "pyspy"))
+    c.eq(f"{name}: folded, ingested again: the same table by frame", b, a)
 
 
 def main():
     corpus = need_corpus("pyspy")
-    _, helptext, _ = run("ingest", "--help")
     c = Checker()
     with tempdir() as tmp:
         db = os.path.join(tmp, "t.db")
@@ -207,10 +206,15 @@ def main():
                 o = json.load(f)
             name = o["file"]
             fmt = FORMAT_OF[o["format"]]
-            if fmt != "pyspy-raw" and fmt not in helptext:
+            rc, _, err = run("ingest", "--run", name, os.path.join(corpus, name), db=db,
+                             check=fmt == "pyspy-raw")
+            if rc and f"unknown --format '{fmt}'" in run("ingest", "--format", fmt, "--run", "x",
+                                                         os.devnull, db=db, check=False)[2]:
                 print(f"note: {name}: this profdb has no {fmt} reader yet; left out")
                 continue
-            run("ingest", "--run", name, os.path.join(corpus, name), db=db)
+            c.eq(f"{name}: ingest exit ({err.strip()[:200]})", rc, 0)
+            if rc:
+                continue
             check_function_tables(c, name, db, o)
             check_roots(c, name, db, o)
             check_itwinai(c, name, db, o)
