@@ -9,7 +9,8 @@
 #             those targets are built
 #   SECONDS   run each target that long (default 60)
 #   --runs N  run each target for N executions instead (the long runs)
-#   TARGET    sniff, trace, pstats, steplog, steplog_FLAVOR, or a pattern
+#   TARGET    sniff, trace, pstats, steplog, steplog_FLAVOR, steplog_pattern,
+#             or a pattern
 #             such as 'steplog*' (quoted; default: every target)
 # Environment: FUZZ_JOBS targets at once (default: the number of cores),
 # FUZZ_BUILD the build folder (default build-fuzz).
@@ -77,6 +78,7 @@ fi
 run_one() {
     local t=$1 dict=fuzz/json.dict log=$build/fuzz_$1.log
     [ "$t" = pstats ] && dict=fuzz/marshal.dict
+    [ "$t" = steplog_pattern ] && dict=fuzz/pattern.dict
     mkdir -p "$build/corpus_$t"
     if "$build/fuzz/fuzz_$t" "$build/corpus_$t" "$seeds" -dict="$dict" "${limit[@]}" \
         -max_len=4096 -timeout=10 -rss_limit_mb=2048 -artifact_prefix="fuzz/crashes/${t}_" \
