@@ -87,6 +87,7 @@ typedef struct pdb_steplog {
     bool has_iter, has_ds_step, has_ppo, has_tt;
     int64_t iter, iter_window, ds_step, ppo_step, tt_step, timer_lines;
     double tt_wall;
+    double ppo_epoch;            /* DeepSpeed-Chat: the epoch of the last "epoch: E|step: N" */
     int64_t meg_first_record;    /* first iteration record, window unknown until the next */
     int64_t hf_max_steps, hf_logging_steps, hf_train_dicts; /* HF Trainer stdout */
     int64_t ds_engine;           /* DeepSpeed-Chat: engine of the last step= line */

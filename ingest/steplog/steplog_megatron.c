@@ -453,6 +453,7 @@ int pdb_steplog_deepspeed_line(pdb_steplog *w, const char *s, size_t len, int64_
         w->epoch = (double)epoch;
         w->has_ppo = true;
         w->ppo_step = step;
+        w->ppo_epoch = (double)epoch;
         const char *bar = memchr(t + i, '|', tl - i);
         if (!bar)
             return 1;
@@ -463,14 +464,17 @@ int pdb_steplog_deepspeed_line(pdb_steplog *w, const char *s, size_t len, int64_
     }
     if (tl > 1 && t[0] == '|' && pdb_steplog_find(t, tl, "latency=")) {
         pdb_steplog_record(w, "e2e", lineno);
-        w->has_step = w->has_ppo;
+        /* the lines after "epoch: E|step: N" are its step's: step and epoch */
+        w->has_step = w->has_epoch = w->has_ppo;
         w->step = w->ppo_step;
+        w->epoch = w->ppo_epoch;
         return eq_fields(w, t + 1, tl - 1, '|');
     }
     if (pdb_skip_prefix_mem(t, tl, "average reward score:", &rest, &restlen) && w->has_ppo) {
         pdb_steplog_record(w, "reward", lineno);
-        w->has_step = true;
+        w->has_step = w->has_epoch = true;
         w->step = w->ppo_step;
+        w->epoch = w->ppo_epoch;
         int r = pdb_steplog_text_value(w, "reward", 6, rest, restlen, "point", 0);
         if (r == 0)
             pdb_steplog_malformed(w, lineno, "expected a number after 'average reward score:'");
