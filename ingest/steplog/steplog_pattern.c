@@ -64,6 +64,14 @@ typedef struct {
     char counter[40];       /* the text before {step}: "Up." */
     bool have_prev;
     int64_t prev_step;      /* the last step this rule read */
+    /* {step:loaders=NAME}: a step this rule reads again is the next
+     * loader's, NAME0, NAME1, ... ("" when none); the step it last read and
+     * its loader's number, and its first loader's line, held until the
+     * rule's next record says whether another loader of that step follows */
+    char loaders[32];
+    bool have_engine, held;
+    int64_t engine_step, engine, held_lineno;
+    pdb_buf held_line;
 } rule;
 
 /* Where steps come from: the {step}/{epoch} fields of the rules, or, for a
@@ -293,8 +301,25 @@ static bool translate(rule *r, const char *pat, size_t len, pdb_buf *ere, const 
             dl = pdb_steplog_trim(&dt, dl);
             char decl[64];
             snprintf(decl, sizeof decl, "%.*s", (int)(dl < 60 ? dl : 60), dt);
+            const char *lv;
+            size_t lvl;
+            if (f->kind == F_STEP && pdb_skip_prefix_mem(dt, dl, "loaders=", &lv, &lvl)) {
+                bool word = lvl > 0 && lvl < sizeof r->loaders;
+                for (size_t k = 0; word && k < lvl; k++)
+                    word = isalnum((unsigned char)lv[k]) || lv[k] == '_' || lv[k] == '-';
+                if (!word) {
+                    bad(at, "%s: loaders=NAME names the loaders with letters, digits, '_' or "
+                            "'-' (at most 31)%s", whole, "");
+                    return false;
+                }
+                memcpy(r->loaders, lv, lvl);
+                r->loaders[lvl] = '\0';
+                d = e ? e + 1 : NULL;
+                continue;
+            }
             if (f->kind != F_VALUE) {
-                bad(at, "%s: a counter or timestamp takes no declaration ('%s')", whole, decl);
+                bad(at, "%s: a counter or timestamp takes no declaration ('%s'; {step} takes "
+                        "loaders=NAME)", whole, decl);
                 return false;
             }
             if (!declare(f, dt, dl)) {
@@ -456,11 +481,13 @@ void pdb_sl_patterns_free(pdb_sl_patterns *p)
 {
     if (!p)
         return;
-    for (int i = 0; i < p->n; i++)
+    for (int i = 0; i < p->n; i++) {
         if (p->r[i].compiled) {
             regfree(&p->r[i].re);
             regfree(&p->r[i].plain);
         }
+        pdb_buf_free(&p->r[i].held_line);
+    }
     free(p->m);
     free(p->rules);
     free(p->origin);
@@ -604,7 +631,7 @@ static int store_value(pdb_steplog *w, rule *r, const field *f, double v, const 
 
 /* Makes the record of a line that rule r matched. */
 static int record(pdb_steplog *w, pdb_sl_patterns *p, rule *r, counters *c, const char *s,
-                  int64_t lineno)
+                  int64_t lineno, const char *loader)
 {
     const char *t;
     size_t tl;
@@ -664,6 +691,7 @@ static int record(pdb_steplog *w, pdb_sl_patterns *p, rule *r, counters *c, cons
         return PDB_OK;
     }
     pdb_steplog_record(w, r->kind, lineno);
+    snprintf(w->loader, sizeof w->loader, "%s", loader);
     w->split = strcmp(r->kind, "val") == 0 ? "val" : strcmp(r->kind, "summary") == 0 ? "summary"
                                                                                    : NULL;
     w->is_step = is_step;
@@ -730,6 +758,66 @@ static int record(pdb_steplog *w, pdb_sl_patterns *p, rule *r, counters *c, cons
     return PDB_OK;
 }
 
+/* The step the {step} field of rule r's last match reads, or false. */
+static bool matched_step(const pdb_sl_patterns *p, const rule *r, const char *s, int64_t *step)
+{
+    const char *t;
+    size_t tl, i = 0;
+    for (int k = 0; k < r->nf; k++)
+        if (r->f[k].kind == F_STEP)
+            return group_text(p, s, r->f[k].group, &t, &tl) &&
+                   pdb_steplog_read_int(t, tl, &i, step);
+    return false;
+}
+
+/* Stores rule r's held line (its first loader's) as loader NAME0 when
+ * another loader of its step followed, else without a loader. */
+static int store_held(pdb_steplog *w, pdb_sl_patterns *p, rule *r, counters *c, bool followed)
+{
+    if (!r->held)
+        return PDB_OK;
+    r->held = false;
+    char loader[48] = "";
+    if (followed)
+        snprintf(loader, sizeof loader, "%s0", r->loaders);
+    const char *s = pdb_buf_str(&r->held_line);
+    if (regexec(&r->re, s, (size_t)r->ngroups + 1, p->m, 0) != 0)
+        return PDB_OK; /* it matched when it was read */
+    return record(w, p, r, c, s, r->held_lineno, loader);
+}
+
+/* A record of a rule with {step:loaders=NAME} (DeepSpeed-Chat's two engines
+ * both print "[Rank 0] step=N"): the same step read again by the rule is
+ * the next loader's. A first loader's line is held until the rule's next
+ * record, which says whether a second one followed. */
+static int loader_record(pdb_steplog *w, pdb_sl_patterns *p, rule *r, counters *c,
+                         const char *s, int64_t lineno)
+{
+    int64_t step;
+    if (!matched_step(p, r, s, &step))
+        return record(w, p, r, c, s, lineno, "");
+    int64_t engine = r->have_engine && step == r->engine_step ? r->engine + 1 : 0;
+    if (r->held) {
+        if (store_held(w, p, r, c, engine == 1) != PDB_OK)
+            return PDB_ERR;
+        if (regexec(&r->re, s, (size_t)r->ngroups + 1, p->m, 0) != 0)
+            return PDB_OK; /* cannot be: it matched */
+    }
+    r->have_engine = true;
+    r->engine_step = step;
+    r->engine = engine;
+    if (engine > 0) {
+        char loader[64];
+        snprintf(loader, sizeof loader, "%s%lld", r->loaders, (long long)engine);
+        return record(w, p, r, c, s, lineno, loader);
+    }
+    r->held = true;
+    r->held_lineno = lineno;
+    pdb_buf_reset(&r->held_line);
+    pdb_buf_adds(&r->held_line, s);
+    return PDB_OK;
+}
+
 int pdb_steplog_read_pattern(pdb_steplog *w, pdb_sl_patterns *p)
 {
     const char *line;
@@ -738,7 +826,7 @@ int pdb_steplog_read_pattern(pdb_steplog *w, pdb_sl_patterns *p)
     counters c = {0};
     pdb_buf nul = PDB_BUF_INIT;
     for (int i = 0; i < p->n; i++)
-        p->r[i].have_prev = false;
+        p->r[i].have_prev = p->r[i].have_engine = p->r[i].held = false;
     p->counted = 0;
     while ((r = pdb_steplog_getline(w, &line, &len)) == 1) {
         /* regexec reads a NUL-terminated string (a line holding a NUL is
@@ -753,11 +841,17 @@ int pdb_steplog_read_pattern(pdb_steplog *w, pdb_sl_patterns *p)
                                                         : "blank line");
             continue;
         }
-        if (record(w, p, &p->r[k], &c, s, w->lineno) != PDB_OK) {
+        rule *rk = &p->r[k];
+        int rc = rk->loaders[0] ? loader_record(w, p, rk, &c, s, w->lineno)
+                                                    : record(w, p, rk, &c, s, w->lineno, "");
+        if (rc != PDB_OK) {
             r = PDB_ERR;
             break;
         }
     }
+    for (int i = 0; i < p->n && r >= 0; i++)
+        if (store_held(w, p, &p->r[i], &c, false) != PDB_OK)
+            r = PDB_ERR;
     pdb_buf_free(&nul);
     return r < 0 ? PDB_ERR : PDB_OK;
 }

@@ -7,7 +7,9 @@
  * {epoch}, {epoch_step}, {epoch_steps}, {rank}, {timestamp}, and values
  * named as the metric rules know them ({loss}, {step_time:ms},
  * {Time:s:window}). Rules are lines "step: PATTERN", "val: PATTERN",
- * "summary: PATTERN" ('#' comments); --pattern P is the rule "step: P".
+ * "epoch: PATTERN", "summary: PATTERN" ('#' comments), and the
+ * declarations "counter: records|none" (a log without a step counter) and
+ * "rank: N"; --pattern P is the rule "step: P".
  * Each line of the log is tried against the rules in order, and the first
  * that matches makes a record; lines no rule matches are counted as
  * skipped. Rules an ingest used are stored in steplog_patterns and tried
