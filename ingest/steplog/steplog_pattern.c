@@ -813,6 +813,11 @@ static int loader_record(pdb_steplog *w, pdb_sl_patterns *p, rule *r, counters *
     }
     r->held = true;
     r->held_lineno = lineno;
+    if (strcmp(r->kind, "step") == 0) {
+        /* a line without a counter after it is this step's, held or not */
+        c->seen = c->has_step = true;
+        c->step = step;
+    }
     pdb_buf_reset(&r->held_line);
     pdb_buf_adds(&r->held_line, s);
     return PDB_OK;
