@@ -82,7 +82,8 @@ static int load_nodes(sqlite3 *db, int64_t run_id, pdb_pyspy_tree *t, const id_i
         free(ids);
         return pdb_db_fail(db, "reading py-spy nodes");
     }
-    qsort(ids, t->n, sizeof *ids, cmp_id);
+    if (t->n) /* ids is NULL for a run without nodes, and qsort's pointer must not be */
+        qsort(ids, t->n, sizeof *ids, cmp_id);
     int err = PDB_OK;
     for (size_t i = 0; i < t->n && err == PDB_OK; i++) {
         pdb_pyspy_node *nd = &t->nodes[i];
@@ -155,7 +156,8 @@ int pdb_pyspy_tree_load(sqlite3 *db, int64_t run_id, pdb_pyspy_tree *t)
     if (rc == PDB_OK)
         rc = load_frames(db, run_id, t, &fids);
     if (rc == PDB_OK) {
-        qsort(fids, t->nframes, sizeof *fids, cmp_id);
+        if (t->nframes) /* fids is NULL for a run without py-spy frames */
+            qsort(fids, t->nframes, sizeof *fids, cmp_id);
         rc = load_nodes(db, run_id, t, fids);
     }
     free(fids);
