@@ -339,6 +339,16 @@ static void list_skip(const char *reason, size_t len, int64_t n, void *arg)
                      reason);
 }
 
+/* Lines whose counter was read but that held no value to store: a refusal
+ * must not say that no line has a counter (issue 32). */
+static int64_t bare_counters(const pdb_steplog *w)
+{
+    int64_t n = 0;
+    const char *k = "counter without values";
+    pdb_strmap_get(w->src->skips, k, strlen(k), &n);
+    return n;
+}
+
 /* The refusal of a file that held no step record: what was tried, what the
  * lines were taken for, and how to force a flavor. No byte offset: the
  * problem is the whole file, not a place in it. */
@@ -358,6 +368,11 @@ static int refuse(pdb_steplog *w, flavor_id f, bool forced)
                            "lines with a counter held only validation, evaluation or summary "
                            "values (%lld values), no training step",
                      (long long)w->src->records);
+    else if (f == F_TEXT && bare_counters(w) > 0)
+        pdb_buf_addf(&msg, "no step records found (read with the general text reader: %lld lines "
+                           "have a step counter but no value outside brackets, and values "
+                           "inside [...] are read as tags",
+                     (long long)bare_counters(w));
     else if (f == F_TEXT)
         pdb_buf_addf(&msg, "no step records found (read with the general text reader: no line "
                            "has a step counter such as 'step', 'iter', 'epoch' or 'N/M'");

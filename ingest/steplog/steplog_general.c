@@ -424,10 +424,12 @@ static bool leading_counter(const scanner *sc, const char *v, const gen_pair *p)
 
 /* "[50] test-error:0.02 ...": a bare integer alone in the brackets that open
  * the message (after a blanked timestamp) and followed by named values is the
- * line's counter (XGBoost's round). "[1][50/930]" is not: a bracket follows. */
+ * line's counter (XGBoost's round), and so is a progress ("[100/200000] Train
+ * loss: ...", deep-text-recognition-benchmark). "[1][50/930]" is not: a
+ * bracket follows. */
 static bool bracket_counter(const scanner *sc, const char *v, size_t vl, const gen_pair *p)
 {
-    if (!p->is_int || p->unit[0] || sc->L->n != 1 || sc->bracket != 1)
+    if (!p->is_int || (p->unit && p->unit[0]) || sc->L->n != 1 || sc->bracket != 1)
         return false;
     for (const char *c = sc->b; c < v; c++)
         if (!strchr(" \t[]", *c))
@@ -440,6 +442,13 @@ static bool bracket_counter(const scanner *sc, const char *v, size_t vl, const g
     return k < sc->n && isalpha((unsigned char)sc->b[k]);
 }
 
+/* "8ms/step", "s/it", "ms/batch": a time per step */
+static bool per_step_unit(const char *t, size_t n)
+{
+    return pdb_ends_with_icase(t, n, "/step") || pdb_ends_with_icase(t, n, "/it") ||
+           pdb_ends_with_icase(t, n, "/iter") || pdb_ends_with_icase(t, n, "/batch");
+}
+
 /* A name's "in UNIT" ending ("train_step_timing in s", "time in ms") is the
  * value's unit; a name that ends in a stop word ("over", "records in") is
  * prose, not a name. */
@@ -448,11 +457,23 @@ static void name_unit(gen_pair *p)
     double f;
     const char *u;
     /* a name that is a unit ("seconds: 0.81", MaxText) is the value's unit */
-    if ((!p->unit || !p->unit[0]) && p->nl && p->nl <= 7 && strchr("numsh", p->name[0]) &&
+    /* one letter is a name, not a unit: YOLOv3's "w 4.81, h 4.61" are box sizes */
+    if ((!p->unit || !p->unit[0]) && p->nl >= 2 && p->nl <= 7 && strchr("numsh", p->name[0]) &&
         (u = pdb_units_canon(p->name, p->nl, &f)) &&
         strcmp(u, PDB_UNIT_SECONDS) == 0) {
         p->v *= f;
         p->unit = u;
+        return;
+    }
+    /* a name that is a time per step ("ms/batch 12.12", PyTorch's word
+     * language model) is the value's unit, per step like "8ms/step" */
+    if ((!p->unit || !p->unit[0]) && p->nl >= 4 && (u = pdb_units_canon(p->name, p->nl, &f)) &&
+        strcmp(u, PDB_UNIT_SECONDS) == 0 && per_step_unit(p->name, p->nl)) {
+        p->v *= f;
+        p->unit = u;
+        p->per_step = true;
+        snprintf(p->name, sizeof p->name, "time per step");
+        p->nl = strlen(p->name);
         return;
     }
     for (size_t k = p->nl; k-- > 3;) {
@@ -627,7 +648,9 @@ static bool add_value(scanner *sc, const char *v, size_t vl)
         } else if (unit[0] == '\0' && k < sc->n) {
             size_t e = token_end(sc->b, sc->n, k);
             double f;
-            const char *canon = e > k ? pdb_units_canon(sc->b + k, e - k, &f) : NULL;
+            /* "timer: 0.2051 sec." (ssd.pytorch): the unit ends a sentence */
+            size_t ue = e > k + 1 && sc->b[e - 1] == '.' ? e - 1 : e;
+            const char *canon = e > k ? pdb_units_canon(sc->b + k, ue - k, &f) : NULL;
             if (canon && !isdigit((unsigned char)sc->b[k])) {
                 tmp.v = x * f;
                 tmp.unit = canon;
@@ -649,8 +672,9 @@ static bool add_value(scanner *sc, const char *v, size_t vl)
     /* a named time in brackets is data: BigDL's "[Wall Clock 26290.67s]" */
     if (p->in_bracket && p->nl && !p->progress && p->unit && strcmp(p->unit, PDB_UNIT_SECONDS) == 0)
         p->in_bracket = false;
-    if (p->nl == 0 && !p->progress &&
-        (p->in_bracket ? bracket_counter(sc, v, vl, p) : leading_counter(sc, v, p))) {
+    if (p->nl == 0 && (p->progress ? p->in_bracket && bracket_counter(sc, v, vl, p)
+                                   : p->in_bracket ? bracket_counter(sc, v, vl, p)
+                                                   : leading_counter(sc, v, p))) {
         snprintf(p->name, sizeof p->name, "step"); /* "490 | loss 2.1 | ...", "[50] ..." */
         p->nl = 4;
     }
@@ -1223,11 +1247,23 @@ static void log_prefix(char *b, size_t n, gen_line *L)
 
 /* Lines that print a whole configuration: a Python dict or list, an
  * argparse Namespace, a dataclass repr. Their numbers are settings. */
+static bool paren_record(const char *t, size_t n)
+{
+    size_t k = 1;
+    while (k < n && (isalpha((unsigned char)t[k]) || t[k] == '_'))
+        k++;
+    if (k == 1 || k + 2 >= n || t[k] != ':' || t[k + 1] != ' ')
+        return false;
+    return isdigit((unsigned char)t[k + 2]) || t[k + 2] == '-';
+}
+
 static bool config_dump(const char *s, size_t len)
 {
     const char *t = s;
     size_t tl = pdb_steplog_trim(&t, len);
-    if (tl && (t[0] == '{' || t[0] == '('))
+    /* "(epoch: 1, iters: 100, time: 0.480)" opens CycleGAN's records: a
+     * parenthesis followed by a name, a colon and a number is not a repr */
+    if (tl && (t[0] == '{' || (t[0] == '(' && !paren_record(t, tl))))
         return true;
     return pdb_steplog_find(s, len, "Namespace(") || pdb_steplog_find(s, len, "Arguments(") ||
            pdb_steplog_find(s, len, "Config(");
@@ -1923,7 +1959,7 @@ static void value_roles(pdb_steplog *w, pdb_steplog_general *g, const gen_line *
             double f;
             const char *u = pdb_units_canon(p->name, p->nl, &f);
             int r = step_time_name(p->name, p->nl)                ? 1
-                    : u && strcmp(u, PDB_UNIT_SECONDS) == 0        ? 2
+                    : p->nl >= 2 && u && strcmp(u, PDB_UNIT_SECONDS) == 0 ? 2
                     : e >= 0 && g->win[e].step >= 2 && g->win[e].step > g->win[e].part ? 3
                                                                    : 4;
             if (r < cand_rank) {

@@ -482,7 +482,8 @@ NEW = [maxtext, pytorch_imagenet, deit, opennmt, mxnet, sockeye, yolox, espnet, 
 
 def every_log(tmp):
     """No prefix field stored as a metric, on every step log here and in the corpus."""
-    files = sorted(glob.glob(os.path.join(DIR, "*")))
+    files = sorted(glob.glob(os.path.join(DIR, "*")) + glob.glob(os.path.join(DIR, "unseen", "*")))
+    files = [f for f in files if os.path.isfile(f) and not f.endswith((".json", "PROVENANCE"))]
     if CORPUS:
         files += sorted(glob.glob(os.path.join(CORPUS, "steplogs", "*")))
     for k, f in enumerate(files):

@@ -208,8 +208,8 @@ def tests_steplogs(c, db):
         "olmo_ai_on_aks_readme_excerpt.log": "step times from timestamps at 1 s resolution",
     }
     for name in sorted(os.listdir(STEPLOGS)):
-        if name == "README.md":
-            continue
+        if name == "README.md" or not os.path.isfile(os.path.join(STEPLOGS, name)):
+            continue  # unseen/ has its own test, with the refusals it expects
         path = os.path.join(STEPLOGS, name)
         code, _, err = run("ingest", "--db", db, "--run", "t_" + name, path, check=False)
         c.eq(f"{name}: exit", code, 0)

@@ -1,0 +1,68 @@
+"""Real step logs of trainer families no other test names (tests/steplogs/unseen,
+provenance in its PROVENANCE file), each checked against what a human reads in it
+(tests/steplogs/unseen/expected.json, written by reading the files, not by running
+profdb): its step counter and steps, and its step time. Each log must end in one of
+the outcomes its 'accept' names: the right steps and step time; the right steps and a
+reading that says it has no step time; or a refusal that says what was not understood.
+Never exit 0 with no step record, never a step time far from the human's."""
+
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from common import run, tempdir  # noqa: E402
+from steplog_checks import chk, close, sql, step_time_mean, where_run  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+UNSEEN = os.path.join(HERE, "..", "steplogs", "unseen")
+
+
+def train_records(db, r):
+    return sql(db, "SELECT count(DISTINCT record) AS n, min(step) AS first, max(step) AS last "
+                   f"FROM steplog_values WHERE {where_run(r)} AND "
+                   "coalesce(split, 'train') = 'train' AND kind NOT IN ('val', 'summary', "
+                   "'epoch', 'eval')")[0]
+
+
+def check_log(db, name, want):
+    r = os.path.splitext(name)[0]
+    code, _, err = run("ingest", "--db", db, "--run", r, os.path.join(UNSEEN, name),
+                       check=False)
+    if want["accept"] == "refusal":
+        chk.eq(f"{name}: refused", code, 2)
+        chk.true(f"{name}: the refusal says what was not understood",
+                 want["refusal_says"] in err, err)
+        return
+    chk.eq(f"{name}: exit code", code, 0)
+    chk.true(f"{name}: the reading is printed", ": reading (" in err, err)
+    got = train_records(db, r)
+    chk.eq(f"{name}: step records", got["n"], want["steps"])
+    for k in ("first", "last"):
+        if want[k] is not None:
+            chk.eq(f"{name}: {k} step", got[k], want[k])
+    mean, src = step_time_mean(db, r)
+    if want["accept"] == "answer":
+        # a window mean weighted by its windows, a clock's differences: within 2%
+        close(f"{name}: mean step time (s) from {src}", mean, want["step_time_s"], 0.02)
+    else:
+        chk.true(f"{name}: the reading says it has no step time",
+                 "step time: none" in err, err)
+        chk.eq(f"{name}: no step time stored", mean, None)
+        if "no step counter" in want["accept"]:
+            chk.true(f"{name}: the reading says it has no step counter",
+                     "step counter none" in err, err)
+
+
+def main():
+    with open(os.path.join(UNSEEN, "expected.json")) as f:
+        expected = json.load(f)
+    chk.true("at least ten unseen families", len(expected) >= 10, len(expected))
+    with tempdir() as tmp:
+        db = os.path.join(tmp, "unseen.db")
+        for name, want in sorted(expected.items()):
+            check_log(db, name, want)
+    chk.close()
+
+
+main()
