@@ -79,3 +79,9 @@ int pdb_cli_render_opts(const char *format, const char *unit, long width, pdb_re
     o->max_width = (int)width;
     return PDB_OK;
 }
+
+void pdb_cli_fit_opts(bool wide, const char *columns, pdb_render_opts *o)
+{
+    o->fit_width = wide ? 0 : pdb_render_terminal_width(stdout);
+    o->columns = columns;
+}

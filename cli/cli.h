@@ -67,6 +67,9 @@ int pdb_cli_print_lines(sqlite3_stmt *st, FILE *out);
 /* Fills render options from --format / --unit strings (either may be NULL). */
 int pdb_cli_render_opts(const char *format, const char *unit, long width,
                         pdb_render_opts *o);
+/* --wide and --columns: tables on a terminal fit its width unless wide
+ * (render.h: fit_width); columns chooses the columns (may be NULL). */
+void pdb_cli_fit_opts(bool wide, const char *columns, pdb_render_opts *o);
 
 /* Options most commands take. */
 #define PDB_OPT_DB(cli) {PDB_OPT_STRING, "db", 0, &(cli)->db_path, "FILE", \
@@ -77,5 +80,9 @@ int pdb_cli_render_opts(const char *format, const char *unit, long width,
                            "time unit: ns, us, ms or s (default us)"}
 #define PDB_OPT_WIDTH(var) {PDB_OPT_INT, "width", 0, &(var), "N", \
                             "table: cut text longer than N characters (default 60, 0 = never)"}
+#define PDB_OPT_WIDE(var) {PDB_OPT_FLAG, "wide", 0, &(var), NULL, \
+                           "table on a terminal: every column, names whole (no fitting)"}
+#define PDB_OPT_COLUMNS(var) {PDB_OPT_STRING, "columns", 0, &(var), "A,B,C", \
+                              "only these columns, in this order (every format)"}
 
 #endif

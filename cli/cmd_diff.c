@@ -42,11 +42,13 @@ static const pdb_cmd_help help = {
 int cmd_diff(int argc, char **argv, pdb_cli *cli)
 {
     pdb_diff_ctx ctx = {.out = stdout, .top = -1};
-    const char *format = NULL, *unit = NULL, *test_db = NULL, *out_dir = NULL;
+    const char *format = NULL, *unit = NULL, *test_db = NULL, *out_dir = NULL, *columns = NULL;
+    bool wide = false;
     long width = 60;
     const pdb_opt opts[] = {
         PDB_OPT_DB(cli),
         PDB_OPT_FORMAT(format), PDB_OPT_UNIT(unit), PDB_OPT_WIDTH(width),
+        PDB_OPT_WIDE(wide), PDB_OPT_COLUMNS(columns),
         {PDB_OPT_INT, "top", 'n', &ctx.top, "N", "show the first N rows"},
         {PDB_OPT_STRING, "sort", 's', &ctx.sort, "KEY", "pstats: tottime, cumtime or both"},
         {PDB_OPT_STRING, "db-test", 0, &test_db, "FILE", "database holding the TEST run"},
@@ -65,6 +67,8 @@ int cmd_diff(int argc, char **argv, pdb_cli *cli)
     }
     if (pdb_cli_render_opts(format, unit, width, &ctx.render) != PDB_OK)
         return pdb_cli_fail();
+    if (!out_dir)
+        pdb_cli_fit_opts(wide, columns, &ctx.render);
     ctx.base_name = argv[1];
     ctx.test_name = argv[2];
     pdb_cmp_open_opts oo = {cli->db_path, test_db, NULL};

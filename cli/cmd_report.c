@@ -96,12 +96,14 @@ int cmd_report(int argc, char **argv, pdb_cli *cli)
 {
     pdb_report_ctx ctx = {.out = stdout, .top = -1, .skip_first = 0, .queue_limit = -1,
                           .instance = -1, .min_len = -1};
-    const char *format = NULL, *unit = NULL, *run = NULL, *outdir = NULL;
+    const char *format = NULL, *unit = NULL, *run = NULL, *outdir = NULL, *columns = NULL;
+    bool wide = false;
     long width = 60;
     const pdb_opt opts[] = {
         PDB_OPT_DB(cli),
         {PDB_OPT_STRING, "run", 'r', &run, "NAME", "the run to report on (default: newest)"},
         PDB_OPT_FORMAT(format), PDB_OPT_UNIT(unit), PDB_OPT_WIDTH(width),
+        PDB_OPT_WIDE(wide), PDB_OPT_COLUMNS(columns),
         {PDB_OPT_INT, "top", 'n', &ctx.top, "N", "show the first N rows, then an 'others' row"},
         {PDB_OPT_STRING, "sort", 's', &ctx.sort, "KEY[,KEY]", "pstats: sort keys as pstats names them; pyspy: total or self"},
         {PDB_OPT_LIST, "limit", 0, &ctx.limits, "N|FRACTION", "pstats: keep N rows or a fraction"},
@@ -140,6 +142,8 @@ int cmd_report(int argc, char **argv, pdb_cli *cli)
     }
     if (rc != PDB_OK || pdb_cli_render_opts(format, unit, width, &ctx.render) != PDB_OK)
         return pdb_cli_fail();
+    if (!outdir || npos)
+        pdb_cli_fit_opts(wide, columns, &ctx.render);
     char **names = pdb_xmalloc((size_t)(npos + 1) * sizeof *names);
     const char **inputs = pdb_xmalloc((size_t)(npos + 1) * sizeof *inputs);
     int nnames, ninputs;

@@ -30,10 +30,12 @@ static const pdb_cmd_help help = {
 int cmd_runs(int argc, char **argv, pdb_cli *cli)
 {
     const char *format = NULL;
-    bool sources = false, reading = false;
+    const char *columns = NULL;
+    bool sources = false, reading = false, wide = false;
     long width = 60;
     const pdb_opt opts[] = {
         PDB_OPT_DB(cli), PDB_OPT_FORMAT(format), PDB_OPT_WIDTH(width),
+        PDB_OPT_WIDE(wide), PDB_OPT_COLUMNS(columns),
         {PDB_OPT_FLAG, "sources", 0, &sources, NULL, "list ingested files instead of runs"},
         {PDB_OPT_FLAG, "reading", 0, &reading, NULL,
          "how each step log was read, in full (one source a block)"},
@@ -46,6 +48,7 @@ int cmd_runs(int argc, char **argv, pdb_cli *cli)
     pdb_render_opts ro;
     if (pdb_cli_render_opts(format, NULL, width, &ro) != PDB_OK)
         return pdb_cli_fail();
+    pdb_cli_fit_opts(wide, columns, &ro);
     sqlite3 *db;
     if (pdb_cli_open_db(cli, PDB_DB_READONLY, &db) != PDB_OK)
         return pdb_cli_fail();

@@ -1,6 +1,7 @@
 /* render.c: result sets as tables, CSV, TSV, JSON and Markdown. */
 #include "render/render.h"
 #include "common/db.h"
+#include "render/shorten.h"
 #include "common/error.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
@@ -8,13 +9,19 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 #include <yajl/yajl_gen.h>
 
 typedef struct {
     char *name;       /* as printed */
+    int src;          /* its column in the result set */
     bool is_time;     /* a *_ns column being converted */
     bool is_pct;
     bool numeric;     /* right-aligned in tables */
+    bool has_value;   /* a buffered cell is not empty */
+    bool hidden;      /* left out to fit the terminal */
+    bool fitted;      /* text shortened to fit the terminal */
     size_t width;
 } column;
 
@@ -35,11 +42,13 @@ typedef struct {
     /* Table and Markdown output: the first WIDTH_ROWS rows are buffered to
      * size the columns, later rows stream with those widths. */
     char **cells;
+    char **raw;              /* fitting: each cell's text before cutting */
     size_t ncells, capcells;
     bool streaming;          /* the buffered rows are printed */
     yajl_gen json;
     json_sink sink;          /* JSON output */
     size_t invalid_utf8;     /* sequences replaced by U+FFFD */
+    int last_col;            /* the last column shown */
 } renderer;
 
 /* Rows that size a table's columns. Later rows stream: memory stays flat
@@ -179,24 +188,25 @@ static void cell_text(renderer *r, sqlite3_stmt *st, int c, pdb_buf *b, bool *is
                       bool *is_null)
 {
     const column *col = &r->cols[c];
+    int sc = col->src;
     char num[64];
     *is_num = false;
     *is_null = false;
     pdb_buf_reset(b);
-    switch (sqlite3_column_type(st, c)) {
+    switch (sqlite3_column_type(st, sc)) {
     case SQLITE_NULL:
         *is_null = true;
         return;
     case SQLITE_INTEGER:
         *is_num = true;
         if (col->is_time)
-            format_time(sqlite3_column_int64(st, c), r->o->unit, num, sizeof num);
+            format_time(sqlite3_column_int64(st, sc), r->o->unit, num, sizeof num);
         else
-            snprintf(num, sizeof num, "%lld", (long long)sqlite3_column_int64(st, c));
+            snprintf(num, sizeof num, "%lld", (long long)sqlite3_column_int64(st, sc));
         pdb_buf_adds(b, num);
         return;
     case SQLITE_FLOAT: {
-        double v = sqlite3_column_double(st, c);
+        double v = sqlite3_column_double(st, sc);
         *is_num = isfinite(v);
         if (col->is_time)
             v /= unit_div[r->o->unit];
@@ -210,8 +220,8 @@ static void cell_text(renderer *r, sqlite3_stmt *st, int c, pdb_buf *b, bool *is
         return;
     }
     default:
-        text_cell(r, (const char *)sqlite3_column_text(st, c),
-                  (size_t)sqlite3_column_bytes(st, c), b);
+        text_cell(r, (const char *)sqlite3_column_text(st, sc),
+                  (size_t)sqlite3_column_bytes(st, sc), b);
     }
 }
 
@@ -329,13 +339,24 @@ static char *shown_cell(const renderer *r, const char *s, bool numeric, size_t w
     return t;
 }
 
+static bool fitting(const renderer *r)
+{
+    return r->o->format == PDB_OUT_TABLE && r->o->fit_width > 0;
+}
+
 static void keep_cell(renderer *r, const char *s, int c, bool numeric)
 {
     if (r->ncells == r->capcells) {
         r->capcells = r->capcells ? r->capcells * 2 : 256;
         r->cells = pdb_xrealloc(r->cells, r->capcells * sizeof *r->cells);
+        if (fitting(r))
+            r->raw = pdb_xrealloc(r->raw, r->capcells * sizeof *r->raw);
     }
     char *t = shown_cell(r, s, numeric, r->o->max_width > 0 ? (size_t)r->o->max_width : 0);
+    if (fitting(r))
+        r->raw[r->ncells] = pdb_xstrdup(s);
+    if (*s)
+        r->cols[c].has_value = true;
     r->cells[r->ncells++] = t;
     size_t w = pdb_utf8_width(t, strlen(t));
     if (w > r->cols[c].width)
@@ -354,7 +375,7 @@ static void print_cell(renderer *r, const char *s, int c)
     if (r->cols[c].numeric && w < width)
         pad(r->out, width - w, ' ');
     fputs(s, r->out);
-    if (!r->cols[c].numeric && c + 1 < r->ncol && w < width)
+    if (!r->cols[c].numeric && c < r->last_col && w < width)
         pad(r->out, width - w, ' ');
 }
 
@@ -377,9 +398,13 @@ static void print_line(renderer *r, int row, char *const *cells)
     bool md = r->o->format == PDB_OUT_MD;
     if (md)
         fputs("| ", r->out);
+    bool first = true;
     for (int c = 0; c < r->ncol; c++) {
-        if (c)
+        if (r->cols[c].hidden)
+            continue;
+        if (!first)
             fputs(md ? " | " : "  ", r->out);
+        first = false;
         if (row == 0) {
             print_cell(r, r->cols[c].name, c);
         } else if (row == 1) {
@@ -394,16 +419,197 @@ static void print_line(renderer *r, int row, char *const *cells)
     fputs(md ? " |\n" : "\n", r->out);
 }
 
+/* ---- fitting a table to the terminal ------------------------------------ */
+
+/* A fitted cell: terminal text, shortened alone (rows after WIDTH_ROWS). */
+static char *fitted_cell(const char *s, size_t width)
+{
+    pdb_buf esc = PDB_BUF_INIT;
+    pdb_text_term(&esc, s);
+    char *t = pdb_shorten_one(pdb_buf_str(&esc), width);
+    pdb_buf_free(&esc);
+    return t;
+}
+
+/* The printed width of the table: shown columns and two spaces between. */
+static size_t table_width(const renderer *r, const size_t *widths)
+{
+    size_t w = 0;
+    int shown = 0;
+    for (int c = 0; c < r->ncol; c++)
+        if (!r->cols[c].hidden) {
+            w += widths[c];
+            shown++;
+        }
+    return w + (shown > 1 ? 2 * (size_t)(shown - 1) : 0);
+}
+
+/* Statistics that the columns around them summarise better: a spread or
+ * an extreme (std, min, max), a percentile, a confidence bound, a sample
+ * size, an outlier count. Left out first. */
+static bool is_statistic(const char *name)
+{
+    static const char *const parts[] = {"std", "min", "max", "p25", "p50", "p75", "p90",
+                                        "p95", "p99", "ci", "n", "outliers", "iqr", NULL};
+    for (const char *p = name; *p;) {
+        size_t len = strcspn(p, "_");
+        for (int i = 0; parts[i]; i++)
+            if (len == strlen(parts[i]) && strncmp(p, parts[i], len) == 0)
+                return true;
+        p += len + (p[len] == '_');
+    }
+    return false;
+}
+
+/* The rank of column c among those left out to fit: columns with nothing
+ * in them, then statistics, then the others, each from the right; -1 for
+ * the first column and the name column, which stay. */
+static int drop_tier(const renderer *r, int c, int name)
+{
+    const column *col = &r->cols[c];
+    if (c == 0 || c == name)
+        return -1;
+    if (!col->has_value)
+        return 0;
+    return is_statistic(col->name) ? 1 : 2;
+}
+
+/* The next column to leave out, or -1. */
+static int next_drop(const renderer *r, int name)
+{
+    for (int tier = 0; tier <= 2; tier++)
+        for (int c = r->ncol - 1; c > 0; c--)
+            if (!r->cols[c].hidden && drop_tier(r, c, name) == tier)
+                return c;
+    return -1;
+}
+
+/* The widest text column: the names the table is about. */
+static int name_column(const renderer *r)
+{
+    int name = -1;
+    for (int c = 0; c < r->ncol; c++)
+        if (!r->cols[c].numeric && (name < 0 || r->cols[c].width > r->cols[name].width))
+            name = c;
+    return name;
+}
+
+/* Text columns narrow down to their floor: the name column to 24 columns,
+ * other text to 16 (most labels fit), never below their header. */
+static size_t floor_width(const renderer *r, int c, int name)
+{
+    const column *col = &r->cols[c];
+    if (col->numeric)
+        return col->width;
+    size_t header = pdb_utf8_width(col->name, strlen(col->name));
+    size_t f = c == name ? 24 : 16;
+    f = f > header ? f : header;
+    return f < col->width ? f : col->width;
+}
+
+/* Gives room to the text columns, one column at a time to the one that
+ * lacks the most, until the table fills width or they are whole. */
+static void widen_text(const renderer *r, size_t *widths, size_t width)
+{
+    while (table_width(r, widths) < width) {
+        int best = -1;
+        size_t lack = 0;
+        for (int c = 0; c < r->ncol; c++)
+            if (!r->cols[c].hidden && r->cols[c].width - widths[c] > lack) {
+                lack = r->cols[c].width - widths[c];
+                best = c;
+            }
+        if (best < 0)
+            return;
+        widths[best]++;
+    }
+}
+
+/* Cuts the buffered cells of text column c to width, as a column. */
+static void shorten_cells(renderer *r, int c, size_t width)
+{
+    size_t nrows = r->ncells / (size_t)r->ncol;
+    char **text = pdb_xcalloc(nrows + 1, sizeof *text), **cut = pdb_xcalloc(nrows + 1, sizeof *cut);
+    pdb_buf esc = PDB_BUF_INIT;
+    for (size_t i = 0; i < nrows; i++) {
+        pdb_buf_reset(&esc);
+        pdb_text_term(&esc, r->raw[i * (size_t)r->ncol + (size_t)c]);
+        text[i] = pdb_xstrdup(pdb_buf_str(&esc));
+    }
+    pdb_shorten_column((const char *const *)text, nrows, width, cut);
+    for (size_t i = 0; i < nrows; i++) {
+        free(r->cells[i * (size_t)r->ncol + (size_t)c]);
+        r->cells[i * (size_t)r->ncol + (size_t)c] = cut[i];
+        free(text[i]);
+    }
+    pdb_buf_free(&esc);
+    free(text);
+    free(cut);
+    r->cols[c].width = width;
+    r->cols[c].fitted = true;
+}
+
+/* One line on stderr: what was left out, and how to get it. */
+static void say_dropped(const renderer *r, size_t width)
+{
+    pdb_buf b = PDB_BUF_INIT;
+    for (int c = 0; c < r->ncol; c++)
+        if (r->cols[c].hidden)
+            pdb_buf_addf(&b, "%s%s", b.len ? ", " : "", r->cols[c].name);
+    fflush(r->out);
+    fprintf(stderr, "profdb: left out column%s %s to fit %zu columns (--wide: all columns;"
+                    " --columns a,b,c: choose)\n",
+            strchr(pdb_buf_str(&b), ',') ? "s" : "", pdb_buf_str(&b), width);
+    pdb_buf_free(&b);
+}
+
+/* On a terminal narrower than the table: text columns down to their floor
+ * and, while it is still too wide, columns left out (drop_tier); then the
+ * room left goes back to the text columns, shortened where they agree. */
+static void fit_table(renderer *r)
+{
+    size_t width = (size_t)r->o->fit_width, *widths = pdb_xcalloc((size_t)r->ncol, sizeof *widths);
+    for (int c = 0; c < r->ncol; c++)
+        widths[c] = r->cols[c].width;
+    if (table_width(r, widths) <= width) {
+        free(widths);
+        return;
+    }
+    int name = name_column(r), drop;
+    for (int c = 0; c < r->ncol; c++)
+        widths[c] = floor_width(r, c, name);
+    bool dropped = false;
+    while (table_width(r, widths) > width && (drop = next_drop(r, name)) >= 0) {
+        r->cols[drop].hidden = true;
+        dropped = true;
+    }
+    widen_text(r, widths, width);
+    for (int c = 0; c < r->ncol; c++)
+        if (!r->cols[c].hidden && widths[c] < r->cols[c].width)
+            shorten_cells(r, c, widths[c]);
+    if (dropped)
+        say_dropped(r, width);
+    free(widths);
+}
+
 /* Prints the header and the buffered rows, then frees them. */
 static void print_buffered(renderer *r)
 {
     size_columns(r);
+    if (fitting(r))
+        fit_table(r);
+    r->last_col = r->ncol - 1;
+    while (r->last_col > 0 && r->cols[r->last_col].hidden)
+        r->last_col--;
     print_line(r, 0, NULL);
     print_line(r, 1, NULL);
     for (size_t i = 0; i < r->ncells; i += (size_t)r->ncol)
         print_line(r, 2, r->cells + i);
-    for (size_t i = 0; i < r->ncells; i++)
+    for (size_t i = 0; i < r->ncells; i++) {
         free(r->cells[i]);
+        if (r->raw)
+            free(r->raw[i]);
+    }
     r->ncells = 0;
 }
 
@@ -414,7 +620,10 @@ static void stream_row(renderer *r, sqlite3_stmt *st, pdb_buf *b)
     for (int c = 0; c < r->ncol; c++) {
         bool is_num, is_null;
         cell_text(r, st, c, b, &is_num, &is_null);
-        cells[c] = shown_cell(r, pdb_buf_str(b), is_num, is_num ? 0 : r->cols[c].width);
+        if (r->cols[c].fitted && !is_num)
+            cells[c] = fitted_cell(pdb_buf_str(b), r->cols[c].width);
+        else
+            cells[c] = shown_cell(r, pdb_buf_str(b), is_num, is_num ? 0 : r->cols[c].width);
     }
     print_line(r, 2, cells);
     for (int c = 0; c < r->ncol; c++)
@@ -449,12 +658,13 @@ static void buffer_row(renderer *r, sqlite3_stmt *st, pdb_buf *b)
 static void setup_columns(renderer *r, sqlite3_stmt *st)
 {
     r->ncol = sqlite3_column_count(st);
-    r->cols = pdb_xcalloc((size_t)r->ncol, sizeof(column));
+    r->cols = pdb_xcalloc((size_t)r->ncol + 1, sizeof(column));
     pdb_buf raw = PDB_BUF_INIT, b = PDB_BUF_INIT;
     for (int c = 0; c < r->ncol; c++) {
         const char *name = sqlite3_column_name(st, c);
         size_t len = strlen(name);
         column *col = &r->cols[c];
+        col->src = c;
         col->is_pct = len > 4 && strcmp(name + len - 4, "_pct") == 0;
         pdb_buf_reset(&raw);
         if (r->o->convert_times && len > 3 && strcmp(name + len - 3, "_ns") == 0) {
@@ -476,14 +686,71 @@ static void setup_columns(renderer *r, sqlite3_stmt *st)
     pdb_buf_free(&b);
 }
 
+/* Whether want (len bytes) names column c: as printed or as the query
+ * names it. */
+static bool names_column(const renderer *r, sqlite3_stmt *st, int c, const char *want,
+                         size_t len)
+{
+    const char *printed = r->cols[c].name, *query = sqlite3_column_name(st, r->cols[c].src);
+    return (strlen(printed) == len && strncmp(printed, want, len) == 0) ||
+           (strlen(query) == len && strncmp(query, want, len) == 0);
+}
+
+static int unknown_column(const renderer *r, const char *want, size_t len)
+{
+    pdb_buf b = PDB_BUF_INIT;
+    for (int c = 0; c < r->ncol; c++)
+        pdb_buf_addf(&b, "%s%s", c ? ", " : "", r->cols[c].name);
+    pdb_fail("--columns: no column '%.*s' in this table (its columns: %s)", (int)len, want,
+             pdb_buf_str(&b));
+    pdb_buf_free(&b);
+    return PDB_ERR;
+}
+
+/* --columns a,b,c: the table's columns become those, in that order. */
+static int choose_columns(renderer *r, sqlite3_stmt *st)
+{
+    const char *list = r->o->columns;
+    column *chosen = pdb_xcalloc(strlen(list) / 2 + 2, sizeof *chosen);
+    int n = 0, rc = PDB_OK;
+    bool *used = pdb_xcalloc((size_t)r->ncol + 1, sizeof *used);
+    for (const char *p = list; rc == PDB_OK && *p;) {
+        size_t len = strcspn(p, ",");
+        int c = 0;
+        while (c < r->ncol && !names_column(r, st, c, p, len))
+            c++;
+        if (len && c == r->ncol)
+            rc = unknown_column(r, p, len);
+        else if (len) {
+            chosen[n] = r->cols[c];
+            chosen[n++].name = pdb_xstrdup(r->cols[c].name);
+            used[c] = true;
+        }
+        p += len + (p[len] == ',');
+    }
+    for (int c = 0; c < r->ncol; c++)
+        free(r->cols[c].name);
+    free(r->cols);
+    free(used);
+    r->cols = chosen;
+    r->ncol = n;
+    if (rc == PDB_OK && n == 0)
+        return pdb_fail("--columns: no column named");
+    return rc;
+}
+
 static void free_renderer(renderer *r)
 {
     for (int c = 0; c < r->ncol; c++)
         free(r->cols[c].name);
     free(r->cols);
-    for (size_t i = 0; i < r->ncells; i++)
+    for (size_t i = 0; i < r->ncells; i++) {
         free(r->cells[i]);
+        if (r->raw)
+            free(r->raw[i]);
+    }
     free(r->cells);
+    free(r->raw);
     if (r->json)
         yajl_gen_free(r->json);
 }
@@ -492,6 +759,10 @@ int pdb_render_stmt(sqlite3_stmt *st, const pdb_render_opts *o, FILE *out)
 {
     renderer r = {.o = o, .out = out};
     setup_columns(&r, st);
+    if (o->columns && choose_columns(&r, st) != PDB_OK) {
+        free_renderer(&r);
+        return PDB_ERR;
+    }
     pdb_buf b = PDB_BUF_INIT;
     char sep = o->format == PDB_OUT_TSV ? '\t' : ',';
     bool delimited = o->format == PDB_OUT_CSV || o->format == PDB_OUT_TSV;
@@ -542,4 +813,20 @@ int pdb_render_query(sqlite3 *db, const char *sql, const char *const *params, in
     int rc = pdb_render_stmt(st, o, out);
     sqlite3_finalize(st);
     return rc;
+}
+
+int pdb_render_terminal_width(FILE *out)
+{
+    int fd = fileno(out);
+    if (fd < 0 || !isatty(fd))
+        return 0;
+    const char *env = getenv("COLUMNS");
+    char *end;
+    long cols = env ? strtol(env, &end, 10) : 0;
+    if (env && *env && *end == '\0' && cols > 0 && cols < 100000)
+        return (int)cols;
+    struct winsize ws;
+    if (ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col;
+    return 80;
 }

@@ -25,9 +25,17 @@ typedef struct pdb_render_opts {
     bool convert_times;   /* rename and scale *_ns columns */
     int max_width;        /* table/md: longer text is cut in the middle (0: never) */
     bool no_header;
+    /* table: fit each table into this many terminal columns (0: never):
+     * names shortened where they agree (render/shorten.h), then columns
+     * left out, said on stderr. See pdb_render_fit_columns. */
+    int fit_width;
+    /* every format: only these columns, in this order (a comma-separated
+     * list of names as printed or as the query names them; NULL: all); a
+     * name the table lacks is refused with the list of its columns */
+    const char *columns;
 } pdb_render_opts;
 
-#define PDB_RENDER_DEFAULTS {PDB_OUT_TABLE, PDB_UNIT_US, true, 60, false}
+#define PDB_RENDER_DEFAULTS {PDB_OUT_TABLE, PDB_UNIT_US, true, 60, false, 0, NULL}
 
 int pdb_parse_format(const char *s, pdb_out_format *f);
 int pdb_parse_unit(const char *s, pdb_time_unit *u);
@@ -38,6 +46,12 @@ int pdb_render_stmt(sqlite3_stmt *st, const pdb_render_opts *o, FILE *out);
 /* Prepares sql, binds the given text parameters in order, renders it. */
 int pdb_render_query(sqlite3 *db, const char *sql, const char *const *params, int nparams,
                      const pdb_render_opts *o, FILE *out);
+
+/* The width tables are fitted to on a terminal: 0 when out is not a
+ * terminal (pipes and files get the table whole, as always), else $COLUMNS
+ * when it is a positive number, else the terminal's width (TIOCGWINSZ),
+ * else 80. */
+int pdb_render_terminal_width(FILE *out);
 
 /* Text helpers shared by renderers and charts (and pdb_utf8_width). */
 /* Writes s shortened to at most width code points, "…" in the middle. */
