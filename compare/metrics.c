@@ -4,11 +4,15 @@
 #include "compare/metrics.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "common/strbuf.h"
 #include "common/strutil.h"
 #include "common/xalloc.h"
 #include "compare/queries.h"
+#include "render/text.h"
+#include "report/trace_sql.h"
 
 #include <assert.h>
+#include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -388,6 +392,8 @@ static int throughput_samples(const pdb_metric_run *r, const pdb_metric *m, pdb_
     return PDB_OK;
 }
 
+static void list_add(char *buf, size_t cap, const char *name);
+
 /* Per-step totals of a kernel, kernel type or op in a trace (column
  * time_ns or calls); absent when no step has a call. */
 static int trace_step_totals(const pdb_metric_run *r, const char *query, const char *name,
@@ -431,14 +437,103 @@ static int op_calls_samples(const pdb_metric_run *r, const pdb_metric *m, pdb_sa
     return trace_step_totals(r, "metrics.op_steps", m->name, "calls", "calls", out);
 }
 
+/* Whether "kernel:name is full" was said already: the base, the test and
+ * kernel-calls: resolve the same name; once is enough. */
+static bool said_before(const char *name, const char *full)
+{
+    static char last[512];
+    char now[sizeof last];
+    snprintf(now, sizeof now, "%s\n%s", name, full);
+    if (strcmp(now, last) == 0)
+        return true;
+    memcpy(last, now, sizeof last);
+    return false;
+}
+
+/* Tables show kernels by short, cut names: kernel:NAME takes the full name,
+ * the short form or a glob pattern (* ? [) of either. The one kernel of r
+ * it matches (malloc'd in *full), said on stderr when it is not NAME as
+ * given; several are refused, listed; none leaves NAME (a kernel the run
+ * never ran counts 0 per step). */
+/* Whether kernel name k is what kernel:given names: its short form, or
+ * (a pattern) either form matching it. */
+static bool kernel_matches(const char *k, const char *given, bool pattern)
+{
+    pdb_buf b = PDB_BUF_INIT;
+    pdb_short_name(k, &b);
+    const char *s = pdb_buf_str(&b);
+    bool hit = strcmp(s, given) == 0 ||
+               (pattern && (fnmatch(given, k, 0) == 0 || fnmatch(given, s, 0) == 0));
+    pdb_buf_free(&b);
+    return hit;
+}
+
+static int resolve_kernel(const pdb_metric_run *r, const char *name, char **full)
+{
+    sqlite3_stmt *st;
+    if (prepare(r, "metrics.kernel_names", NULL, &st) != PDB_OK)
+        return PDB_ERR;
+    bool pattern = strpbrk(name, "*?[") != NULL;
+    char found[1024] = "";
+    int n = 0, step;
+    *full = NULL;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *k = (const char *)sqlite3_column_text(st, 0);
+        if (strcmp(k, name) == 0) { /* the full name itself wins */
+            free(*full);
+            *full = pdb_xstrdup(name);
+            n = 1;
+            break;
+        }
+        if (!kernel_matches(k, name, pattern))
+            continue;
+        if (n++ == 0)
+            *full = pdb_xstrdup(k);
+        if (n <= 10)
+            list_add(found, sizeof found, k);
+    }
+    sqlite3_finalize(st);
+    if (step != SQLITE_DONE && step != SQLITE_ROW) {
+        free(*full);
+        return pdb_db_fail(r->db, "database error");
+    }
+    if (n > 1) {
+        free(*full);
+        *full = NULL;
+        return pdb_fail("kernel:%s matches %d kernels: %s (give more of the name)", name, n,
+                        found);
+    }
+    if (!*full)
+        *full = pdb_xstrdup(name);
+    else if (strcmp(*full, name) != 0 && !said_before(name, *full)) {
+        fprintf(stderr, "profdb: kernel:");
+        pdb_fput_term(stderr, name);
+        fprintf(stderr, " is the kernel ");
+        pdb_fput_term(stderr, *full);
+        fputc('\n', stderr);
+    }
+    return PDB_OK;
+}
+
+static int kernel_totals(const pdb_metric_run *r, const pdb_metric *m, const char *column,
+                         const char *what, pdb_samples *out)
+{
+    char *full;
+    if (resolve_kernel(r, m->name, &full) != PDB_OK)
+        return PDB_ERR;
+    int rc = trace_step_totals(r, "metrics.kernel_steps", full, column, what, out);
+    free(full);
+    return rc;
+}
+
 static int kernel_samples(const pdb_metric_run *r, const pdb_metric *m, pdb_samples *out)
 {
-    return trace_step_totals(r, "metrics.kernel_steps", m->name, "time_ns", "GPU time", out);
+    return kernel_totals(r, m, "time_ns", "GPU time", out);
 }
 
 static int kernel_calls_samples(const pdb_metric_run *r, const pdb_metric *m, pdb_samples *out)
 {
-    return trace_step_totals(r, "metrics.kernel_steps", m->name, "calls", "launches", out);
+    return kernel_totals(r, m, "calls", "launches", out);
 }
 
 static int kernel_type_samples(const pdb_metric_run *r, const pdb_metric *m, pdb_samples *out)

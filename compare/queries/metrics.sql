@@ -39,6 +39,12 @@ WITH
 SELECT coalesce(k.t, 0) AS time_ns, coalesce(k.c, 0) AS calls
  FROM st LEFT JOIN k ON k.rank = st.rank AND k.step = st.step_num ORDER BY st.rank, st.ts
 
+-- name: kernel_names
+-- The distinct kernel names of run ?1, which kernel:NAME is looked up in
+-- (by full name, short form or pattern: compare/metrics.c).
+SELECT DISTINCT name FROM {schema}.analysis_kernels WHERE run_id = ?1 AND mode = 'exact'
+ ORDER BY name
+
 -- name: kernel_type_steps
 -- Per ProfilerStep: GPU time of the kernels of type ?2 (analysis_kernels'
 -- kernel_type of each name, exact mode) launched in the step.

@@ -140,6 +140,36 @@ def check_columns(c, db):
            "totl_us" in err and "total_us" in err and "share_pct" in err, err)
 
 
+def check_kernel_names(c, db):
+    """check -m kernel:NAME takes a short form or a pattern, says which
+    kernel it is, and refuses a pattern that matches several."""
+    _, out, _ = run("report", "--run", "trace", "kernels", "--top", "3", "--format", "json",
+                    "--names", "full", db=db)
+    full = json.loads(out)[0]["name"]
+    _, out, _ = run("report", "--run", "trace", "kernels", "--top", "3", "--format", "json",
+                    "--names", "short", db=db)
+    short = json.loads(out)[0]["name"]
+    c.true("the top kernel has a short form", short != full and short in full, short)
+    rcs = []
+    for given in (full, short, "*" + short[3:]):
+        rc, out, err = run("check", "trace", "trace", "-m", f"kernel:{given}=10", check=False,
+                           db=db)
+        rcs.append(rc)
+        said = [ln for ln in err.splitlines() if "is the kernel" in ln]
+        if given == full:
+            c.eq("kernel:FULL: nothing to say", said, [])
+        else:
+            c.eq(f"kernel:{given[:20]}...: said once which kernel", len(said), 1)
+            c.true(f"kernel:{given[:20]}...: names the full name", said and full in said[0],
+                   err)
+        c.true(f"kernel:{given[:20]}...: gated on its steps", "GPU time per ProfilerStep" in out + err,
+               out[-300:])
+    c.eq("kernel:FULL, SHORT and a pattern: same exit code", len(set(rcs)), 1)
+    rc, _, err = run("check", "trace", "trace", "-m", "kernel:*=10", check=False, db=db)
+    c.eq("kernel:* (every kernel): refused", rc, 2)
+    c.true("kernel:*: lists candidates", "kernels: " in err and "give more of the name" in err, err[:300])
+
+
 def main():
     c = Checker()
     with tempdir() as tmp:
@@ -151,6 +181,7 @@ def main():
                 check_fit(c, db, run_name, report)
         check_names(c, db)
         check_columns(c, db)
+        check_kernel_names(c, db)
     c.close()
 
 
