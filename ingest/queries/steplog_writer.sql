@@ -134,3 +134,17 @@ DELETE FROM steplog_chunks WHERE series_id IN (SELECT series_id
 
 -- name: drop_tentative_series
 DELETE FROM steplog_series WHERE source_id = ?1 AND agg = :tentative
+
+-- name: hf_epoch_evidence
+-- HF Trainer stdout: the last training dict with a step and an epoch. Its
+-- step / epoch is the steps per epoch, so the training bar's total is about
+-- num_train_epochs of them (steplog_writer.c, hf_training_bar).
+SELECT step, epoch FROM steplog_values
+ WHERE source_id = ?1 AND kind = 'hf-log' AND split = 'train' AND step > 0 AND epoch > 0
+ ORDER BY step DESC, epoch DESC LIMIT 1
+
+-- name: hf_train_bar
+-- The bar found to be the training loop's: its series become training step
+-- times (?2 = its loader, "bar of T").
+UPDATE steplog_series SET split = 'train', loader = NULL
+ WHERE source_id = ?1 AND split = 'progress' AND loader = ?2

@@ -375,7 +375,8 @@ static int refuse(pdb_steplog *w, flavor_id f, bool forced)
                      (long long)bare_counters(w));
     else if (f == F_TEXT)
         pdb_buf_addf(&msg, "no step records found (read with the general text reader: no line "
-                           "has a step counter such as 'step', 'iter', 'epoch' or 'N/M'");
+                           "was read as a step counter such as 'step', 'iter', 'epoch' or 'N/M' "
+                           "followed by named values");
     else
         pdb_buf_addf(&msg, "no step records found (sniffed as '%s'", flavor_name(f));
     if (flavors[f].reader != R_DOC) {

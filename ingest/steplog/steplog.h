@@ -90,6 +90,11 @@ typedef struct pdb_steplog {
     double ppo_epoch;            /* DeepSpeed-Chat: the epoch of the last "epoch: E|step: N" */
     int64_t meg_first_record;    /* first iteration record, window unknown until the next */
     int64_t hf_max_steps, hf_logging_steps, hf_train_dicts; /* HF Trainer stdout */
+    int64_t hf_epochs;           /* num_train_epochs, when printed */
+    int64_t hf_bar_totals[16];   /* totals of the bars not known as the training loop's */
+    int hf_bars;
+    char hf_bar_note[256];       /* which bar times the steps, and why (the reading) */
+    char hf_bar_warn[320];       /* why no bar does (a weak reading) */
     int64_t ds_engine;           /* DeepSpeed-Chat: engine of the last step= line */
     pdb_steplog_held ds_held;    /* its first engine's line, until the next one */
     bool meg_timer_block;        /* inside Megatron's "(min, max) time across ranks" */

@@ -1668,9 +1668,10 @@ static bool step_time_name(const char *name, size_t nl)
         step |= s;
         time |= t;
     }
-    /* "steptime", "per-step time" */
-    return (step && time && adjacent) || word_in(name, nl, (const char *const[]){
-                                                            "steptime", "per-step time", NULL});
+    /* "steptime", "per-step time", ssd.pytorch's "timer: 0.2051 sec." (a bare
+     * time word, as the rule for "time" maps it) */
+    return (step && time && adjacent) ||
+           word_in(name, nl, (const char *const[]){"steptime", "per-step time", "timer", NULL});
 }
 
 /* Whether a rate name is per device: MaxText's "Tokens/s/device", torchtune's

@@ -674,6 +674,8 @@ static int weak_reading(pdb_steplog *w, const pdb_sl_reading *r, bool lines, int
         else
             warn_add(f, "step times from timestamps at %g s resolution", f->resolution);
     }
+    if (w->hf_bar_warn[0])
+        warn_add(f, "%s", w->hf_bar_warn);
     if (r->backs >= 2)
         warn_add(f, "colliding counters: the step went back %lld times (first at line %lld: "
                     "step %lld after %lld): several counters, or per-epoch counters, read as one",
@@ -854,6 +856,8 @@ int pdb_sl_reading_finish(pdb_steplog *w, bool lines, bool quiet)
     }
     if (f.warnings.len)
         pdb_buf_adds(&f.summary, "; WEAK");
+    if (w->hf_bar_note[0] && f.step_time.len)
+        pdb_buf_addf(&f.step_time, ", %s", w->hf_bar_note);
     if (rc == PDB_OK)
         rc = store(w, r, &f, counter.len ? pdb_buf_str(&counter) : NULL, lines, used);
     if (rc == PDB_OK && !quiet) {

@@ -428,6 +428,35 @@ static void hf_settings(pdb_steplog *w, const char *s, size_t len)
         i = (size_t)(p - s);
         pdb_steplog_read_int(s, len, &i, &w->hf_logging_steps);
     }
+    /* the training bar's total is epochs x steps per epoch (steplog_writer.c) */
+    p = pdb_steplog_after(s, len, "num_train_epochs=");
+    if (!p)
+        p = pdb_steplog_after(s, len, "Num Epochs =");
+    if (p) {
+        i = (size_t)(p - s);
+        while (i < len && s[i] == ' ')
+            i++;
+        pdb_steplog_read_int(s, len, &i, &w->hf_epochs);
+    }
+}
+
+/* A bar that is not known as the training loop's (evaluation, datasets.map,
+ * loading checkpoint shards) is kept apart: split "progress", loader "bar of
+ * T", so its rate is no step time unless the pass after the file finds, from
+ * the Trainer's dicts, that T is the training loop's total. At most 16 totals
+ * are kept apart; more share one loader, which no pass picks. */
+static void other_bar(pdb_steplog *w, int64_t total)
+{
+    int k = 0;
+    while (k < w->hf_bars && w->hf_bar_totals[k] != total)
+        k++;
+    if (k == w->hf_bars && k < (int)(sizeof w->hf_bar_totals / sizeof *w->hf_bar_totals))
+        w->hf_bar_totals[w->hf_bars++] = total;
+    w->split = "progress";
+    if (k < w->hf_bars)
+        snprintf(w->loader, sizeof w->loader, "bar of %lld", (long long)total);
+    else
+        snprintf(w->loader, sizeof w->loader, "bar of other totals");
 }
 
 /* A tqdm update "N/T [mm:ss<hh:mm:ss,  7.03s/it]"; bars in other units
@@ -472,6 +501,8 @@ static int tqdm_segment(pdb_steplog *w, const char *s, size_t len, int64_t linen
                 w->step = n;
                 if (w->hf_max_steps > 0 && total == w->hf_max_steps)
                     w->split = "train"; /* the training bar, by its total */
+                else
+                    other_bar(w, total);
                 if (pdb_steplog_value(w, "progress_total", 14, (double)total, "", "point", 0) !=
                     PDB_OK)
                     return PDB_ERR;
@@ -560,8 +591,10 @@ static const struct {
 static int handle_segment(pdb_steplog *w, const char *s, size_t len, int64_t lineno, bool kv)
 {
     int r;
-    if (len > 14 && (pdb_steplog_find(s, len, "logging_steps=") ||
-                     pdb_steplog_find(s, len, "Total optimization steps")))
+    if (len > 12 && (pdb_steplog_find(s, len, "logging_steps=") ||
+                     pdb_steplog_find(s, len, "Total optimization steps") ||
+                     pdb_steplog_find(s, len, "num_train_epochs=") ||
+                     pdb_steplog_find(s, len, "Num Epochs =")))
         hf_settings(w, s, len);
     /* Block-buffered stdout glues a Trainer dict onto a progress bar. */
     const char *dict = pdb_steplog_find(s, len, "{'");

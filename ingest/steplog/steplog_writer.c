@@ -648,6 +648,71 @@ static void cumulative_name(sqlite3_stmt *st, char *out, size_t cap)
         snprintf(out, cap, "%.150s per step", rn);
 }
 
+/* HF Trainer stdout without "Total optimization steps": its bars were kept
+ * apart (steplog_text.c, other_bar). The training loop's bar has a total of
+ * num_train_epochs x the steps per epoch, which the last training dict's step
+ * / epoch gives (the epoch printed to 2 decimals, so a range); the one bar
+ * whose total falls in that range times the steps. No such bar, or several:
+ * no bar does, and the reading says why (an evaluation or datasets.map bar is
+ * never taken for the training loop's). */
+static int hf_training_bar(pdb_steplog *w)
+{
+    w->hf_bar_note[0] = w->hf_bar_warn[0] = '\0';
+    if (w->hf_max_steps > 0 || w->hf_bars == 0)
+        return PDB_OK;
+    sqlite3_stmt *st;
+    if (prepare_pass(w, "steplog_writer.hf_epoch_evidence", &st) != PDB_OK)
+        return PDB_ERR;
+    int r = sqlite3_step(st);
+    bool have = r == SQLITE_ROW;
+    int64_t step = have ? sqlite3_column_int64(st, 0) : 0;
+    double epoch = have ? sqlite3_column_double(st, 1) : 0;
+    pdb_db_release(st);
+    if (!have && r != SQLITE_DONE)
+        return pdb_db_fail(w->src->db, "step log bar pass");
+    char totals[128] = "";
+    for (int k = 0, n = 0; k < w->hf_bars; k++)
+        n += snprintf(totals + n, n < (int)sizeof totals ? sizeof totals - (size_t)n : 0,
+                      "%s%lld", k ? ", " : "", (long long)w->hf_bar_totals[k]);
+    if (!have || w->hf_epochs <= 0 || epoch <= 0.005) {
+        snprintf(w->hf_bar_warn, sizeof w->hf_bar_warn,
+                 "progress bars of totals %s, none known as the training loop's (%s): their "
+                 "rates are not step times; a log that prints 'Total optimization steps' names it",
+                 totals, !have ? "no Trainer dict with a step and an epoch"
+                                : "num_train_epochs not printed");
+        return PDB_OK;
+    }
+    /* epoch e is printed rounded to 2 decimals: steps per epoch in [lo, hi] */
+    double lo = (double)w->hf_epochs * (double)step / (epoch + 0.005) * 0.99;
+    double hi = (double)w->hf_epochs * (double)step / (epoch - 0.005) * 1.01;
+    int found = -1, matches = 0;
+    for (int k = 0; k < w->hf_bars; k++)
+        if ((double)w->hf_bar_totals[k] >= lo && (double)w->hf_bar_totals[k] <= hi) {
+            found = k;
+            matches++;
+        }
+    if (matches != 1) {
+        snprintf(w->hf_bar_warn, sizeof w->hf_bar_warn,
+                 "progress bars of totals %s: %s in %.0f to %.0f (%lld epochs x step %lld / "
+                 "epoch %.2f): their rates are not step times",
+                 totals, matches ? "several" : "none", lo, hi, (long long)w->hf_epochs,
+                 (long long)step, epoch);
+        return PDB_OK;
+    }
+    char loader[sizeof w->loader];
+    snprintf(loader, sizeof loader, "bar of %lld", (long long)w->hf_bar_totals[found]);
+    if (prepare_pass(w, "steplog_writer.hf_train_bar", &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_text(st, 2, loader, -1, SQLITE_TRANSIENT);
+    int rc = pdb_db_step_done(w->src->db, st);
+    pdb_db_release(st);
+    snprintf(w->hf_bar_note, sizeof w->hf_bar_note,
+             "from the bar N/%lld, the training loop's (%lld epochs x step %lld / epoch "
+             "%.2f; other bars are not step times)",
+             (long long)w->hf_bar_totals[found], (long long)w->hf_epochs, (long long)step, epoch);
+    return rc;
+}
+
 int pdb_steplog_finish(pdb_steplog *w)
 {
     sqlite3 *db = w->src->db;
@@ -659,6 +724,8 @@ int pdb_steplog_finish(pdb_steplog *w)
         rc = set_first_windows(w);
     if (rc == PDB_OK)
         rc = run_pass(w, "steplog_writer.detect_cumulative");
+    if (rc == PDB_OK)
+        rc = hf_training_bar(w);
     /* series rows changed under the cache */
     if (rc != PDB_OK || pdb_sl_forget(w->store) != PDB_OK)
         return PDB_ERR;

@@ -90,9 +90,10 @@ def expectations(d):
             reader="hf-trainer-state", counter='key "step"', records=200, steps=(25, 5000),
             source="none", agg=None, lines=None),
         # "The only per-step timing is tqdm's smoothed rate"; eval and map bars
+        # are kept apart, the training bar (N/8264) found from the dicts' epochs
         p("hf_trainer_stdout_gemma2_lora.log"): dict(
-            reader="hf-trainer", counter="'step' key, or dict order x logging_steps; bar N/T", source="moving average 'tqdm'",
-            agg="moving_avg", weak="colliding counters"),
+            reader="hf-trainer", counter="'step' key, or dict order x logging_steps; bar N/T",
+            source="moving average 'tqdm'", agg="moving_avg"),
         # "step is the 0-based global step"; epoch_time is per epoch, no step time;
         # "114 step rows": the validation and epoch-end rows share the last
         # batch's step and are no steps of their own (the step rows: a
