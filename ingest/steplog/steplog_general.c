@@ -596,6 +596,38 @@ static bool multi_value(scanner *sc, const char *v, size_t vl)
 /* Adds the value text v[0..vl) as a pair named by the pending words; reads a
  * unit word after it ("296.2 MB", "112.20 ms") and a progress total
  * ("991 / 1000"). Returns false when the text is not a number. */
+/* The rest of a duration written in words: ESPnet's "time=1 minute and 42.6
+ * seconds", "1 hour, 2 minutes and 3 seconds". From i (after the first
+ * part's unit), each ", N UNIT" or " and N UNIT" with a time unit is added to
+ * *secs; returns where the duration ends. */
+static size_t duration_parts(const scanner *sc, size_t i, double *secs)
+{
+    for (;;) {
+        size_t k = i;
+        if (k < sc->n && sc->b[k] == ',')
+            k++;
+        while (k < sc->n && sc->b[k] == ' ')
+            k++;
+        if (k + 4 <= sc->n && memcmp(sc->b + k, "and ", 4) == 0)
+            k += 4;
+        size_t ne = k;
+        while (ne < sc->n && (isdigit((unsigned char)sc->b[ne]) || sc->b[ne] == '.'))
+            ne++;
+        if (ne == k || ne >= sc->n || sc->b[ne] != ' ')
+            return i;
+        size_t us = ne + 1, ue = token_end(sc->b, sc->n, us);
+        while (ue > us && (sc->b[ue - 1] == ',' || sc->b[ue - 1] == '.'))
+            ue--;
+        double x, f;
+        const char *u = ue > us ? pdb_units_canon(sc->b + us, ue - us, &f) : NULL;
+        if (!u || strcmp(u, PDB_UNIT_SECONDS) != 0 || ue - us < 3 ||
+            pdb_units_number(sc->b + k, ne - k, &x) != ne - k)
+            return i;
+        *secs += x * f;
+        i = ue;
+    }
+}
+
 static bool add_value(scanner *sc, const char *v, size_t vl)
 {
     while (vl && memchr(",;:", v[vl - 1], 3))
@@ -654,6 +686,8 @@ static bool add_value(scanner *sc, const char *v, size_t vl)
             if (canon && !isdigit((unsigned char)sc->b[k])) {
                 tmp.v = x * f;
                 tmp.unit = canon;
+                if (strcmp(canon, PDB_UNIT_SECONDS) == 0)
+                    e = duration_parts(sc, e, &tmp.v);
                 tmp.per_step = pdb_ends_with_icase(sc->b + k, e - k, "/step") ||
                                pdb_ends_with_icase(sc->b + k, e - k, "/batch") ||
                                pdb_ends_with_icase(sc->b + k, e - k, "/iter");
@@ -1326,6 +1360,28 @@ static bool seconds_of(const gen_pair *p, double *secs)
     return true;
 }
 
+/* A mean since the start named as such: Kaldi's "global average objf: -0.54
+ * over 1138432.0 frames" (its "current batch average" is the batch's). */
+static bool running_name(const gen_pair *p)
+{
+    return pdb_steplog_name_has_word(p->name, p->nl, "average") &&
+           (pdb_steplog_name_has_word(p->name, p->nl, "global") ||
+            pdb_steplog_name_has_word(p->name, p->nl, "running") ||
+            pdb_steplog_name_has_word(p->name, p->nl, "cumulative"));
+}
+
+/* A time still to go ("Estimated time to finish: 33 minutes", "eta",
+ * "remaining"): not the time an epoch took. */
+static bool eta_name(const gen_pair *p)
+{
+    static const char *const words[] = {"estimated", "Estimated", "eta", "ETA", "remaining",
+                                        "left", NULL};
+    for (int i = 0; words[i]; i++)
+        if (pdb_steplog_name_has_word(p->name, p->nl, words[i]))
+            return true;
+    return false;
+}
+
 static bool seconds_pair(const gen_pair *p)
 {
     double secs;
@@ -1592,7 +1648,7 @@ static const char *value_agg(const pdb_steplog_general *g, const gen_line *L, co
                              const gen_counters *c, int64_t step, bool has_step, int64_t *window)
 {
     *window = 0;
-    if (p->avg) {
+    if (p->avg || running_name(p)) {
         if (c->has_local)
             *window = c->local + 1; /* AverageMeter: since the epoch began */
         return "running_mean";
@@ -2063,7 +2119,7 @@ static int write_record(pdb_steplog *w, pdb_steplog_general *g, gen_line *L)
         value_roles(w, g, L, &c, role);
     else
         for (int k = 0; k < L->n; k++)
-            role[k] = kind == K_EPOCH && seconds_pair(&L->p[k]) &&
+            role[k] = kind == K_EPOCH && seconds_pair(&L->p[k]) && !eta_name(&L->p[k]) &&
                               !pdb_steplog_name_has_word(L->p[k].name, L->p[k].nl, "epoch")
                           ? ROLE_EPOCH
                           : ROLE_PLAIN;

@@ -109,8 +109,9 @@ typedef struct {
 static const unit_def units[] = {
     {"ns", "s", 1e-9}, {"us", "s", 1e-6}, {"\xc2\xb5s", "s", 1e-6}, {"ms", "s", 1e-3},
     {"s", "s", 1}, {"sec", "s", 1}, {"secs", "s", 1}, {"second", "s", 1},
-    {"seconds", "s", 1}, {"min", "s", 60}, {"mins", "s", 60}, {"minutes", "s", 60},
-    {"h", "s", 3600}, {"hr", "s", 3600}, {"hours", "s", 3600},
+    {"seconds", "s", 1}, {"min", "s", 60}, {"mins", "s", 60}, {"minute", "s", 60},
+    {"minutes", "s", 60}, {"h", "s", 3600}, {"hr", "s", 3600}, {"hour", "s", 3600},
+    {"hours", "s", 3600},
     {"s/it", "s", 1}, {"sec/it", "s", 1}, {"ms/it", "s", 1e-3},
     /* time per step as Keras prints it ("8ms/step"), and its relatives */
     {"s/step", "s", 1}, {"ms/step", "s", 1e-3}, {"us/step", "s", 1e-6},
