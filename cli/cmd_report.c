@@ -81,11 +81,29 @@ static int ingest_memory(pdb_report_ctx *ctx, const char **inputs, int n, const 
     return pdb_cli_ingest_memory(inputs, n, *run, &ctx->db);
 }
 
+/* One rule for a report that does not apply to the run: one line on
+ * stderr saying what it needs, exit 2 (never an empty table). */
+static int check_applies(pdb_report_ctx *ctx, const pdb_report *r)
+{
+    pdb_run_facts f;
+    const char *what;
+    if (pdb_run_facts_get(ctx->db, ctx->run_id, &f) != PDB_OK ||
+        pdb_report_applies(ctx, r, &f, &what) != PDB_OK)
+        return PDB_ERR;
+    if (what && strcmp(what, PDB_NOT_ANALYSED_NEEDS) != 0)
+        return pdb_fail("report %s does not apply to run %s: it needs %s", r->name,
+                        ctx->run_name, what);
+    return PDB_OK;
+}
+
 static int run_reports(pdb_report_ctx *ctx, char **names, int n)
 {
     if (n == 0)
         return pdb_report_overview(ctx);
     ctx->titles = n > 1;
+    for (int i = 0; i < n; i++)
+        if (check_applies(ctx, pdb_report_find(names[i])) != PDB_OK)
+            return PDB_ERR;
     for (int i = 0; i < n; i++)
         if (pdb_report_run(ctx, pdb_report_find(names[i])) != PDB_OK)
             return PDB_ERR;

@@ -50,16 +50,18 @@ static const struct {
     int needs;
     bool (*lacks)(const pdb_run_facts *f);
     const char *why;
+    const char *what;   /* what the report needs, for "it needs ..." */
 } reasons[] = {
-    {PDB_NEEDS_TRACE, no_traces, "no traces"},
+    {PDB_NEEDS_TRACE, no_traces, "no traces", "a PyTorch profiler trace"},
     {PDB_NEEDS_TRACE | PDB_NEEDS_GPU | PDB_NEEDS_STEPS | PDB_NEEDS_MEMORY, never_analysed,
-     PDB_NOT_ANALYSED},
-    {PDB_NEEDS_GPU, no_gpu, "no GPU events"},
-    {PDB_NEEDS_STEPS, no_steps, "no ProfilerStep annotations"},
-    {PDB_NEEDS_PSTATS, no_pstats, "no pstats dump"},
-    {PDB_NEEDS_STEPLOG, no_steplog, "no step logs"},
-    {PDB_NEEDS_MEMORY, no_memory, "no [memory] events"},
-    {PDB_NEEDS_PYSPY, no_pyspy, "no py-spy profile"},
+     PDB_NOT_ANALYSED, PDB_NOT_ANALYSED_NEEDS},
+    {PDB_NEEDS_GPU, no_gpu, "no GPU events", "GPU events (trace events with a stream arg)"},
+    {PDB_NEEDS_STEPS, no_steps, "no ProfilerStep annotations", "ProfilerStep annotations"},
+    {PDB_NEEDS_PSTATS, no_pstats, "no pstats dump", "a cProfile/pstats dump"},
+    {PDB_NEEDS_STEPLOG, no_steplog, "no step logs", "a training step log"},
+    {PDB_NEEDS_MEMORY, no_memory, "no [memory] events",
+     "[memory] events (a trace recorded with profile_memory=True)"},
+    {PDB_NEEDS_PYSPY, no_pyspy, "no py-spy profile", "a py-spy profile"},
 };
 enum { N_REASONS = sizeof reasons / sizeof reasons[0] };
 
@@ -69,6 +71,64 @@ const char *pdb_report_missing(const pdb_run_facts *f, int needs)
         if ((needs & reasons[i].needs) && reasons[i].lacks(f))
             return reasons[i].why;
     return NULL;
+}
+
+/* Reports whose NEEDS a run can meet without holding what they show: they
+ * apply when they find rows. */
+static const struct {
+    const char *name, *what;
+} finds_rows[] = {
+    {"comm", "collective (communication) kernels"},
+    {"phases", "phase times (forward, backward, data, ...) in its step logs"},
+    {"loaders", "per-dataloader phase times in its step logs"},
+    {"throughput", "step times, or sample or token counts, in its step logs"},
+    {"scaling", "runs labelled gpus=N (profdb ingest --label gpus=N)"},
+    {"step-insights", "phase times or memory values in its step logs (what its rules read)"},
+    {"gpu-util", "an nvidia-smi log"},
+    {"rf-report", "rectified-flow profiler blocks in its step logs"},
+};
+
+/* Whether report r prints no row on ctx's run (as JSON: "[]"). */
+static int prints_nothing(pdb_report_ctx *ctx, const pdb_report *r, bool *nothing)
+{
+    char *mem = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&mem, &len);
+    if (!m)
+        return pdb_fail("out of memory");
+    pdb_report_ctx c = *ctx;
+    c.out = m;
+    c.titles = false;
+    c.render.format = PDB_OUT_JSON;
+    c.render.columns = NULL;
+    int rc = r->run(&c);
+    fclose(m);
+    *nothing = true;
+    for (size_t i = 0; rc == PDB_OK && i < len; i++)
+        if (!strchr("[] \n", mem[i]))
+            *nothing = false;
+    free(mem);
+    return rc;
+}
+
+int pdb_report_applies(pdb_report_ctx *ctx, const pdb_report *r, const pdb_run_facts *f,
+                       const char **what)
+{
+    *what = NULL;
+    for (int i = 0; i < N_REASONS; i++)
+        if ((r->needs & reasons[i].needs) && reasons[i].lacks(f)) {
+            *what = reasons[i].what;
+            return PDB_OK;
+        }
+    for (size_t i = 0; i < sizeof finds_rows / sizeof finds_rows[0]; i++) {
+        bool nothing;
+        if (strcmp(r->name, finds_rows[i].name) != 0)
+            continue;
+        if (prints_nothing(ctx, r, &nothing) != PDB_OK)
+            return PDB_ERR;
+        *what = nothing ? finds_rows[i].what : NULL;
+    }
+    return PDB_OK;
 }
 
 /* Keeps the first max_rows rows of a table (after its two header lines). */
@@ -123,14 +183,26 @@ static void heading(pdb_report_ctx *ctx, const char *title)
         fprintf(ctx->out, "\n== %s ==\n", title);
 }
 
-/* The reports that apply and, grouped by reason, those that do not. */
-static void applicable(pdb_report_ctx *ctx, const pdb_run_facts *f)
+/* The reports that apply and, grouped by reason, those that do not
+ * (those that find no rows last, each with what it needs). */
+static int applicable(pdb_report_ctx *ctx, const pdb_run_facts *f)
 {
     const char *li = ctx->render.format == PDB_OUT_MD ? "- " : "";
+    pdb_buf empty = PDB_BUF_INIT;
     fprintf(ctx->out, "%sreports that apply:", li);
-    for (const pdb_report *r = pdb_reports; r->name; r++)
-        if (!pdb_report_missing(f, r->needs))
+    for (const pdb_report *r = pdb_reports; r->name; r++) {
+        const char *what;
+        if (pdb_report_missing(f, r->needs))
+            continue;
+        if (pdb_report_applies(ctx, r, f, &what) != PDB_OK) {
+            pdb_buf_free(&empty);
+            return PDB_ERR;
+        }
+        if (what)
+            pdb_buf_addf(&empty, "%snot applicable: %s (it needs %s)\n", li, r->name, what);
+        else
             fprintf(ctx->out, " %s", r->name);
+    }
     fputc('\n', ctx->out);
     for (int i = 0; i < N_REASONS; i++) {
         bool any = false;
@@ -143,6 +215,9 @@ static void applicable(pdb_report_ctx *ctx, const pdb_run_facts *f)
         if (any)
             fprintf(ctx->out, " (%s)\n", reasons[i].why);
     }
+    fputs(pdb_buf_str(&empty), ctx->out);
+    pdb_buf_free(&empty);
+    return PDB_OK;
 }
 
 static int findings(pdb_report_ctx *ctx, const char *name)
@@ -200,7 +275,8 @@ int pdb_report_overview(pdb_report_ctx *ctx)
                 f.steplog_values, f.steplog_steps);
     if (md)
         fputc('\n', ctx->out);
-    applicable(ctx, &f);
+    if (applicable(ctx, &f) != PDB_OK)
+        return PDB_ERR;
     heading(ctx, "sources (profdb report summary)");
     pdb_report_ctx c = *ctx;
     c.titles = false;

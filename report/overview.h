@@ -20,8 +20,17 @@ int pdb_run_facts_get(sqlite3 *db, int64_t run_id, pdb_run_facts *f);
  * else why not ("no GPU events", ...; a trace report of a run never
  * analysed: PDB_NOT_ANALYSED). */
 #define PDB_NOT_ANALYSED "not analysed: run 'profdb analyze'"
+/* What pdb_report_applies says such a report needs (pdb_report_run says
+ * it better: what is missing and the command that adds it). */
+#define PDB_NOT_ANALYSED_NEEDS "the trace analysis ('profdb analyze')"
 
 const char *pdb_report_missing(const pdb_run_facts *f, int needs);
+/* Whether report r applies to ctx's run, whose facts are f: *what NULL
+ * when it does, else what it needs ("a cProfile/pstats dump"): from its
+ * NEEDS, and for the reports that a run can meet the NEEDS of without
+ * holding their data (phases, gpu-util, comm, ...), from running it. */
+int pdb_report_applies(pdb_report_ctx *ctx, const pdb_report *r, const pdb_run_facts *f,
+                       const char **what);
 
 /* Prints the overview: facts, applicable reports, the summary table and the
  * first rows of insights / step-insights. Table and Markdown formats only;

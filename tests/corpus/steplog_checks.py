@@ -78,8 +78,14 @@ def spot(db, r, where, want, rel=1e-9):
 
 
 def step_time_mean(db, r):
-    """1 / steps_per_s of `report throughput` (overall) and its source, or None."""
-    _, out, _ = run("report", "--db", db, "--run", r, "--format", "json", "throughput")
+    """1 / steps_per_s of `report throughput` (overall) and its source, or None
+    (also when the report does not apply: no step times in the log)."""
+    rc, out, err = run("report", "--db", db, "--run", r, "--format", "json", "throughput",
+                       check=False)
+    if rc == 2 and "does not apply" in err:
+        return None, None
+    if rc != 0:
+        raise AssertionError(f"report throughput on {r} exited {rc}: {err.strip()}")
     for row in json.loads(out):
         if row["scope"] == "overall" and row["metric"] == "steps_per_s":
             return 1.0 / row["value"], row["derived_from"]
