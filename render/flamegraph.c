@@ -100,11 +100,11 @@ static void label(pdb_buf *b, const char *name, double px)
     pdb_buf_adds(b, "..");
 }
 
-static void write_box(pdb_buf *b, const pdb_flame_box *bx, const pdb_flame_opts *o, int rows)
+static void write_box(pdb_buf *b, const pdb_flame_box *bx, const pdb_flame_opts *o)
 {
     double scale = (double)(WIDTH - 2 * PAD) / (double)o->total;
     double x = PAD + (double)bx->x * scale, w = (double)bx->samples * scale;
-    int row = o->icicle ? bx->depth : rows - 1 - bx->depth;
+    int row = o->icicle ? bx->depth : o->rows - 1 - bx->depth;
     int y = HEAD + row * ROW;
     char fill[32];
     colour(bx, fill, sizeof fill);
@@ -124,21 +124,22 @@ static void write_box(pdb_buf *b, const pdb_flame_box *bx, const pdb_flame_opts 
     pdb_buf_adds(b, "</text></g>\n");
 }
 
-int pdb_flame_write(FILE *out, const pdb_flame_box *boxes, size_t n, const pdb_flame_opts *o)
+static int height(const pdb_flame_opts *o)
+{
+    return HEAD + o->rows * ROW + FOOT;
+}
+
+int pdb_flame_begin(FILE *out, const pdb_flame_opts *o)
 {
     if (o->total <= 0)
         return pdb_fail("flame graph: no samples to draw");
-    int rows = 0;
-    for (size_t i = 0; i < n; i++)
-        if (boxes[i].depth + 1 > rows)
-            rows = boxes[i].depth + 1;
-    int height = HEAD + rows * ROW + FOOT;
+    int h = height(o);
     fprintf(out, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
                  "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
                  "height=\"%d\" viewBox=\"0 0 %d %d\" onload=\"init(evt)\" "
                  "data-total-samples=\"%lld\" data-width-px=\"%d\" data-pad-px=\"%d\" "
                  "data-kind=\"%s\">\n",
-            WIDTH, height, WIDTH, height, (long long)o->total, WIDTH - 2 * PAD, PAD,
+            WIDTH, h, WIDTH, h, (long long)o->total, WIDTH - 2 * PAD, PAD,
             o->icicle ? "icicle" : "flame");
     pdb_buf b = PDB_BUF_INIT;
     pdb_buf_adds(&b, "<desc>");
@@ -148,7 +149,7 @@ int pdb_flame_write(FILE *out, const pdb_flame_box *boxes, size_t n, const pdb_f
                  style, script);
     pdb_buf_addf(&b, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#f8f8f0\"/>\n"
                      "<text id=\"title\" x=\"%d\" y=\"24\" text-anchor=\"middle\">",
-                 WIDTH, height, WIDTH / 2);
+                 WIDTH, h, WIDTH / 2);
     pdb_text_xml(&b, o->title);
     pdb_buf_addf(&b, "</text>\n<text id=\"reset\" x=\"%d\" y=\"24\">Reset</text>\n"
                      "<text id=\"search\" x=\"%d\" y=\"24\">Search</text>\n"
@@ -159,13 +160,20 @@ int pdb_flame_write(FILE *out, const pdb_flame_box *boxes, size_t n, const pdb_f
                      "</text>\n<text id=\"status\" x=\"%d\" y=\"62\"> </text>\n<g id=\"frames\">\n",
                  WIDTH - PAD, PAD);
     fputs(pdb_buf_str(&b), out);
-    for (size_t i = 0; i < n; i++) {
-        pdb_buf_reset(&b);
-        write_box(&b, &boxes[i], o, rows);
-        fputs(pdb_buf_str(&b), out);
-    }
-    fprintf(out, "</g>\n<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n</svg>\n", PAD,
-            height - 10);
     pdb_buf_free(&b);
     return PDB_OK;
+}
+
+void pdb_flame_box_write(FILE *out, const pdb_flame_box *box, const pdb_flame_opts *o)
+{
+    pdb_buf b = PDB_BUF_INIT;
+    write_box(&b, box, o);
+    fputs(pdb_buf_str(&b), out);
+    pdb_buf_free(&b);
+}
+
+void pdb_flame_end(FILE *out, const pdb_flame_opts *o)
+{
+    fprintf(out, "</g>\n<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n</svg>\n", PAD,
+            height(o) - 10);
 }

@@ -2,7 +2,8 @@
  *
  * The caller lays out the boxes (report/pyspy_graph.c: one box per node of
  * a stack tree, x and width in samples) and says which it left out; this
- * writer draws them: 1200 px wide, a 16 px row per depth, every box's width
+ * writer draws them as they come, one at a time (the caller streams them
+ * from the database, nothing is held): 1200 px wide, a 16 px row per depth, every box's width
  * samples / total of the drawing width (no minimum, no rounding to whole
  * pixels), a <title> per box for hover ("NAME (N samples, P%)"), a search
  * (regular expression; also from the page's ?s= query) that highlights the
@@ -33,9 +34,15 @@ typedef struct pdb_flame_opts {
     int64_t total;      /* samples across the full width */
     bool icicle;        /* root at the top, stacks growing down */
     double rate_hz;     /* > 0: seconds in the titles too */
+    int rows;           /* rows drawn: 1 + the deepest box's depth */
 } pdb_flame_opts;
 
-/* Writes the SVG document to out. */
-int pdb_flame_write(FILE *out, const pdb_flame_box *boxes, size_t n, const pdb_flame_opts *o);
+/* Writes the document's head: size, title, rule, script; the frames group
+ * opens. Fails when o->total is not positive. */
+int pdb_flame_begin(FILE *out, const pdb_flame_opts *o);
+/* Writes one box (any order: each is placed by its x and depth). */
+void pdb_flame_box_write(FILE *out, const pdb_flame_box *box, const pdb_flame_opts *o);
+/* Closes the frames group and the document. */
+void pdb_flame_end(FILE *out, const pdb_flame_opts *o);
 
 #endif

@@ -1,15 +1,17 @@
 /* pyspy_graph.c: the py-spy reports over the whole stack tree
- * (pyspy_tree.c): `pyspy-tree` (a text tree for the terminal), `folded`
+ * (pyspy_tree.c, read a node at a time from its temp tables): `pyspy-tree` (a text tree for the terminal), `folded`
  * (one "frame;frame;... COUNT" line per stack, py-spy's raw format, which
  * flamegraph.pl, inferno and speedscope read and profdb ingests again) and
  * `flamegraph` (flamegraph.svg and icicle.svg, render/flamegraph.c). */
 #include "report/pyspy.h"
+#include "common/db.h"
 #include "common/error.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "render/files.h"
 #include "render/flamegraph.h"
 #include "render/text.h"
+#include "report/queries.h"
 
 #include <errno.h>
 #include <math.h>
@@ -37,109 +39,199 @@ static int min_share(const pdb_report_ctx *ctx, double dflt, double *out)
     return PDB_OK;
 }
 
-static int load(pdb_report_ctx *ctx, const char *report, pdb_pyspy_tree *t, bool *ok)
+/* Checks that the run has py-spy data and builds its tree (pyspy_tree.c). */
+static int build(pdb_report_ctx *ctx, const char *report, pdb_pyspy_tree_need need,
+                 pdb_pyspy_totals *t, bool *ok)
 {
     if (pdb_pyspy_require(ctx, report, ok) != PDB_OK)
         return PDB_ERR;
     if (!*ok)
         return PDB_OK;
-    return pdb_pyspy_tree_load(ctx->db, ctx->run_id, t);
+    return pdb_pyspy_tree_build(ctx->db, ctx->run_id, need, t);
+}
+
+/* Drops the tree's tables; rc is the report's result so far. */
+static int finish(pdb_report_ctx *ctx, const pdb_pyspy_totals *t, int rc)
+{
+    int dropped = pdb_pyspy_tree_drop(ctx->db, t);
+    return rc == PDB_OK ? dropped : rc;
 }
 
 /* --- folded ---------------------------------------------------------------- */
 
+/* One line: the stack ending at node, root first, and its samples. Frames
+ * as printed (a process frame's command line may hold ';' or a line break,
+ * as in py-spy's own files: profdb's raw reader reads them). */
+static int folded_line(pdb_report_ctx *ctx, sqlite3_stmt *stack, int64_t node, int64_t samples)
+{
+    sqlite3_bind_int64(stack, 1, node);
+    int rc;
+    bool first = true;
+    while ((rc = sqlite3_step(stack)) == SQLITE_ROW) {
+        if (!first)
+            fputc(';', ctx->out);
+        const char *frame = (const char *)sqlite3_column_text(stack, 0);
+        fputs(frame ? frame : "", ctx->out);
+        first = false;
+    }
+    sqlite3_reset(stack);
+    fprintf(ctx->out, " %lld\n", (long long)samples);
+    return rc == SQLITE_DONE ? PDB_OK : pdb_db_fail(ctx->db, "folded: reading a stack");
+}
+
+static int folded_lines(pdb_report_ctx *ctx)
+{
+    sqlite3_stmt *ends, *stack;
+    if (pdb_report_prepare(ctx->db, "pyspy_tree.folded_ends", &ends) != PDB_OK)
+        return PDB_ERR;
+    if (pdb_report_prepare(ctx->db, "pyspy_tree.folded_stack", &stack) != PDB_OK) {
+        sqlite3_finalize(ends);
+        return PDB_ERR;
+    }
+    int rc, err = PDB_OK;
+    while (err == PDB_OK && (rc = sqlite3_step(ends)) == SQLITE_ROW)
+        err = folded_line(ctx, stack, sqlite3_column_int64(ends, 0),
+                          sqlite3_column_int64(ends, 1));
+    if (err == PDB_OK && rc != SQLITE_DONE)
+        err = pdb_db_fail(ctx->db, "folded: reading the stacks");
+    sqlite3_finalize(stack);
+    sqlite3_finalize(ends);
+    return err;
+}
+
 int pdb_report_folded(pdb_report_ctx *ctx)
 {
-    pdb_pyspy_tree t;
+    pdb_pyspy_totals t;
     bool ok;
-    if (load(ctx, "folded", &t, &ok) != PDB_OK)
+    if (build(ctx, "folded", PDB_PYSPY_SELF, &t, &ok) != PDB_OK)
         return PDB_ERR;
     if (!ok)
         return PDB_OK;
-    int32_t *path = NULL;
-    size_t cap = 0;
-    for (size_t i = 0; i < t.n; i++) {
-        if (t.nodes[i].self <= 0)
-            continue;
-        size_t len = 0;
-        for (int32_t k = (int32_t)i; k >= 0; k = t.nodes[k].parent) {
-            if (len == cap) {
-                cap = cap ? 2 * cap : 256;
-                path = pdb_xrealloc(path, cap * sizeof *path);
-            }
-            path[len++] = k;
-        }
-        /* Root first, as py-spy writes; frames as printed (a process
-         * frame's command line may hold ';' or a line break, as in py-spy's
-         * own files: profdb's raw reader reads them). */
-        while (len-- > 0) {
-            fputs(t.frames[t.nodes[path[len]].frame], ctx->out);
-            if (len)
-                fputc(';', ctx->out);
-        }
-        fprintf(ctx->out, " %lld\n", (long long)t.nodes[i].self);
-    }
-    free(path);
-    pdb_pyspy_tree_free(&t);
-    return PDB_OK;
+    return finish(ctx, &t, folded_lines(ctx));
 }
 
 /* --- pyspy-tree -------------------------------------------------------------- */
 
-static const pdb_pyspy_tree *sort_tree; /* qsort has no context argument */
+/* The tree's statements: a node's first child (largest), its next sibling,
+ * and the node itself. */
+typedef struct tree_walk {
+    pdb_report_ctx *ctx;
+    sqlite3_stmt *first, *next, *node;
+    double min;       /* lines under this many samples are left out */
+    int64_t samples;  /* every sample: the base of the shares */
+} tree_walk;
 
-static int by_total_desc(const void *a, const void *b)
-{
-    const pdb_pyspy_node *x = &sort_tree->nodes[*(const int32_t *)a];
-    const pdb_pyspy_node *y = &sort_tree->nodes[*(const int32_t *)b];
-    if (x->total != y->total)
-        return x->total < y->total ? 1 : -1;
-    return (*(const int32_t *)a > *(const int32_t *)b) - (*(const int32_t *)a < *(const int32_t *)b);
-}
+/* A node's row (tree_node), or false with the error set. */
+typedef struct tree_row {
+    int64_t parent, depth, total, self;
+} tree_row;
 
-/* Pushes the children of node p (or the roots, p < 0) that reach min
- * samples onto the stack, largest last so that it prints first. */
-static void push_children(const pdb_pyspy_tree *t, int32_t p, double min, int32_t **stack,
-                          size_t *n, size_t *cap, int32_t *roots, size_t nroots)
+static int read_node(tree_walk *w, int64_t id, tree_row *r, bool print)
 {
-    const int32_t *kids = roots;
-    size_t nk = nroots;
-    int32_t *tmp = NULL;
-    if (p >= 0) {
-        nk = (size_t)t->nodes[p].children;
-        tmp = pdb_xmalloc((nk + 1) * sizeof *tmp);
-        for (size_t i = 0; i < nk; i++)
-            tmp[i] = t->nodes[p].first_child + (int32_t)i;
-        sort_tree = t;
-        qsort(tmp, nk, sizeof *tmp, by_total_desc);
-        kids = tmp;
-    }
-    for (size_t i = nk; i-- > 0;) {
-        if ((double)t->nodes[kids[i]].total < min)
-            continue;
-        if (*n == *cap) {
-            *cap = *cap ? 2 * *cap : 256;
-            *stack = pdb_xrealloc(*stack, *cap * sizeof **stack);
+    sqlite3_bind_int64(w->node, 1, id);
+    int rc = sqlite3_step(w->node);
+    if (rc == SQLITE_ROW) {
+        *r = (tree_row){sqlite3_column_int64(w->node, 0), sqlite3_column_int64(w->node, 1),
+                        sqlite3_column_int64(w->node, 2), sqlite3_column_int64(w->node, 3)};
+        if (print) {
+            FILE *out = w->ctx->out;
+            double all = (double)w->samples;
+            fprintf(out, "%6.2f%% %6.2f%% %9lld  ", 100.0 * (double)r->total / all,
+                    100.0 * (double)r->self / all, (long long)r->total);
+            /* Indentation up to TREE_INDENT levels, then the depth as a
+             * number: a stack 10^5 frames deep would otherwise print 10^10
+             * spaces. */
+            int64_t indent = r->depth < TREE_INDENT ? r->depth : TREE_INDENT;
+            for (int64_t d = 0; d < indent; d++)
+                fputs(d % 2 ? "  " : "| ", out);
+            if (r->depth > TREE_INDENT)
+                fprintf(out, "[%lld] ", (long long)r->depth);
+            const char *frame = (const char *)sqlite3_column_text(w->node, 4);
+            pdb_fput_term(out, frame ? frame : "");
+            fputc('\n', out);
         }
-        (*stack)[(*n)++] = kids[i];
     }
-    free(tmp);
+    sqlite3_reset(w->node);
+    return rc == SQLITE_ROW ? PDB_OK
+                            : pdb_fail("py-spy stack tree of run %lld: node %lld is missing",
+                                       (long long)w->ctx->run_id, (long long)id);
 }
 
-static void tree_line(pdb_report_ctx *ctx, const pdb_pyspy_tree *t, const pdb_pyspy_node *nd)
+/* Steps st (bound to key) to the node it names, 0 when none or when that
+ * node is under the share (then so are the siblings after it). */
+static int step_to(tree_walk *w, sqlite3_stmt *st, int64_t key, int64_t *to)
 {
-    double all = (double)t->samples;
-    fprintf(ctx->out, "%6.2f%% %6.2f%% %9lld  ", 100.0 * (double)nd->total / all,
-            100.0 * (double)nd->self / all, (long long)nd->total);
-    /* Indentation up to TREE_INDENT levels, then the depth as a number: a
-     * stack 10^5 frames deep would otherwise print 10^10 spaces. */
-    int indent = nd->depth < TREE_INDENT ? nd->depth : TREE_INDENT;
-    for (int d = 0; d < indent; d++)
-        fputs(d % 2 ? "  " : "| ", ctx->out);
-    if (nd->depth > TREE_INDENT)
-        fprintf(ctx->out, "[%d] ", nd->depth);
-    pdb_fput_term(ctx->out, t->frames[nd->frame]);
-    fputc('\n', ctx->out);
+    sqlite3_bind_int64(st, 1, key);
+    int rc = sqlite3_step(st);
+    int64_t id = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_reset(st);
+    *to = 0;
+    if (rc != SQLITE_ROW)
+        return rc == SQLITE_DONE ? PDB_OK : pdb_db_fail(w->ctx->db, "pyspy-tree");
+    tree_row r;
+    if (read_node(w, id, &r, false) != PDB_OK)
+        return PDB_ERR;
+    if ((double)r.total >= w->min)
+        *to = id;
+    return PDB_OK;
+}
+
+/* Depth first, largest child first, holding only the current node: after
+ * a node's subtree comes its next sibling, else its parent's, and so on up
+ * (each node is entered once and left once: linear in the lines). */
+static int tree_lines(tree_walk *w)
+{
+    int64_t cur;
+    if (step_to(w, w->first, 0, &cur) != PDB_OK)
+        return PDB_ERR;
+    while (cur) {
+        tree_row r;
+        int64_t child;
+        if (read_node(w, cur, &r, true) != PDB_OK || step_to(w, w->first, cur, &child) != PDB_OK)
+            return PDB_ERR;
+        if (child) {
+            cur = child;
+            continue;
+        }
+        for (;;) {
+            int64_t sib;
+            if (step_to(w, w->next, cur, &sib) != PDB_OK)
+                return PDB_ERR;
+            if (sib || r.parent == 0) {
+                cur = sib;
+                break;
+            }
+            cur = r.parent;
+            if (read_node(w, cur, &r, false) != PDB_OK)
+                return PDB_ERR;
+        }
+    }
+    return PDB_OK;
+}
+
+static int tree_print(pdb_report_ctx *ctx, const pdb_pyspy_totals *t, double share)
+{
+    if (t->samples <= 0) {
+        fputs("pyspy-tree: no samples\n", ctx->out);
+        return PDB_OK;
+    }
+    fprintf(ctx->out, "total%%   self%%   samples  stack (%lld samples; lines under %g%% of them "
+                      "left out)\n",
+            (long long)t->samples, share);
+    tree_walk w = {ctx, NULL, NULL, NULL, share / 100.0 * (double)t->samples, t->samples};
+    int rc = pdb_report_prepare(ctx->db, "pyspy_tree.tree_first", &w.first);
+    if (rc == PDB_OK)
+        rc = pdb_report_prepare(ctx->db, "pyspy_tree.tree_next", &w.next);
+    if (rc == PDB_OK)
+        rc = pdb_report_prepare(ctx->db, "pyspy_tree.tree_node", &w.node);
+    if (rc == PDB_OK)
+        rc = tree_lines(&w);
+    sqlite3_finalize(w.first);
+    sqlite3_finalize(w.next);
+    sqlite3_finalize(w.node);
+    if (rc == PDB_OK && !t->exact)
+        pdb_pyspy_inexact_note(ctx);
+    return rc;
 }
 
 int pdb_report_pyspy_tree(pdb_report_ctx *ctx)
@@ -148,84 +240,81 @@ int pdb_report_pyspy_tree(pdb_report_ctx *ctx)
     if (min_share(ctx, TREE_MIN_SHARE, &share) != PDB_OK)
         return PDB_ERR;
     pdb_report_title(ctx, "pyspy-tree");
-    pdb_pyspy_tree t;
+    pdb_pyspy_totals t;
     bool ok;
-    if (load(ctx, "pyspy-tree", &t, &ok) != PDB_OK)
+    if (build(ctx, "pyspy-tree", PDB_PYSPY_TOTALS, &t, &ok) != PDB_OK)
         return PDB_ERR;
     if (!ok)
         return PDB_OK;
-    if (t.samples <= 0) {
-        pdb_pyspy_tree_free(&t);
-        fputs("pyspy-tree: no samples\n", ctx->out);
-        return PDB_OK;
-    }
-    double min = share / 100.0 * (double)t.samples;
-    fprintf(ctx->out, "total%%   self%%   samples  stack (%lld samples; lines under %g%% of them "
-                      "left out)\n",
-            (long long)t.samples, share);
-    size_t nroots = 0;
-    int32_t *roots = pdb_xmalloc((t.n + 1) * sizeof *roots);
-    for (size_t i = 0; i < t.n && t.nodes[i].depth == 0; i++)
-        roots[nroots++] = (int32_t)i;
-    sort_tree = &t;
-    qsort(roots, nroots, sizeof *roots, by_total_desc);
-    int32_t *stack = NULL;
-    size_t n = 0, cap = 0;
-    push_children(&t, -1, min, &stack, &n, &cap, roots, nroots);
-    while (n > 0) {
-        int32_t k = stack[--n];
-        tree_line(ctx, &t, &t.nodes[k]);
-        push_children(&t, k, min, &stack, &n, &cap, NULL, 0);
-    }
-    free(stack);
-    free(roots);
-    if (!t.exact)
-        pdb_pyspy_inexact_note(ctx);
-    pdb_pyspy_tree_free(&t);
-    return PDB_OK;
+    return finish(ctx, &t, tree_print(ctx, &t, share));
 }
 
 /* --- flamegraph -------------------------------------------------------------- */
 
-/* The boxes to draw: "all", then every node of at least min samples (its
- * parent then is too). */
-static pdb_flame_box *flame_boxes(const pdb_pyspy_tree *t, double min, size_t *n,
-                                  size_t *left_out)
+/* The boxes: "all", then every node of at least min samples (its parent
+ * then is too), streamed from the query as they are written. */
+static int write_boxes(sqlite3 *db, FILE *f, const pdb_flame_opts *o, double min)
 {
-    pdb_flame_box *boxes = pdb_xmalloc((t->n + 1) * sizeof *boxes);
-    boxes[0] = (pdb_flame_box){"all", 0, t->samples, 0, true};
-    *n = 1;
-    *left_out = 0;
-    for (size_t i = 0; i < t->n; i++) {
-        const pdb_pyspy_node *nd = &t->nodes[i];
-        if ((double)nd->total < min || nd->total <= 0) {
-            *left_out += 1;
-            continue;
-        }
-        boxes[(*n)++] = (pdb_flame_box){t->frames[nd->frame], nd->x, nd->total, nd->depth + 1,
-                                        t->pseudo[nd->frame]};
+    pdb_flame_box all = {"all", 0, o->total, 0, true};
+    pdb_flame_box_write(f, &all, o);
+    sqlite3_stmt *st;
+    if (pdb_report_prepare(db, "pyspy_tree.flame_boxes", &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_double(st, 1, min);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 0);
+        pdb_flame_box b = {name ? name : "", sqlite3_column_int64(st, 1),
+                           sqlite3_column_int64(st, 2), sqlite3_column_int(st, 3) + 1,
+                           sqlite3_column_int(st, 4) != 0};
+        pdb_flame_box_write(f, &b, o);
     }
-    return boxes;
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? PDB_OK : pdb_db_fail(db, "flamegraph: reading the boxes");
 }
 
-static int write_svg(pdb_report_ctx *ctx, const pdb_pyspy_tree *t, const char *dir,
+/* The number of rows and of boxes left out at min samples. */
+static int flame_rows(sqlite3 *db, double min, int *rows, int64_t *left_out)
+{
+    sqlite3_stmt *st;
+    if (pdb_report_prepare(db, "pyspy_tree.flame_rows", &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_double(st, 1, min);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *rows = sqlite3_column_int(st, 0);
+        *left_out = sqlite3_column_int64(st, 1);
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? PDB_OK : pdb_db_fail(db, "flamegraph: counting the rows");
+}
+
+static int write_svg(pdb_report_ctx *ctx, const pdb_pyspy_totals *t, const char *dir,
                      const char *name, bool icicle, double share)
 {
-    size_t n, left_out;
-    pdb_flame_box *boxes = flame_boxes(t, share / 100.0 * (double)t->samples, &n, &left_out);
+    double min = share / 100.0 * (double)t->samples;
+    int rows = 1;
+    int64_t left_out = 0;
+    if (flame_rows(ctx->db, min, &rows, &left_out) != PDB_OK)
+        return PDB_ERR;
     pdb_buf title = PDB_BUF_INIT, rule = PDB_BUF_INIT;
     pdb_buf_addf(&title, "profdb %s graph", icicle ? "icicle" : "flame");
     if (ctx->run_name)
         pdb_buf_addf(&title, ": run %s", ctx->run_name);
     pdb_buf_addf(&rule, "%lld samples; width = samples; boxes under %g%% of the samples are not "
-                        "drawn (%zu boxes), their samples stay in their parent's width",
-                 (long long)t->samples, share, left_out);
+                        "drawn (%lld boxes), their samples stay in their parent's width",
+                 (long long)t->samples, share, (long long)left_out);
     if (!t->exact)
         pdb_buf_adds(&rule, "; read from a flame-graph SVG: boxes under its 0.1% were never "
                             "stored");
-    pdb_flame_opts o = {pdb_buf_str(&title), pdb_buf_str(&rule), t->samples, icicle, t->rate_hz};
+    pdb_flame_opts o = {pdb_buf_str(&title), pdb_buf_str(&rule), t->samples, icicle, t->rate_hz,
+                        rows};
     FILE *f = pdb_out_create(dir, name, "svg");
-    int rc = f ? pdb_flame_write(f, boxes, n, &o) : PDB_ERR;
+    int rc = f ? pdb_flame_begin(f, &o) : PDB_ERR;
+    if (rc == PDB_OK)
+        rc = write_boxes(ctx->db, f, &o, min);
+    if (rc == PDB_OK)
+        pdb_flame_end(f, &o);
     if (f) {
         int closed = pdb_out_close(f, name);
         if (rc == PDB_OK)
@@ -233,7 +322,6 @@ static int write_svg(pdb_report_ctx *ctx, const pdb_pyspy_tree *t, const char *d
     }
     pdb_buf_free(&title);
     pdb_buf_free(&rule);
-    free(boxes);
     return rc;
 }
 
@@ -242,16 +330,15 @@ int pdb_pyspy_flamegraph_files(pdb_report_ctx *ctx, const char *dir)
     double share;
     if (min_share(ctx, FLAME_MIN_SHARE, &share) != PDB_OK)
         return PDB_ERR;
-    pdb_pyspy_tree t;
-    if (pdb_pyspy_tree_load(ctx->db, ctx->run_id, &t) != PDB_OK)
+    pdb_pyspy_totals t;
+    if (pdb_pyspy_tree_build(ctx->db, ctx->run_id, PDB_PYSPY_LAYOUT, &t) != PDB_OK)
         return PDB_ERR;
     int rc = t.samples > 0 ? PDB_OK : pdb_fail("flamegraph: the run's profiles have no samples");
     if (rc == PDB_OK)
         rc = write_svg(ctx, &t, dir, "flamegraph", false, share);
     if (rc == PDB_OK)
         rc = write_svg(ctx, &t, dir, "icicle", true, share);
-    pdb_pyspy_tree_free(&t);
-    return rc;
+    return finish(ctx, &t, rc);
 }
 
 int pdb_report_flamegraph(pdb_report_ctx *ctx)

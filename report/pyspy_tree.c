@@ -1,141 +1,45 @@
-/* pyspy_tree.c: a run's py-spy stack tree in memory (see pyspy.h), for the
- * reports that draw or print the whole tree: pyspy-tree, folded and
- * flamegraph (pyspy_graph.c). Loading is two ordered scans; totals and
- * flame-graph positions are one pass each over the nodes, so the work is
- * linear in the stored tree whatever the depth of its stacks. */
+/* pyspy_tree.c: a run's py-spy stack tree as temp tables (see pyspy.h), for
+ * the reports that print or draw the whole tree: pyspy-tree, folded and
+ * flamegraph (pyspy_graph.c).
+ *
+ * Why not in memory: a tree of 10^6 nodes, or one stack of 10^5 frames with
+ * long names, would make profdb's memory grow with the input. SQLite keeps
+ * the tree in its temp storage, which spills to a file past its page cache;
+ * totals and flame-graph positions are one statement per depth (each reads
+ * one level through an index), so the work stays linear in the nodes and
+ * the memory flat whatever their number, names or depth. */
 #include "report/pyspy.h"
 #include "common/db.h"
 #include "common/error.h"
-#include "common/xalloc.h"
 #include "report/queries.h"
 
-#include <stdlib.h>
-#include <string.h>
-
-/* A node id and its index, sorted by id, to find parents. */
-typedef struct { int64_t id; int32_t index; } id_index;
-
-static int cmp_id(const void *a, const void *b)
-{
-    int64_t x = ((const id_index *)a)->id, y = ((const id_index *)b)->id;
-    return (x > y) - (x < y);
-}
-
-static int32_t find(const id_index *ids, size_t n, int64_t id)
-{
-    id_index key = {id, 0};
-    const id_index *hit = bsearch(&key, ids, n, sizeof *ids, cmp_id);
-    return hit ? hit->index : -1;
-}
-
-static int load_frames(sqlite3 *db, int64_t run_id, pdb_pyspy_tree *t, id_index **ids)
+int pdb_pyspy_tree_exec(sqlite3 *db, const char *name, int64_t arg)
 {
     sqlite3_stmt *st;
-    if (pdb_report_prepare(db, "pyspy.tree_frames", &st) != PDB_OK)
+    if (pdb_report_prepare(db, name, &st) != PDB_OK)
         return PDB_ERR;
-    sqlite3_bind_int64(st, 1, run_id);
-    size_t cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (t->nframes == cap) {
-            cap = cap ? 2 * cap : 256;
-            t->frames = pdb_xrealloc(t->frames, cap * sizeof *t->frames);
-            t->pseudo = pdb_xrealloc(t->pseudo, cap * sizeof *t->pseudo);
-            *ids = pdb_xrealloc(*ids, cap * sizeof **ids);
-        }
-        const char *kind = (const char *)sqlite3_column_text(st, 1);
-        const char *text = (const char *)sqlite3_column_text(st, 2);
-        (*ids)[t->nframes] = (id_index){sqlite3_column_int64(st, 0), (int32_t)t->nframes};
-        t->pseudo[t->nframes] = kind && (!strcmp(kind, "process") || !strcmp(kind, "thread"));
-        t->frames[t->nframes++] = pdb_xstrdup(text ? text : "");
-    }
+    if (sqlite3_bind_parameter_count(st) >= 1)
+        sqlite3_bind_int64(st, 1, arg);
+    int rc = sqlite3_step(st);
     sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? PDB_OK : pdb_db_fail(db, "reading py-spy frames");
+    return rc == SQLITE_DONE ? PDB_OK : pdb_db_fail(db, name);
 }
 
-/* Reads the nodes with their parent's and frame's ids (in x and total until
- * resolved), then finds every parent and frame by one sorted lookup. */
-static int load_nodes(sqlite3 *db, int64_t run_id, pdb_pyspy_tree *t, const id_index *fids)
+int pdb_pyspy_tree_drop(sqlite3 *db, const pdb_pyspy_totals *t)
+{
+    int rc = pdb_db_exec(db, pdb_report_sql("pyspy_tree.drop"));
+    if (!t->began)
+        return rc;
+    if (rc == PDB_OK)
+        return pdb_db_commit(db);
+    pdb_db_rollback(db);
+    return rc;
+}
+
+static int load_totals(sqlite3 *db, int64_t run_id, pdb_pyspy_totals *t)
 {
     sqlite3_stmt *st;
-    if (pdb_report_prepare(db, "pyspy.tree_nodes", &st) != PDB_OK)
-        return PDB_ERR;
-    sqlite3_bind_int64(st, 1, run_id);
-    id_index *ids = NULL;
-    size_t cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (t->n == cap) {
-            cap = cap ? 2 * cap : 1024;
-            t->nodes = pdb_xrealloc(t->nodes, cap * sizeof *t->nodes);
-            ids = pdb_xrealloc(ids, cap * sizeof *ids);
-        }
-        t->nodes[t->n] = (pdb_pyspy_node){.self = sqlite3_column_int64(st, 4),
-                                          .x = sqlite3_column_int64(st, 1),
-                                          .total = sqlite3_column_int64(st, 2),
-                                          .depth = sqlite3_column_int(st, 3), .first_child = -1};
-        ids[t->n] = (id_index){sqlite3_column_int64(st, 0), (int32_t)t->n};
-        t->n++;
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) {
-        free(ids);
-        return pdb_db_fail(db, "reading py-spy nodes");
-    }
-    if (t->n) /* ids is NULL for a run without nodes, and qsort's pointer must not be */
-        qsort(ids, t->n, sizeof *ids, cmp_id);
-    int err = PDB_OK;
-    for (size_t i = 0; i < t->n && err == PDB_OK; i++) {
-        pdb_pyspy_node *nd = &t->nodes[i];
-        int64_t parent_id = nd->x, frame_id = nd->total;
-        nd->parent = parent_id ? find(ids, t->n, parent_id) : -1;
-        nd->frame = find(fids, t->nframes, frame_id);
-        /* The order puts parents first; a parent after its child would be
-         * a broken tree (its x and total would be wrong). */
-        if ((parent_id && (nd->parent < 0 || (size_t)nd->parent >= i)) || nd->frame < 0)
-            err = pdb_fail("py-spy stack tree of run %lld: a node without its parent or frame",
-                           (long long)run_id);
-        nd->x = nd->total = 0;
-    }
-    free(ids);
-    return err;
-}
-
-/* Totals bottom-up, children's runs, x positions top-down. */
-static void link_nodes(pdb_pyspy_tree *t)
-{
-    for (size_t i = 0; i < t->n; i++)
-        t->nodes[i].total = t->nodes[i].self;
-    for (size_t i = t->n; i-- > 0;)
-        if (t->nodes[i].parent >= 0)
-            t->nodes[t->nodes[i].parent].total += t->nodes[i].total;
-    int64_t root_x = 0;
-    int64_t *next_x = pdb_xmalloc((t->n + 1) * sizeof *next_x);
-    for (size_t i = 0; i < t->n; i++) {
-        pdb_pyspy_node *nd = &t->nodes[i];
-        next_x[i] = 0;
-        if (nd->parent < 0) {
-            nd->x = root_x;
-            root_x += nd->total;
-        } else {
-            pdb_pyspy_node *p = &t->nodes[nd->parent];
-            if (p->first_child < 0) {
-                p->first_child = (int32_t)i;
-                next_x[nd->parent] = p->x;
-            }
-            p->children++;
-            nd->x = next_x[nd->parent];
-            next_x[nd->parent] += nd->total;
-        }
-        next_x[i] = nd->x;
-    }
-    free(next_x);
-}
-
-static int load_totals(sqlite3 *db, int64_t run_id, pdb_pyspy_tree *t)
-{
-    sqlite3_stmt *st;
-    if (pdb_report_prepare(db, "pyspy.tree_totals", &st) != PDB_OK)
+    if (pdb_report_prepare(db, "pyspy_tree.totals", &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, run_id);
     int rc = sqlite3_step(st);
@@ -148,32 +52,95 @@ static int load_totals(sqlite3 *db, int64_t run_id, pdb_pyspy_tree *t)
     return rc == SQLITE_ROW ? PDB_OK : pdb_db_fail(db, "reading py-spy profiles");
 }
 
-int pdb_pyspy_tree_load(sqlite3 *db, int64_t run_id, pdb_pyspy_tree *t)
+/* Runs the query called name once per depth: from max_depth down to 0
+ * (totals: children first) or from 0 up to max_depth (positions: parents
+ * first). One prepared statement, reset between depths. */
+static int per_depth(sqlite3 *db, const char *name, int64_t max_depth, bool down)
 {
-    memset(t, 0, sizeof *t);
-    id_index *fids = NULL;
-    int rc = load_totals(db, run_id, t);
-    if (rc == PDB_OK)
-        rc = load_frames(db, run_id, t, &fids);
-    if (rc == PDB_OK) {
-        if (t->nframes) /* fids is NULL for a run without py-spy frames */
-            qsort(fids, t->nframes, sizeof *fids, cmp_id);
-        rc = load_nodes(db, run_id, t, fids);
+    sqlite3_stmt *st;
+    if (pdb_report_prepare(db, name, &st) != PDB_OK)
+        return PDB_ERR;
+    int rc = SQLITE_DONE;
+    for (int64_t i = 0; i <= max_depth && rc == SQLITE_DONE; i++) {
+        int64_t depth = down ? max_depth - i : i;
+        sqlite3_bind_int64(st, 1, depth);
+        rc = sqlite3_step(st);
+        sqlite3_reset(st);
     }
-    free(fids);
-    if (rc == PDB_OK)
-        link_nodes(t);
-    else
-        pdb_pyspy_tree_free(t);
-    return rc;
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? PDB_OK : pdb_db_fail(db, name);
 }
 
-void pdb_pyspy_tree_free(pdb_pyspy_tree *t)
+/* Each node's left edge relative to its parent's: a running sum of the
+ * totals of its siblings before it, one row at a time. */
+static int offsets(sqlite3 *db)
 {
-    for (size_t i = 0; i < t->nframes; i++)
-        free(t->frames[i]);
-    free(t->frames);
-    free(t->pseudo);
-    free(t->nodes);
-    memset(t, 0, sizeof *t);
+    sqlite3_stmt *rows, *add;
+    if (pdb_report_prepare(db, "pyspy_tree.offset_rows", &rows) != PDB_OK)
+        return PDB_ERR;
+    if (pdb_report_prepare(db, "pyspy_tree.offset_add", &add) != PDB_OK) {
+        sqlite3_finalize(rows);
+        return PDB_ERR;
+    }
+    int64_t parent = -1, off = 0;
+    int rc;
+    while ((rc = sqlite3_step(rows)) == SQLITE_ROW) {
+        int64_t p = sqlite3_column_int64(rows, 1);
+        if (p != parent) {
+            parent = p;
+            off = 0;
+        }
+        sqlite3_bind_int64(add, 1, sqlite3_column_int64(rows, 0));
+        sqlite3_bind_int64(add, 2, off);
+        off += sqlite3_column_int64(rows, 2);
+        if (sqlite3_step(add) != SQLITE_DONE)
+            break;
+        sqlite3_reset(add);
+    }
+    sqlite3_finalize(rows);
+    sqlite3_finalize(add);
+    return rc == SQLITE_DONE ? PDB_OK : pdb_db_fail(db, "flamegraph: placing the boxes");
+}
+
+static int fill(sqlite3 *db, int64_t run_id, pdb_pyspy_tree_need need)
+{
+    if (pdb_db_exec(db, pdb_report_sql("pyspy_tree.create_rank")) != PDB_OK ||
+        pdb_db_exec(db, pdb_report_sql("pyspy_tree.create_walk")) != PDB_OK ||
+        pdb_pyspy_tree_exec(db, "pyspy_tree.fill_rank", run_id) != PDB_OK ||
+        pdb_pyspy_tree_exec(db, "pyspy_tree.fill_walk", run_id) != PDB_OK)
+        return PDB_ERR;
+    if (need == PDB_PYSPY_SELF)
+        return PDB_OK;
+    int64_t max_depth;
+    if (pdb_report_number(db, "pyspy_tree.max_depth", run_id, &max_depth) != PDB_OK ||
+        per_depth(db, "pyspy_tree.walk_totals", max_depth, true) != PDB_OK)
+        return PDB_ERR;
+    if (need == PDB_PYSPY_TOTALS)
+        return pdb_db_exec(db, pdb_report_sql("pyspy_tree.create_order")) == PDB_OK
+                   ? pdb_db_exec(db, pdb_report_sql("pyspy_tree.walk_order"))
+                   : PDB_ERR;
+    if (pdb_db_exec(db, pdb_report_sql("pyspy_tree.create_offsets")) != PDB_OK ||
+        offsets(db) != PDB_OK)
+        return PDB_ERR;
+    return per_depth(db, "pyspy_tree.walk_x", max_depth, false);
+}
+
+int pdb_pyspy_tree_build(sqlite3 *db, int64_t run_id, pdb_pyspy_tree_need need,
+                         pdb_pyspy_totals *t)
+{
+    *t = (pdb_pyspy_totals){0, true, 0, false};
+    if (sqlite3_get_autocommit(db)) {
+        if (pdb_db_begin(db) != PDB_OK)
+            return PDB_ERR;
+        t->began = true;
+    }
+    /* a report that failed half way may have left them */
+    int rc = pdb_db_exec(db, pdb_report_sql("pyspy_tree.drop"));
+    if (rc == PDB_OK)
+        rc = load_totals(db, run_id, t);
+    if (rc == PDB_OK)
+        rc = fill(db, run_id, need);
+    if (rc != PDB_OK)
+        pdb_pyspy_tree_drop(db, t);
+    return rc;
 }
