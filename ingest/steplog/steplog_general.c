@@ -261,6 +261,9 @@ typedef struct {
     bool closed;          /* a ':' or '=' ended the name */
     int value_run;        /* values since the last word or separator */
     int bracket;
+    int bracket_first;    /* the first pair inside the outer bracket */
+    char subject[64];     /* "Score" of "Score at iteration 100 is 1.39": names the
+                           * value after the counter */
     gen_line *L;
 } scanner;
 
@@ -294,11 +297,45 @@ static void add_word(scanner *sc, size_t s, size_t e)
     }
 }
 
+/* Whether " is 1.39" (a copula and a number) follows the value just read:
+ * "Score at iteration 100 is 1.39", not "Model restored from step 1000000". */
+static bool copula_value(const scanner *sc)
+{
+    size_t k = sc->i;
+    while (k < sc->n && sc->b[k] == ' ')
+        k++;
+    size_t e = k;
+    while (e < sc->n && isalpha((unsigned char)sc->b[e]))
+        e++;
+    if (e == k || !word_in(sc->b + k, e - k, copulas))
+        return false;
+    while (e < sc->n && sc->b[e] == ' ')
+        e++;
+    return e < sc->n && (isdigit((unsigned char)sc->b[e]) || sc->b[e] == '-');
+}
+
 /* Joins the name's words with single blanks into p->name. */
 static void take_name(scanner *sc, gen_pair *p)
 {
     size_t o = 0;
-    for (int k = 0; k < sc->nw; k++) {
+    int first = 0;
+    bool val;
+    /* "Score at iteration 100 is 1.39" (Deeplearning4j): the counter is the
+     * word after the preposition; the words before it name the value that
+     * follows the counter */
+    if (sc->nw >= 3 && word_in(sc->b + sc->ws[sc->nw - 2], sc->we[sc->nw - 2] - sc->ws[sc->nw - 2],
+                               stop_words) &&
+        (counter_rank(sc->b + sc->ws[sc->nw - 1], sc->we[sc->nw - 1] - sc->ws[sc->nw - 1],
+                      step_names, &val) >= 0) &&
+        copula_value(sc)) {
+        size_t sl = sc->we[sc->nw - 3] - sc->ws[0];
+        if (sl < sizeof sc->subject) {
+            memcpy(sc->subject, sc->b + sc->ws[0], sl);
+            sc->subject[sl] = '\0';
+        }
+        first = sc->nw - 1;
+    }
+    for (int k = first; k < sc->nw; k++) {
         size_t wl = sc->we[k] - sc->ws[k];
         if (o + wl + 1 >= sizeof p->name)
             break;
@@ -712,6 +749,11 @@ static bool add_value(scanner *sc, const char *v, size_t vl)
         snprintf(p->name, sizeof p->name, "step"); /* "490 | loss 2.1 | ...", "[50] ..." */
         p->nl = 4;
     }
+    if (p->nl == 0 && !p->progress && !p->in_bracket && sc->subject[0] && sc->L->n == 2) {
+        snprintf(p->name, sizeof p->name, "%s", sc->subject); /* "... is 1.39" */
+        p->nl = strlen(p->name);
+        sc->subject[0] = '\0';
+    }
     if (p->nl == 0 && !p->progress && !p->in_bracket && !name_after(sc, p) &&
         !name_nameless(sc, p)) {
         sc->L->n--;
@@ -926,6 +968,21 @@ static bool date_words(scanner *sc, size_t s)
 }
 
 /* Reads the pairs of the line in sc->b. */
+/* A bracket is a tag ("[olmo.train:816, rank=0]") unless it holds a record's
+ * values: three or more named numbers that are no progress (YOLOv3's "[Epoch
+ * 0/30, Batch 5/7329] [Losses: x 0.27, y 0.25, ..., total 11.3, recall: 0.05]"). */
+static void bracket_values(scanner *sc)
+{
+    int named = 0;
+    for (int k = sc->bracket_first; k < sc->L->n; k++)
+        named += sc->L->p[k].in_bracket && sc->L->p[k].nl > 0 && !sc->L->p[k].progress;
+    if (named < 3)
+        return;
+    for (int k = sc->bracket_first; k < sc->L->n; k++)
+        if (sc->L->p[k].nl > 0 && !sc->L->p[k].progress)
+            sc->L->p[k].in_bracket = false;
+}
+
 static void scan_pairs(scanner *sc)
 {
     const char *b = sc->b;
@@ -954,13 +1011,14 @@ static void scan_pairs(scanner *sc)
             continue;
         }
         if (ch == '[') {
-            sc->bracket++;
+            if (sc->bracket++ == 0)
+                sc->bracket_first = sc->L->n;
             sc->i++;
             continue;
         }
         if (ch == ']') {
-            if (sc->bracket)
-                sc->bracket--;
+            if (sc->bracket && --sc->bracket == 0)
+                bracket_values(sc);
             reset_name(sc);
             sc->value_run = 0;
             sc->i++;

@@ -51,7 +51,7 @@ struct pdb_sl_reading {
     /* from the writer */
     int64_t last_line, lines_used, merged_lines, last_record;
     int64_t with_step;           /* step records with a step */
-    bool any_epoch;
+    bool any_epoch, any_wall;
     double epoch_min, epoch_max;
     /* step records whose step repeats or goes back, per (kind, rank, loader) */
     pdb_strmap *groups;
@@ -314,6 +314,7 @@ void pdb_sl_reading_value(pdb_steplog *w, const char *split, const char *raw, si
         r->any_epoch = true;
     }
     r->with_step += w->has_step;
+    r->any_wall |= w->has_wall;
 }
 
 /* ---- completing the reading ----------------------------------------------------- */
@@ -676,6 +677,11 @@ static int weak_reading(pdb_steplog *w, const pdb_sl_reading *r, bool lines, int
     }
     if (w->hf_bar_warn[0])
         warn_add(f, "%s", w->hf_bar_warn);
+    /* a CSV or JSON Lines log without a step, epoch or time column: records in
+     * log order only (the general reader says it on its own) */
+    if (!w->gen && steps >= 3 && r->with_step == 0 && !r->any_epoch && !r->any_wall)
+        warn_add(f, "no step record has a step number (%lld records in log order)",
+                 (long long)steps);
     if (r->backs >= 2)
         warn_add(f, "colliding counters: the step went back %lld times (first at line %lld: "
                     "step %lld after %lld): several counters, or per-epoch counters, read as one",

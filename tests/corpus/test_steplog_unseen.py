@@ -52,6 +52,8 @@ def check_log(db, name, want):
         if "no step counter" in want["accept"]:
             chk.true(f"{name}: the reading says it has no step counter",
                      "step counter none" in err, err)
+            chk.true(f"{name}: and warns of it",
+                     "weak reading: no step record has a step number" in err, err)
 
 
 def main():
