@@ -22,6 +22,19 @@ int pdb_hta_settings(sqlite3 *db, int64_t trace_id, pdb_hta_mode *m)
     sqlite3_finalize(st);
     if (step != SQLITE_ROW && step != SQLITE_DONE)
         return pdb_db_fail(db, "database error");
+    if (pdb_analyze_prepare(db, "hta.first_event", &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, trace_id);
+    step = sqlite3_step(st);
+    if (step == SQLITE_ROW) {
+        m->has_row0 = true;
+        m->row0_ts = sqlite3_column_int64(st, 0);
+        if (m->round)
+            m->row0_ts = pdb_hta_ceil(m->row0_ts);
+    }
+    sqlite3_finalize(st);
+    if (step != SQLITE_ROW && step != SQLITE_DONE)
+        return pdb_db_fail(db, "database error");
     /* HTA's profiler steps (hta.sql) */
     if (pdb_analyze_prepare(db, "hta.last_step", &st) != PDB_OK)
         return PDB_ERR;

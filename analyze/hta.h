@@ -24,6 +24,10 @@ typedef struct pdb_hta_mode {
     bool round;       /* round timestamps inward to whole microseconds */
     bool drop_last;   /* drop the last profiler step */
     int64_t cutoff;   /* its (rounded) start, ns */
+    bool has_row0;    /* the file's first event is one HTA keeps (its row 0)... */
+    int64_t row0_ts;  /* ...starting then (rounded), ns: HTA's idle time breakdown joins
+                         a kernel whose launch is not in the trace (correlation >= 0,
+                         index_correlation 0) to row 0 and takes its start for the launch */
 } pdb_hta_mode;
 
 int pdb_hta_settings(sqlite3 *db, int64_t trace_id, pdb_hta_mode *m);

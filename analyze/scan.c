@@ -28,6 +28,19 @@ typedef struct {
     pdb_hta_mode hta;
 } accs;
 
+/* A GPU event's gap in HTA's idle time breakdown. A kernel whose launch is
+ * not in the trace but that has a correlation (>= 0) is joined to HTA's row
+ * 0 (hta.h): its start stands for the launch. */
+static void hta_idle(accs *a, const pdb_row *r, int64_t start, int64_t end, int64_t launch)
+{
+    bool has_launch = r->has_launch;
+    if (!has_launch && r->has_corr && r->corr >= 0 && a->hta.has_row0) {
+        has_launch = true;
+        launch = a->hta.row0_ts;
+    }
+    pdb_idle_acc_add(a->idle[1], &r->stream, start, end, has_launch, launch);
+}
+
 /* HTA's view of a row: X events with a category other than Trace, rounded;
  * with the last step dropped, HTA's kernels (GPUKernelFilter: a stream and
  * a correlation >= 0, or a device-wide sync) stay when launched before the
@@ -55,7 +68,7 @@ static int feed_hta(accs *a, const pdb_row *r)
     if (stream != -1) {
         pdb_gpu_acc_add(a->gpu[1], r, start, end);
         if (r->cat->hta_idle)
-            pdb_idle_acc_add(a->idle[1], &r->stream, start, end, r->has_launch, launch);
+            hta_idle(a, r, start, end, launch);
     }
     if (kernel)
         pdb_attr_hta_kernel(a->attr, r, start, end);

@@ -242,6 +242,21 @@ static int read_header(sqlite3 *db, int64_t *version, int64_t *app, int64_t *tab
  * sync times; 004: the launch queue and the memory of profile_memory
  * traces): trace runs analysed before have them empty or 0 until the
  * passes run again, so the user is told how. */
+/* Traces stored in an older profiler's spelling were respelt by migration
+ * 013 (schemas/migrations): what was analysed under the old spelling is not
+ * what the passes find now. */
+static void note_respelt(sqlite3 *db, const char *path, int64_t from)
+{
+    int64_t respelt = 0;
+    if (from >= 13 ||
+        pdb_db_query_int(db, pdb_common_sql("db.respelt_traces"), 0, &respelt) != PDB_OK ||
+        respelt == 0)
+        return;
+    pdb_warn("%s: %lld trace(s) in an older profiler's spelling of categories (Kernel, Runtime, "
+             "...) were respelt; 'profdb analyze --db %s' redoes their analyses", path,
+             (long long)respelt, path);
+}
+
 static void note_reanalysis(sqlite3 *db, const char *path, int64_t from)
 {
     int64_t traces = 0;
@@ -287,6 +302,7 @@ static int migrate(sqlite3 *db, const char *path, int *from)
     }
     *from = (int)version;
     note_reanalysis(db, path, version);
+    note_respelt(db, path, version);
     return PDB_OK;
 }
 

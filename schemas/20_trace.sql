@@ -13,6 +13,10 @@ CREATE TABLE traces (
     format      TEXT NOT NULL,        -- 'kineto-json' (object) or 'legacy-json' (array)
     float_ts    INTEGER NOT NULL DEFAULT 0, -- events whose ts was written with a fraction or
                                       -- exponent, or was missing (HTA rounds such traces)
+    first_slice INTEGER REFERENCES slices, -- the file's first event when it is a complete
+                                      -- event with a category other than Trace: HTA's
+                                      -- row 0, which HTA takes for the launch of a kernel
+                                      -- whose launch is not in the trace (analysis_idle)
     UNIQUE (run_id, rank)
 );
 
@@ -58,6 +62,19 @@ CREATE TABLE slices (
     group_size   INTEGER,             -- args["Group size"]
     dtype        TEXT,                -- args.dtype
     args         TEXT                 -- every other arg, JSON object (NULL if none)
+);
+
+-- Categories and arg names an older PyTorch profiler spelt differently
+-- (Kineto's "Kernel", "Runtime", "Memcpy", "Memset", "Operator", ...;
+-- "external id"): the events are stored under today's spelling
+-- (ingest/trace/kineto_spellings.def), and this says what the file wrote.
+CREATE TABLE trace_spellings (
+    trace_id   INTEGER NOT NULL REFERENCES traces,
+    kind       TEXT NOT NULL,         -- 'cat' (an event's category) or 'arg' (an args key)
+    written    TEXT NOT NULL,         -- as in the file
+    canonical  TEXT NOT NULL,         -- as stored ('kernel', 'cuda_runtime', 'External id', ...)
+    events     INTEGER NOT NULL,      -- events that had it
+    PRIMARY KEY (trace_id, kind, written)
 );
 
 -- Slices whose name contains "ProfilerStep" (copied at ingest, a handful

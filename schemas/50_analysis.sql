@@ -273,7 +273,10 @@ CREATE TABLE analysis_steps (
 -- after the previous event ended is host_wait; otherwise a gap shorter than
 -- 30 us is kernel_wait; the rest is other. In exact mode a gap is measured
 -- from the latest end so far (overlapping events leave no gap); HTA measures
--- from the previous event's end, which can make waits negative.
+-- from the previous event's end, which can make waits negative. A kernel
+-- whose launch is not in the trace: exact counts it as queued (no host
+-- wait); hta takes the start of HTA's row 0 for its launch (traces.first_slice,
+-- docs/reports.md).
 CREATE TABLE analysis_idle (
     run_id          INTEGER NOT NULL REFERENCES runs,
     mode            TEXT NOT NULL,

@@ -6,6 +6,12 @@
 -- Whether the trace's timestamps had fractions (HTA then rounds).
 SELECT float_ts FROM traces WHERE trace_id = ?1
 
+-- name: first_event
+-- The start of the file's first event when HTA keeps it (traces.first_slice):
+-- HTA's row 0, the launch HTA joins a kernel whose launch is not in the
+-- trace to.
+SELECT s.ts FROM traces t JOIN slices s ON s.id = t.first_slice WHERE t.trace_id = ?1
+
 -- name: last_step
 -- HTA's profiler steps: kept (X, with a category other than 'Trace')
 -- CPU-side events whose name contains "ProfilerStep", from the ingest-time

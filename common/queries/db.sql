@@ -54,6 +54,10 @@ PRAGMA user_version = {version}
 -- Traces held (a migration that adds analysis tables says to analyse them).
 SELECT count(*) FROM traces
 
+-- name: respelt_traces
+-- Traces whose categories migration 013 respelt (their analyses are stale).
+SELECT count(DISTINCT trace_id) FROM trace_spellings
+
 -- name: bytes
 -- The size of the database in bytes, as SQLite counts its pages.
 SELECT page_count * page_size FROM pragma_page_count('main'), pragma_page_size('main')

@@ -18,6 +18,11 @@ INSERT INTO slices (trace_id, ph, name, cat, pid, tid, ts, dur, stream, device, 
 INSERT INTO instants (trace_id, name, cat, pid, tid, ts, scope, args)
  VALUES (?,?,?,?,?,?,?,?)
 
+-- name: add_spelling
+-- An older spelling the file used (?2 'cat' or 'arg'), today's, in how many
+-- events (see trace_spellings).
+INSERT INTO trace_spellings VALUES (?1, ?2, ?3, ?4, ?5)
+
 -- name: add_counter
 INSERT INTO counters (trace_id, name, pid, ts, series, value) VALUES (?,?,?,?,?,?)
 
@@ -40,8 +45,9 @@ INSERT INTO trace_steps (trace_id, slice_id, ph, name, cat, ts, dur, stream)
 
 -- name: set_rank
 -- Once the file is read: its rank, where the rank came from, whether its
--- timestamps had fractions. A rank the run has already fails its UNIQUE.
-UPDATE traces SET rank = ?1, rank_from = ?2, float_ts = ?3 WHERE trace_id = ?4
+-- timestamps had fractions, its first event (?5, a slices.id or NULL). A
+-- rank the run has already fails its UNIQUE.
+UPDATE traces SET rank = ?1, rank_from = ?2, float_ts = ?3, first_slice = ?5 WHERE trace_id = ?4
 
 -- name: add_count
 -- Events per phase as the file has them (?2: the phase, 'gpu' or 'other').

@@ -54,6 +54,8 @@ typedef struct pdb_trace_event {
                                    fractional stream), counted as a skip; else NULL */
     pdb_val arg[PDB_ARG_COUNT]; /* columns; Input Dims is JSON text */
     bool has_args;
+    unsigned respelled_args;    /* bit per column filled from an older spelling of its
+                                   name (kineto_spellings.def) */
     size_t args_off, args_len;  /* remaining args as a JSON object, or len 0 */
     int nseries;                /* numeric args, for counter events */
     pdb_series series[PDB_MAX_COUNTER_SERIES];

@@ -25,6 +25,7 @@
  * (PROFDB_PIPELINE=0). */
 #define _GNU_SOURCE /* memmem */
 #include "ingest/readers.h"
+#include "ingest/trace/kineto_spellings.h"
 #include "ingest/trace/trace_event.h"
 #include "ingest/trace/trace_queue.h"
 #include "common/error.h"
@@ -74,6 +75,7 @@ typedef struct {
     pdb_buf key;
     field key_field;
     int key_arg;            /* PDB_ARG_* for a column key in args, else -1 */
+    bool key_respelled;     /* key_arg comes from an older spelling of its name */
     capture cap;
     int cap_depth;
     yajl_gen cap_gen;       /* meta values and args columns */
@@ -197,6 +199,22 @@ static int arg_column(const char *k, size_t n)
         if (names[i].len == n && memcmp(names[i].name, k, n) == 0)
             return i;
     return -1;
+}
+
+/* An args key: a column's name, or an older profiler's spelling of it
+ * (kineto_spellings.def). The older spelling fills the column only while
+ * the event has no value there; a second one stays in args. */
+static void args_key(parser *p, const char *k, size_t n)
+{
+    p->key_arg = arg_column(k, n);
+    p->key_respelled = false;
+    if (p->key_arg >= 0)
+        return;
+    int col = pdb_arg_spelling(k, n);
+    if (col >= 0 && p->ev->arg[col].type == PDB_V_NONE) {
+        p->key_arg = col;
+        p->key_respelled = true;
+    }
 }
 
 /* Whether a scalar of this type fits the column; if not it stays in args. */
@@ -410,6 +428,10 @@ static int args_scalar(parser *p, const scalar *v)
     if (col == PDB_ARG_STREAM && v->type == PDB_V_REAL && stream_from_real(p, v))
         return 1;
     if (col >= 0 && column_accepts(col, v->type)) {
+        if (p->key_respelled)
+            p->ev->respelled_args |= 1u << col;
+        else
+            p->ev->respelled_args &= ~(1u << col);
         if (v->type == PDB_V_TEXT)
             p->ev->arg[col] = text_val(p, (const unsigned char *)v->s, v->len);
         else
@@ -644,7 +666,7 @@ static int cb_map_key(void *ctx, const unsigned char *k, size_t len)
     if (p->st == S_EVENT)
         p->key_field = event_field((const char *)k, len);
     else if (p->st == S_ARGS)
-        p->key_arg = arg_column((const char *)k, len);
+        args_key(p, (const char *)k, len);
     return 1;
 }
 

@@ -13,6 +13,7 @@
  * table keyed by (thread, depth) and pairing goes on there for the rest of
  * the file: the same stacks, the same pairs, bounded memory. */
 #define _GNU_SOURCE /* memmem */
+#include "ingest/trace/kineto_spellings.h"
 #include "ingest/trace/trace_event.h"
 #include "ingest/ingest.h"
 #include "ingest/queries.h"
@@ -56,6 +57,11 @@ struct pdb_trace_store {
     bool open_in_table;       /* pairing moved to temp.trace_open_b */
     sqlite3_stmt *b_top, *b_put, *b_del;
     pdb_trace_event popped;   /* a B event read back from the table */
+    int64_t events;           /* events seen, stored or not */
+    int64_t last_slice;       /* slices.id of the last slice stored */
+    int64_t first_slice;      /* slices.id of the first event if HTA keeps it (schema), or 0 */
+    int64_t *respelled_cat;   /* events per row of kineto_spellings.def's categories */
+    int64_t respelled_arg[PDB_ARG_COUNT]; /* events per column filled from an older name */
     pdb_buf key, blob;
 };
 
@@ -147,6 +153,7 @@ static int insert_slice(pdb_trace_store *s, const pdb_trace_event *ev, char ph, 
     bind_args(st, 9 + PDB_ARG_COUNT, ev);
     if (step(s, st) != PDB_OK)
         return PDB_ERR;
+    s->last_slice = sqlite3_last_insert_rowid(s->db);
     return is_step_annotation(ev) ? insert_step(s, ev, phs, dur) : PDB_OK;
 }
 
@@ -485,7 +492,12 @@ static int store_complete(pdb_trace_store *s, const pdb_trace_event *ev)
         return PDB_OK;
     }
     s->src->records++;
-    return insert_slice(s, ev, 'X', ev->dur);
+    if (insert_slice(s, ev, 'X', ev->dur) != PDB_OK)
+        return PDB_ERR;
+    if (s->events == 1 && ev->cat.type == PDB_V_TEXT &&
+        !(ev->cat.len == 5 && memcmp(pdb_ev_text(ev, ev->cat.off), "Trace", 5) == 0))
+        s->first_slice = s->last_slice;
+    return PDB_OK;
 }
 
 static int dispatch(pdb_trace_store *s, const pdb_trace_event *ev, char ph)
@@ -522,8 +534,29 @@ static int dispatch(pdb_trace_store *s, const pdb_trace_event *ev, char ph)
     }
 }
 
+/* An older profiler's spelling of the category becomes today's, so every
+ * pass matches one spelling; the store counts what the file wrote. */
+static void respell(pdb_trace_store *s, pdb_trace_event *ev)
+{
+    for (int a = 0; a < PDB_ARG_COUNT; a++)
+        s->respelled_arg[a] += (ev->respelled_args >> a) & 1;
+    if (ev->cat.type != PDB_V_TEXT)
+        return;
+    char ph = ev->ph.type == PDB_V_TEXT ? pdb_ev_text(ev, ev->ph.off)[0] : 0;
+    int row = pdb_cat_spelling(pdb_ev_text(ev, ev->cat.off), ev->cat.len,
+                               ph == 's' || ph == 't' || ph == 'f');
+    if (row < 0)
+        return;
+    s->respelled_cat[row]++;
+    const char *today = pdb_cat_spelling_canonical(row);
+    ev->cat.off = ev->arena.len;
+    ev->cat.len = strlen(today);
+    pdb_buf_add(&ev->arena, today, ev->cat.len + 1);
+}
+
 int pdb_trace_store_event(pdb_trace_store *s, pdb_trace_event *ev)
 {
+    s->events++;
     if (ev->ph.type != PDB_V_TEXT || ev->ph.len != 1) {
         s->other_phases++;
         pdb_skip(s->src, ev->ph.type == PDB_V_NONE ? "event without ph" : "event with a ph longer than one letter");
@@ -535,6 +568,7 @@ int pdb_trace_store_event(pdb_trace_store *s, pdb_trace_event *ev)
         s->counts[ph]++;
     else
         s->other_phases++;
+    respell(s, ev);
     int rc = PDB_OK;
     if (ev->skip)
         pdb_skip(s->src, ev->skip);
@@ -611,6 +645,10 @@ static int set_rank(pdb_trace_store *s)
     sqlite3_bind_text(st, 2, from, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 3, s->float_ts);
     sqlite3_bind_int64(st, 4, s->trace_id);
+    if (s->first_slice)
+        sqlite3_bind_int64(st, 5, s->first_slice);
+    else
+        sqlite3_bind_null(st, 5);
     int rc = sqlite3_step(st);
     pdb_db_release(st);
     if (rc == SQLITE_CONSTRAINT)
@@ -649,6 +687,37 @@ static int write_counts(pdb_trace_store *s)
     return rc;
 }
 
+static int add_spelling(pdb_trace_store *s, sqlite3_stmt *st, const char *kind,
+                        const char *written, const char *today, int64_t events)
+{
+    sqlite3_bind_int64(st, 1, s->trace_id);
+    sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, written, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, today, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 5, events);
+    return pdb_db_step_done(s->db, st);
+}
+
+/* What the file spelt differently, in trace_spellings. */
+static int write_spellings(pdb_trace_store *s)
+{
+    sqlite3_stmt *st;
+    if (pdb_ingest_prepare(s->db, "trace.add_spelling", &st) != PDB_OK)
+        return PDB_ERR;
+    int rc = PDB_OK;
+    for (int row = 0; row < pdb_cat_spellings() && rc == PDB_OK; row++)
+        if (s->respelled_cat[row])
+            rc = add_spelling(s, st, "cat", pdb_cat_spelling_written(row),
+                              pdb_cat_spelling_canonical(row), s->respelled_cat[row]);
+    for (int col = 0; col < PDB_ARG_COUNT && rc == PDB_OK; col++)
+        if (s->respelled_arg[col])
+            rc = add_spelling(s, st, "arg", pdb_arg_spelling_written(col),
+                              pdb_arg_spelling_canonical(col),
+                              s->respelled_arg[col]);
+    pdb_db_release(st);
+    return rc;
+}
+
 /* ---- lifetime ------------------------------------------------------------ */
 
 pdb_trace_store *pdb_trace_store_new(pdb_source *src, const char *format)
@@ -657,6 +726,7 @@ pdb_trace_store *pdb_trace_store_new(pdb_source *src, const char *format)
     s->src = src;
     s->db = src->db;
     s->stack_of = pdb_strmap_new();
+    s->respelled_cat = pdb_xcalloc((size_t)pdb_cat_spellings(), sizeof *s->respelled_cat);
     sqlite3_stmt *st;
     if (pdb_ingest_prepare(s->db, "trace.add_trace", &st) != PDB_OK) {
         pdb_trace_store_free(s);
@@ -698,6 +768,8 @@ int pdb_trace_store_finish(pdb_trace_store *s)
     if (rc == PDB_OK)
         rc = write_counts(s);
     if (rc == PDB_OK)
+        rc = write_spellings(s);
+    if (rc == PDB_OK)
         rc = set_rank(s);
     pdb_trace_store_free(s);
     return rc;
@@ -718,6 +790,7 @@ void pdb_trace_store_free(pdb_trace_store *s)
         pdb_buf_free(&s->stacks[i].key);
     }
     free(s->stacks);
+    free(s->respelled_cat);
     pdb_strmap_free(s->stack_of);
     sqlite3_stmt *pairing[] = {s->b_top, s->b_put, s->b_del};
     for (size_t i = 0; i < sizeof pairing / sizeof pairing[0]; i++)

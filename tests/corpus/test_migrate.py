@@ -156,6 +156,11 @@ def main():
                          rows(db, f"SELECT count(*) FROM \"{name}\" WHERE name_id IS NOT"
                                   " (SELECT id FROM strings WHERE value = name)")[0][0], 0)
                     continue
+                if added == "first_slice":  # migration 013: unknown for traces stored before
+                    c.eq(f"table {name}: first_slice unknown (NULL)",
+                         rows(db, f"SELECT count(*) FROM \"{name}\" WHERE first_slice IS NOT"
+                                  " NULL")[0][0], 0)
+                    continue
                 c.eq(f"table {name}: new column {added} at 0",
                      rows(db, f"SELECT count(*) FROM \"{name}\" WHERE \"{added}\" IS NOT 0")[0][0], 0)
 

@@ -43,7 +43,11 @@ def main():
         c.eq("steplog_patterns: empty", rows(db, "SELECT count(*) FROM steplog_patterns"),
              [(0,)])
         for name in tables(old):
-            c.eq(f"{name}: rows as they were", table_rows(db, name), table_rows(old, name))
+            got = table_rows(db, name)
+            if name == "traces":  # migration 13 adds first_slice, unknown (NULL) before it
+                c.eq("traces: first_slice unknown", {r[-1] for r in got}, {None})
+                got = [r[:-1] for r in got]
+            c.eq(f"{name}: rows as they were", got, table_rows(old, name))
 
         fresh = fresh_db(tmp, "fresh.db", [os.path.join(SOURCE, "tests", "steplogs",
                                                         "marian_issue376_excerpt.log")], "f")
