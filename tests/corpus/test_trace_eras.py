@@ -101,8 +101,10 @@ def check_folder(c, db, folder):
     run("ingest", "--quiet", "--run", name, *paths, db=db)
     tb = oracle["temporal_breakdown"]
     if "error" in tb:
-        _, out, _ = run("report", "--run", name, "gpu", "--compat", "hta", db=db)
-        c.true(f"{name}: no GPU timeline, as for HTA", "do not apply" in out, out)
+        code, out, err = run("report", "--run", name, "gpu", "--compat", "hta", db=db,
+                             check=False)
+        c.true(f"{name}: no GPU timeline, as for HTA: gpu does not apply",
+               code == 2 and "does not apply" in err, (code, out, err))
         return
     gpu = {r["rank"]: r for r in run_json("report", "--run", name, "gpu", "--compat", "hta",
                                           db=db)}
