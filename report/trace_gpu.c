@@ -1,7 +1,8 @@
 /* trace_gpu.c: the GPU reports over the trace analysis tables: gpu,
  * kernel-types, kernels, and kernels --by KEY (GPU time by what launched
  * it); report/queries/trace_gpu.sql. --compat hta selects HTA's
- * conventions, and for gpu HTA's column names. */
+ * conventions, for gpu HTA's column names and for kernel-types HTA's one
+ * total over the ranks. */
 #include "report/reports.h"
 #include "common/error.h"
 #include "report/trace_sql.h"
@@ -32,9 +33,19 @@ int pdb_report_gpu(pdb_report_ctx *ctx)
     return gpu_report(ctx, "gpu", "trace_gpu.gpu", "trace_gpu.gpu_hta");
 }
 
+/* --compat hta gives HTA's one total over the ranks, --by rank the rows of
+ * each rank as the exact mode does. */
 int pdb_report_kernel_types(pdb_report_ctx *ctx)
 {
-    return gpu_report(ctx, "kernel-types", "trace_gpu.kernel_types", "trace_gpu.kernel_types");
+    const char *mode;
+    if (pdb_report_mode(ctx, &mode) != PDB_OK)
+        return PDB_ERR;
+    bool hta = strcmp(mode, "hta") == 0;
+    if (ctx->by && !(hta && strcmp(ctx->by, "rank") == 0))
+        return pdb_fail("kernel-types --by takes only 'rank', with --compat hta (HTA gives one "
+                        "total over the ranks; exact mode prints each rank)");
+    return gpu_report(ctx, "kernel-types", "trace_gpu.kernel_types",
+                      ctx->by ? "trace_gpu.kernel_types" : "trace_gpu.kernel_types_hta");
 }
 
 /* kernels --by KEY: the attribution keys and their queries. */

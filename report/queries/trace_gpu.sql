@@ -45,6 +45,14 @@ SELECT rank, kernel_type, time_ns,
  FROM analysis_kernel_types WHERE run_id = ?1 AND mode = ?2
  ORDER BY rank, time_ns DESC, kernel_type
 
+-- name: kernel_types_hta
+-- HTA's shape (get_gpu_kernel_breakdown): one total per kernel type over
+-- the run's ranks, its share of all of them.
+SELECT kernel_type, sum(time_ns) AS time_ns,
+ 100.0 * sum(time_ns) / sum(sum(time_ns)) OVER () AS share_pct
+ FROM analysis_kernel_types WHERE run_id = ?1 AND mode = ?2
+ GROUP BY kernel_type ORDER BY time_ns DESC, kernel_type
+
 -- name: kernels
 -- The top ?3 kernels of each rank, then one 'others' row for the rest.
 -- Short names get a tag of their full name where two share one.

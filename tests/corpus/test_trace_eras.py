@@ -6,7 +6,8 @@ categories and arg names (ingest/trace/kineto_spellings.def) on a corpus trace.
 Per folder (one run): `gpu --compat hta` equals HTA's temporal breakdown per
 rank; `idle --compat hta` equals HTA's idle time breakdown per rank, stream
 and category; `kernel-types --compat hta` equals HTA's kernel-type breakdown,
-one total over the folder's ranks as HTA gives it. The exact `idle` follows
+one total over the folder's ranks as HTA gives it (and on two ranks of a
+corpus job: the sum of HTA's answers per rank; --by rank each rank's). The exact `idle` follows
 its documented rule (docs/reports.md), recomputed here from the raw trace: a
 kernel whose launch is not in the trace counts as queued. Where HTA's loading
 conventions change nothing (whole-microsecond timestamps, no step to drop),
@@ -152,12 +153,45 @@ def check_folder(c, db, folder):
     modes = [("--compat", "hta")] + ([()] if hta_neutral(db) else [])
     for mode in modes:
         rows = run_json("report", "--run", name, "kernel-types", *mode, db=db)
-        sums = {}
-        for r in rows:
-            sums[r["kernel_type"]] = sums.get(r["kernel_type"], 0) + r["time_us"]
-        total = sum(sums.values())
         c.eq(f"{name} kernel-types {' '.join(mode) or 'exact'} (total over ranks)",
-             {k: (v, round(v / total * 100, 1)) for k, v in sums.items()}, want_types)
+             type_totals(rows), want_types)
+    hta_rows = run_json("report", "--run", name, "kernel-types", "--compat", "hta", db=db)
+    c.true(f"{name} kernel-types --compat hta: HTA's shape, one row per type",
+           all("rank" not in r for r in hta_rows)
+           and len({r["kernel_type"] for r in hta_rows}) == len(hta_rows), hta_rows)
+
+
+def type_totals(rows):
+    """{kernel type: (time, percentage as HTA rounds it)} over the rows' ranks."""
+    sums = {}
+    for r in rows:
+        sums[r["kernel_type"]] = sums.get(r["kernel_type"], 0) + r["time_us"]
+    total = sum(sums.values())
+    return {k: (v, round(v / total * 100, 1)) for k, v in sums.items()}
+
+
+def check_rank_totals(c, tmp, oracles):
+    """Two ranks of one job (the corpus's sampled ranks): kernel-types
+    --compat hta is HTA's one total over the folder (the sums of HTA's answers
+    per rank, percentages of their total); --by rank gives each rank's."""
+    db = os.path.join(tmp, "ranks.db")
+    paths, want, per_rank = [], {}, {}
+    for rank in (0, 1):
+        oracle = json.load(open(os.path.join(oracles, f"trace_filter_sampled_rank-{rank}.json")))
+        paths.append(have_corpus("traces", oracle["trace_file"]))
+        rows = oracle["per_rank"][str(rank)]["kernel_type_breakdown"]
+        per_rank[rank] = {r["kernel_type"]: r["sum"] for r in rows if r["sum"] > 0}
+        for k, v in per_rank[rank].items():
+            want[k] = want.get(k, 0) + v
+    run("ingest", "--quiet", "--run", "ranks", *paths, db=db)
+    total = sum(want.values())
+    c.eq("two ranks: kernel-types --compat hta", type_totals(
+        run_json("report", "kernel-types", "--compat", "hta", db=db)),
+        {k: (v, round(v / total * 100, 1)) for k, v in want.items()})
+    got = {}
+    for r in run_json("report", "kernel-types", "--compat", "hta", "--by", "rank", db=db):
+        got.setdefault(r["rank"], {})[r["kernel_type"]] = r["time_us"]
+    c.eq("two ranks: kernel-types --compat hta --by rank", got, per_rank)
 
 
 def spellings():
@@ -250,6 +284,7 @@ def main():
         if base:
             check_spellings(c, tmp, base)
             check_flows_only(c, tmp, base)
+            check_rank_totals(c, tmp, have_corpus("traces", "oracles"))
     c.close()
 
 
