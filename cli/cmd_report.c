@@ -144,6 +144,8 @@ int cmd_report(int argc, char **argv, pdb_cli *cli)
         {PDB_OPT_STRING, "library", 0, &ctx.library, "NAME", "pyspy-leaves: the library whose deepest frame is shown (default itwinai)"},
         {PDB_OPT_FLAG, "keep-module", 0, &ctx.keep_module, NULL, "pyspy-leaves: keep <module> frames (itwinai drops them)"},
         {PDB_OPT_FLAG, "aggregate-leaf-paths", 0, &ctx.aggregate_leaf_paths, NULL, "pyspy-leaves: one row per leaf and library frame, not per stack"},
+        {PDB_OPT_STRING, "idle", 0, &ctx.idle, "include|exclude|only", "pyspy: samples whose leaf is a waiting call (default include)"},
+        {PDB_OPT_STRING, "thread", 0, &ctx.thread, "ID|NAME", "pyspy-tree, folded, flamegraph: only the stacks of this thread"},
         {PDB_OPT_STRING, "out", 'o', &outdir, "DIR", "write a report folder (index.md, CSVs, charts)"},
         {0},
     };

@@ -2,7 +2,8 @@
  * (py-spy raw, speedscope, flame-graph SVG) by self and total samples, their
  * share and, where the rate is known, seconds; by frame (name, file, line)
  * or function (name, file), for the whole run or per root (process/thread
- * chain, speedscope profile). The counting is SQL (report/queries/pyspy.sql,
+ * chain, speedscope profile); --idle counts, leaves out or keeps alone the
+ * samples whose leaf is a waiting call (pyspy.sql, idle_leaf). The counting is SQL (report/queries/pyspy.sql,
  * create_top); this file checks the options and picks the table. */
 #include "report/pyspy.h"
 #include "common/db.h"
@@ -43,9 +44,43 @@ int pdb_pyspy_keying(const pdb_report_ctx *ctx, const char **keying)
     return PDB_OK;
 }
 
+/* --idle: include (the default: every sample), exclude or only. */
+static int idle_mode(const pdb_report_ctx *ctx, const char **mode)
+{
+    *mode = ctx->idle ? ctx->idle : "include";
+    if (strcmp(*mode, "include") && strcmp(*mode, "exclude") && strcmp(*mode, "only"))
+        return pdb_fail("unknown --idle '%s' for pyspy (expected include, exclude or only)",
+                        *mode);
+    return PDB_OK;
+}
+
+/* Table and Markdown output: how many samples were idle, and on what basis. */
+static void idle_note(pdb_report_ctx *ctx, const char *mode)
+{
+    if (ctx->render.format != PDB_OUT_TABLE && ctx->render.format != PDB_OUT_MD)
+        return;
+    sqlite3_stmt *st;
+    if (pdb_report_prepare(ctx->db, "pyspy.idle", &st) != PDB_OK)
+        return;
+    sqlite3_bind_int64(st, 1, ctx->run_id);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        int64_t idle = sqlite3_column_int64(st, 0), all = sqlite3_column_int64(st, 1);
+        if (idle > 0 || strcmp(mode, "include") != 0)
+            fprintf(ctx->out,
+                    "\nidle: %lld of %lld samples (%.2f%%) end in a waiting call (sleep, poll, "
+                    "select, lock and condition waits; py-spy's threading/selectors waits): "
+                    "%s (--idle include|exclude|only)\n",
+                    (long long)idle, (long long)all, all ? 100.0 * (double)idle / (double)all : 0,
+                    strcmp(mode, "include") == 0   ? "counted"
+                    : strcmp(mode, "exclude") == 0 ? "left out"
+                                                   : "alone counted");
+    }
+    sqlite3_finalize(st);
+}
+
 /* Runs a statement of pyspy.sql that returns no rows. */
 static int exec_query(pdb_report_ctx *ctx, const char *name, const char *keying,
-                      const char *sort)
+                      const char *sort, const char *idle)
 {
     sqlite3_stmt *st;
     if (pdb_report_prepare(ctx->db, name, &st) != PDB_OK)
@@ -58,6 +93,7 @@ static int exec_query(pdb_report_ctx *ctx, const char *name, const char *keying,
         sqlite3_bind_int64(st, 3, ctx->top);
         sqlite3_bind_text(st, 4, sort, -1, SQLITE_STATIC);
         sqlite3_bind_int(st, 5, ctx->by_thread);
+        sqlite3_bind_text(st, 6, idle, -1, SQLITE_STATIC);
     }
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
@@ -66,8 +102,8 @@ static int exec_query(pdb_report_ctx *ctx, const char *name, const char *keying,
 
 int pdb_report_pyspy(pdb_report_ctx *ctx)
 {
-    const char *keying, *sort = ctx->sort ? ctx->sort : "total";
-    if (pdb_pyspy_keying(ctx, &keying) != PDB_OK)
+    const char *keying, *idle, *sort = ctx->sort ? ctx->sort : "total";
+    if (pdb_pyspy_keying(ctx, &keying) != PDB_OK || idle_mode(ctx, &idle) != PDB_OK)
         return PDB_ERR;
     if (strcmp(sort, "total") != 0 && strcmp(sort, "self") != 0)
         return pdb_fail("unknown --sort '%s' for pyspy (expected total or self)", sort);
@@ -77,14 +113,16 @@ int pdb_report_pyspy(pdb_report_ctx *ctx)
         return PDB_ERR;
     if (!ok)
         return PDB_OK;
-    int rc = exec_query(ctx, "pyspy.top_drop", keying, sort);
+    int rc = exec_query(ctx, "pyspy.top_drop", keying, sort, idle);
     if (rc == PDB_OK)
-        rc = exec_query(ctx, "pyspy.create_top", keying, sort);
+        rc = exec_query(ctx, "pyspy.create_top", keying, sort, idle);
     if (rc == PDB_OK)
         rc = pdb_report_query(ctx, ctx->by_thread ? "pyspy.top_by_root" : "pyspy.top");
-    int dropped = exec_query(ctx, "pyspy.top_drop", keying, sort);
-    if (rc == PDB_OK)
+    int dropped = exec_query(ctx, "pyspy.top_drop", keying, sort, idle);
+    if (rc == PDB_OK) {
         pdb_pyspy_inexact_note(ctx);
+        idle_note(ctx, idle);
+    }
     return rc == PDB_OK ? dropped : rc;
 }
 

@@ -26,19 +26,20 @@ typedef enum pdb_pyspy_tree_need {
 } pdb_pyspy_tree_need;
 
 typedef struct pdb_pyspy_totals {
-    int64_t samples;     /* every sample of the run's profiles */
+    int64_t samples;     /* every sample of the run's profiles (of the thread) */
     bool exact;          /* false: a flame-graph SVG among the profiles */
     double rate_hz;      /* the profiles' common rate, 0 when not known */
     bool began;          /* build opened the transaction that drop ends */
 } pdb_pyspy_totals;
 
-/* Fills temp.pyspy_tree_walk for the run with what need says, in one
+/* Fills temp.pyspy_tree_walk for the run (the stacks of one thread when
+ * thread is not NULL: --thread ID|NAME) with what need says, in one
  * transaction (one per statement would cost a lock and a journal per
  * depth); t gets the run's totals. On success the caller reads the tables,
  * then pdb_pyspy_tree_drop removes them and ends the transaction; on
  * failure build has done that itself. */
-int pdb_pyspy_tree_build(sqlite3 *db, int64_t run_id, pdb_pyspy_tree_need need,
-                         pdb_pyspy_totals *t);
+int pdb_pyspy_tree_build(sqlite3 *db, int64_t run_id, const char *thread,
+                         pdb_pyspy_tree_need need, pdb_pyspy_totals *t);
 int pdb_pyspy_tree_drop(sqlite3 *db, const pdb_pyspy_totals *t);
 /* Runs the pyspy_tree query called name (no rows) with ?1 = arg. */
 int pdb_pyspy_tree_exec(sqlite3 *db, const char *name, int64_t arg);

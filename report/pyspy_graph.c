@@ -47,7 +47,7 @@ static int build(pdb_report_ctx *ctx, const char *report, pdb_pyspy_tree_need ne
         return PDB_ERR;
     if (!*ok)
         return PDB_OK;
-    return pdb_pyspy_tree_build(ctx->db, ctx->run_id, need, t);
+    return pdb_pyspy_tree_build(ctx->db, ctx->run_id, ctx->thread, need, t);
 }
 
 /* Drops the tree's tables; rc is the report's result so far. */
@@ -301,6 +301,8 @@ static int write_svg(pdb_report_ctx *ctx, const pdb_pyspy_totals *t, const char 
     pdb_buf_addf(&title, "profdb %s graph", icicle ? "icicle" : "flame");
     if (ctx->run_name)
         pdb_buf_addf(&title, ": run %s", ctx->run_name);
+    if (ctx->thread)
+        pdb_buf_addf(&title, ", thread %s", ctx->thread);
     pdb_buf_addf(&rule, "%lld samples; width = samples; boxes under %g%% of the samples are not "
                         "drawn (%lld boxes), their samples stay in their parent's width",
                  (long long)t->samples, share, (long long)left_out);
@@ -331,7 +333,7 @@ int pdb_pyspy_flamegraph_files(pdb_report_ctx *ctx, const char *dir)
     if (min_share(ctx, FLAME_MIN_SHARE, &share) != PDB_OK)
         return PDB_ERR;
     pdb_pyspy_totals t;
-    if (pdb_pyspy_tree_build(ctx->db, ctx->run_id, PDB_PYSPY_LAYOUT, &t) != PDB_OK)
+    if (pdb_pyspy_tree_build(ctx->db, ctx->run_id, ctx->thread, PDB_PYSPY_LAYOUT, &t) != PDB_OK)
         return PDB_ERR;
     int rc = t.samples > 0 ? PDB_OK : pdb_fail("flamegraph: the run's profiles have no samples");
     if (rc == PDB_OK)

@@ -102,18 +102,56 @@ static int offsets(sqlite3 *db)
     return rc == SQLITE_DONE ? PDB_OK : pdb_db_fail(db, "flamegraph: placing the boxes");
 }
 
-static int fill(sqlite3 *db, int64_t run_id, pdb_pyspy_tree_need need)
+/* Runs the pyspy_tree query called name with ?1 = run_id, ?2 = thread (NULL:
+ * every thread); a query that returns a row gives its number in *out. */
+static int with_thread(sqlite3 *db, const char *name, int64_t run_id, const char *thread,
+                       int64_t *out)
 {
+    sqlite3_stmt *st;
+    if (pdb_report_prepare(db, name, &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, run_id);
+    if (thread)
+        sqlite3_bind_text(st, 2, thread, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW && out)
+        *out = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE || rc == SQLITE_ROW ? PDB_OK : pdb_db_fail(db, name);
+}
+
+/* --thread: keeps the stacks of one thread (a speedscope profile, or the
+ * nodes under a 'thread (ID)[: NAME]' frame) and counts their samples. */
+static int keep_thread(sqlite3 *db, int64_t run_id, const char *thread, int64_t max_depth,
+                       pdb_pyspy_totals *t)
+{
+    if (per_depth(db, "pyspy_tree.walk_thread", max_depth, false) != PDB_OK ||
+        pdb_db_exec(db, pdb_report_sql("pyspy_tree.walk_thread_keep")) != PDB_OK ||
+        with_thread(db, "pyspy_tree.thread_samples", run_id, thread, &t->samples) != PDB_OK)
+        return PDB_ERR;
+    if (t->samples <= 0)
+        return pdb_fail("--thread '%s': no samples of that thread in this run (a thread is a "
+                        "speedscope profile 'Thread ID \"NAME\"' or a 'thread (ID)[: NAME]' "
+                        "frame of py-spy --threads; give its ID or NAME)",
+                        thread);
+    return PDB_OK;
+}
+
+static int fill(sqlite3 *db, int64_t run_id, const char *thread, pdb_pyspy_tree_need need,
+                pdb_pyspy_totals *t)
+{
+    int64_t max_depth;
     if (pdb_db_exec(db, pdb_report_sql("pyspy_tree.create_rank")) != PDB_OK ||
         pdb_db_exec(db, pdb_report_sql("pyspy_tree.create_walk")) != PDB_OK ||
         pdb_pyspy_tree_exec(db, "pyspy_tree.fill_rank", run_id) != PDB_OK ||
-        pdb_pyspy_tree_exec(db, "pyspy_tree.fill_walk", run_id) != PDB_OK)
+        with_thread(db, "pyspy_tree.fill_walk", run_id, thread, NULL) != PDB_OK ||
+        pdb_report_number(db, "pyspy_tree.max_depth", run_id, &max_depth) != PDB_OK)
+        return PDB_ERR;
+    if (thread && keep_thread(db, run_id, thread, max_depth, t) != PDB_OK)
         return PDB_ERR;
     if (need == PDB_PYSPY_SELF)
         return PDB_OK;
-    int64_t max_depth;
-    if (pdb_report_number(db, "pyspy_tree.max_depth", run_id, &max_depth) != PDB_OK ||
-        per_depth(db, "pyspy_tree.walk_totals", max_depth, true) != PDB_OK)
+    if (per_depth(db, "pyspy_tree.walk_totals", max_depth, true) != PDB_OK)
         return PDB_ERR;
     if (need == PDB_PYSPY_TOTALS)
         return pdb_db_exec(db, pdb_report_sql("pyspy_tree.create_order")) == PDB_OK
@@ -125,8 +163,8 @@ static int fill(sqlite3 *db, int64_t run_id, pdb_pyspy_tree_need need)
     return per_depth(db, "pyspy_tree.walk_x", max_depth, false);
 }
 
-int pdb_pyspy_tree_build(sqlite3 *db, int64_t run_id, pdb_pyspy_tree_need need,
-                         pdb_pyspy_totals *t)
+int pdb_pyspy_tree_build(sqlite3 *db, int64_t run_id, const char *thread,
+                         pdb_pyspy_tree_need need, pdb_pyspy_totals *t)
 {
     *t = (pdb_pyspy_totals){0, true, 0, false};
     if (sqlite3_get_autocommit(db)) {
@@ -139,7 +177,7 @@ int pdb_pyspy_tree_build(sqlite3 *db, int64_t run_id, pdb_pyspy_tree_need need,
     if (rc == PDB_OK)
         rc = load_totals(db, run_id, t);
     if (rc == PDB_OK)
-        rc = fill(db, run_id, need);
+        rc = fill(db, run_id, thread, need, t);
     if (rc != PDB_OK)
         pdb_pyspy_tree_drop(db, t);
     return rc;

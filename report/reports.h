@@ -51,6 +51,8 @@ typedef struct pdb_report_ctx {
     const char *library;      /* --library NAME (pyspy-leaves; default itwinai) */
     bool keep_module;         /* --keep-module (pyspy-leaves: keep <module> frames) */
     bool aggregate_leaf_paths; /* --aggregate-leaf-paths (pyspy-leaves) */
+    const char *idle;         /* --idle include|exclude|only (pyspy; NULL: include) */
+    const char *thread;       /* --thread ID|NAME (pyspy-tree, folded, flamegraph) */
     const char *outdir;       /* --out DIR given with report names (flamegraph) */
 } pdb_report_ctx;
 

@@ -1,7 +1,7 @@
 -- pyspy.sql: the py-spy reports: pyspy, pyspy-callers, pyspy-leaves
--- (report/pyspy.c), and the stack tree that pyspy-tree, folded and
--- flamegraph read (tree_*: report/pyspy_tree.c). A query starts at "-- name: NAME" and is known to C as
--- pyspy.NAME (common/query.h). ?1 is the run_id.
+-- (report/pyspy.c; the stack tree that pyspy-tree, folded and flamegraph
+-- read is pyspy_tree.sql). A query starts at "-- name: NAME" and is known
+-- to C as pyspy.NAME (common/query.h). ?1 is the run_id.
 --
 -- Every query walks each distinct stack once, from the node where samples
 -- ended up to its root (pyspy_nodes.parent_id): `walk` has one row per
@@ -14,12 +14,44 @@
 -- node when that is not a pseudo-frame (a stack of pseudo-frames only has
 -- no leaf: it counts in the root's samples, not for a function).
 
+-- fragment: idle_leaf
+-- 1 when frame f, the leaf of a stack, is a call that waits: py-spy's files
+-- do not say which samples were idle (py-spy asks the OS whether the
+-- thread runs, and with --idle keeps those that do not), so profdb infers
+-- it from the leaf: with --native, the C calls that block (sleep, poll,
+-- select, epoll, futex and condition waits, joins, waitpid, accept; macOS
+-- and Windows equivalents); without, py-spy's own fallback list (wait in
+-- threading.py, select in selectors.py, poll in asyncore, zmq, gevent or
+-- tornado). A Python leaf that called time.sleep without --native looks
+-- busy: the call is not in the stack.
+(f.kind = 'native' AND f.name IN (
+   'clock_nanosleep', '__clock_nanosleep', 'nanosleep', '__nanosleep', 'usleep', 'sleep',
+   'poll', '__poll', 'ppoll', 'select', '__select', 'pselect', 'pselect6', 'epoll_wait',
+   'epoll_pwait', 'epoll_pwait2', 'kevent', 'pthread_cond_wait', 'pthread_cond_timedwait',
+   '__pthread_cond_wait', '___pthread_cond_wait', '__pthread_cond_timedwait',
+   '___pthread_cond_timedwait', 'pthread_cond_clockwait', 'sem_wait', 'sem_timedwait',
+   'sem_clockwait', '__new_sem_wait_slow', '__futex_abstimed_wait_common',
+   '__futex_abstimed_wait_common64', 'futex_wait', '__lll_lock_wait', 'syscall',
+   'pthread_join', '__pthread_clockjoin_ex', 'waitpid', '__waitpid', 'wait4', '__wait4',
+   'waitid', 'sigwait', 'sigtimedwait', 'sigwaitinfo', 'pause', 'accept', 'accept4',
+   '__psynch_cvwait', '__semwait_signal', '__select_nocancel', 'mach_msg_trap',
+   'mach_msg2_trap', 'WaitForSingleObject', 'WaitForSingleObjectEx',
+   'WaitForMultipleObjects', 'WaitForMultipleObjectsEx', 'NtWaitForSingleObject',
+   'NtWaitForMultipleObjects', 'NtDelayExecution', 'SleepEx', 'Sleep')
+ OR (f.kind = 'python' AND (
+   (f.name = 'wait' AND substr(f.file, -12) = 'threading.py')
+   OR (f.name = 'select' AND substr(f.file, -12) = 'selectors.py')
+   OR (f.name = 'poll' AND (substr(f.file, -11) = 'asyncore.py' OR instr(f.file, 'zmq') > 0
+                            OR instr(f.file, 'gevent') > 0 OR instr(f.file, 'tornado') > 0)))))
+
 -- name: create_top
 -- Fills temp.pyspy_top (dropped by pyspy.top_drop), read by top and top_by_root.
 -- ?2 = 'frame' | 'function', ?3 = --top N (-1: all; per root with ?5),
 -- ?4 = 'total' | 'self' (the order), ?5 = 1: one table per root (the leading
 -- process/thread chain, or the speedscope profile, and both when both).
 -- Shares are of the root's samples (?5) or of every sample of the run.
+-- ?6 = 'include' | 'exclude' | 'only' (--idle): the samples whose leaf waits
+-- (idle_leaf) counted, left out, or alone (then shares are of them).
 -- Seconds = samples / rate_hz, only where every profile involved knows its
 -- rate. Ties in the order of the printed key ('name (file:line)'), as the
 -- corpus oracle orders them. The walk carries what later steps need, so
@@ -30,7 +62,11 @@ ends AS (
   SELECT s.node_id AS end_id, CASE WHEN ?5 THEN p.name END AS label, sum(s.samples) AS n,
          CASE WHEN count(p.rate_hz) = count(*) THEN sum(s.samples / p.rate_hz) END AS secs
   FROM pyspy_samples s JOIN pyspy_profiles p USING (profile_id)
-  WHERE s.run_id = ?1 GROUP BY 1, 2),
+  JOIN pyspy_nodes en ON en.node_id = s.node_id JOIN pyspy_frames f ON f.frame_id = en.frame_id
+  WHERE s.run_id = ?1 AND (?6 = 'include' OR
+-- include: idle_leaf
+                           = (?6 = 'only'))
+  GROUP BY 1, 2),
 walk(end_id, label, n, secs, node_id, parent_id, pseudo, name, file, line, chain) AS (
   SELECT e.end_id, e.label, e.n, e.secs, d.node_id, d.parent_id,
          f.kind IN ('process', 'thread'), f.name, f.file, f.line,
@@ -62,9 +98,10 @@ contrib AS (
   SELECT end_id, label, root, n, secs, name, file, kline, 1
   FROM rooted WHERE node_id = end_id AND NOT pseudo),
 -- Samples of a root, with those a profile counts but stores at no node (a
--- speedscope sample with an empty stack; an SVG's undrawn boxes at depth 0).
+-- speedscope sample with an empty stack, which py-spy's fallback calls busy;
+-- an SVG's undrawn boxes at depth 0).
 roots AS (
-  SELECT root, CASE WHEN ?5 THEN sum(n)
+  SELECT root, CASE WHEN ?5 OR ?6 <> 'include' THEN sum(n)
                     ELSE (SELECT sum(samples) FROM pyspy_profiles WHERE run_id = ?1) END
            AS samples,
          count(secs) = count(*) AS timed
@@ -75,7 +112,7 @@ roots AS (
                                      WHERE s.profile_id = p.profile_id), 0) AS n,
                (p.samples - coalesce((SELECT sum(s.samples) FROM pyspy_samples s
                                       WHERE s.profile_id = p.profile_id), 0)) / p.rate_hz
-        FROM pyspy_profiles p WHERE p.run_id = ?1)
+        FROM pyspy_profiles p WHERE p.run_id = ?1 AND ?6 <> 'only')
   WHERE n <> 0 OR secs IS NOT NULL
   GROUP BY root),
 agg AS (
@@ -118,40 +155,18 @@ DROP TABLE IF EXISTS temp.pyspy_top
 -- Profiles of the run (the py-spy reports apply when there is one).
 SELECT count(*) FROM pyspy_profiles WHERE run_id = ?1
 
+-- name: idle
+-- Samples of the run whose leaf waits (idle_leaf), and every sample.
+SELECT coalesce(sum(s.samples), 0),
+       (SELECT coalesce(sum(samples), 0) FROM pyspy_profiles WHERE run_id = ?1)
+FROM pyspy_samples s JOIN pyspy_nodes en ON en.node_id = s.node_id
+JOIN pyspy_frames f ON f.frame_id = en.frame_id
+WHERE s.run_id = ?1 AND
+-- include: idle_leaf
+
 -- name: inexact
 -- Profiles read from a flame-graph SVG: their per-function values are lower bounds.
 SELECT count(*) FROM pyspy_profiles WHERE run_id = ?1 AND NOT exact
-
--- name: tree_frames
--- The run's frames as py-spy prints them (report/pyspy_tree.c), by id.
-SELECT frame_id, kind,
-       CASE WHEN kind IN ('process', 'thread') THEN name
-            WHEN line > 0 THEN name || ' (' || file || ':' || line || ')'
-            WHEN file <> '' THEN name || ' (' || file || ')'
-            ELSE name END AS printed
-FROM pyspy_frames WHERE run_id = ?1 ORDER BY frame_id
-
--- name: tree_nodes
--- The run's stack tree, parents before children and the children of a node
--- next to each other in the order of their printed frame (flamegraph.pl's
--- order), each with the samples that ended at it in every profile.
-SELECT n.node_id, n.parent_id, n.frame_id, n.depth,
-       (SELECT total(s.samples) FROM pyspy_samples s
-        WHERE s.run_id = ?1 AND s.node_id = n.node_id) AS samples
-FROM pyspy_nodes n JOIN pyspy_frames f USING (frame_id)
-WHERE n.run_id = ?1
-ORDER BY n.depth, n.parent_id,
-         CASE WHEN f.kind IN ('process', 'thread') THEN f.name
-              WHEN f.line > 0 THEN f.name || ' (' || f.file || ':' || f.line || ')'
-              WHEN f.file <> '' THEN f.name || ' (' || f.file || ')'
-              ELSE f.name END
-
--- name: tree_totals
--- Every sample of the run's profiles, whether it exact (0: an SVG among
--- them), and the rate when every profile has the same.
-SELECT coalesce(sum(samples), 0), coalesce(min(exact), 1),
-       CASE WHEN count(DISTINCT rate_hz) = 1 AND count(rate_hz) = count(*) THEN max(rate_hz) END
-FROM pyspy_profiles WHERE run_id = ?1
 
 -- name: callers
 -- pyspy-callers: who calls the functions named ?2 (a name, or 'name (file)'),

@@ -39,7 +39,9 @@ CREATE TEMP TABLE pyspy_tree_walk (
     self       INTEGER NOT NULL,
     total      INTEGER NOT NULL,
     ord        INTEGER NOT NULL DEFAULT 0,
-    x          INTEGER NOT NULL DEFAULT 0
+    x          INTEGER NOT NULL DEFAULT 0,
+    loose      INTEGER NOT NULL DEFAULT 0,  -- --thread: samples of unnamed profiles
+    in_thread  INTEGER NOT NULL DEFAULT 0   -- --thread: the node is under the thread's frame
 );
 CREATE INDEX temp.pyspy_tree_level ON pyspy_tree_walk (depth, parent_id, sib);
 CREATE INDEX temp.pyspy_tree_children ON pyspy_tree_walk (parent_id, sib)
@@ -66,15 +68,68 @@ ORDER BY
 -- include: printed
        , f.frame_id
 
+-- fragment: thread_profile
+-- Profile p is thread ?2: its name is ?2, or py-spy's speedscope name
+-- 'Thread ID "NAME"' has ?2 as its ID (hex digits in any case) or NAME.
+(p.name = ?2 OR (p.name LIKE 'Thread %' AND (
+   lower(?2) = lower(substr(p.name, 8, instr(substr(p.name, 8) || ' ', ' ') - 1))
+   OR (instr(p.name, '"') > 0 AND ?2 = trim(substr(p.name, instr(p.name, '"')), '"')))))
+
+-- fragment: thread_frame
+-- Frame f is the pseudo-frame of thread ?2: 'thread (ID)' or
+-- 'thread (ID): NAME' (py-spy raw --threads) with ?2 its ID or NAME.
+(f.kind = 'thread' AND (
+   f.name = ?2
+   OR lower(?2) = lower(substr(f.name, 9, instr(f.name, ')') - 9))
+   OR (instr(f.name, '): ') > 0 AND ?2 = substr(f.name, instr(f.name, '): ') + 3))))
+
 -- name: fill_walk
--- Every node of the run with the samples that ended at it in every profile.
-INSERT INTO temp.pyspy_tree_walk (node_id, parent_id, frame_id, depth, sib, self, total)
-SELECT node_id, parent_id, frame_id, depth, sib, n, n
+-- Every node of the run with the samples that ended at it in every profile
+-- (?2 NULL), or with --thread ?2 (pyspy_tree.c): in self those of the
+-- named profiles (speedscope) of that thread, in loose those of unnamed
+-- profiles (raw, SVG: their threads are pseudo-frames), kept only under
+-- the thread's frame (in_thread, spread down by walk_thread).
+INSERT INTO temp.pyspy_tree_walk (node_id, parent_id, frame_id, depth, sib, self, total, loose,
+                                  in_thread)
+SELECT node_id, parent_id, frame_id, depth, sib, n, n, loose, in_thread
 FROM (SELECT n.node_id, n.parent_id, n.frame_id, n.depth, r.sib,
              (SELECT coalesce(sum(s.samples), 0) FROM pyspy_samples s
-              WHERE s.run_id = ?1 AND s.node_id = n.node_id) AS n
+              JOIN pyspy_profiles p USING (profile_id)
+              WHERE s.run_id = ?1 AND s.node_id = n.node_id
+                AND (?2 IS NULL OR (p.name IS NOT NULL AND
+-- include: thread_profile
+                    ))) AS n,
+             (SELECT coalesce(sum(s.samples), 0) FROM pyspy_samples s
+              JOIN pyspy_profiles p USING (profile_id)
+              WHERE ?2 IS NOT NULL AND s.run_id = ?1 AND s.node_id = n.node_id
+                AND p.name IS NULL) AS loose,
+             ?2 IS NOT NULL AND
+-- include: thread_frame
+               AS in_thread
       FROM pyspy_nodes n JOIN temp.pyspy_tree_rank r USING (frame_id)
+      JOIN pyspy_frames f ON f.frame_id = n.frame_id
       WHERE n.run_id = ?1)
+
+-- name: walk_thread
+-- The nodes at depth ?1 under a node of the thread, their parents' being final.
+UPDATE temp.pyspy_tree_walk SET in_thread = 1
+WHERE depth = ?1 AND NOT in_thread
+  AND (SELECT p.in_thread FROM temp.pyspy_tree_walk p WHERE p.node_id = pyspy_tree_walk.parent_id)
+
+-- name: walk_thread_keep
+-- The unnamed profiles' samples under the thread's frame count.
+UPDATE temp.pyspy_tree_walk SET self = self + loose, total = total + loose WHERE in_thread
+
+-- name: thread_samples
+-- The samples of thread ?2: those at its nodes, and its speedscope
+-- profiles' samples with an empty stack (counted, stored at no node).
+SELECT (SELECT coalesce(sum(self), 0) FROM temp.pyspy_tree_walk)
+       + (SELECT coalesce(sum(p.samples - (SELECT coalesce(sum(s.samples), 0)
+                                           FROM pyspy_samples s
+                                           WHERE s.profile_id = p.profile_id)), 0)
+          FROM pyspy_profiles p WHERE p.run_id = ?1 AND p.name IS NOT NULL AND
+-- include: thread_profile
+         )
 
 -- name: max_depth
 SELECT coalesce(max(depth), -1) FROM temp.pyspy_tree_walk
