@@ -604,6 +604,14 @@ static int resolve(reader *r)
         return pdb_fail("%s: no \"profiles\" array (not a speedscope file?)", r->src->path);
     if (r->profiles == 0 && r->evented == 0)
         return pdb_fail("%s: no profile in \"profiles\"", r->src->path);
+    /* Skipping every profile would leave a run with no py-spy data and an
+     * exit of 0: say why instead. Evented profiles time open/close events;
+     * they have no samples to count (a rate would have to be invented). */
+    if (r->profiles == 0)
+        return pdb_fail("%s: no sampled profile: its %lld profile%s evented (open/close "
+                        "events) or of an unknown type; profdb reads sampled profiles "
+                        "(py-spy's, one per thread)",
+                        r->src->path, (long long)r->evented, r->evented == 1 ? " is" : "s are");
     if (r->max_index >= r->nframes)
         return pdb_fail_at(r->src->path, r->max_index_at,
                            "a sample refers to frame %lld; shared.frames has %lld",

@@ -305,6 +305,16 @@ def check_speedscope_spec(c, tmp):
     by_frame, _ = tables(db, r)
     # work (m.py) with a null line and with none print alike: one frame
     c.eq("spec: by frame", by_frame, {"main (m.py:1)": (2, 11), "work (m.py)": (9, 9)})
+    # only evented profiles: refused with the count, the database unchanged
+    doc["profiles"] = [doc["profiles"][0], dict(doc["profiles"][0], name="ev2")]
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    before = canon(db)
+    code, _, err = run("ingest", "--run", "evented", path, db=db, check=False)
+    c.eq("spec: evented only: exit", code, 2)
+    c.true("spec: evented only: one line with the count", len(err.strip().splitlines()) == 1
+           and "no sampled profile: its 2 profiles are evented" in err, err)
+    c.eq("spec: evented only: database unchanged", canon(db), before)
     os.remove(db)
 
 
