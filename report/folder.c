@@ -101,7 +101,7 @@ static int flame_section(pdb_report_ctx *ctx, const pdb_run_facts *facts, const 
     int64_t samples = 0;
     if (!facts->pyspy_profiles)
         return PDB_OK;
-    if (pdb_report_number(ctx->db, "pyspy.tree_totals", ctx->run_id, &samples) != PDB_OK)
+    if (pdb_report_number(ctx->db, "pyspy_tree.totals", ctx->run_id, &samples) != PDB_OK)
         return PDB_ERR;
     if (samples <= 0)
         return PDB_OK; /* nothing to draw: the pyspy table says so */

@@ -6,7 +6,8 @@ its profile counted here from the JSON (by NAME and by the ID in lower
 case), and the flame graph's width is the profile's samples. A small raw
 file with py-spy --threads frames ('thread (ID): NAME' under a process
 frame) checks the stacks under the thread's frame are kept and no other.
-An unknown thread is refused with one line, exit 2."""
+An unknown thread is refused with one line, exit 2. `report --out DIR` on
+the raw file draws the run's flame graph into the folder."""
 
 import json
 import os
@@ -69,6 +70,14 @@ def check_raw(c, tmp):
     c.eq("raw: MainThread's samples", sum(main.values()), 6)
     c.true("raw: a stack without a thread frame is no thread's",
            not any(s.endswith("<module> (a.py:1)") and "thread" not in s for s in main), main)
+    # the report folder of a py-spy run draws the whole run's flame graphs
+    out = os.path.join(tmp, "folder")
+    run("report", "--out", out, db=db)
+    svg = open(os.path.join(out, "flamegraph.svg")).read()
+    c.eq("raw: report --out folder: flame graph of every sample",
+         re.search(r'data-total-samples="(\d+)"', svg).group(1), "15")
+    c.true("raw: report --out folder links it", "flamegraph.svg" in
+           open(os.path.join(out, "index.md")).read())
     code, _, err = run("report", "folded", "--thread", "nope", db=db, check=False)
     c.true("raw: an unknown thread is refused with one line",
            code == 2 and len(err.strip().splitlines()) == 1 and "--thread 'nope'" in err,
