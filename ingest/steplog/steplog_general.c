@@ -1747,10 +1747,33 @@ static const char *value_agg(const pdb_steplog_general *g, const gen_line *L, co
  * Paddle's batch_cost, TF's "per-step time", pith-train's step-time, NeMo's
  * "train_step_timing", "step_duration": a step word and a time word next to
  * each other, and no word of a phase (optimizer, data, forward, ...). */
+static const char *const time_words[] = {"time", "timing", "cost", "duration", "latency", NULL};
+static const char *const phase_words[] = {"optim", "optimizer", "data", "reader", "forward",
+                                          "fwd", "backward", "bwd", "load", "eval", "val",
+                                          "wait", "elapsed", "remaining", "eta", "total",
+                                          "sync", "comm", "wall", "clock", "epoch", NULL};
+
+/* A time of the record that names no phase, clock or span: EAST's "time
+ * consumption is 0.826" (the mini-batch's compute). When it is a step
+ * record's only such time, it is the step's, before timestamp deltas. */
+static bool plain_time_name(const char *name, size_t nl)
+{
+    /* "duration" names a nameless "4s" (Keras prints the epoch's): not it */
+    if (pdb_mem_is(name, nl, "duration"))
+        return false;
+    bool time = false;
+    for (int i = 0; time_words[i]; i++)
+        time |= pdb_steplog_name_has_word(name, nl, time_words[i]);
+    for (int i = 0; time && phase_words[i]; i++)
+        if (pdb_steplog_name_has_word(name, nl, phase_words[i]))
+            return false;
+    return time;
+}
+
 static bool step_time_name(const char *name, size_t nl)
 {
     static const char *const steps[] = {"step", "iter", "iteration", "batch", "update", NULL};
-    static const char *const times[] = {"time", "timing", "cost", "duration", "latency", NULL};
+    static const char *const *const times = time_words;
     static const char *const phases[] = {"optim", "optimizer", "data", "reader", "forward", "fwd",
                                          "backward", "bwd", "load", "eval", "val", "wait",
                                          "elapsed", "remaining", "eta", "total", "sync", "comm",
@@ -2041,7 +2064,7 @@ static void value_roles(pdb_steplog *w, pdb_steplog_general *g, const gen_line *
                         const gen_counters *c, unsigned char *role)
 {
     int64_t ratio = micro_ratio(g, c);
-    int named = 0, cand = -1, cand_rank = 4;
+    int named = 0, cand = -1, cand_rank = 5, plain = 0;
     for (int k = 0; k < L->n; k++) {
         const gen_pair *p = &L->p[k];
         role[k] = ROLE_PLAIN;
@@ -2073,17 +2096,21 @@ static void value_roles(pdb_steplog *w, pdb_steplog_general *g, const gen_line *
              * the wall time per step agrees with (ESPnet's train_time) */
             double f;
             const char *u = pdb_units_canon(p->name, p->nl, &f);
+            bool pt = plain_time_name(p->name, p->nl);
+            plain += pt;
             int r = step_time_name(p->name, p->nl)                ? 1
                     : p->nl >= 2 && u && strcmp(u, PDB_UNIT_SECONDS) == 0 ? 2
                     : e >= 0 && g->win[e].step >= 2 && g->win[e].step > g->win[e].part ? 3
-                                                                   : 4;
+                    : pt                                                   ? 4
+                                                                   : 5;
             if (r < cand_rank) {
                 cand_rank = r;
                 cand = k;
             }
         }
     }
-    if (!named && cand >= 0)
+    /* a plain time is the step's only when it is the record's only one */
+    if (!named && cand >= 0 && (cand_rank < 4 || (cand_rank == 4 && plain == 1)))
         role[cand] = ROLE_STEP;
 }
 
