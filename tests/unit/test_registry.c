@@ -4,11 +4,14 @@
  * metric (compare/metrics.def) are each one row carrying everything profdb
  * knows about them; whatever else lists them (help texts, the overview's
  * "reports that apply", the --out folder, the ingest's per-kind handling)
- * is made from the rows. A row that leaves a field unset (0, NULL, "") or
+ * is made from the rows (and Kineto's spellings, kineto_spellings.def, are
+ * each found by their text). A row that leaves a field unset (0, NULL, "") or
  * repeats another row's name or place fails here, with the row named. */
 #include "check.h"
 #include "compare/metrics.h"
 #include "ingest/readers.h"
+#include "ingest/trace/kineto_spellings.h"
+#include "ingest/trace/trace_event.h"
 #include "report/reports.h"
 
 #include <stdbool.h>
@@ -147,10 +150,39 @@ static void test_metrics(void)
     CHECK(pdb_metric_parse("loss", &m) == 0 && m.kind == PDB_METRIC_STEPLOG);
 }
 
+/* Kineto's spellings (ingest/trace/kineto_spellings.def): each older
+ * spelling once, found by its own text, rewritten into another one that the
+ * table does not rewrite again; a flow-only row is not found on other events. */
+static void test_spellings(void)
+{
+    int n = pdb_cat_spellings();
+    for (int row = 0; row < n; row++) {
+        const char *w = pdb_cat_spelling_written(row), *c = pdb_cat_spelling_canonical(row);
+        ROW_CHECK(w && *w && c && *c && strcmp(w, c) != 0, w);
+        ROW_CHECK(pdb_cat_spelling(w, strlen(w), true) == row, w); /* first row of its text */
+        ROW_CHECK(pdb_cat_spelling(c, strlen(c), true) < 0, w);    /* today's stays */
+    }
+    CHECK(n > 0);
+    CHECK(pdb_cat_spelling("Kernel", 6, false) >= 0);
+    CHECK(pdb_cat_spelling("async", 5, false) < 0 && pdb_cat_spelling("async", 5, true) >= 0);
+    int columns = 0;
+    for (int col = 0; col < PDB_ARG_COUNT; col++) {
+        const char *w = pdb_arg_spelling_written(col);
+        if (!w)
+            continue;
+        columns++;
+        ROW_CHECK(pdb_arg_spelling(w, strlen(w)) == col, w);
+        ROW_CHECK(pdb_arg_spelling_canonical(col) && strcmp(pdb_arg_spelling_canonical(col), w),
+                  w);
+    }
+    CHECK(columns > 0 && pdb_arg_spelling("External id", 11) < 0);
+}
+
 int main(void)
 {
     test_reports();
     test_readers();
     test_metrics();
+    test_spellings();
     return check_report();
 }
