@@ -671,9 +671,9 @@ static int hf_training_bar(pdb_steplog *w)
     if (!have && r != SQLITE_DONE)
         return pdb_db_fail(w->src->db, "step log bar pass");
     char totals[128] = "";
-    for (int k = 0, n = 0; k < w->hf_bars; k++)
-        n += snprintf(totals + n, n < (int)sizeof totals ? sizeof totals - (size_t)n : 0,
-                      "%s%lld", k ? ", " : "", (long long)w->hf_bar_totals[k]);
+    for (int k = 0, n = 0; k < w->hf_bars && n < (int)sizeof totals - 1; k++)
+        n += snprintf(totals + n, sizeof totals - (size_t)n, "%s%lld", k ? ", " : "",
+                      (long long)w->hf_bar_totals[k]);
     if (!have || w->hf_epochs <= 0 || epoch <= 0.005) {
         snprintf(w->hf_bar_warn, sizeof w->hf_bar_warn,
                  "progress bars of totals %s, none known as the training loop's (%s): their "
