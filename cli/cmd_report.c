@@ -44,11 +44,19 @@ static int pick_run(pdb_report_ctx *ctx, const char *name)
     }
     /* Charts and the folder name the run. */
     char *run_name;
-    if (pdb_run_newest(ctx->db, "main", &ctx->run_id, &run_name) != PDB_OK)
+    int64_t runs;
+    if (pdb_run_newest(ctx->db, "main", &ctx->run_id, &run_name) != PDB_OK ||
+        pdb_run_count(ctx->db, &runs) != PDB_OK)
         return PDB_ERR;
     if (!run_name)
         return pdb_fail("the database has no runs (ingest something first)");
     ctx->run_name = run_name;
+    if (runs > 1) { /* with one run there is no choice to tell */
+        fflush(stdout);
+        fputs("profdb: run '", stderr);
+        pdb_fput_term(stderr, run_name);
+        fprintf(stderr, "' (the newest of %lld; --run NAME for another)\n", (long long)runs);
+    }
     return PDB_OK;
 }
 

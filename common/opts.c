@@ -1,6 +1,7 @@
 /* opts.c: command-line option parsing and help (see opts.h). */
 #include "common/opts.h"
 #include "common/error.h"
+#include "common/strutil.h"
 #include "common/xalloc.h"
 
 #include <errno.h>
@@ -60,9 +61,34 @@ static int usage_error(const pdb_cmd_help *help, const char *fmt, const char *wh
     return pdb_fail("%s (usage: %s; see --help)", msg, help->usage);
 }
 
+/* An option no command has: "did you mean --NAME?" when one is close. */
+static int unknown_option(const pdb_opt *opts, const pdb_cmd_help *help, const char *arg)
+{
+    const char *names[128];
+    size_t n = 0;
+    for (const pdb_opt *o = opts; o->type != PDB_OPT_END && n < 128; o++)
+        names[n++] = o->long_name;
+    char given[256];
+    snprintf(given, sizeof given, "%.*s", (int)strcspn(arg + 2, "="), arg + 2);
+    const char *close = arg[1] == '-' ? pdb_closest_name(given, names, n) : NULL;
+    if (!close)
+        return usage_error(help, "unknown option '%s'", arg);
+    char fmt[300];
+    snprintf(fmt, sizeof fmt, "unknown option '%%s' (did you mean --%s?)", close);
+    return usage_error(help, fmt, arg);
+}
+
+/* A single-valued option given twice would silently keep the last value:
+ * refused, naming both (PDB_OPT_LIST options repeat). */
+static int repeated(const pdb_opt *o, const char *first, const char *value)
+{
+    return pdb_fail("option '--%s' given twice ('%s', then '%s'): it takes one value", o->long_name,
+                    first, value);
+}
+
 /* Handles argv[*i], an option; may consume the next argument as its value. */
 static int parse_one(int argc, char **argv, int *i, const pdb_opt *opts,
-                     const pdb_cmd_help *help)
+                     const pdb_cmd_help *help, const char **given)
 {
     const char *arg = argv[*i];
     const pdb_opt *o;
@@ -71,7 +97,7 @@ static int parse_one(int argc, char **argv, int *i, const pdb_opt *opts,
         const char *name = arg + 2, *eq = strchr(name, '=');
         o = find_long(opts, name, eq ? (size_t)(eq - name) : strlen(name));
         if (!o)
-            return usage_error(help, "unknown option '%s'", arg);
+            return unknown_option(opts, help, arg);
         if (eq)
             value = eq + 1;
         if (o->type == PDB_OPT_FLAG && eq)
@@ -95,15 +121,24 @@ static int parse_one(int argc, char **argv, int *i, const pdb_opt *opts,
             return usage_error(help, "option '--%s' needs a value", o->long_name);
         value = argv[++*i];
     }
+    const char **first = &given[o - opts];
+    if (o->type != PDB_OPT_LIST && *first)
+        return repeated(o, *first, value);
+    *first = value;
     return set_value(o, value);
 }
 
 int pdb_parse_options(int argc, char **argv, const pdb_opt *opts, const pdb_cmd_help *help,
                       int *npos)
 {
-    int out = 1;
+    int out = 1, nopts = 0;
     bool only_positional = false;
-    for (int i = 1; i < argc; i++) {
+    while (opts[nopts].type != PDB_OPT_END)
+        nopts++;
+    /* each option's value as first given, to refuse a second */
+    const char **given = pdb_xcalloc((size_t)nopts + 1, sizeof *given);
+    int rc = PDB_OK;
+    for (int i = 1; i < argc && rc == PDB_OK; i++) {
         const char *arg = argv[i];
         if (only_positional || arg[0] != '-' || arg[1] == '\0') {
             argv[out++] = argv[i];
@@ -115,13 +150,13 @@ int pdb_parse_options(int argc, char **argv, const pdb_opt *opts, const pdb_cmd_
         }
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
             pdb_print_help(opts, help);
-            return PDB_OPT_HELP_SHOWN;
-        }
-        if (parse_one(argc, argv, &i, opts, help) != PDB_OK)
-            return PDB_ERR;
+            rc = PDB_OPT_HELP_SHOWN;
+        } else if (parse_one(argc, argv, &i, opts, help, given) != PDB_OK)
+            rc = PDB_ERR;
     }
+    free(given);
     *npos = out - 1;
-    return PDB_OK;
+    return rc;
 }
 
 void pdb_print_help(const pdb_opt *opts, const pdb_cmd_help *help)

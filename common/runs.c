@@ -5,8 +5,10 @@
 #include "common/query.h"
 #include "common/query_db.h"
 #include "common/strbuf.h"
+#include "common/strutil.h"
 #include "common/xalloc.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 int pdb_run_find(sqlite3 *db, const char *schema, const char *name, int64_t *run_id,
@@ -44,12 +46,44 @@ int pdb_run_newest(sqlite3 *db, const char *schema, int64_t *run_id, char **name
     return PDB_OK;
 }
 
+int pdb_run_unknown(sqlite3 *db, const char *schema, const char *name, const char *where)
+{
+    sqlite3_stmt *st;
+    char *close = NULL;
+    if (pdb_common_prepare(db, "runs.names", schema, &st) == PDB_OK) {
+        const char **names = NULL;
+        size_t n = 0;
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            names = pdb_xrealloc(names, (n + 1) * sizeof *names);
+            names[n++] = pdb_xstrdup((const char *)sqlite3_column_text(st, 0));
+        }
+        sqlite3_finalize(st);
+        const char *best = pdb_closest_name(name, names, n);
+        close = best ? pdb_xstrdup(best) : NULL;
+        for (size_t i = 0; i < n; i++)
+            free((char *)names[i]);
+        free(names);
+    }
+    if (close) {
+        pdb_fail("no run named '%s'%s (did you mean '%s'? see 'profdb runs')", name, where,
+                 close);
+        free(close);
+        return PDB_ERR;
+    }
+    return pdb_fail("no run named '%s'%s (see 'profdb runs')", name, where);
+}
+
 int pdb_run_need(sqlite3 *db, const char *name, int64_t *run_id)
 {
     bool found;
     if (pdb_run_find(db, "main", name, run_id, &found) != PDB_OK)
         return PDB_ERR;
-    return found ? PDB_OK : pdb_fail("no run named '%s' (see 'profdb runs')", name);
+    return found ? PDB_OK : pdb_run_unknown(db, "main", name, "");
+}
+
+int pdb_run_count(sqlite3 *db, int64_t *count)
+{
+    return pdb_db_query_int(db, pdb_common_sql("runs.count"), 0, count);
 }
 
 int pdb_run_name(sqlite3 *db, const char *schema, int64_t run_id, char **name)

@@ -25,8 +25,15 @@ int pdb_run_find(sqlite3 *db, const char *schema, const char *name, int64_t *run
 int pdb_run_newest(sqlite3 *db, const char *schema, int64_t *run_id, char **name);
 
 /* The run called name in main, or the error "no run named 'NAME' (see
- * 'profdb runs')". */
+ * 'profdb runs')", with "did you mean 'NAME2'?" when a run's name is close
+ * (pdb_run_unknown). */
 int pdb_run_need(sqlite3 *db, const char *name, int64_t *run_id);
+/* Fails with "no run named 'NAME'WHERE (did you mean 'CLOSE'? see 'profdb
+ * runs')", CLOSE the name of a run of schema closest to name (edit
+ * distance, common/strutil.h), if one is; where may be "". PDB_ERR. */
+int pdb_run_unknown(sqlite3 *db, const char *schema, const char *name, const char *where);
+/* The number of runs in main. */
+int pdb_run_count(sqlite3 *db, int64_t *count);
 
 /* The name of run run_id in schema, in *name (the caller frees it; NULL
  * when there is no such run). */

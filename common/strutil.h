@@ -32,6 +32,13 @@ bool pdb_mem_is(const char *s, size_t len, const char *word);
 bool pdb_skip_suffix_mem(const char *s, size_t len, const char *suffix, size_t *restlen);
 
 /* Whether s of length len ends with suffix, ignoring ASCII case. */
+/* The Levenshtein distance of a and b (insertions, deletions and
+ * substitutions of bytes), at most limit + 1: names "did you mean" offers. */
+size_t pdb_edit_distance(const char *a, const char *b, size_t limit);
+/* The name of names[0..n) closest to given (pdb_edit_distance at most a
+ * third of its length, at least 2), or NULL. */
+const char *pdb_closest_name(const char *given, const char *const *names, size_t n);
+
 bool pdb_ends_with_icase(const char *s, size_t len, const char *suffix);
 
 #endif

@@ -47,8 +47,9 @@ static int find_run(pdb_cmp_run *r)
     if (found)
         return PDB_OK;
     if (r->name)
-        return pdb_fail("no run named '%s'%s (see 'profdb runs')", r->name,
-                        strcmp(r->schema, "tdb") == 0 ? " in the --db-test database" : "");
+        return pdb_run_unknown(r->db, r->schema, r->name,
+                               strcmp(r->schema, "tdb") == 0 ? " in the --db-test database"
+                                                             : "");
     return pdb_fail("the baseline holds no run");
 }
 

@@ -88,7 +88,23 @@ static const struct {
     {"rf-report", "rectified-flow profiler blocks in its step logs"},
 };
 
-/* Whether report r prints no row on ctx's run (as JSON: "[]"). */
+/* Whether a Markdown table has a row: three '|' lines in a row (header,
+ * rule, row); a report's own note ("comm: no collectives") is prose. */
+static bool has_row(const char *md, size_t len)
+{
+    int run = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (i > 0 && md[i - 1] != '\n')
+            continue;
+        run = md[i] == '|' ? run + 1 : 0;
+        if (run == 3)
+            return true;
+    }
+    return false;
+}
+
+/* Whether report r prints no row on ctx's run. Markdown, which keeps the
+ * report's own note in the output, not on stderr. */
 static int prints_nothing(pdb_report_ctx *ctx, const pdb_report *r, bool *nothing)
 {
     char *mem = NULL;
@@ -99,14 +115,12 @@ static int prints_nothing(pdb_report_ctx *ctx, const pdb_report *r, bool *nothin
     pdb_report_ctx c = *ctx;
     c.out = m;
     c.titles = false;
-    c.render.format = PDB_OUT_JSON;
+    c.render.format = PDB_OUT_MD;
     c.render.columns = NULL;
+    c.render.fit_width = 0;
     int rc = r->run(&c);
     fclose(m);
-    *nothing = true;
-    for (size_t i = 0; rc == PDB_OK && i < len; i++)
-        if (!strchr("[] \n", mem[i]))
-            *nothing = false;
+    *nothing = rc == PDB_OK && !has_row(mem, len);
     free(mem);
     return rc;
 }

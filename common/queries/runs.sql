@@ -8,6 +8,10 @@
 -- ?1 = the run's name.
 SELECT run_id FROM {schema}.runs WHERE name = ?1
 
+-- name: names
+-- Every run's name, oldest first: "did you mean" looks among them.
+SELECT name FROM {schema}.runs ORDER BY run_id
+
 -- name: newest
 -- The run ingested last: the largest id (ids are never reused).
 SELECT run_id, name FROM {schema}.runs ORDER BY run_id DESC LIMIT 1

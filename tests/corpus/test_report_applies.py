@@ -5,7 +5,12 @@ report is asked for by name. A report that the overview lists under
 "reports that apply" exits 0 and prints at least one row; every other one
 exits 2 with one line on stderr, `profdb: report X does not apply to run R:
 it needs ...`, and nothing on stdout: never an empty table with exit 0.
-And the overview lists each report once, as applying or not."""
+And the overview lists each report once, as applying or not.
+
+Which run: without --run a report says on stderr which run it used, when
+the database holds more than one (one run: nothing to say); --run given
+twice is refused, and so is a misspelled run or option, with the closest
+name offered."""
 
 import json
 import os
@@ -58,6 +63,32 @@ def check_report(c, db, run_name, report, applies):
            len(lines) == 1 and lines[0].startswith(want) and len(lines[0]) > len(want), err)
 
 
+def check_which_run(c, db, tmp):
+    rc, out, err = run("report", "summary", db=db)
+    c.eq("no --run: exit code", rc, 0)
+    c.true("no --run, three runs: says which", "profdb: run 'steplog' (the newest of 3;" in err,
+           err)
+    _, named, named_err = run("report", "--run", "steplog", "summary", db=db)
+    c.eq("no --run: the newest run's report", out, named)
+    c.eq("--run: nothing to say", named_err, "")
+    one = os.path.join(tmp, "one.db")
+    run("ingest", "--run", "only", need_corpus(*INPUTS["steplog"]), db=one)
+    _, _, err = run("report", "summary", db=one)
+    c.eq("no --run, one run: quiet", err, "")
+    rc, out, err = run("report", "--run", "trace", "--run", "pstats", "summary", check=False,
+                       db=db)
+    c.true("--run twice: refused, naming both",
+           rc == 2 and out == "" and "'--run' given twice ('trace', then 'pstats')" in err, err)
+    rc, _, err = run("report", "--run", "trcae", "summary", check=False, db=db)
+    c.true("misspelled run: did you mean", rc == 2 and "did you mean 'trace'?" in err, err)
+    rc, _, err = run("report", "--run", "zzzzzzzz", "summary", check=False, db=db)
+    c.true("unknown run, nothing close: no guess", rc == 2 and "did you mean" not in err, err)
+    rc, _, err = run("diff", "trace", "tracee", check=False, db=db)
+    c.true("diff, misspelled run: did you mean", rc == 2 and "did you mean 'trace'?" in err, err)
+    rc, _, err = run("report", "--colums", "name", "kernels", check=False, db=db)
+    c.true("misspelled option: did you mean", rc == 2 and "did you mean --columns?" in err, err)
+
+
 def main():
     c = Checker()
     reports = all_reports()
@@ -73,6 +104,7 @@ def main():
             for report in reports:
                 if report not in NEEDS_OUT:
                     check_report(c, db, run_name, report, applies)
+        check_which_run(c, db, tmp)
     c.close()
 
 

@@ -19,8 +19,9 @@ def check_rank(c, db, name, rank, want):
     tb = want["temporal_breakdown"]
     if "error" in tb:
         code, out, err = run("report", "--run", name, "gpu", "--compat", "hta", db=db, check=False)
-        c.eq(f"{name}: no-GPU trace exits 0", code, 0)
-        c.true(f"{name}: says GPU reports do not apply", "do not apply" in out, out)
+        c.eq(f"{name}: no-GPU trace: gpu does not apply, exit 2", code, 2)
+        c.true(f"{name}: says gpu does not apply, needing GPU events",
+               "does not apply" in err and "GPU events" in err, err)
         return
     gpu = [r for r in run_json("report", "--run", name, "gpu", "--compat", "hta", db=db)
            if r["rank"] == int(rank)][0]

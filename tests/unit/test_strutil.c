@@ -71,8 +71,26 @@ static void json_sniff(void)
 #undef J
 }
 
+/* "did you mean": the edit distance, and the closest name within a third
+ * of the given name's length (at least 2). */
+static void closest_names(void)
+{
+    CHECK_INT(pdb_edit_distance("trace", "trcae", 10), 2);
+    CHECK_INT(pdb_edit_distance("kitten", "sitting", 10), 3);
+    CHECK_INT(pdb_edit_distance("", "abc", 10), 3);
+    CHECK_INT(pdb_edit_distance("abcdef", "uvwxyz", 2), 3); /* past the limit: limit + 1 */
+    const char *runs[] = {"base", "tuned", "trace", "traces"};
+    CHECK_STR(pdb_closest_name("trcae", runs, 4), "trace");
+    CHECK_STR(pdb_closest_name("tunned", runs, 4), "tuned");
+    CHECK(pdb_closest_name("zzzzzz", runs, 4) == NULL);
+    CHECK(pdb_closest_name("trace", runs, 4) != NULL);  /* an exact name is not offered... */
+    CHECK_STR(pdb_closest_name("trace", runs, 4), "traces"); /* ...a close other one is */
+    CHECK(pdb_closest_name("x", runs, 0) == NULL);
+}
+
 int main(void)
 {
+    closest_names();
     prefixes();
     utf8();
     timestamps();
