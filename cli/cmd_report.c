@@ -168,8 +168,12 @@ int cmd_report(int argc, char **argv, pdb_cli *cli)
         print_reports();
         return PDB_EXIT_OK;
     }
-    if (rc != PDB_OK || pdb_cli_render_opts(format, unit, width, &ctx.render) != PDB_OK)
+    if (rc != PDB_OK || pdb_cli_render_opts(format, unit, width, &ctx.render) != PDB_OK) {
+        free(given);
+        pdb_strlist_free(&ctx.limits);
+        pdb_strlist_free(&ctx.matches);
         return pdb_cli_fail();
+    }
     if (!outdir || npos)
         pdb_cli_fit_opts(wide, columns, &ctx.render);
     char **names = pdb_xmalloc((size_t)(npos + 1) * sizeof *names);
