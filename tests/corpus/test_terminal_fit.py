@@ -16,6 +16,7 @@ import io
 import json
 import os
 import pty
+import select
 import struct
 import subprocess
 import termios
@@ -45,16 +46,21 @@ def run_tty(args, cols, db, use_env):
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 300, 0, 0))
     p = subprocess.Popen([PROFDB, "--db", db] + list(args), stdout=slave,
                          stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env)
-    os.close(slave)
+    # The parent keeps its end of the slave open until the child has exited
+    # and the master is drained: closing it early makes Linux answer EIO on
+    # the master while the child's last writes may still be in the tty
+    # buffer, and a busy machine then loses the tail of the output.
     chunks = []
     while True:
-        try:
-            data = os.read(master, 65536)
-        except OSError:  # EIO: the child closed the terminal
-            break
-        if not data:
-            break
-        chunks.append(data)
+        ready, _, _ = select.select([master], [], [], 0.02)
+        if ready:
+            chunks.append(os.read(master, 65536))
+            continue
+        if p.poll() is not None:
+            ready, _, _ = select.select([master], [], [], 0.1)
+            if not ready:
+                break
+    os.close(slave)
     os.close(master)
     err = p.stderr.read().decode()
     p.wait()
