@@ -158,6 +158,7 @@ typedef struct {
     int counts[F_COUNT];   /* lines of each text flavor */
     int general;           /* step records of the general reader */
     int jsonl, detectron, lines, nonblank;
+    bool labels; /* launcher labels on every line (pdb_steplog_labelled) */
     const char *first, *second;
     size_t first_len, second_len;
 } evidence;
@@ -180,6 +181,10 @@ static bool jsonl_step_key(const char *t, size_t tl)
 
 static void count_line(evidence *ev, const char *s, size_t l)
 {
+    int64_t rank;
+    size_t lp = pdb_steplog_launcher_prefix(s, l, ev->labels, &rank);
+    s += lp;
+    l -= lp;
     /* tqdm and nested bars put many updates on one line */
     const char *cr = memchr(s, '\r', l);
     size_t seg = cr && cr != s + l - 1 ? (size_t)(cr - s) : l;
@@ -253,6 +258,7 @@ static flavor_id sniff_flavor(const unsigned char *d, size_t len, int *score)
     evidence ev = {0};
     size_t pos = i;
     char eol = pdb_steplog_cr_lines(d, len) ? '\r' : '\n';
+    ev.labels = pdb_steplog_labelled((const char *)d + i, len - i, eol);
     while (pos < len && ev.lines < 2000) {
         const char *s = (const char *)d + pos;
         const char *nl = memchr(s, eol, len - pos);
@@ -451,9 +457,12 @@ int pdb_read_steplog(pdb_source *src)
                      .pattern_rules = pat ? pdb_sl_patterns_rules(pat) : NULL,
                      .pattern_origin = pat ? pdb_sl_patterns_origin(pat) : NULL};
     w.cr_lines = cr;
+    w.labels = pdb_steplog_labelled((const char *)d, len, cr ? '\r' : '\n');
+    w.line_rank = -1;
     if (f == F_TEXT && !pat) {
         w.gen = pdb_steplog_general_new();
-        pdb_steplog_general_profile(w.gen, (const char *)d, len, w.cr_lines ? '\r' : '\n');
+        pdb_steplog_general_profile(w.gen, (const char *)d, len, w.cr_lines ? '\r' : '\n',
+                                    w.labels);
     }
     int rc = pdb_steplog_open(&w);
     if (rc == PDB_OK)

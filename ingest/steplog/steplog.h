@@ -109,6 +109,8 @@ typedef struct pdb_steplog {
     /* lines (pdb_steplog_getline) */
     int64_t lineno;              /* lines returned so far */
     bool cr_lines;               /* lines end in a bare CR too (see pdb_steplog_cr_lines) */
+    bool labels;                 /* every line carries a launcher label ("0: ", "node-1: ") */
+    int64_t line_rank;           /* the rank the line's launcher prefix names, or -1 */
     struct {                     /* the CR-splitting line reader's state */
         unsigned char *buf;
         size_t pos, len;
@@ -133,6 +135,19 @@ int pdb_steplog_getline(pdb_steplog *w, const char **line, size_t *len);
  * the peek, a last byte. Such a log is read as one line per CR (tqdm's
  * CR-separated updates within LF lines are segments of one line). */
 bool pdb_steplog_cr_lines(const unsigned char *d, size_t len);
+/* The launcher prefix at the start of a line: what a launcher puts before
+ * each line of a process's output, not the trainer's text. Always torchrun
+ * --tee's "[default0]:" and "[rank0]:", Open MPI --tag-output's
+ * "[1,0]<stdout>:"; with labels also Slurm srun --label's "0: " and pdsh's
+ * "node-1: ". Returns its length (0: none) and sets *rank to the rank it
+ * names, or -1. */
+size_t pdb_steplog_launcher_prefix(const char *s, size_t len, bool labels, int64_t *rank);
+/* Whether the lines in d[0..len) carry launcher labels ("0: ", "node-1: "):
+ * nearly all of them start with one, and the labels repeat (a counter such
+ * as darknet's "1000: 0.51, ..." does not). */
+bool pdb_steplog_labelled(const char *d, size_t len, char eol);
+/* Whether the current line's launcher prefix named a rank; sets w->rank. */
+bool pdb_steplog_launcher_rank(pdb_steplog *w);
 
 /* Starts a new record at line `line`; context fields are reset. kind (and
  * w->kind, w->split, units and aggs given to the writer) must outlive the
@@ -188,7 +203,8 @@ int pdb_steplog_read_text(pdb_steplog *w);       /* every line-oriented text fla
  * bare-CR lines). */
 pdb_steplog_general *pdb_steplog_general_new(void);
 void pdb_steplog_general_free(pdb_steplog_general *g);
-void pdb_steplog_general_profile(pdb_steplog_general *g, const char *d, size_t len, char eol);
+void pdb_steplog_general_profile(pdb_steplog_general *g, const char *d, size_t len, char eol,
+                                 bool labels);
 int pdb_steplog_general_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno);
 int pdb_steplog_general_end(pdb_steplog *w);
 /* Names that say what a record is (steplog_names.c): a validation name

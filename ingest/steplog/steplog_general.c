@@ -67,6 +67,8 @@ typedef struct {
     bool counter;         /* used as the record's counter, not stored */
     bool pair;            /* one of several values in a field: "5092/261 tok/s" */
     bool has_from;        /* a counter printed as a range: "6376-6750batch" */
+    bool since_last;      /* a nameless time in parentheses after the counter: TF's
+                           * "step = 101 (1.175 sec)", the time since the last record */
     int64_t from;
 } gen_pair;
 
@@ -264,6 +266,7 @@ typedef struct {
     int bracket_first;    /* the first pair inside the outer bracket */
     char subject[64];     /* "Score" of "Score at iteration 100 is 1.39": names the
                            * value after the counter */
+    bool in_paren;        /* reading a parenthesized group's own values */
     gen_line *L;
 } scanner;
 
@@ -409,6 +412,7 @@ static bool name_nameless(scanner *sc, gen_pair *p)
         return false; /* "bbox_mAP_copypaste: 0.011 0.017 ...": only the first is named */
     } else if (p->unit && strcmp(p->unit, PDB_UNIT_SECONDS) == 0) {
         snprintf(p->name, sizeof p->name, "duration");
+        p->since_last = sc->in_paren;
     } else if (rate) {
         snprintf(p->name, sizeof p->name, "rate");
     } else {
@@ -837,6 +841,7 @@ static void paren_group(scanner *sc)
         sub.i = open + 1;
         sub.n = close;
         sub.value_run = 0;
+        sub.in_paren = true;
         reset_name(&sub);
         scan_pairs(&sub);
         sc->value_run = 0;
@@ -1747,7 +1752,8 @@ static const char *value_agg(const pdb_steplog_general *g, const gen_line *L, co
  * Paddle's batch_cost, TF's "per-step time", pith-train's step-time, NeMo's
  * "train_step_timing", "step_duration": a step word and a time word next to
  * each other, and no word of a phase (optimizer, data, forward, ...). */
-static const char *const time_words[] = {"time", "timing", "cost", "duration", "latency", NULL};
+static const char *const time_words[] = {"time", "timing", "cost", "duration", "latency",
+                                         "took", NULL};
 static const char *const phase_words[] = {"optim", "optimizer", "data", "reader", "forward",
                                           "fwd", "backward", "bwd", "load", "eval", "val",
                                           "wait", "elapsed", "remaining", "eta", "total",
@@ -2112,6 +2118,19 @@ static void value_roles(pdb_steplog *w, pdb_steplog_general *g, const gen_line *
     /* a plain time is the step's only when it is the record's only one */
     if (!named && cand >= 0 && (cand_rank < 4 || (cand_rank == 4 && plain == 1)))
         role[cand] = ROLE_STEP;
+    /* else a nameless time in parentheses is the time since the last record
+     * (TF's LoggingTensorHook: "loss = 0.62, step = 101 (1.175 sec)" every
+     * 100 steps), unless the timestamps say it is not */
+    int since = -1;
+    for (int k = 0; k < L->n; k++) {
+        if (role[k] == ROLE_STEP || role[k] == ROLE_WINDOW || role[k] == ROLE_MICRO)
+            return;
+        if (since < 0 && L->p[k].since_last && role[k] == ROLE_PLAIN && !L->p[k].in_bracket)
+            since = k;
+    }
+    int e = since >= 0 ? window_entry(g, L->p[since].name, L->p[since].nl) : -1;
+    if (!named && since >= 0 && (e < 0 || g->win[e].no <= g->win[e].yes))
+        role[since] = ROLE_WINDOW;
 }
 
 /* "(1.26 updates/sec)": a record whose only timing is a rate of steps gets
@@ -2341,6 +2360,10 @@ int pdb_steplog_general_line(pdb_steplog *w, const char *s, size_t len, int64_t 
     g->w = w;
     gen_line *L = &g->line;
     parse_line(&g->work, s, len, L);
+    if (w->line_rank >= 0 && !L->has_rank) { /* a launcher's prefix named it */
+        L->has_rank = true;
+        L->rank = w->line_rank;
+    }
     L->line = lineno;
     const char *t = s;
     if (pdb_steplog_trim(&t, len) == 0) {
@@ -2412,7 +2435,8 @@ int pdb_steplog_general_end(pdb_steplog *w)
 
 /* ---- the shape of the log, from its first bytes ----------------------------------- */
 
-void pdb_steplog_general_profile(pdb_steplog_general *g, const char *d, size_t len, char eol)
+void pdb_steplog_general_profile(pdb_steplog_general *g, const char *d, size_t len, char eol,
+                                 bool labels)
 {
     size_t pos = 0;
     int lines = 0;
@@ -2421,8 +2445,10 @@ void pdb_steplog_general_profile(pdb_steplog_general *g, const char *d, size_t l
         if (!nl)
             break; /* a cut-off last line */
         size_t l = (size_t)(nl - (d + pos));
+        int64_t rank;
+        size_t lp = pdb_steplog_launcher_prefix(d + pos, l, labels, &rank);
         gen_line *L = &g->line;
-        parse_line(&g->work, d + pos, l, L);
+        parse_line(&g->work, d + pos + lp, l - lp, L);
         pos += l + 1;
         if (!has_named_counter(L))
             continue;

@@ -124,6 +124,131 @@ bool pdb_steplog_cr_lines(const unsigned char *d, size_t len)
     return false;
 }
 
+/* ---- launcher prefixes ------------------------------------------------------ */
+
+/* "[default3]:", "[rank3]:": torchrun --tee; "[1,3]<stdout>:": Open MPI. */
+static size_t bracket_prefix(const char *s, size_t len, int64_t *rank)
+{
+    static const char *const words[] = {"[default", "[rank", "[", NULL};
+    for (int w = 0; words[w]; w++) {
+        size_t i = strlen(words[w]);
+        if (len < i + 3 || strncmp(s, words[w], i) != 0)
+            continue;
+        int64_t a, b;
+        if (!pdb_steplog_read_int(s, len, &i, &a) || a < 0)
+            continue;
+        if (w == 2) { /* Open MPI: "[job,rank]<stdout>:" */
+            if (i >= len || s[i] != ',')
+                continue;
+            i++;
+            if (!pdb_steplog_read_int(s, len, &i, &b) || b < 0 || i >= len || s[i] != ']')
+                continue;
+            i++;
+            if (!pdb_skip_prefix_mem(s + i, len - i, "<stdout>:", NULL, NULL) &&
+                !pdb_skip_prefix_mem(s + i, len - i, "<stderr>:", NULL, NULL))
+                continue;
+            *rank = b;
+            return i + 9;
+        }
+        if (i + 1 < len && s[i] == ']' && s[i + 1] == ':') {
+            *rank = a;
+            return i + 2;
+        }
+    }
+    return 0;
+}
+
+/* "0: ", "  12: " (srun --label pads to the widest task number), "gpu-node01: "
+ * (pdsh: a host name, with a digit). Its label is s[*ls..*le). */
+static size_t label_prefix(const char *s, size_t len, size_t *ls, size_t *le, int64_t *rank)
+{
+    size_t i = 0;
+    while (i < len && i < 8 && s[i] == ' ')
+        i++;
+    size_t k = i;
+    bool digit = false, alpha = false;
+    while (k < len && k - i < 64 && (isalnum((unsigned char)s[k]) || strchr("._-", s[k]))) {
+        digit |= isdigit((unsigned char)s[k]) != 0;
+        alpha |= isalpha((unsigned char)s[k]) != 0;
+        k++;
+    }
+    if (k == i || !digit || k + 1 >= len || s[k] != ':' || s[k + 1] != ' ' ||
+        (alpha && !isalpha((unsigned char)s[i])))
+        return 0;
+    *ls = i;
+    *le = k;
+    *rank = -1;
+    size_t d = i;
+    int64_t r;
+    if (!alpha && k - i <= 6 && pdb_steplog_read_int(s, len, &d, &r) && d == k)
+        *rank = r;
+    return k + 2; /* the label is "%d: " */
+}
+
+size_t pdb_steplog_launcher_prefix(const char *s, size_t len, bool labels, int64_t *rank)
+{
+    *rank = -1;
+    size_t at = 0;
+    /* srun's label, then torchrun's within it: "0: [default3]:text" */
+    for (int round = 0; round < 2; round++) {
+        int64_t r;
+        size_t ls, le, k = bracket_prefix(s + at, len - at, &r);
+        if (k == 0 && labels && round == 0)
+            k = label_prefix(s + at, len - at, &ls, &le, &r);
+        if (k == 0)
+            break;
+        at += k;
+        if (r >= 0)
+            *rank = r;
+    }
+    return at;
+}
+
+bool pdb_steplog_launcher_rank(pdb_steplog *w)
+{
+    if (w->line_rank < 0)
+        return false;
+    w->rank = w->line_rank;
+    return true;
+}
+
+/* At most this many distinct labels: a job's tasks on one log. */
+#define SL_MAX_LABELS 256
+
+bool pdb_steplog_labelled(const char *d, size_t len, char eol)
+{
+    char (*seen)[16] = pdb_xmalloc(SL_MAX_LABELS * sizeof *seen);
+    int nseen = 0, lines = 0, labelled = 0;
+    size_t pos = 0;
+    while (pos < len && lines < 2000) {
+        const char *s = d + pos, *nl = memchr(s, eol, len - pos);
+        if (!nl)
+            break; /* a cut-off last line */
+        size_t l = (size_t)(nl - s), ls, le;
+        pos += l + 1;
+        const char *t = s;
+        if (pdb_steplog_trim(&t, l) == 0)
+            continue;
+        lines++;
+        int64_t r;
+        if (label_prefix(s, l, &ls, &le, &r) == 0)
+            continue;
+        labelled++;
+        size_t n = le - ls < 15 ? le - ls : 15;
+        int k = 0;
+        while (k < nseen && !(strncmp(seen[k], s + ls, n) == 0 && seen[k][n] == '\0'))
+            k++;
+        if (k == nseen && nseen < SL_MAX_LABELS) {
+            memcpy(seen[nseen], s + ls, n);
+            seen[nseen++][n] = '\0';
+        }
+    }
+    free(seen);
+    /* nearly every line, and each label on two lines or more on average */
+    return lines >= 3 && labelled * 10 >= lines * 9 && nseen < SL_MAX_LABELS &&
+           nseen * 2 <= labelled;
+}
+
 /* A line of a log of bare-CR lines: ends at CR, LF or CRLF. */
 static int cr_getline(pdb_steplog *w, const char **line, size_t *len)
 {
@@ -188,11 +313,17 @@ int pdb_steplog_getline(pdb_steplog *w, const char **line, size_t *len)
      * handler would see the flag: the reader looks itself */
     if (pdb_ingest_interrupted())
         return pdb_fail("%s: interrupted", w->src->path); /* the session says by what */
-    if (w->cr_lines)
-        return cr_getline(w, line, len);
-    int r = pdb_input_getline(w->src->in, line, len);
-    if (r == 1)
+    int r = w->cr_lines ? cr_getline(w, line, len) : pdb_input_getline(w->src->in, line, len);
+    if (r == 1 && !w->cr_lines)
         w->lineno = pdb_input_lineno(w->src->in);
+    w->line_rank = -1;
+    /* a user's pattern reads the line as printed; the readers read the
+     * trainer's text */
+    if (r == 1 && !w->patterns) {
+        size_t k = pdb_steplog_launcher_prefix(*line, *len, w->labels, &w->line_rank);
+        *line += k;
+        *len -= k;
+    }
     return r < 0 ? PDB_ERR : r;
 }
 

@@ -132,7 +132,8 @@ static int timer_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno)
     pdb_steplog_record(w, deepspeed ? "ds_timer" : "timer", lineno);
     set_wall(w, s, len);
     if (deepspeed) {
-        w->has_rank = pdb_steplog_int_after(s, (size_t)(p - s), "rank=", &w->rank);
+        w->has_rank = pdb_steplog_int_after(s, (size_t)(p - s), "rank=", &w->rank) ||
+                      pdb_steplog_launcher_rank(w);
         w->timer_lines++;
         /* no step number: the last `step=N` line, else the line count */
         w->has_step = true;
@@ -162,7 +163,8 @@ static int memory_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno
         return 0;
     pdb_steplog_record(w, "memory", lineno);
     w->has_step = pdb_steplog_int_after(s, (size_t)(p - s), "(after ", &w->step);
-    w->has_rank = pdb_steplog_int_after(s, (size_t)(p - s), "[Rank ", &w->rank);
+    w->has_rank = pdb_steplog_int_after(s, (size_t)(p - s), "[Rank ", &w->rank) ||
+                  pdb_steplog_launcher_rank(w);
     const char *f = pdb_steplog_after(p, (size_t)(s + len - p), "memory (MB) |");
     int r = bar_fields(w, f, (size_t)(s + len - f), '|', false, "point", 0, PDB_UNIT_BYTES,
                        1048576.0);
@@ -400,7 +402,8 @@ int pdb_steplog_deepspeed_line(pdb_steplog *w, const char *s, size_t len, int64_
             return PDB_ERR;
         pdb_steplog_record(w, "ds_step", lineno);
         set_wall(w, s, len);
-        w->has_rank = pdb_steplog_int_after(s, (size_t)(p - s), "[Rank ", &w->rank);
+        w->has_rank = pdb_steplog_int_after(s, (size_t)(p - s), "[Rank ", &w->rank) ||
+                  pdb_steplog_launcher_rank(w);
         w->has_step = true;
         w->step = step;
         PDB_SL_SAW_COUNTER(w, "\"[Rank R] step=N\"");

@@ -209,7 +209,7 @@ static int torchtitan_line(pdb_steplog *w, const char *s, size_t len, int64_t li
     w->step = step;
     w->has_wall = has_wall;
     w->wall = wall;
-    w->has_rank = line_rank(s, len, &w->rank);
+    w->has_rank = line_rank(s, len, &w->rank) || pdb_steplog_launcher_rank(w);
     while (i < len) {
         while (i < len && s[i] == ' ')
             i++;

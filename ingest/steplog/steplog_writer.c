@@ -254,7 +254,10 @@ void pdb_steplog_record(pdb_steplog *w, const char *kind, int64_t line)
     w->record++;
     w->line = line;
     w->kind = kind;
-    w->has_rank = w->has_step = w->has_epoch = w->has_wall = false;
+    w->has_step = w->has_epoch = w->has_wall = false;
+    /* a launcher's prefix ("[default3]:", srun's "3: ") names the rank
+     * unless the trainer's own text does */
+    w->has_rank = pdb_steplog_launcher_rank(w);
     w->loader[0] = '\0';
     w->split = NULL;
     w->is_step = true;
