@@ -67,6 +67,7 @@ typedef struct {
     bool counter;         /* used as the record's counter, not stored */
     bool pair;            /* one of several values in a field: "5092/261 tok/s" */
     bool has_from;        /* a counter printed as a range: "6376-6750batch" */
+    char unit_word[12];   /* the unit printed as a word after the value ("seconds"), or "" */
     bool since_last;      /* a nameless time in parentheses after the counter: TF's
                            * "step = 101 (1.175 sec)", the time since the last record */
     int64_t from;
@@ -247,6 +248,15 @@ static bool summary_name(const char *name, size_t nl)
     return word_in(name, first, words) || pdb_ends_with_icase(name, nl, "runtime");
 }
 
+static bool average_name(const char *name, size_t nl)
+{
+    static const char *const words[] = {"avg", "average", NULL};
+    size_t first = 0;
+    while (first < nl && isalpha((unsigned char)name[first]))
+        first++;
+    return word_in(name, first, words);
+}
+
 /* Per-epoch values printed on their own line: "Epoch Time(s): 8.7". */
 static bool epoch_time_name(const char *name, size_t nl)
 {
@@ -388,6 +398,16 @@ static bool parse_int(const char *s, size_t len, int64_t *out)
     return true;
 }
 
+/* Whether the scanner stands at the end of a field: the line's end or a
+ * separator. */
+static bool field_ends(const scanner *sc)
+{
+    size_t k = sc->i;
+    while (k < sc->n && (sc->b[k] == ' ' || sc->b[k] == '\t'))
+        k++;
+    return k >= sc->n || strchr(",;|", sc->b[k]);
+}
+
 /* Names a value printed without one: "4s" and "8ms/step" in a Keras bar, the
  * samples/s after timm's "Time: 0.718s,". Returns false to drop it. */
 static bool name_nameless(scanner *sc, gen_pair *p)
@@ -408,6 +428,10 @@ static bool name_nameless(scanner *sc, gen_pair *p)
         const gen_pair *prev = &L->p[L->n - 2];
         snprintf(p->name, sizeof p->name, "%.*s rate", (int)(prev->nl < 80 ? prev->nl : 80),
                  prev->name);
+    } else if (sc->value_run && p->unit_word[0] && strcmp(p->unit, PDB_UNIT_SECONDS) == 0 &&
+               field_ends(sc)) {
+        /* a field of a value and its unit word: darknet's "0.886 seconds," */
+        memcpy(p->name, p->unit_word, sizeof p->unit_word); /* NUL-terminated, shorter */
     } else if (sc->value_run) {
         return false; /* "bbox_mAP_copypaste: 0.011 0.017 ...": only the first is named */
     } else if (p->unit && strcmp(p->unit, PDB_UNIT_SECONDS) == 0) {
@@ -449,7 +473,8 @@ static size_t token_end(const char *b, size_t n, size_t i)
 }
 
 /* A bare integer that opens the line and is closed by '|' ("490 | loss 2.1 |
- * ..."): the line's step counter, printed without a name. */
+ * ...") or by ": " (darknet's "11000: 0.05, 0.08 avg loss, ..."): the line's
+ * step counter, printed without a name. */
 static bool leading_counter(const scanner *sc, const char *v, const gen_pair *p)
 {
     if (!p->is_int || p->unit[0] || sc->L->n != 1 || sc->bracket)
@@ -460,7 +485,8 @@ static bool leading_counter(const scanner *sc, const char *v, const gen_pair *p)
     size_t k = sc->i;
     while (k < sc->n && (sc->b[k] == ' ' || sc->b[k] == '\t'))
         k++;
-    return k < sc->n && sc->b[k] == '|';
+    return k < sc->n && (sc->b[k] == '|' || (sc->b[k] == ':' && k == sc->i && k + 1 < sc->n &&
+                                              sc->b[k + 1] == ' '));
 }
 
 /* "[50] test-error:0.02 ...": a bare integer alone in the brackets that open
@@ -546,15 +572,22 @@ static bool name_after(scanner *sc, gen_pair *p)
         k++;
     if (k >= sc->n || !isalpha((unsigned char)sc->b[k]))
         return false;
-    size_t e = token_end(sc->b, sc->n, k), we = e;
-    if (we > k && sc->b[we - 1] == '.')
-        we--;
-    for (size_t c = k; c < we; c++)
-        if (!isalpha((unsigned char)sc->b[c]) && sc->b[c] != '_')
-            return false;
-    size_t m = e;
-    while (m < sc->n && (sc->b[m] == ' ' || sc->b[m] == '\t'))
-        m++;
+    /* up to three words before the field ends: darknet's "0.08 avg loss," */
+    size_t e = k, we = k, m = k;
+    for (int words = 0; words < 3 && m < sc->n && isalpha((unsigned char)sc->b[m]); words++) {
+        e = token_end(sc->b, sc->n, m);
+        we = e;
+        if (we > m && sc->b[we - 1] == '.')
+            we--;
+        for (size_t c = m; c < we; c++)
+            if (!isalpha((unsigned char)sc->b[c]) && sc->b[c] != '_')
+                return false;
+        m = e;
+        while (m < sc->n && (sc->b[m] == ' ' || sc->b[m] == '\t'))
+            m++;
+        if (m >= sc->n || strchr(",;|)", sc->b[m]))
+            break;
+    }
     double f;
     bool val;
     if ((m < sc->n && !strchr(",;|)", sc->b[m])) || we - k >= sizeof p->name ||
@@ -727,6 +760,10 @@ static bool add_value(scanner *sc, const char *v, size_t vl)
             if (canon && !isdigit((unsigned char)sc->b[k])) {
                 tmp.v = x * f;
                 tmp.unit = canon;
+                if (ue - k < sizeof tmp.unit_word) {
+                    memcpy(tmp.unit_word, sc->b + k, ue - k);
+                    tmp.unit_word[ue - k] = '\0';
+                }
                 if (strcmp(canon, PDB_UNIT_SECONDS) == 0)
                     e = duration_parts(sc, e, &tmp.v);
                 tmp.per_step = pdb_ends_with_icase(sc->b + k, e - k, "/step") ||
@@ -988,6 +1025,14 @@ static void bracket_values(scanner *sc)
             sc->L->p[k].in_bracket = false;
 }
 
+static bool digits_only(const char *s, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        if (!isdigit((unsigned char)s[k]))
+            return false;
+    return n > 0;
+}
+
 static void scan_pairs(scanner *sc)
 {
     const char *b = sc->b;
@@ -1089,6 +1134,12 @@ static void scan_pairs(scanner *sc)
                 reset_name(sc);
             }
             continue;
+        }
+        if (b[e - 1] == ':' && sc->L->n == 0 && sc->nw == 0 && digits_only(b + s, e - s - 1)) {
+            sc->i = e - 1; /* "11000: 0.05, ...": maybe a leading counter */
+            if (add_value(sc, b + s, e - s - 1))
+                continue;
+            sc->i = e;
         }
         if (add_value(sc, b + s, e - s))
             continue;
@@ -1678,7 +1729,10 @@ static int classify(const pdb_steplog_general *g, const gen_line *L, const gen_c
         int cls = name_classes(g, p, k);
         named_val |= (cls & PDB_SL_NAME_VAL) != 0;
         train |= (cls & PDB_SL_NAME_TRAIN_KEY) != 0;
-        summary |= metrics == 1 && summary_name(p->name, p->nl);
+        /* an average on a line with a step counter is the step's running
+         * mean (darknet's "11000: 0.05, 0.08 avg loss, ..."), not a summary */
+        summary |= metrics == 1 && summary_name(p->name, p->nl) &&
+                   !(c->has_step && average_name(p->name, p->nl));
         eval |= (cls & PDB_SL_NAME_EVAL) != 0;
     }
     if ((val || named_val) && !train)
