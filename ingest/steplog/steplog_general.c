@@ -126,6 +126,8 @@ struct pdb_steplog_general {
     /* the shape of the log (profile pass, updated while reading) */
     bool epoch_progress;  /* steps count within epochs: epoch-only lines are summaries */
     bool epoch_steps;     /* step lines carry an epoch ("Epoch[3] Batch [200]") */
+    bool any_step_counter; /* some line of the profile counts steps or batches */
+    bool epoch_records;   /* some line of the profile counts whole epochs only */
     bool train_loss_keys; /* training records carry a loss or a learning rate */
     /* the global step of epoch + per-epoch counters */
     bool have_epoch0, have_prev;
@@ -1648,8 +1650,21 @@ static int metric_count(const gen_line *L)
 /* The record's global step from its counters: the named step when there is
  * one (a per-epoch step counter is lifted by the epochs before it), else
  * epoch x steps per epoch + step within the epoch. */
+/* A log that counts nothing but whole epochs (fastai's table, PyG's "Epoch:
+ * 001, Loss: ...", CNTK's "Finished Epoch[ 1 of 300]"): each record is an
+ * epoch and its number is the record's step; the reading says so. */
+static bool per_epoch_records(const pdb_steplog_general *g, const gen_counters *c)
+{
+    return g->epoch_records && !g->any_step_counter && c->has_epoch && !c->has_step &&
+           !c->has_local && c->epoch >= 0 && c->epoch == floor(c->epoch) && c->epoch < 1e15;
+}
+
 static bool global_step(pdb_steplog_general *g, const gen_counters *c, bool train, int64_t *out)
 {
+    if (train && per_epoch_records(g, c)) {
+        *out = (int64_t)c->epoch;
+        return true;
+    }
     if (!c->has_step && !(c->has_epoch && c->has_local))
         return false;
     if (!c->has_epoch) {
@@ -2089,11 +2104,16 @@ static int store_pair(pdb_steplog *w, const pdb_steplog_general *g, const gen_pa
  * step: the named counter, else the epoch and the progress within it. */
 static void saw_counter(pdb_steplog *w, const gen_line *L, const gen_counters *c, int64_t step)
 {
-    const gen_pair *p = &L->p[c->has_step ? c->step_at : c->local_at];
-    const gen_pair *e = c->epoch_at >= 0 && !c->has_step ? &L->p[c->epoch_at] : NULL;
+    /* a step, a batch within an epoch, or (a log of epochs only) the epoch */
+    int at = c->has_step ? c->step_at : c->local_at >= 0 ? c->local_at : c->epoch_at;
+    const gen_pair *p = &L->p[at];
+    const gen_pair *e = c->epoch_at >= 0 && at != c->epoch_at && !c->has_step
+                            ? &L->p[c->epoch_at] : NULL;
     pdb_sl_counter sc = {
         .name = p->name, .nl = p->nl, .progress = p->progress, .epoch = e ? e->name : NULL,
-        .el = e ? e->nl : 0, .printed = c->has_step ? c->step : c->local, .step = step,
+        .el = e ? e->nl : 0,
+        .printed = c->has_step ? c->step : at == c->local_at ? c->local : (int64_t)c->epoch,
+        .step = step,
         .per_epoch = !c->has_step && c->total > 0 ? c->total : 0,
     };
     pdb_steplog_saw_counter(w, &sc);
@@ -2259,7 +2279,7 @@ static int write_record(pdb_steplog *w, pdb_steplog_general *g, gen_line *L)
     w->wall = L->wall;
     w->has_rank = L->has_rank;
     w->rank = L->rank;
-    if (kind == K_STEP && has_step && (c.step_at >= 0 || c.local_at >= 0))
+    if (kind == K_STEP && has_step && (c.step_at >= 0 || c.local_at >= 0 || c.epoch_at >= 0))
         saw_counter(w, L, &c, step);
     if (counted) {
         w->has_step = has_step;
@@ -2510,6 +2530,8 @@ void pdb_steplog_general_profile(pdb_steplog_general *g, const char *d, size_t l
         find_counters(L, &c);
         g->epoch_progress |= c.has_epoch && c.has_local;
         g->epoch_steps |= c.has_epoch && c.has_step;
+        g->any_step_counter |= c.has_step || c.has_local;
+        g->epoch_records |= c.has_epoch && !c.has_step && !c.has_local;
         profile_windows(g, L, &c);
         for (int k = 0; k < L->n; k++)
             if (!L->p[k].counter && !L->p[k].in_bracket && pdb_steplog_train_key(L->p[k].name, L->p[k].nl))

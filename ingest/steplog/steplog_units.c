@@ -136,6 +136,10 @@ static const unit_def units[] = {
     /* Sockeye's "updates/sec", DLLogger's "img/s", BigDL's "records/second" */
     {"updates/sec", "1/s", 1}, {"updates/s", "1/s", 1}, {"steps/s", "1/s", 1},
     {"steps/sec", "1/s", 1}, {"it/sec", "1/s", 1}, {"batches/s", "1/s", 1},
+    /* PaddleNLP's "speed: 2.50 step/s", "batches/sec", "iters/sec" */
+    {"step/s", "1/s", 1}, {"step/sec", "1/s", 1}, {"batch/s", "1/s", 1},
+    {"batches/sec", "1/s", 1}, {"iters/sec", "1/s", 1}, {"iter/sec", "1/s", 1},
+    {"steps/second", "1/s", 1},
     {"img/s", "samples/s", 1}, {"img/sec", "samples/s", 1}, {"imgs/s", "samples/s", 1},
     {"records/second", "samples/s", 1}, {"records/s", "samples/s", 1},
     {"records/sec", "samples/s", 1}, {"samples/second", "samples/s", 1},
