@@ -194,6 +194,12 @@ int pdb_steplog_read_json_doc(pdb_steplog *w);   /* trainer_state.json, golden v
 int pdb_steplog_read_csv(pdb_steplog *w);        /* CSV/TSV and nvidia-smi */
 int pdb_steplog_read_text(pdb_steplog *w);       /* every line-oriented text flavor */
 
+/* Whether name counts units of work under a time name: Composer's
+ * Timestamp "time/batch", "time/sample", "time/token_in_epoch" (a number of
+ * batches, samples, tokens; "[batch=10/20]" prints "time/batch: 9"). Such a
+ * value is neither a time nor a rate. */
+bool pdb_steplog_count_name(const char *name, size_t nl);
+
 /* The general reader (steplog_general.c): records are lines, or a header line
  * and its indented continuation lines, that carry a step counter; see
  * docs/steplogs.md. Lines go in one at a time; pdb_steplog_general_end()

@@ -1909,11 +1909,30 @@ static bool per_device(const char *name, size_t nl)
  * tokens_per_s), or NULL: "ips: 89.4", "Speed: 43383.55 samples/sec",
  * "3007.81 words/s", "tokens-per-second 28,590". Names a rule already
  * maps (wps, tps, tokens_per_sec, ...) keep their name. */
+/* "/s", "/sec", "/second(s)" in a name, as a word: "samples/sec", not
+ * Composer's count "time/sample". */
+static bool per_second_slash(const char *name, size_t nl)
+{
+    static const char *const words[] = {"s", "sec", "second", "seconds", NULL};
+    for (size_t k = 0; k + 1 < nl; k++) {
+        if (name[k] != '/')
+            continue;
+        size_t e = k + 1;
+        while (e < nl && isalpha((unsigned char)name[e]))
+            e++;
+        if (word_in(name + k + 1, e - k - 1, words))
+            return true;
+    }
+    return false;
+}
+
 static const char *rate_suffix(const char *name, size_t nl, const char *unit)
 {
+    if (pdb_steplog_count_name(name, nl))
+        return NULL;
     unit = unit ? unit : "";
     /* cheap tests first: this runs for every value */
-    bool per = pdb_steplog_find(name, nl, "per") || pdb_steplog_find(name, nl, "/s");
+    bool per = pdb_steplog_find(name, nl, "per") || per_second_slash(name, nl);
     if (unit[0] ? strcmp(unit, "samples/s") != 0 && strcmp(unit, "tokens/s") != 0 &&
                       strcmp(unit, "/s") != 0
                 : !per && !(nl == 3 && strncasecmp(name, "ips", 3) == 0))
@@ -2224,7 +2243,9 @@ static int step_time_from_rate(pdb_steplog *w, const pdb_steplog_general *g, con
             (seconds_pair(p) && role[k] == ROLE_PLAIN &&
              (pdb_steplog_name_class(w, p->name, p->nl, k) & PDB_SL_NAME_STEP_TIME)))
             return PDB_OK;
-        if (rate < 0 && p->unit && strcmp(p->unit, "1/s") == 0 && p->v > 0)
+        double f;
+        const char *u = p->unit && p->unit[0] ? p->unit : pdb_units_from_name(p->name, p->nl, &f);
+        if (rate < 0 && u && strcmp(u, "1/s") == 0 && p->v > 0 && !per_device(p->name, p->nl))
             rate = k;
     }
     if (rate < 0)

@@ -63,8 +63,45 @@ bool pdb_steplog_eval_metric(const char *name, size_t nl)
     return false;
 }
 
+bool pdb_steplog_count_name(const char *name, size_t nl)
+{
+    static const char *const units[] = {"batch", "sample", "token", "epoch", "iteration",
+                                        "step", "batch_in_epoch", "sample_in_epoch",
+                                        "token_in_epoch", NULL};
+    const char *slash = NULL;
+    for (size_t k = nl; k > 0; k--)
+        if (name[k - 1] == '/') {
+            slash = name + k - 1;
+            break;
+        }
+    if (!slash || slash - name < 4 || strncasecmp(slash - 4, "time", 4) != 0)
+        return false;
+    size_t ul = nl - (size_t)(slash + 1 - name);
+    for (int i = 0; units[i]; i++)
+        if (strlen(units[i]) == ul && strncasecmp(slash + 1, units[i], ul) == 0)
+            return true;
+    return false;
+}
+
+/* Composer's SpeedMonitor clocks "time/train", "time/val", "time/total",
+ * "time/remaining_estimate": printed without a unit, in the callback's
+ * time_unit (hours by default, seconds or days when configured). Read as
+ * seconds they would be wrong by up to 86400x, so they are no time at all
+ * until a unit is printed with them. */
+static bool clock_in_own_unit(const char *name, size_t nl)
+{
+    static const char *const ends[] = {"time/train", "time/val", "time/total",
+                                       "time/remaining_estimate", NULL};
+    for (int i = 0; ends[i]; i++)
+        if (pdb_ends_with_icase(name, nl, ends[i]))
+            return true;
+    return false;
+}
+
 bool pdb_steplog_time_name(const char *name, size_t nl)
 {
+    if (pdb_steplog_count_name(name, nl) || clock_in_own_unit(name, nl))
+        return false;
     double f;
     const char *u = pdb_units_from_name(name, nl, &f);
     if (u)

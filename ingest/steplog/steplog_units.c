@@ -302,7 +302,10 @@ typedef struct {
 } name_unit;
 
 static const name_unit name_units[] = {
-    /* rates first: "tokens_per_sec" is not a time */
+    /* rates first: "tokens_per_sec" is not a time; batches per second are
+     * steps per second (Composer's "throughput/batches_per_sec") */
+    {"batches_per_sec", "1/s", 1, ALWAYS}, {"batches_per_second", "1/s", 1, ALWAYS},
+    {"steps_per_sec", "1/s", 1, ALWAYS},
     {"per_sec", "/s", 1, ALWAYS}, {"per_second", "/s", 1, ALWAYS}, {"persec", "/s", 1, ALWAYS},
     {"_per_s", "/s", 1, ALWAYS}, {"/s", "/s", 1, ALWAYS}, {"/sec)", "/s", 1, ALWAYS},
     {"/s)", "/s", 1, ALWAYS},
