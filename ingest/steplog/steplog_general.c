@@ -84,6 +84,7 @@ typedef struct {
     int indent;
     char lead[16];        /* first word outside brackets, lower-cased */
     bool val_tag;         /* opens with a validation tag: Marian's "[valid]" */
+    bool after_best;      /* follows "Early stopping, best iteration is:": a summary */
     int dialect;
     int dropped;          /* values beyond GEN_PAIRS */
     gen_pair p[GEN_PAIRS]; /* last: copy_line copies the n in use only */
@@ -127,6 +128,10 @@ struct pdb_steplog_general {
     bool epoch_progress;  /* steps count within epochs: epoch-only lines are summaries */
     bool epoch_steps;     /* step lines carry an epoch ("Epoch[3] Batch [200]") */
     bool any_step_counter; /* some line of the profile counts steps or batches */
+    bool best_next, line_after_best; /* the line before announced the best record */
+    int prof_step_lines, prof_val_lines; /* counted lines of the profile by kind */
+    int prof_train_named; /* ... of them with a value named train-* (XGBoost's train-rmse) */
+    int64_t eval_rounds;  /* records kept as steps that hold evaluation values only */
     bool epoch_records;   /* some line of the profile counts whole epochs only */
     bool train_loss_keys; /* training records carry a loss or a learning rate */
     /* the global step of epoch + per-epoch counters */
@@ -1424,7 +1429,7 @@ static void parse_line(pdb_buf *work, const char *s, size_t len, gen_line *L)
     L->n = 0;
     L->has_wall = L->has_rank = L->wall_fine = false;
     L->lead[0] = '\0';
-    L->val_tag = false;
+    L->val_tag = L->after_best = false;
     L->dropped = 0;
     L->indent = 0;
     while ((size_t)L->indent < len && (s[L->indent] == ' ' || s[L->indent] == '\t'))
@@ -1733,6 +1738,8 @@ static int name_classes(const pdb_steplog_general *g, const gen_pair *p, int k)
 
 static int classify(const pdb_steplog_general *g, const gen_line *L, const gen_counters *c)
 {
+    if (L->after_best)
+        return K_SUMMARY; /* the best round again, after the last one */
     bool val = c->val_hint || L->val_tag || word_in(L->lead, strlen(L->lead), val_words);
     bool named_val = false, train = false, summary = false, epoch_time = false, eval = false;
     int metrics = 0;
@@ -2273,6 +2280,18 @@ static uint64_t record_hash(const gen_line *L)
     return h;
 }
 
+/* A log whose counted lines all hold evaluation values (LightGBM's "[10]
+ * valid_0's auc: 0.81", an eval-only listener): each is a round of training
+ * that printed its evaluation, kept as a step with its values split 'val',
+ * and said. */
+static bool evaluation_rounds(const pdb_steplog_general *g, int kind, const gen_counters *c)
+{
+    /* not XGBoost's "[0] train-rmse:1.43 eval-rmse:1.44": its train values are
+     * no evaluation (refused, and taught with a pattern: docs/steplogs.md) */
+    return kind == K_VAL && c->has_step && g->prof_step_lines == 0 && g->prof_val_lines >= 3 &&
+           g->prof_train_named == 0;
+}
+
 static int write_record(pdb_steplog *w, pdb_steplog_general *g, gen_line *L)
 {
     gen_counters c;
@@ -2292,15 +2311,18 @@ static int write_record(pdb_steplog *w, pdb_steplog_general *g, gen_line *L)
         g->last_hash = h;
     }
     int64_t step = 0;
-    bool has_step = counted ? global_step(g, &c, kind == K_STEP, &step) : false;
+    bool rounds = evaluation_rounds(g, kind, &c);
+    bool has_step = counted ? global_step(g, &c, kind == K_STEP || rounds, &step) : false;
     pdb_steplog_record(w, kind_names[kind], L->line);
     w->split = kind_splits[kind];
-    w->is_step = kind == K_STEP;
+    w->is_step = kind == K_STEP || rounds;
+    g->eval_rounds += rounds;
     w->has_wall = L->has_wall;
     w->wall = L->wall;
     w->has_rank = L->has_rank;
     w->rank = L->rank;
-    if (kind == K_STEP && has_step && (c.step_at >= 0 || c.local_at >= 0 || c.epoch_at >= 0))
+    if ((kind == K_STEP || rounds) && has_step &&
+        (c.step_at >= 0 || c.local_at >= 0 || c.epoch_at >= 0))
         saw_counter(w, L, &c, step);
     if (counted) {
         w->has_step = has_step;
@@ -2448,13 +2470,35 @@ static int peek_kind(const pdb_steplog_general *g, gen_marks *m, gen_line *L)
     return kind;
 }
 
+/* "Early stopping, best iteration is:" (LightGBM), "Stopping. Best
+ * iteration:" (XGBoost): a line that announces the best record, printed
+ * again after the last one. */
+static bool announces_best(const char *s, size_t len)
+{
+    const char *t = s;
+    size_t tl = pdb_steplog_trim(&t, len);
+    return tl > 5 && t[tl - 1] == ':' && pdb_steplog_name_has_word(t, tl, "best");
+}
+
+static int general_line(pdb_steplog *w, pdb_steplog_general *g, const char *s, size_t len,
+                        int64_t lineno);
+
 int pdb_steplog_general_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno)
 {
     pdb_steplog_general *g = w->gen;
     assert(g);
     g->w = w;
+    g->line_after_best = g->best_next;
+    g->best_next = announces_best(s, len);
+    return general_line(w, g, s, len, lineno);
+}
+
+static int general_line(pdb_steplog *w, pdb_steplog_general *g, const char *s, size_t len,
+                        int64_t lineno)
+{
     gen_line *L = &g->line;
     parse_line(&g->work, s, len, L);
+    L->after_best = g->line_after_best;
     if (w->line_rank >= 0 && !L->has_rank) { /* a launcher's prefix named it */
         L->has_rank = true;
         L->rank = w->line_rank;
@@ -2522,6 +2566,10 @@ int pdb_steplog_general_end(pdb_steplog *w)
     if (g->part_values > 0)
         pdb_warn("%s: '%s' is well below the time between records per step: kept as '%s "
                  "(part of step)', not as the step time", path, g->part_name, g->part_name);
+    if (g->eval_rounds > 0)
+        pdb_warn("%s: weak reading: every counted line holds evaluation values only (%lld "
+                 "rounds, kept as steps split 'val'): no training value, no step time",
+                 path, (long long)g->eval_rounds);
     if (g->stepless > 0 && g->stepless == w->step_records)
         pdb_warn("%s: weak reading: no step record has a step number (%lld records in log "
                  "order)", path, (long long)g->stepless);
@@ -2552,6 +2600,16 @@ void pdb_steplog_general_profile(pdb_steplog_general *g, const char *d, size_t l
         g->epoch_progress |= c.has_epoch && c.has_local;
         g->epoch_steps |= c.has_epoch && c.has_step;
         g->any_step_counter |= c.has_step || c.has_local;
+        if (c.has_step) {
+            int kind = classify(g, L, &c);
+            g->prof_step_lines += kind == K_STEP;
+            g->prof_val_lines += kind == K_VAL;
+            for (int k = 0; k < L->n; k++)
+                if (pdb_skip_prefix_icase(L->p[k].name, L->p[k].nl, "train", NULL, NULL)) {
+                    g->prof_train_named++;
+                    break;
+                }
+        }
         g->epoch_records |= c.has_epoch && !c.has_step && !c.has_local;
         profile_windows(g, L, &c);
         for (int k = 0; k < L->n; k++)
