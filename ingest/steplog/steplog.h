@@ -29,6 +29,7 @@ typedef enum {
     PDB_SL_HF, PDB_SL_RECTFLOW, PDB_SL_MAE, PDB_SL_KV,
 } pdb_steplog_linekind;
 typedef struct pdb_steplog_general pdb_steplog_general;
+typedef struct pdb_steplog_box pdb_steplog_box;
 
 /* DeepSpeed-Chat: a first engine's "step=N" line, held until the next step
  * line says whether a second engine followed (steplog_megatron.c). */
@@ -102,6 +103,7 @@ typedef struct pdb_steplog {
     int64_t family_hits[16];     /* records per pdb_steplog_linekind */
     int blk_mode, blk_section;   /* summary block being read (steplog_blocks.c) */
     int64_t blk_record;
+    pdb_steplog_box *box;        /* boxed key/value table being read (steplog_boxes.c) */
     pdb_steplog_general *gen;    /* the general reader (steplog_general.c), or NULL */
     pdb_sl_reading *reading;     /* what was understood (steplog_reading.c), or NULL */
     struct pdb_sl_patterns *patterns; /* the user's rules it is read with, or NULL */
@@ -248,6 +250,13 @@ int pdb_steplog_deepspeed_line(pdb_steplog *w, const char *s, size_t len, int64_
 /* Stores a held DeepSpeed step line (at the end of the text). */
 int pdb_steplog_deepspeed_end(pdb_steplog *w);
 int pdb_steplog_block_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno);
+/* Boxed key/value tables (SB3, OpenAI baselines: steplog_boxes.c): a table
+ * between dashed rules is one record. The line handler returns 1 for a row
+ * it took, 0 otherwise (rules are seen and passed on), PDB_ERR on error;
+ * _end writes a table the log ended in; _free frees the table state. */
+int pdb_steplog_box_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno);
+int pdb_steplog_box_end(pdb_steplog *w);
+void pdb_steplog_box_free(pdb_steplog_box *b);
 
 /* Like pdb_steplog_timestamp, also "MM/DD/YYYY HH:MM:SS", "MM/DD HH:MM:SS"
  * (a date without a year is read in 2000) and "HH:MM:SS" (a time of day, on

@@ -608,6 +608,9 @@ static int handle_segment(pdb_steplog *w, const char *s, size_t len, int64_t lin
      * another trainer's "iter 5: val loss 1.7" is not a nanoGPT line. */
     bool flavor_line = !w->gen || pdb_steplog_classify(s, len) != PDB_SL_NONE ||
                        w->blk_mode || w->meg_timer_block || w->has_ppo;
+    /* a boxed table's rows are no other reader's (steplog_boxes.c) */
+    if ((r = pdb_steplog_box_line(w, s, len, lineno)) != 0)
+        return r;
     for (size_t h = 0; flavor_line && h < sizeof handlers / sizeof handlers[0]; h++) {
         if (handlers[h].family == PDB_SL_KV && !kv)
             continue;
@@ -648,6 +651,8 @@ int pdb_steplog_read_text(pdb_steplog *w)
         }
     }
     pdb_buf_free(&clean);
+    if (rc == PDB_OK && r >= 0)
+        rc = pdb_steplog_box_end(w);
     if (rc == PDB_OK && r >= 0 && w->gen)
         rc = pdb_steplog_general_end(w);
     if (rc == PDB_OK && r >= 0)
