@@ -26,10 +26,11 @@ typedef struct pdb_sl_reading pdb_sl_reading;
 /* Line recognisers used by the sniffer and by the text reader. */
 typedef enum {
     PDB_SL_NONE, PDB_SL_MEGATRON, PDB_SL_DEEPSPEED, PDB_SL_NANOGPT, PDB_SL_TORCHTITAN,
-    PDB_SL_HF, PDB_SL_RECTFLOW, PDB_SL_MAE, PDB_SL_KV,
+    PDB_SL_HF, PDB_SL_RECTFLOW, PDB_SL_MAE, PDB_SL_KV, PDB_SL_LIGHTNING,
 } pdb_steplog_linekind;
 typedef struct pdb_steplog_general pdb_steplog_general;
 typedef struct pdb_steplog_box pdb_steplog_box;
+typedef struct pdb_steplog_lightning pdb_steplog_lightning;
 
 /* DeepSpeed-Chat: a first engine's "step=N" line, held until the next step
  * line says whether a second engine followed (steplog_megatron.c). */
@@ -94,7 +95,8 @@ typedef struct pdb_steplog {
     int64_t hf_epochs;           /* num_train_epochs, when printed */
     int64_t hf_bar_totals[16];   /* totals of the bars not known as the training loop's */
     int hf_bars;
-    char hf_bar_note[256];       /* which bar times the steps, and why (the reading) */
+    char hf_bar_note[256];       /* which bar times the steps, and why (the reading; HF
+                                  * Trainer and Lightning bars) */
     char hf_bar_warn[320];       /* why no bar does (a weak reading) */
     int64_t ds_engine;           /* DeepSpeed-Chat: engine of the last step= line */
     pdb_steplog_held ds_held;    /* its first engine's line, until the next one */
@@ -104,6 +106,7 @@ typedef struct pdb_steplog {
     int blk_mode, blk_section;   /* summary block being read (steplog_blocks.c) */
     int64_t blk_record;
     pdb_steplog_box *box;        /* boxed key/value table being read (steplog_boxes.c) */
+    pdb_steplog_lightning *lightning; /* Lightning's bars (steplog_lightning.c) */
     pdb_steplog_general *gen;    /* the general reader (steplog_general.c), or NULL */
     pdb_sl_reading *reading;     /* what was understood (steplog_reading.c), or NULL */
     struct pdb_sl_patterns *patterns; /* the user's rules it is read with, or NULL */
@@ -257,6 +260,14 @@ int pdb_steplog_block_line(pdb_steplog *w, const char *s, size_t len, int64_t li
 int pdb_steplog_box_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno);
 int pdb_steplog_box_end(pdb_steplog *w);
 void pdb_steplog_box_free(pdb_steplog_box *b);
+/* PyTorch Lightning's tqdm bars (steplog_lightning.c): whether a line is one
+ * ("Epoch 1:  50%|...| 1/2 [..., 9.30it/s, loss=0.341]", "Validation
+ * DataLoader 0: ...", "Sanity Checking ..."); the line handler (1: taken);
+ * _end writes the update it holds and says which bar timed the steps. */
+bool pdb_steplog_lightning_bar(const char *s, size_t len);
+int pdb_steplog_lightning_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno);
+int pdb_steplog_lightning_end(pdb_steplog *w);
+void pdb_steplog_lightning_free(pdb_steplog_lightning *lt);
 
 /* Like pdb_steplog_timestamp, also "MM/DD/YYYY HH:MM:SS", "MM/DD HH:MM:SS"
  * (a date without a year is read in 2000) and "HH:MM:SS" (a time of day, on

@@ -509,6 +509,8 @@ pdb_steplog_linekind pdb_steplog_classify(const char *s, size_t len)
     if (numbered(s, len, "step:", ' ') && pdb_steplog_find(s, len, "loss:") &&
         (pdb_steplog_find(s, len, "tps:") || pdb_steplog_find(s, len, "mfu:")))
         return PDB_SL_TORCHTITAN;
+    if (pdb_steplog_lightning_bar(t, tl))
+        return PDB_SL_LIGHTNING; /* before the HF Trainer's bars: they have no description */
     if ((pdb_skip_prefix_mem(t, tl, "{'", NULL, NULL) && (pdb_steplog_find(s, len, "'loss'") ||
                                  pdb_steplog_find(s, len, "'epoch'") ||
                                  pdb_steplog_find(s, len, "'eval_loss'"))) ||

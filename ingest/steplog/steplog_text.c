@@ -584,6 +584,7 @@ static const struct {
     {modded_line, PDB_SL_NANOGPT},
     {torchtitan_line, PDB_SL_TORCHTITAN},
     {hf_dict_line, PDB_SL_HF},
+    {pdb_steplog_lightning_line, PDB_SL_LIGHTNING},
     {tqdm_segment, PDB_SL_HF},
     {kv_line, PDB_SL_KV},
 };
@@ -653,6 +654,8 @@ int pdb_steplog_read_text(pdb_steplog *w)
     pdb_buf_free(&clean);
     if (rc == PDB_OK && r >= 0)
         rc = pdb_steplog_box_end(w);
+    if (rc == PDB_OK && r >= 0)
+        rc = pdb_steplog_lightning_end(w);
     if (rc == PDB_OK && r >= 0 && w->gen)
         rc = pdb_steplog_general_end(w);
     if (rc == PDB_OK && r >= 0)

@@ -505,6 +505,7 @@ void pdb_steplog_close(pdb_steplog *w)
 {
     pdb_sl_close(w->store);
     pdb_steplog_box_free(w->box);
+    pdb_steplog_lightning_free(w->lightning);
     pdb_buf_free(&w->ds_held.text);
     pdb_db_release(w->ins_note);
     pdb_db_release(w->ins_block);
@@ -661,9 +662,9 @@ static void cumulative_name(sqlite3_stmt *st, char *out, size_t cap)
  * never taken for the training loop's). */
 static int hf_training_bar(pdb_steplog *w)
 {
-    w->hf_bar_note[0] = w->hf_bar_warn[0] = '\0';
     if (w->hf_max_steps > 0 || w->hf_bars == 0)
-        return PDB_OK;
+        return PDB_OK; /* (a Lightning log's note stays) */
+    w->hf_bar_note[0] = w->hf_bar_warn[0] = '\0';
     sqlite3_stmt *st;
     if (prepare_pass(w, "steplog_writer.hf_epoch_evidence", &st) != PDB_OK)
         return PDB_ERR;

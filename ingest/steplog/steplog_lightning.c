@@ -1,0 +1,337 @@
+/* steplog_lightning.c: PyTorch Lightning's tqdm progress bars.
+ *
+ * Lightning's console output is a handful of tqdm bars named by their
+ * description:
+ *     Sanity Checking DataLoader 0: 100%|██████████| 1/1 [00:00<00:00,  3.85it/s]
+ *     Epoch 1:  50%|█████     | 1/2 [00:00<00:00,  9.30it/s, loss=0.341, v_num=vakz]
+ *     Validation DataLoader 0: 100%|██████████| 1/1 [00:00<00:00, 54.39it/s]
+ *     Epoch 1: 100%|██████████| 2/2 [00:00<00:00, 10.53it/s, loss=0.341, v_num=vakz]
+ * Only the "Epoch E" bar counts training batches: E is the epoch, its n the
+ * batches done in the epoch, its rate the (smoothed) time of one, and what
+ * follows the rate inside the brackets the metrics set with set_postfix
+ * (v_num is the logger's version, not a metric). Sanity-check, validation,
+ * test and predict bars are no steps.
+ *
+ * Lightning before 2.0 counts the validation batches in the epoch bar too
+ * (its total is training + validation batches): after a validation run the
+ * epoch bar moves on by that run's batches without a training batch. Such
+ * an update is recognised (it comes right after the validation bar and
+ * moves n by exactly its batches) and its batches are taken off n for the
+ * rest of the epoch. A step is numbered as Lightning's loggers number it
+ * (metrics.csv): the training batches of the epochs before plus n - 1.
+ *
+ * tqdm redraws the same n several times (once more with the postfix): the
+ * last drawing before n moves is the record; it is held until then. */
+#include "ingest/steplog/steplog.h"
+#include "common/strutil.h"
+#include "common/xalloc.h"
+#include "ingest/steplog/steplog_units.h"
+
+#include <ctype.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LT_POST 16     /* postfix values kept per update */
+#define LT_TEXT 48
+
+enum { BAR_NONE, BAR_EPOCH, BAR_VAL, BAR_SANITY, BAR_OTHER };
+
+typedef struct {
+    char name[LT_TEXT], value[LT_TEXT];
+    size_t nl, vl;
+} lt_post;
+
+/* One drawing of a bar. */
+typedef struct {
+    int kind;
+    int64_t epoch, n, total, line;
+    bool has_rate;
+    double secs;          /* seconds per batch, from it/s or s/it */
+    bool v_num;           /* Lightning's default postfix (the logger's version) */
+    int npost;
+    lt_post post[LT_POST];
+} lt_bar;
+
+struct pdb_steplog_lightning {
+    bool held;            /* the last training update, until n moves */
+    lt_bar hold;
+    int64_t local;        /* training batches of the held update within its epoch */
+    bool have_epoch;
+    int64_t epoch, base;  /* current epoch; training batches of the epochs before */
+    int64_t offset;       /* validation batches the epoch bar counted this epoch */
+    int64_t last_n, trained; /* last n drawn; training batches done this epoch */
+    bool after_val;       /* a validation bar ran since the epoch bar was drawn */
+    int64_t val_done, val_n; /* finished validation dataloaders' batches; current one's */
+    int64_t echoes;       /* epoch-bar updates that were validation batches */
+};
+
+void pdb_steplog_lightning_free(pdb_steplog_lightning *lt)
+{
+    free(lt);
+}
+
+/* What a bar's description says it counts. */
+static int bar_kind(const char *d, size_t dl)
+{
+    const char *rest;
+    size_t rl;
+    if (pdb_skip_prefix_mem(d, dl, "Epoch ", &rest, &rl)) {
+        for (size_t i = 0; i < rl; i++)
+            if (!isdigit((unsigned char)rest[i]))
+                return BAR_NONE;
+        return rl > 0 ? BAR_EPOCH : BAR_NONE;
+    }
+    if (pdb_skip_prefix_mem(d, dl, "Validation", NULL, NULL))
+        return BAR_VAL;
+    if (pdb_skip_prefix_mem(d, dl, "Sanity Checking", NULL, NULL))
+        return BAR_SANITY;
+    if (pdb_skip_prefix_mem(d, dl, "Training", NULL, NULL) ||
+        pdb_skip_prefix_mem(d, dl, "Testing", NULL, NULL) ||
+        pdb_skip_prefix_mem(d, dl, "Predicting", NULL, NULL))
+        return BAR_OTHER;
+    return BAR_NONE;
+}
+
+/* "NAME: ...": the description and its kind; *after is past the ':'. */
+static int description(const char *t, size_t tl, const char **after)
+{
+    const char *colon = memchr(t, ':', tl);
+    if (!colon || colon == t)
+        return BAR_NONE;
+    *after = colon + 1;
+    return bar_kind(t, (size_t)(colon - t));
+}
+
+/* "loss=0.341, v_num=vakz": the postfix of a drawing. */
+static void postfix(lt_bar *b, const char *p, size_t pl)
+{
+    size_t pos = 0, fl;
+    const char *f;
+    while (pdb_steplog_next_field(p, pl, ',', &pos, &f, &fl)) {
+        const char *eq = memchr(f, '=', fl);
+        if (!eq || eq == f)
+            continue;
+        size_t nl = (size_t)(eq - f), vl = fl - nl - 1;
+        if (pdb_mem_is(f, nl, "v_num")) {
+            b->v_num = true;
+            continue;
+        }
+        if (b->npost == LT_POST || nl >= LT_TEXT || vl >= LT_TEXT)
+            continue;
+        lt_post *q = &b->post[b->npost++];
+        memcpy(q->name, f, nl);
+        q->nl = nl;
+        memcpy(q->value, eq + 1, vl);
+        q->vl = vl;
+    }
+}
+
+/* Parses "DESC: 50%|bar| n/T [elapsed<left, rate, k=v, ...]". */
+static bool parse_bar(const char *s, size_t len, lt_bar *b)
+{
+    const char *t = s, *after;
+    size_t tl = pdb_steplog_trim(&t, len);
+    memset(b, 0, offsetof(lt_bar, post));
+    b->kind = description(t, tl, &after);
+    if (b->kind == BAR_NONE)
+        return false;
+    const char *end = t + tl;
+    const char *bar = pdb_steplog_after(after, (size_t)(end - after), "%|");
+    const char *close = bar ? memchr(bar, '|', (size_t)(end - bar)) : NULL;
+    if (!close)
+        return false; /* "Validation: 0it [00:00, ?it/s]": no total, nothing counted */
+    size_t i = (size_t)(close + 1 - t);
+    if (!pdb_steplog_read_int(t, tl, &i, &b->n) || i >= tl || t[i] != '/')
+        return false;
+    i++;
+    if (!pdb_steplog_read_int(t, tl, &i, &b->total))
+        return false;
+    const char *open = memchr(t + i, '[', tl - i);
+    const char *shut = open ? memchr(open, ']', (size_t)(end - open)) : NULL;
+    if (!shut)
+        return false;
+    size_t pos = 0, fl, inl = (size_t)(shut - open - 1);
+    const char *f, *in = open + 1;
+    if (!pdb_steplog_next_field(in, inl, ',', &pos, &f, &fl)) /* elapsed<left */
+        return false;
+    if (pdb_steplog_next_field(in, inl, ',', &pos, &f, &fl)) {
+        size_t nl = 0;
+        double v;
+        bool s_it = pdb_skip_suffix_mem(f, fl, "s/it", &nl);
+        if ((s_it || pdb_skip_suffix_mem(f, fl, "it/s", &nl)) && nl > 0 &&
+            pdb_units_number(f, nl, &v) == nl && v > 0) {
+            b->has_rate = true;
+            b->secs = s_it ? v : 1.0 / v;
+        }
+        if (pos < inl) /* past the last field, pos is beyond it */
+            postfix(b, in + pos, inl - pos);
+    }
+    return true;
+}
+
+bool pdb_steplog_lightning_bar(const char *s, size_t len)
+{
+    const char *t = s, *after;
+    size_t tl = pdb_steplog_trim(&t, len);
+    if (description(t, tl, &after) == BAR_NONE)
+        return false;
+    size_t rl = (size_t)(t + tl - after);
+    return pdb_steplog_find(after, rl, "%|") &&
+           (pdb_steplog_find(after, rl, "it/s") || pdb_steplog_find(after, rl, "s/it"));
+}
+
+static pdb_steplog_lightning *state(pdb_steplog *w)
+{
+    if (!w->lightning)
+        w->lightning = pdb_xcalloc(1, sizeof *w->lightning);
+    return w->lightning;
+}
+
+/* Writes the held training update. */
+static int flush(pdb_steplog *w, pdb_steplog_lightning *lt)
+{
+    if (!lt->held)
+        return PDB_OK;
+    lt->held = false;
+    const lt_bar *b = &lt->hold;
+    pdb_steplog_record(w, "lightning", b->line);
+    w->split = "train";
+    w->has_epoch = true;
+    w->epoch = (double)b->epoch;
+    w->has_step = true;
+    w->step = lt->base + lt->local - 1;
+    PDB_SL_SAW_COUNTER(w, "Epoch E: n/T bar (step = batches before + n - 1)");
+    if (pdb_steplog_value(w, "progress_total", 14, (double)b->total, "", "point", 0) != PDB_OK)
+        return PDB_ERR;
+    /* tqdm smooths its rate (EMA, smoothing=0.3) */
+    if (b->has_rate &&
+        pdb_steplog_value(w, "tqdm", 4, b->secs, PDB_UNIT_SECONDS, "moving_avg", 0) != PDB_OK)
+        return PDB_ERR;
+    for (int k = 0; k < b->npost; k++) {
+        /* before 2.0 Lightning put the mean loss of the last 20 batches there
+         * ('loss', next to v_num); 2.0 dropped it */
+        const char *agg = b->v_num && pdb_mem_is(b->post[k].name, b->post[k].nl, "loss")
+                              ? "moving_avg"
+                              : "point";
+        int r = pdb_steplog_text_value(w, b->post[k].name, b->post[k].nl, b->post[k].value,
+                                       b->post[k].vl, agg, 0);
+        if (r < 0)
+            return PDB_ERR;
+        if (r == 0)
+            pdb_skip(w->src, "progress bar value that is not a number");
+    }
+    return PDB_OK;
+}
+
+static void new_epoch(pdb_steplog_lightning *lt, const lt_bar *b)
+{
+    if (lt->have_epoch)
+        lt->base += lt->trained;
+    else /* a log that starts later: the epochs before had as many batches */
+        lt->base = b->epoch * b->total;
+    lt->have_epoch = true;
+    lt->epoch = b->epoch;
+    lt->offset = lt->last_n = lt->trained = 0;
+    lt->after_val = false;
+}
+
+static int epoch_bar(pdb_steplog *w, pdb_steplog_lightning *lt, lt_bar *b)
+{
+    if (!lt->have_epoch || b->epoch != lt->epoch) {
+        if (flush(w, lt) != PDB_OK)
+            return PDB_ERR;
+        new_epoch(lt, b);
+    }
+    if (lt->after_val) {
+        int64_t val = lt->val_done + lt->val_n;
+        lt->after_val = false;
+        if (val > 0 && b->n == lt->last_n + val) {
+            lt->offset += val; /* the validation batches, counted in the epoch bar */
+            lt->echoes++;
+        }
+    }
+    lt->last_n = b->n;
+    int64_t local = b->n - lt->offset;
+    if (local > lt->trained) {
+        if (flush(w, lt) != PDB_OK)
+            return PDB_ERR;
+        lt->hold = *b;
+        lt->held = true;
+        lt->local = lt->trained = local;
+        return 1;
+    }
+    if (lt->held && local == lt->local) {
+        lt->hold = *b; /* a redraw of the same update, with its postfix: the last wins */
+        pdb_steplog_saw_lines(w, 1);
+        return 1;
+    }
+    pdb_skip(w->src, local <= 0 ? "progress bar before its first batch"
+                                : "progress bar redrawn after validation");
+    return 1;
+}
+
+/* A validation bar: the training update before it is complete; the batches
+ * of each dataloader are added up (the bar restarts for the next one). */
+static int val_bar(pdb_steplog *w, pdb_steplog_lightning *lt, const lt_bar *b)
+{
+    if (flush(w, lt) != PDB_OK)
+        return PDB_ERR;
+    if (!lt->after_val) {
+        lt->after_val = true;
+        lt->val_done = lt->val_n = 0;
+    }
+    if (b->n < lt->val_n)
+        lt->val_done += lt->val_n;
+    lt->val_n = b->n;
+    pdb_skip(w->src, "validation progress bar (not a training step)");
+    return 1;
+}
+
+int pdb_steplog_lightning_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno)
+{
+    lt_bar b;
+    if (!parse_bar(s, len, &b)) {
+        const char *t = s, *after;
+        size_t tl = pdb_steplog_trim(&t, len);
+        if (description(t, tl, &after) == BAR_NONE)
+            return 0;
+        pdb_skip(w->src, "progress bar without a total");
+        return 1;
+    }
+    pdb_steplog_lightning *lt = state(w);
+    b.line = lineno;
+    switch (b.kind) {
+    case BAR_EPOCH:
+        b.epoch = 0;
+        pdb_steplog_int_after(s, len, "Epoch ", &b.epoch);
+        return epoch_bar(w, lt, &b);
+    case BAR_VAL:
+        return val_bar(w, lt, &b);
+    case BAR_SANITY:
+        pdb_skip(w->src, "sanity-check progress bar (not a training step)");
+        return 1;
+    default:
+        pdb_skip(w->src, "progress bar that counts no training step");
+        return 1;
+    }
+}
+
+int pdb_steplog_lightning_end(pdb_steplog *w)
+{
+    pdb_steplog_lightning *lt = w->lightning;
+    if (!lt)
+        return PDB_OK;
+    if (flush(w, lt) != PDB_OK)
+        return PDB_ERR;
+    if (lt->echoes > 0)
+        snprintf(w->hf_bar_note, sizeof w->hf_bar_note,
+                 "from the 'Epoch E' bar's training updates only (%lld validation runs were "
+                 "counted in that bar, as before Lightning 2.0: taken off its n)",
+                 (long long)lt->echoes);
+    else
+        snprintf(w->hf_bar_note, sizeof w->hf_bar_note,
+                 "from the 'Epoch E' bar's training updates only");
+    return PDB_OK;
+}
