@@ -492,6 +492,8 @@ int pdb_read_steplog(pdb_source *src)
     if (rc == PDB_OK && src->patterns)
         rc = pdb_sl_patterns_store(src->db, pat);
     pdb_steplog_close(&w);
+    pdb_steplog_box_free(w.box);
+    pdb_steplog_lightning_free(w.lightning);
     pdb_sl_reading_free(w.reading);
     if (w.gen)
         pdb_steplog_general_free(w.gen); /* made here, not by the writer */

@@ -265,6 +265,10 @@ void pdb_steplog_box_free(pdb_steplog_box *b);
  * DataLoader 0: ...", "Sanity Checking ..."); the line handler (1: taken);
  * _end writes the update it holds and says which bar timed the steps. */
 bool pdb_steplog_lightning_bar(const char *s, size_t len);
+/* What a Lightning bar's description ("Epoch 3", "Validation DataLoader 0")
+ * says it counts (PDB_BAR_*); *after is set past its ':'. */
+enum { PDB_BAR_NONE, PDB_BAR_EPOCH, PDB_BAR_VAL, PDB_BAR_SANITY, PDB_BAR_OTHER };
+int pdb_steplog_lightning_desc(const char *t, size_t tl, const char **after);
 int pdb_steplog_lightning_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno);
 int pdb_steplog_lightning_end(pdb_steplog *w);
 void pdb_steplog_lightning_free(pdb_steplog_lightning *lt);

@@ -13,7 +13,8 @@
  * and a key ending in '/' opens a section, and the indented rows under it are
  * named with it ("rollout/ep_len_mean", as SB3 writes them to progress.csv);
  * baselines' flat tables ("| eplenmean | 123 |") keep their keys. The record's
- * step is the first counter row found in counter_names' order; time_elapsed
+ * step is the first counter row found in counter_names' order, its epoch an
+ * 'epoch' row; a table with neither is kept but is no step. time_elapsed
  * is the clock since learn() started (cumulative, so the writer's pass takes
  * its differences as step times), fps a running mean since then.
  *
@@ -140,14 +141,29 @@ static int emit(pdb_steplog *w, pdb_steplog_box *b)
             if (leaf_is(&b->rows[i], counter_names[k]) && row_number(&b->rows[i], &step))
                 counter = i;
     pdb_steplog_record(w, "table", b->line);
+    int epoch = -1;
+    double e = 0;
+    for (int i = 0; i < n && epoch < 0; i++)
+        if ((leaf_is(&b->rows[i], "epoch") || leaf_is(&b->rows[i], "epochs")) &&
+            row_number(&b->rows[i], &e))
+            epoch = i;
     if (counter >= 0) {
         w->has_step = pdb_steplog_to_int(step, &w->step);
         pdb_steplog_saw_counter_named(w, "boxed table row '%.*s'", b->rows[counter].name,
                                       b->rows[counter].nl);
+    } else if (epoch >= 0) { /* baselines' HER: one table per epoch, no step */
+        pdb_steplog_saw_counter_named(w, "boxed table row '%.*s' (epoch only)",
+                                      b->rows[epoch].name, b->rows[epoch].nl);
+    } else {
+        w->is_step = false; /* a table of some other numbers: kept, not a step */
+    }
+    if (epoch >= 0) {
+        w->has_epoch = true;
+        w->epoch = e;
     }
     pdb_steplog_saw_lines(w, lines - 1);
     for (int i = 0; i < n; i++)
-        if (i != counter && store_row(w, &b->rows[i]) != PDB_OK)
+        if (i != counter && i != epoch && store_row(w, &b->rows[i]) != PDB_OK)
             return PDB_ERR;
     for (; b->dropped > 0; b->dropped--)
         pdb_skip(w->src, "table row beyond the record's limit");

@@ -36,8 +36,6 @@
 #define LT_POST 16     /* postfix values kept per update */
 #define LT_TEXT 48
 
-enum { BAR_NONE, BAR_EPOCH, BAR_VAL, BAR_SANITY, BAR_OTHER };
-
 typedef struct {
     char name[LT_TEXT], value[LT_TEXT];
     size_t nl, vl;
@@ -72,38 +70,6 @@ void pdb_steplog_lightning_free(pdb_steplog_lightning *lt)
     free(lt);
 }
 
-/* What a bar's description says it counts. */
-static int bar_kind(const char *d, size_t dl)
-{
-    const char *rest;
-    size_t rl;
-    if (pdb_skip_prefix_mem(d, dl, "Epoch ", &rest, &rl)) {
-        for (size_t i = 0; i < rl; i++)
-            if (!isdigit((unsigned char)rest[i]))
-                return BAR_NONE;
-        return rl > 0 ? BAR_EPOCH : BAR_NONE;
-    }
-    if (pdb_skip_prefix_mem(d, dl, "Validation", NULL, NULL))
-        return BAR_VAL;
-    if (pdb_skip_prefix_mem(d, dl, "Sanity Checking", NULL, NULL))
-        return BAR_SANITY;
-    if (pdb_skip_prefix_mem(d, dl, "Training", NULL, NULL) ||
-        pdb_skip_prefix_mem(d, dl, "Testing", NULL, NULL) ||
-        pdb_skip_prefix_mem(d, dl, "Predicting", NULL, NULL))
-        return BAR_OTHER;
-    return BAR_NONE;
-}
-
-/* "NAME: ...": the description and its kind; *after is past the ':'. */
-static int description(const char *t, size_t tl, const char **after)
-{
-    const char *colon = memchr(t, ':', tl);
-    if (!colon || colon == t)
-        return BAR_NONE;
-    *after = colon + 1;
-    return bar_kind(t, (size_t)(colon - t));
-}
-
 /* "loss=0.341, v_num=vakz": the postfix of a drawing. */
 static void postfix(lt_bar *b, const char *p, size_t pl)
 {
@@ -134,8 +100,8 @@ static bool parse_bar(const char *s, size_t len, lt_bar *b)
     const char *t = s, *after;
     size_t tl = pdb_steplog_trim(&t, len);
     memset(b, 0, offsetof(lt_bar, post));
-    b->kind = description(t, tl, &after);
-    if (b->kind == BAR_NONE)
+    b->kind = pdb_steplog_lightning_desc(t, tl, &after);
+    if (b->kind == PDB_BAR_NONE)
         return false;
     const char *end = t + tl;
     const char *bar = pdb_steplog_after(after, (size_t)(end - after), "%|");
@@ -169,17 +135,6 @@ static bool parse_bar(const char *s, size_t len, lt_bar *b)
             postfix(b, in + pos, inl - pos);
     }
     return true;
-}
-
-bool pdb_steplog_lightning_bar(const char *s, size_t len)
-{
-    const char *t = s, *after;
-    size_t tl = pdb_steplog_trim(&t, len);
-    if (description(t, tl, &after) == BAR_NONE)
-        return false;
-    size_t rl = (size_t)(t + tl - after);
-    return pdb_steplog_find(after, rl, "%|") &&
-           (pdb_steplog_find(after, rl, "it/s") || pdb_steplog_find(after, rl, "s/it"));
 }
 
 static pdb_steplog_lightning *state(pdb_steplog *w)
@@ -295,7 +250,7 @@ int pdb_steplog_lightning_line(pdb_steplog *w, const char *s, size_t len, int64_
     if (!parse_bar(s, len, &b)) {
         const char *t = s, *after;
         size_t tl = pdb_steplog_trim(&t, len);
-        if (description(t, tl, &after) == BAR_NONE)
+        if (pdb_steplog_lightning_desc(t, tl, &after) == PDB_BAR_NONE)
             return 0;
         pdb_skip(w->src, "progress bar without a total");
         return 1;
@@ -303,13 +258,13 @@ int pdb_steplog_lightning_line(pdb_steplog *w, const char *s, size_t len, int64_
     pdb_steplog_lightning *lt = state(w);
     b.line = lineno;
     switch (b.kind) {
-    case BAR_EPOCH:
+    case PDB_BAR_EPOCH:
         b.epoch = 0;
         pdb_steplog_int_after(s, len, "Epoch ", &b.epoch);
         return epoch_bar(w, lt, &b);
-    case BAR_VAL:
+    case PDB_BAR_VAL:
         return val_bar(w, lt, &b);
-    case BAR_SANITY:
+    case PDB_BAR_SANITY:
         pdb_skip(w->src, "sanity-check progress bar (not a training step)");
         return 1;
     default:

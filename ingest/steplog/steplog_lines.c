@@ -475,6 +475,51 @@ static bool numbered(const char *s, size_t len, const char *key, char after)
     return !after || (i < len && s[i] == after);
 }
 
+/* ---- PyTorch Lightning's bars (read by steplog_lightning.c) ---------------- */
+
+/* What a bar's description says it counts. */
+static int bar_kind(const char *d, size_t dl)
+{
+    const char *rest;
+    size_t rl;
+    if (pdb_skip_prefix_mem(d, dl, "Epoch ", &rest, &rl)) {
+        for (size_t i = 0; i < rl; i++)
+            if (!isdigit((unsigned char)rest[i]))
+                return PDB_BAR_NONE;
+        return rl > 0 ? PDB_BAR_EPOCH : PDB_BAR_NONE;
+    }
+    if (pdb_skip_prefix_mem(d, dl, "Validation", NULL, NULL))
+        return PDB_BAR_VAL;
+    if (pdb_skip_prefix_mem(d, dl, "Sanity Checking", NULL, NULL))
+        return PDB_BAR_SANITY;
+    if (pdb_skip_prefix_mem(d, dl, "Training", NULL, NULL) ||
+        pdb_skip_prefix_mem(d, dl, "Testing", NULL, NULL) ||
+        pdb_skip_prefix_mem(d, dl, "Predicting", NULL, NULL))
+        return PDB_BAR_OTHER;
+    return PDB_BAR_NONE;
+}
+
+/* "NAME: ...": the description and its kind; *after is past the ':'. */
+int pdb_steplog_lightning_desc(const char *t, size_t tl, const char **after)
+{
+    const char *colon = memchr(t, ':', tl);
+    if (!colon || colon == t)
+        return PDB_BAR_NONE;
+    *after = colon + 1;
+    return bar_kind(t, (size_t)(colon - t));
+}
+
+bool pdb_steplog_lightning_bar(const char *s, size_t len)
+{
+    const char *t = s, *after;
+    size_t tl = pdb_steplog_trim(&t, len);
+    if (pdb_steplog_lightning_desc(t, tl, &after) == PDB_BAR_NONE)
+        return false;
+    size_t rl = (size_t)(t + tl - after);
+    return pdb_steplog_find(after, rl, "%|") &&
+           (pdb_steplog_find(after, rl, "it/s") || pdb_steplog_find(after, rl, "s/it"));
+}
+
 pdb_steplog_linekind pdb_steplog_classify(const char *s, size_t len)
 {
     const char *t = s, *rest;

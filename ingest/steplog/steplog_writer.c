@@ -504,8 +504,6 @@ int pdb_steplog_open(pdb_steplog *w)
 void pdb_steplog_close(pdb_steplog *w)
 {
     pdb_sl_close(w->store);
-    pdb_steplog_box_free(w->box);
-    pdb_steplog_lightning_free(w->lightning);
     pdb_buf_free(&w->ds_held.text);
     pdb_db_release(w->ins_note);
     pdb_db_release(w->ins_block);
