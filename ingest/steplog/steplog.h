@@ -88,6 +88,8 @@ typedef struct pdb_steplog {
     /* state of the text family, kept across lines */
     bool has_iter, has_ds_step, has_ppo, has_tt;
     int64_t iter, iter_window, ds_step, ppo_step, tt_step, timer_lines;
+    bool has_pipe_step;          /* DeepSpeed's pipeline engine printed "steps: N ..." */
+    int64_t pipe_step;
     double tt_wall;
     double ppo_epoch;            /* DeepSpeed-Chat: the epoch of the last "epoch: E|step: N" */
     int64_t meg_first_record;    /* first iteration record, window unknown until the next */

@@ -540,6 +540,8 @@ pdb_steplog_linekind pdb_steplog_classify(const char *s, size_t len)
         (pdb_skip_prefix_mem(t, tl, "time (ms) |", &rest, &restlen) && memchr(rest, ':', restlen)))
         return PDB_SL_MEGATRON;
     if (pdb_steplog_find(s, len, "SamplesPerSec=") ||
+        (pdb_skip_prefix_mem(t, tl, "steps: ", NULL, NULL) &&
+         pdb_steplog_find(t, tl, " iter time (s): ")) ||
         (numbered(s, len, "] step=", ',') && pdb_steplog_find(s, len, "skipped=")) ||
         (pdb_steplog_find(s, len, "] time (ms) |") || pdb_steplog_find(s, len, " rank=0 time (ms) |")) ||
         pdb_steplog_find(s, len, "|E2E latency=") ||

@@ -384,9 +384,97 @@ int pdb_steplog_deepspeed_end(pdb_steplog *w)
     return store_held(w, "");
 }
 
+/* The "name: value" pairs after the counter of a pipeline-engine line:
+ * names are the words up to a word ending in ':' ("lm loss:", "iter time
+ * (s):"), values one number each. iter time is stored as "iter time" with
+ * its unit (a step time by the metric rules), samples/sec as a rate. */
+static int pipeline_values(pdb_steplog *w, const char *t, size_t tl, size_t i, int64_t window,
+                           bool *has_time)
+{
+    size_t name_at = i;
+    while (i < tl) {
+        while (i < tl && t[i] == ' ')
+            i++;
+        size_t e = i;
+        while (e < tl && t[e] != ' ')
+            e++;
+        if (e == i)
+            break;
+        if (t[e - 1] != ':') {
+            i = e;
+            continue;
+        }
+        const char *name = t + name_at;
+        size_t nl = e - 1 - name_at;
+        while (nl > 0 && *name == ' ')
+            name++, nl--;
+        size_t v = e;
+        while (v < tl && t[v] == ' ')
+            v++;
+        size_t ve = v;
+        while (ve < tl && t[ve] != ' ')
+            ve++;
+        double x;
+        i = name_at = ve;
+        if (ve == v || pdb_units_number(t + v, ve - v, &x) != ve - v)
+            continue;
+        int rc;
+        if (nl == 13 && memcmp(name, "iter time (s)", 13) == 0) {
+            /* the first line's window is unknown: kept, not as a step time */
+            const char *n = window ? "iter time" : "iter time (first window)";
+            rc = pdb_steplog_value(w, n, strlen(n), x, PDB_UNIT_SECONDS, "interval_mean", window);
+            *has_time = true;
+        } else if (nl == 11 && memcmp(name, "samples/sec", 11) == 0) {
+            /* named as the general reader names a rate: PRINTED/samples_per_second */
+            rc = pdb_steplog_value(w, "samples/sec/samples_per_second", 30, x, "samples/s",
+                                   "interval_mean", window);
+        } else {
+            rc = pdb_steplog_value(w, name, nl, x, NULL, "interval_mean", window);
+        }
+        if (rc != PDB_OK)
+            return PDB_ERR;
+    }
+    return PDB_OK;
+}
+
+/* DeepSpeed's pipeline engine (and Megatron-DeepSpeed, diffusion-pipe on
+ * it), every steps_per_print steps: "steps: 10 loss: 0.6882 iter time (s):
+ * 0.291 samples/sec: 109.922", iter time being the mean over the steps since
+ * its last line (train_batch's timer); MoE runs add "lm loss: ... moe loss:
+ * ..." before it. */
+static int pipeline_line(pdb_steplog *w, const char *t, size_t tl, int64_t lineno)
+{
+    size_t i = strlen("steps: ");
+    int64_t step;
+    if (!pdb_steplog_read_int(t, tl, &i, &step)) {
+        pdb_steplog_malformed(w, lineno, "expected 'steps: N loss: X iter time (s): T'");
+        return 1;
+    }
+    int64_t window = w->has_pipe_step && step > w->pipe_step ? step - w->pipe_step : 0;
+    w->has_pipe_step = true;
+    w->pipe_step = step;
+    pdb_steplog_record(w, "ds_pipe", lineno);
+    w->has_step = true;
+    w->step = step;
+    PDB_SL_SAW_COUNTER(w, "\"steps: N\" (pipeline engine)");
+    bool has_time = false;
+    if (pipeline_values(w, t, tl, i, window, &has_time) != PDB_OK)
+        return PDB_ERR;
+    if (!has_time)
+        pdb_steplog_malformed(w, lineno, "expected 'iter time (s): T' after 'steps: N'");
+    return 1;
+}
+
 int pdb_steplog_deepspeed_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno)
 {
     const char *p;
+    {
+        const char *t = s;
+        size_t tl = pdb_steplog_trim(&t, len);
+        if (pdb_skip_prefix_mem(t, tl, "steps: ", NULL, NULL) &&
+            pdb_steplog_find(t, tl, " iter time (s): "))
+            return pipeline_line(w, t, tl, lineno);
+    }
     if ((p = pdb_steplog_find(s, len, "] step=")) && pdb_steplog_find(s, len, "skipped=")) {
         int64_t step = 0;
         if (!pdb_steplog_int_after(s, len, "] step=", &step)) {
