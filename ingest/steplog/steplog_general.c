@@ -2251,7 +2251,15 @@ static int step_time_from_rate(pdb_steplog *w, const pdb_steplog_general *g, con
              (pdb_steplog_name_class(w, p->name, p->nl, k) & PDB_SL_NAME_STEP_TIME)))
             return PDB_OK;
         double f;
+        /* printed with the value, said by the name's suffix, or the name is
+         * the unit itself (mlx-lm's "It/sec 0.512") */
         const char *u = p->unit && p->unit[0] ? p->unit : pdb_units_from_name(p->name, p->nl, &f);
+        if (!u && p->nl < 16) {
+            char low[16];
+            for (size_t c = 0; c < p->nl; c++)
+                low[c] = (char)tolower((unsigned char)p->name[c]);
+            u = pdb_units_canon(low, p->nl, &f);
+        }
         if (rate < 0 && u && strcmp(u, "1/s") == 0 && p->v > 0 && !per_device(p->name, p->nl))
             rate = k;
     }
