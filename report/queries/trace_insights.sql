@@ -54,6 +54,14 @@ WITH steps AS (SELECT rank, sum(dur_ns) AS step_ns, sum(dataloader_ns) AS dl_ns,
    AND w.ok) AS windows FROM cpb b GROUP BY rank),
  cpr AS (SELECT b.*, t.ns AS total, t.windows, row_number() OVER (PARTITION BY b.rank
    ORDER BY b.ns DESC) AS n FROM cpb b JOIN cpt t USING (rank) WHERE t.ns > 0),
+ -- what backs (or contradicts) a CPU-bound path: how idle the GPU is, and
+ -- which launch-overhead cures the trace already uses (issue 34: a busy,
+ -- compiled, graphed run was told to compile and graph)
+ gidle AS (SELECT rank, 100.0 * idle_ns / kernel_time_ns AS idle_pct FROM analysis_gpu
+   WHERE run_id = ?1 AND mode = 'exact' AND kernel_time_ns > 0),
+ cures AS (SELECT rank, max(name IN ('cudaGraphLaunch', 'hipGraphLaunch')) AS graphs,
+   max(name GLOB '*CompiledFunction*' OR name GLOB 'Torch-Compiled Region*') AS compiled
+   FROM ops GROUP BY rank),
  peaks AS (SELECT k.*, CASE k.device_type WHEN 0 THEN 'CPU' WHEN 1 THEN 'GPU ' || k.device_id
    ELSE 'device type ' || k.device_type || ':' || k.device_id END AS dev,
    (SELECT min(s.step) FROM analysis_memory_peaks s WHERE s.run_id = k.run_id
@@ -102,13 +110,23 @@ WITH steps AS (SELECT rank, sum(dur_ns) AS step_ns, sum(dataloader_ns) AS dl_ns,
        AND x.bound = 'GPU communication'), 0) / total,
      100.0 * coalesce((SELECT ns FROM cpb x WHERE x.rank = cpr.rank AND x.bound = 'waiting'), 0)
        / total,
-     CASE bound WHEN 'CPU-bound' THEN 'the GPU waits for the CPU (launch overhead, Python, '
-       || 'syncs): less CPU work per kernel (CUDA graphs, torch.compile, larger kernels) first'
-     WHEN 'GPU compute' THEN 'faster kernels shorten the step: the top kernels first'
-     WHEN 'GPU communication' THEN 'communication is on the path: overlap it with compute '
+     CASE WHEN bound = 'CPU-bound' AND coalesce(gi.idle_pct, 100) < 20
+       THEN printf('but the GPU is busy %.0f%% of its span: the CPU work on the path runs while '
+         || 'kernels of other work keep the GPU busy, so less CPU work can gain at most the '
+         || '%.0f%% idle time', 100 - gi.idle_pct, gi.idle_pct)
+     WHEN bound = 'CPU-bound' THEN 'the GPU waits for the CPU (launch overhead, Python, '
+       || 'syncs): ' || CASE WHEN cu.graphs AND cu.compiled
+         THEN 'the trace already uses CUDA graphs and torch.compile: less Python per step, '
+           || 'fewer and larger kernels'
+         WHEN cu.graphs THEN 'the trace already uses CUDA graphs: torch.compile, larger kernels'
+         WHEN cu.compiled THEN 'the trace already uses torch.compile: CUDA graphs '
+           || '(mode="reduce-overhead"), larger kernels'
+         ELSE 'less CPU work per kernel (CUDA graphs, torch.compile, larger kernels) first' END
+     WHEN bound = 'GPU compute' THEN 'faster kernels shorten the step: the top kernels first'
+     WHEN bound = 'GPU communication' THEN 'communication is on the path: overlap it with compute '
        || 'or shrink it'
      ELSE 'kernels wait for their launch or for each other: the GPU idles on the path' END)
-   FROM cpr WHERE n = 1
+   FROM cpr LEFT JOIN gidle gi USING (rank) LEFT JOIN cures cu USING (rank) WHERE n = 1
  UNION ALL SELECT rank, 'peak memory', CASE WHEN ?5 THEN short_name(op) ELSE op END, NULL, NULL,
    printf('%.4g MiB allocated on %s%s, the most of the trace (%.4g MiB reserved at most)',
      peak_allocated_bytes / 1048576.0, dev,

@@ -25,6 +25,7 @@
 import gzip
 import json
 import os
+import sqlite3
 import subprocess
 from decimal import Decimal
 from fractions import Fraction
@@ -156,7 +157,47 @@ def check_critical(c, db, name):
         g = got.get(rank)
         c.true(f"{name} rank {rank}: critical path bound {group}, {v} ns, {share:.2f}%",
                g is not None and g[0] == group and g[1] == v and abs(g[2] - share) <= 0.005, g)
+    check_advice(c, db, name, found)
     return len(want)
+
+
+ADVICE_SEEN = {"busy": 0, "already": 0}
+
+
+def check_advice(c, db, name, found):
+    """The advice of a CPU-bound path follows the measured facts (issue 34): a
+    GPU busy most of its span (idle below 20%) gets no "the GPU waits for the
+    CPU"; a trace that already launches CUDA graphs or runs compiled regions
+    is not told to use them."""
+    if not any(r["item"] == "CPU-bound" for r in found):
+        return
+    code, out, _ = run("report", "--run", name, "gpu", "--format", "json", db=db, check=False)
+    idle = {r["rank"]: r["idle_pct"] for r in json.loads(out)} if code == 0 else {}
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        names = {rank: {n for (n,) in con.execute(
+            "SELECT DISTINCT name FROM analysis_ops WHERE run_id = (SELECT run_id FROM runs "
+            "WHERE name = ?) AND rank = ?", (name, rank))} for rank in idle}
+    finally:
+        con.close()
+    for r in found:
+        if r["item"] != "CPU-bound":
+            continue
+        ev, rank = r["evidence"], r["rank"]
+        if idle.get(rank) is not None and idle[rank] < 20:
+            c.true(f"{name} rank {rank}: GPU idle {idle[rank]:.1f}%: the advice says the GPU "
+                   "is busy, not that it waits", "but the GPU is busy" in ev and
+                   "the GPU waits for the CPU" not in ev, ev)
+            ADVICE_SEEN["busy"] += 1
+            continue
+        graphs = bool(names.get(rank, set()) & {"cudaGraphLaunch", "hipGraphLaunch"})
+        compiled = any("CompiledFunction" in n or n.startswith("Torch-Compiled Region")
+                       for n in names.get(rank, set()))
+        ADVICE_SEEN["already"] += graphs or compiled
+        c.true(f"{name} rank {rank}: the advice names only cures the trace does not use "
+               f"(graphs {graphs}, compiled {compiled})",
+               ("already uses CUDA graphs" in ev) == graphs and
+               ("torch.compile" not in ev or not compiled or "already uses" in ev), ev)
 
 
 def check_peak_memory(c, tmp):
@@ -265,6 +306,9 @@ def main():
         c.true(f"critical path findings on {with_path} corpus traces",
                with_path >= (2 if CHECKED else 5), with_path)
         print(f"critical path findings checked on {with_path} corpus traces")
+        if not CHECKED:  # both corrected advices occur on the corpus
+            c.true("a CPU-bound path on a busy GPU and one on a graphed/compiled trace",
+                   ADVICE_SEEN["busy"] > 0 and ADVICE_SEEN["already"] > 0, ADVICE_SEEN)
         check_peak_memory(c, tmp)
         check_stragglers(c, tmp, db)
     c.close()
