@@ -52,6 +52,12 @@ WITH steps AS (SELECT rank, sum(dur_ns) AS step_ns, sum(dataloader_ns) AS dl_ns,
    FROM cp_bounds WHERE kind = 'bound' AND name <> '' GROUP BY 1, 2),
  cpt AS (SELECT rank, sum(ns) AS ns, (SELECT count(*) FROM cp_windows w WHERE w.rank = b.rank
    AND w.ok) AS windows FROM cpb b GROUP BY rank),
+ -- what the path covers of its iterations: a path shorter than its steps,
+ -- or starting late in them, is said, not left for the reader to wonder
+ cpw AS (SELECT rank, sum(end_ts - start_ts) AS win_ns, sum(last_ts - first_ts) AS span_ns,
+   (SELECT first_ts - start_ts FROM cp_windows f WHERE f.rank = w.rank AND f.ok
+     ORDER BY instance LIMIT 1) AS lead_ns
+   FROM cp_windows w WHERE ok GROUP BY rank),
  cpr AS (SELECT b.*, t.ns AS total, t.windows, row_number() OVER (PARTITION BY b.rank
    ORDER BY b.ns DESC) AS n FROM cpb b JOIN cpt t USING (rank) WHERE t.ns > 0),
  -- what backs (or contradicts) a CPU-bound path: how idle the GPU is, and
@@ -99,9 +105,12 @@ WITH steps AS (SELECT rank, sum(dur_ns) AS step_ns, sum(dataloader_ns) AS dl_ns,
    FROM analysis_gpu WHERE run_id = ?1 AND mode = 'exact'
    AND kernel_time_ns > 0 AND 100.0 * idle_ns / kernel_time_ns > ?4
  UNION ALL SELECT rank, 'critical path', bound, ns, 100.0 * ns / total,
-   printf('the largest part of the critical path of the first %d iteration%s (%.1f ms): '
+   printf('the largest part of the critical path of the first %d iteration%s (%.1f ms%s): '
      || 'CPU-bound %.0f%%, GPU compute %.0f%%, GPU communication %.0f%%, waiting %.0f%%; %s',
      windows, CASE windows WHEN 1 THEN '' ELSE 's' END, total / 1e6,
+     CASE WHEN cw.win_ns > 0 AND cw.span_ns < 0.9 * cw.win_ns
+       THEN printf(', spanning %.1f ms of their %.1f ms, from %.1f ms into the first',
+         cw.span_ns / 1e6, cw.win_ns / 1e6, coalesce(cw.lead_ns, 0) / 1e6) ELSE '' END,
      100.0 * coalesce((SELECT ns FROM cpb x WHERE x.rank = cpr.rank AND x.bound = 'CPU-bound'), 0)
        / total,
      100.0 * coalesce((SELECT ns FROM cpb x WHERE x.rank = cpr.rank
@@ -126,7 +135,8 @@ WITH steps AS (SELECT rank, sum(dur_ns) AS step_ns, sum(dataloader_ns) AS dl_ns,
      WHEN bound = 'GPU communication' THEN 'communication is on the path: overlap it with compute '
        || 'or shrink it'
      ELSE 'kernels wait for their launch or for each other: the GPU idles on the path' END)
-   FROM cpr LEFT JOIN gidle gi USING (rank) LEFT JOIN cures cu USING (rank) WHERE n = 1
+   FROM cpr LEFT JOIN gidle gi USING (rank) LEFT JOIN cures cu USING (rank)
+   LEFT JOIN cpw cw USING (rank) WHERE n = 1
  UNION ALL SELECT rank, 'peak memory', CASE WHEN ?5 THEN short_name(op) ELSE op END, NULL, NULL,
    printf('%.4g MiB allocated on %s%s, the most of the trace (%.4g MiB reserved at most)',
      peak_allocated_bytes / 1048576.0, dev,
