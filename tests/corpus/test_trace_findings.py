@@ -180,11 +180,13 @@ def check_advice(c, db, name, found):
     finally:
         con.close()
     for r in found:
-        m = re.search(r"spanning ([0-9.]+) ms of their ([0-9.]+) ms, from ([0-9.]+) ms", r["evidence"])
+        m = re.search(r"spanning ([0-9.]+) ms of their ([0-9.]+) ms, from ([0-9.]+) ms",
+                      r["evidence"])
         if m:  # said only when the path covers less than 90% of its iterations
             a, b, lead = (float(x) for x in m.groups())
             c.true(f"{name} rank {r['rank']}: the path's span {a} ms is said as short of its "
-                   f"iterations' {b} ms, from {lead} ms in", a < 0.9 * b + 0.05 and lead <= b, m.group(0))
+                   f"iterations' {b} ms, from {lead} ms in",
+                   a < 0.9 * b + 0.05 and lead <= b, m.group(0))
             ADVICE_SEEN["span"] += 1
         if r["item"] != "CPU-bound":
             continue
