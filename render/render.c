@@ -130,7 +130,8 @@ static void format_real(double v, char *buf, size_t cap)
     }
 }
 
-/* Tables and Markdown are read by people: three decimals are enough. */
+/* Tables and Markdown are read by people: three decimals are enough (three
+ * significant digits below 0.0005). */
 static bool reading_format(pdb_out_format f)
 {
     return f == PDB_OUT_TABLE || f == PDB_OUT_MD;
@@ -138,6 +139,12 @@ static bool reading_format(pdb_out_format f)
 
 static void trimmed_fixed(double v, char *buf, size_t cap)
 {
+    /* a small non-zero value keeps three significant digits: a p-value of
+     * 0.000131 or 7.63e-06 MiB is not "0" (issue 34) */
+    if (v != 0 && fabs(v) < 0.0005) {
+        snprintf(buf, cap, "%.3g", v);
+        return;
+    }
     int n = snprintf(buf, cap, "%.3f", v);
     while (n > 0 && buf[n - 1] == '0')
         buf[--n] = '\0';

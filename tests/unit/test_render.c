@@ -49,6 +49,13 @@ int main(void)
                PDB_UNIT_NS);
     CHECK_STR(s, "kernel        n\n------------  -\nabcdef\xE2\x80\xA6vwxyz  3\n");
     free(s);
+    /* people read three decimals, and three significant digits of a small
+     * value: a p-value 0.000131 is not "0" */
+    s = render(db, "SELECT 0.000131 AS p, 7.629e-06 AS mib, 0.0015 AS a, 1.23456 AS b, 0.0 AS z",
+               PDB_OUT_TABLE, PDB_UNIT_NS);
+    CHECK_STR(s, "       p       mib      a      b  z\n--------  --------  -----  -----  -\n"
+                 "0.000131  7.63e-06  0.002  1.235  0\n");
+    free(s);
     char cut[64];
     pdb_ellipsize("h\xC3\xA9llo w\xC3\xB6rld!", 7, cut, sizeof cut);
     CHECK_STR(cut, "h\xC3\xA9l\xE2\x80\xA6ld!");
