@@ -199,6 +199,9 @@ static void count_line(evidence *ev, const char *s, size_t l)
     const char *t = s;
     size_t tl = pdb_steplog_trim(&t, l);
     ev->nonblank += tl > 0;
+    size_t jp = pdb_steplog_json_payload(t, tl); /* after a log prefix: fairseq's json */
+    t += jp;
+    tl -= jp;
     if (tl >= 2 && t[0] == '{' && t[1] == '"' && (t[tl - 1] == '}' || jsonl_step_key(t, tl))) {
         ev->jsonl++;
         if (pdb_steplog_find(t, tl, "\"data_time\"") && pdb_steplog_find(t, tl, "\"iteration\""))

@@ -153,6 +153,11 @@ size_t pdb_steplog_launcher_prefix(const char *s, size_t len, bool labels, int64
  * nearly all of them start with one, and the labels repeat (a counter such
  * as darknet's "1000: 0.51, ..." does not). */
 bool pdb_steplog_labelled(const char *d, size_t len, char eol);
+/* Where a JSON object that ends the line starts after a log prefix
+ * (fairseq --log-format json: "2021-03-01 10:01:00 | INFO | train_inner |
+ * {"epoch": 1, ...}"): its offset, or 0 when the line holds no such object
+ * (or opens with it). */
+size_t pdb_steplog_json_payload(const char *s, size_t len);
 /* Whether the current line's launcher prefix named a rank; sets w->rank. */
 bool pdb_steplog_launcher_rank(pdb_steplog *w);
 

@@ -105,7 +105,7 @@ static bool key_is(const char *k, const char *const *names)
 }
 
 static const char *const step_keys[] = {"step", "iteration", "global_step", "_step", "iter",
-                                        "current_steps",
+                                        "current_steps", "num_updates",
                                         "trainer/global_step", "train/global_step", NULL};
 static const char *const epoch_keys[] = {"epoch", "train/epoch", NULL};
 static const char *const wall_keys[] = {"_timestamp", "timestamp", "wall_time", "walltime", NULL};
@@ -495,14 +495,29 @@ static void jl_from_tree(jl_record *r, yajl_val obj, int depth)
 
 /* ---- the record's rules ---------------------------------------------------- */
 
+/* A context key's number, printed as a number or as a string of one
+ * (fairseq's json log quotes its numbers: "num_updates": "100"). */
+static bool context_number(const jl_record *r, const jl_entry *e, double *out)
+{
+    if (e->type == J_NUMBER) {
+        *out = e->num;
+        return true;
+    }
+    if (e->type != J_STRING || e->kind == K_VALUE || e->kind == K_CUMULATIVE)
+        return false;
+    const char *t = jl_text(r, e->str);
+    size_t n = strlen(t);
+    return n > 0 && pdb_units_number(t, n, out) == n;
+}
+
 /* Sets step/epoch/wall/rank of the record from its keys. */
 static void record_context(pdb_steplog *w, const jl_record *r)
 {
     for (size_t i = 0; i < r->n; i++) {
         const jl_entry *e = &r->e[i];
-        if (e->depth != 0 || e->type != J_NUMBER)
+        double d;
+        if (e->depth != 0 || !context_number(r, e, &d))
             continue;
-        double d = e->num;
         if (e->kind == K_STEP && !w->has_step) {
             w->has_step = pdb_steplog_to_int(d, &w->step);
             pdb_steplog_saw_counter_named(w, "key \"%.*s\"", r->text.p + e->name,
@@ -622,9 +637,35 @@ static bool log_has_train_keys(pdb_steplog *w)
            pdb_steplog_find(t, len, "\"learning_rate\"");
 }
 
+/* Whether every value key of the record starts with the same word and '_'
+ * ("train_loss", "train_ppl", "train_wall"). */
+static bool one_prefix(const jl_record *r)
+{
+    const char *first = NULL;
+    size_t fl = 0;
+    int n = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        const jl_entry *e = &r->e[i];
+        if (e->depth != 0 || is_context(e))
+            continue;
+        const char *k = jl_text(r, e->name);
+        const char *us = strchr(k, '_');
+        if (!us || us - k < 3)
+            return false;
+        if (!first) {
+            first = k;
+            fl = (size_t)(us - k) + 1;
+        } else if (strncmp(k, first, fl) != 0) {
+            return false;
+        }
+        n++;
+    }
+    return n >= 2;
+}
+
 int pdb_steplog_read_jsonl(pdb_steplog *w)
 {
-    bool log_trains = log_has_train_keys(w);
+    bool log_trains = log_has_train_keys(w), stepped = false;
     pdb_buf buf = PDB_BUF_INIT;
     jl_record *rec = pdb_xcalloc(1, sizeof *rec);
     const char *line;
@@ -636,6 +677,13 @@ int pdb_steplog_read_jsonl(pdb_steplog *w)
             pdb_skip(w->src, "blank line");
             continue;
         }
+        /* after a log prefix (fairseq --log-format json): its timestamp is
+         * the record's wall time */
+        size_t jp = pdb_steplog_json_payload(line, len);
+        double wall = 0;
+        bool has_wall = jp > 0 && pdb_steplog_timestamp_any(line, jp, &wall) > 0;
+        line += jp;
+        len -= jp;
         if (line[0] != '{') {
             pdb_skip(w->src, "not a JSON object line");
             continue;
@@ -652,8 +700,18 @@ int pdb_steplog_read_jsonl(pdb_steplog *w)
             continue;
         }
         pdb_steplog_record(w, w->flavor, w->lineno);
+        w->has_wall = has_wall;
+        w->wall = wall;
         record_context(w, rec);
         record_split(w, rec, log_trains);
+        /* a record without a step after stepped ones, its keys all under one
+         * prefix, sums them up (fairseq's end-of-epoch "train" line:
+         * train_loss, train_wall, ..., no num_updates) */
+        if (!w->has_step && stepped && w->is_step && one_prefix(rec)) {
+            w->split = "summary";
+            w->is_step = false;
+        }
+        stepped |= w->has_step && w->is_step;
         rc = record_values(w, rec);
     }
     pdb_buf_free(&buf);

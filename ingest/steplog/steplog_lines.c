@@ -204,6 +204,24 @@ size_t pdb_steplog_launcher_prefix(const char *s, size_t len, bool labels, int64
     return at;
 }
 
+size_t pdb_steplog_json_payload(const char *s, size_t len)
+{
+    while (len > 0 && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\r'))
+        len--;
+    if (len < 4 || s[len - 1] != '}')
+        return 0;
+    /* the prefix is short, holds no brace, and ends in a separator */
+    size_t lim = len < 256 ? len : 256;
+    for (size_t k = 1; k + 1 < lim; k++) {
+        if (s[k] == '{')
+            return s[k + 1] == '"' && (s[k - 1] == ' ' || s[k - 1] == '\t' || s[k - 1] == ':' ||
+                                       s[k - 1] == '|' || s[k - 1] == '-') ? k : 0;
+        if (s[k] == '}' || s[k] == '"')
+            return 0;
+    }
+    return 0;
+}
+
 bool pdb_steplog_launcher_rank(pdb_steplog *w)
 {
     if (w->line_rank < 0)
