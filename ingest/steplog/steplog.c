@@ -27,7 +27,7 @@
 
 /* ---- the flavor table (steplog_flavors.def) --------------------------------- */
 
-enum { R_JSONL, R_DOC, R_CSV, R_TEXT };
+enum { R_JSONL, R_DOC, R_CSV, R_TEXT, R_MLLOG };
 
 typedef enum {
     F_NONE,
@@ -159,6 +159,7 @@ typedef struct {
     int counts[F_COUNT];   /* lines of each text flavor */
     int general;           /* step records of the general reader */
     int jsonl, detectron, lines, nonblank;
+    int mllog; /* MLPerf :::MLLOG event lines */
     bool labels; /* launcher labels on every line (pdb_steplog_labelled) */
     const char *first, *second;
     size_t first_len, second_len;
@@ -199,10 +200,15 @@ static void count_line(evidence *ev, const char *s, size_t l)
     const char *t = s;
     size_t tl = pdb_steplog_trim(&t, l);
     ev->nonblank += tl > 0;
-    size_t jp = pdb_steplog_json_payload(t, tl); /* after a log prefix: fairseq's json */
+    /* MLPerf's ":::MLLOG {...}" first: its JSON follows a tag, not a log prefix */
+    bool mllog = pdb_steplog_mllog_line(t, tl);
+    size_t jp = mllog ? 0 : pdb_steplog_json_payload(t, tl); /* fairseq's json */
     t += jp;
     tl -= jp;
-    if (tl >= 2 && t[0] == '{' && t[1] == '"' && (t[tl - 1] == '}' || jsonl_step_key(t, tl))) {
+    if (mllog) {
+        ev->mllog++;
+    } else if (tl >= 2 && t[0] == '{' && t[1] == '"' &&
+               (t[tl - 1] == '}' || jsonl_step_key(t, tl))) {
         ev->jsonl++;
         if (pdb_steplog_find(t, tl, "\"data_time\"") && pdb_steplog_find(t, tl, "\"iteration\""))
             ev->detectron++;
@@ -272,6 +278,12 @@ static flavor_id sniff_flavor(const unsigned char *d, size_t len, int *score)
         count_line(&ev, s, l);
         pos += l + 1;
     }
+    /* MLPerf events are tagged: two tagged lines decide, however much of the
+     * benchmark's own output is around them */
+    if (ev.mllog >= 2 || (ev.mllog == 1 && ev.lines <= 2)) {
+        *score = PDB_SNIFF_LIKELY + 5;
+        return F_MLLOG;
+    }
     if (ev.jsonl > 0 && ev.jsonl * 2 >= ev.lines) {
         *score = PDB_SNIFF_LIKELY + 5;
         return ev.detectron ? F_DETECTRON2 : F_JSONL;
@@ -329,6 +341,8 @@ static int read_flavor(pdb_steplog *w, flavor_id f)
         return pdb_steplog_read_json_doc(w);
     case R_CSV:
         return pdb_steplog_read_csv(w);
+    case R_MLLOG:
+        return pdb_steplog_read_mllog(w);
     default:
         return pdb_steplog_read_text(w);
     }
@@ -373,6 +387,11 @@ static int refuse(pdb_steplog *w, flavor_id f, bool forced)
     else if (forced)
         pdb_buf_addf(&msg, "no step records found in the '%s' shapes (--format steplog:%s",
                      flavor_name(f), flavor_name(f));
+    else if (f == F_MLLOG && w->src->records > 0)
+        pdb_buf_addf(&msg, "no step records found (read as MLPerf :::MLLOG events: %lld values "
+                           "stored, all evaluation values or settings; no training value and "
+                           "no epoch or block duration at an integer step",
+                     (long long)w->src->records);
     else if (f == F_TEXT && w->src->records > 0)
         pdb_buf_addf(&msg, "no step records found (read with the general text reader: the "
                            "lines with a counter held only validation, evaluation or summary "

@@ -205,6 +205,9 @@ int pdb_steplog_read_jsonl(pdb_steplog *w);
 int pdb_steplog_read_json_doc(pdb_steplog *w);   /* trainer_state.json, golden values */
 int pdb_steplog_read_csv(pdb_steplog *w);        /* CSV/TSV and nvidia-smi */
 int pdb_steplog_read_text(pdb_steplog *w);       /* every line-oriented text flavor */
+int pdb_steplog_read_mllog(pdb_steplog *w);      /* MLPerf :::MLLOG lines */
+/* Whether a line holds an MLPerf :::MLLOG event (for sniffing). */
+bool pdb_steplog_mllog_line(const char *line, size_t len);
 
 /* Whether name counts units of work under a time name: Composer's
  * Timestamp "time/batch", "time/sample", "time/token_in_epoch" (a number of
