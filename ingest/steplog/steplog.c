@@ -161,6 +161,8 @@ typedef struct {
     int jsonl, detectron, lines, nonblank;
     int mllog; /* MLPerf :::MLLOG event lines */
     bool labels; /* launcher labels on every line (pdb_steplog_labelled) */
+    int table;   /* lines of whitespace tables (steplog_table.c) */
+    pdb_sl_table *tables;
     const char *first, *second;
     size_t first_len, second_len;
 } evidence;
@@ -202,6 +204,16 @@ static void count_line(evidence *ev, const char *s, size_t l)
     ev->nonblank += tl > 0;
     /* MLPerf's ":::MLLOG {...}" first: its JSON follows a tag, not a log prefix */
     bool mllog = pdb_steplog_mllog_line(t, tl);
+    /* a table's row is no flavor's line, even with a tqdm bar after it */
+    const char *ts = s;
+    for (size_t k = 0; k + 1 < l; k++)
+        if (s[k] == '\r')
+            ts = s + k + 1; /* tqdm's last update */
+    if (!mllog && tl > 0 && pdb_steplog_table_sniff(ev->tables, ts, (size_t)(s + l - ts))) {
+        ev->table++;
+        ev->lines++;
+        return;
+    }
     size_t jp = mllog ? 0 : pdb_steplog_json_payload(t, tl); /* fairseq's json */
     t += jp;
     tl -= jp;
@@ -265,7 +277,7 @@ static flavor_id sniff_flavor(const unsigned char *d, size_t len, int *score)
     }
     if (has(d, len, "\"traceEvents\"") && pdb_sniff_json(d, len))
         return F_NONE;
-    evidence ev = {0};
+    evidence ev = {.tables = pdb_steplog_table_new()};
     size_t pos = i;
     char eol = pdb_steplog_cr_lines(d, len) ? '\r' : '\n';
     ev.labels = pdb_steplog_labelled((const char *)d + i, len - i, eol);
@@ -278,6 +290,8 @@ static flavor_id sniff_flavor(const unsigned char *d, size_t len, int *score)
         count_line(&ev, s, l);
         pos += l + 1;
     }
+    pdb_steplog_table_free(ev.tables);
+    ev.general += ev.table;
     /* MLPerf events are tagged: two tagged lines decide, however much of the
      * benchmark's own output is around them */
     if (ev.mllog >= 2 || (ev.mllog == 1 && ev.lines <= 2)) {
@@ -486,6 +500,7 @@ int pdb_read_steplog(pdb_source *src)
         w.gen = pdb_steplog_general_new();
         pdb_steplog_general_profile(w.gen, (const char *)d, len, w.cr_lines ? '\r' : '\n',
                                     w.labels);
+        w.table = pdb_steplog_table_new();
     }
     int rc = pdb_steplog_open(&w);
     if (rc == PDB_OK)
@@ -519,6 +534,7 @@ int pdb_read_steplog(pdb_source *src)
     pdb_sl_reading_free(w.reading);
     if (w.gen)
         pdb_steplog_general_free(w.gen); /* made here, not by the writer */
+    pdb_steplog_table_free(w.table);
     pdb_sl_patterns_free(pat);
     free(w.cr.buf);
     pdb_buf_free(&w.cr.line);

@@ -22,6 +22,7 @@ typedef struct pdb_steplog_rule pdb_steplog_rule;
 typedef struct pdb_steplog_name pdb_steplog_name;
 typedef struct pdb_sl_store pdb_sl_store;
 typedef struct pdb_sl_reading pdb_sl_reading;
+typedef struct pdb_sl_table pdb_sl_table;
 
 /* Line recognisers used by the sniffer and by the text reader. */
 typedef enum {
@@ -110,6 +111,8 @@ typedef struct pdb_steplog {
     pdb_steplog_box *box;        /* boxed key/value table being read (steplog_boxes.c) */
     pdb_steplog_lightning *lightning; /* Lightning's bars (steplog_lightning.c) */
     pdb_steplog_general *gen;    /* the general reader (steplog_general.c), or NULL */
+    pdb_sl_table *table;         /* its whitespace tables (steplog_table.c), or NULL */
+    char table_note[200];        /* what a table's record and step time are (the reading) */
     pdb_sl_reading *reading;     /* what was understood (steplog_reading.c), or NULL */
     struct pdb_sl_patterns *patterns; /* the user's rules it is read with, or NULL */
     const char *pattern_rules, *pattern_origin; /* their text and origin (for the reading) */
@@ -228,6 +231,21 @@ void pdb_steplog_general_profile(pdb_steplog_general *g, const char *d, size_t l
                                  bool labels);
 int pdb_steplog_general_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno);
 int pdb_steplog_general_end(pdb_steplog *w);
+/* Writes the general reader's pending record (before a table's row). */
+int pdb_steplog_general_flush(pdb_steplog *w);
+
+/* Whitespace-aligned tables (steplog_table.c): a header line of column
+ * names and rows of values under it (fastai, spaCy, Chainer, Ultralytics);
+ * see docs/steplogs.md. pdb_steplog_table_line() takes a line before the
+ * text flavors' handlers: 1 when it was the table's (a row, stored; a
+ * header carrying a tqdm bar), 0 when not, PDB_ERR on a database error.
+ * pdb_steplog_table_sniff() follows the same state for the sniffer: whether
+ * a line is a table's. */
+pdb_sl_table *pdb_steplog_table_new(void);
+void pdb_steplog_table_free(pdb_sl_table *t);
+int pdb_steplog_table_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno);
+bool pdb_steplog_table_sniff(pdb_sl_table *t, const char *s, size_t len);
+
 /* Names that say what a record is (steplog_names.c): a validation name
  * ("val_loss", "eval/acc", "Test Acc"), a training loss or learning rate
  * (what training records carry), an evaluation metric (accuracy, mAP, BLEU,

@@ -864,6 +864,8 @@ int pdb_sl_reading_finish(pdb_steplog *w, bool lines, bool quiet)
         pdb_buf_adds(&f.summary, "; WEAK");
     if (w->hf_bar_note[0] && f.step_time.len)
         pdb_buf_addf(&f.step_time, ", %s", w->hf_bar_note);
+    if (w->table_note[0] && f.step_time.len)
+        pdb_buf_addf(&f.step_time, "; %s", w->table_note);
     if (rc == PDB_OK)
         rc = store(w, r, &f, counter.len ? pdb_buf_str(&counter) : NULL, lines, used);
     if (rc == PDB_OK && !quiet) {

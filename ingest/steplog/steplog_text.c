@@ -604,6 +604,10 @@ static int handle_segment(pdb_steplog *w, const char *s, size_t len, int64_t lin
             return PDB_ERR;
         return handle_segment(w, dict, (size_t)(s + len - dict), lineno, kv);
     }
+    /* a table's row names its values by the header above it, whatever a
+     * flavor would take it for (Ultralytics puts a tqdm bar after it) */
+    if (w->table && (r = pdb_steplog_table_line(w, s, len, lineno)) != 0)
+        return r;
     /* With the general reader on (flavor "text"), the flavors' handlers only
      * see lines in their own shapes, or lines inside a block they opened:
      * another trainer's "iter 5: val loss 1.7" is not a nanoGPT line. */
