@@ -74,9 +74,11 @@ struct pdb_sl_table {
     columns wide, narrow; /* the last header line, split at 2+ blanks / at every blank */
     bool after_header;    /* only blank lines and rules since that line */
     columns cols;         /* the table being read (n 0: none) */
+    columns last;         /* the last training table, which a row in its columns resumes */
     int step_col, epoch_col, time_col;
     bool eval_names;      /* a column is an evaluation metric or a validation name */
-    /* the last training row: a validation row takes its step */
+    /* the last training row: a validation table right after it (no other
+     * line between) takes its step */
     bool seen_train, last_has_step, last_has_epoch;
     int64_t last_step;
     double last_epoch;
@@ -263,9 +265,9 @@ static bool label_cell(const char *c, size_t n)
 /* Assigns the row's values to the table's columns: in order when there are
  * as many, else each to the column whose name it stands under (a blank
  * cell: Chainer prints nothing where a value is missing). */
-static bool map_row(const columns *c, tbl_row *r)
+static bool map_row(const columns *c, tbl_row *r, bool aligned)
 {
-    if (r->n == c->n) {
+    if (r->n == c->n && !aligned) {
         for (int k = 0; k < r->n; k++)
             r->col[k] = k;
         return true;
@@ -344,14 +346,16 @@ static void set_table(pdb_sl_table *t, const columns *c)
             t->time_col = k;
         t->eval_names |= pdb_steplog_eval_metric(name, nl) || pdb_steplog_val_name(name, nl);
     }
+    if (t->step_col >= 0 || t->epoch_col >= 0)
+        t->last = *c;
 }
 
 /* Whether the tokens of r are a row of the columns c: each a value (a
  * counter an integer or N/M), but a label in a first column that counts
  * nothing. Sets r->col. */
-static bool fits(const pdb_sl_table *t, const columns *c, const char *s, tbl_row *r)
+static bool fits(const columns *c, const char *s, tbl_row *r, bool aligned)
 {
-    if (!map_row(c, r))
+    if (!map_row(c, r, aligned) || (aligned && r->n != c->n))
         return false;
     bool counted = false;
     int values = 0;
@@ -372,7 +376,6 @@ static bool fits(const pdb_sl_table *t, const columns *c, const char *s, tbl_row
             return false;
         }
     }
-    (void)t;
     /* a table with a counter column has it in every row */
     for (int j = 0; j < c->n && !counted; j++)
         if (name_in(c->name[j], step_words) || name_in(c->name[j], epoch_words))
@@ -395,15 +398,22 @@ static int scan(pdb_sl_table *t, const char *s, size_t len, tbl_row *r)
     if (r->n > 0) {
         const columns *cand[2] = {&t->wide, &t->narrow};
         for (int k = 0; k < 2 && t->after_header; k++) {
-            if (cand[k]->n && fits(t, cand[k], s, r)) {
+            if (cand[k]->n && fits(cand[k], s, r, false)) {
                 if (!same_names(&t->cols, cand[k]))
                     set_table(t, cand[k]);
                 t->after_header = false;
                 return T_ROW;
             }
         }
-        if (!t->after_header && t->cols.n && fits(t, &t->cols, s, r))
+        if (!t->after_header && t->cols.n && fits(&t->cols, s, r, false))
             return T_ROW;
+        /* a training row after other lines (a notebook's "IOPub message rate
+         * exceeded" between two epochs) resumes its table when each value
+         * stands under its column */
+        if (!t->after_header && !t->cols.n && t->last.n && fits(&t->last, s, r, true)) {
+            set_table(t, &t->last);
+            return T_ROW;
+        }
     }
     columns wide, narrow;
     header_split(s, text, split_wide, &wide);
@@ -418,6 +428,7 @@ static int scan(pdb_sl_table *t, const char *s, size_t len, tbl_row *r)
     }
     t->after_header = false;
     t->cols.n = 0;
+    t->seen_train = false; /* a validation table after this is not the last row's */
     return T_OTHER;
 }
 
