@@ -560,8 +560,8 @@ static int write_row(pdb_steplog *w, pdb_sl_table *t, const char *s, const tbl_r
         pdb_skip(w->src, "table row with an unfinished progress bar (an update of the row)");
         return PDB_OK;
     }
-    if (!train && !(t->eval_names && t->seen_train)) {
-        pdb_skip(w->src, "table row without a counter");
+    if (!train && !t->seen_train) {
+        pdb_skip(w->src, "validation table row not right after a training row");
         return PDB_OK;
     }
     pdb_steplog_record(w, train ? "step" : "val", lineno);
@@ -610,7 +610,9 @@ int pdb_steplog_table_line(pdb_steplog *w, const char *s, size_t len, int64_t li
         pdb_skip(w->src, "table header");
         return 1;
     }
-    if (k != T_ROW)
+    /* rows of a table that neither counts nor evaluates are left to the
+     * other readers, as if no table were there */
+    if (k != T_ROW || (t->step_col < 0 && t->epoch_col < 0 && !t->eval_names))
         return 0;
     if (pdb_steplog_general_flush(w) != PDB_OK)
         return PDB_ERR;
