@@ -231,9 +231,6 @@ void pdb_steplog_general_profile(pdb_steplog_general *g, const char *d, size_t l
                                  bool labels);
 int pdb_steplog_general_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno);
 int pdb_steplog_general_end(pdb_steplog *w);
-/* Writes the general reader's pending record (before a table's row). */
-int pdb_steplog_general_flush(pdb_steplog *w);
-
 /* Whitespace-aligned tables (steplog_table.c): a header line of column
  * names and rows of values under it (fastai, spaCy, Chainer, Ultralytics);
  * see docs/steplogs.md. pdb_steplog_table_line() takes a line before the

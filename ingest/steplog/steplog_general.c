@@ -2408,11 +2408,6 @@ static int flush(pdb_steplog *w, pdb_steplog_general *g)
     return write_record(w, g, &g->rec);
 }
 
-int pdb_steplog_general_flush(pdb_steplog *w)
-{
-    return flush(w, w->gen);
-}
-
 /* Appends the values of a continuation line to the pending record. */
 static void merge(pdb_steplog_general *g, const gen_line *L)
 {

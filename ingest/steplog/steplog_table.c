@@ -614,7 +614,11 @@ int pdb_steplog_table_line(pdb_steplog *w, const char *s, size_t len, int64_t li
      * other readers, as if no table were there */
     if (k != T_ROW || (t->step_col < 0 && t->epoch_col < 0 && !t->eval_names))
         return 0;
-    if (pdb_steplog_general_flush(w) != PDB_OK)
-        return PDB_ERR;
+    /* the general reader's record before the table was written at the
+     * header line, which went through it (a line without values ends its
+     * record); only a counter line still waiting for values (Chainer's
+     * "# epoch: 20") stays pending, and is dropped at the end for having
+     * none. A bar-carrying header and a resumed row come after lines that
+     * ended it too. */
     return write_row(w, t, s, &r, lineno) == PDB_OK ? 1 : PDB_ERR;
 }
