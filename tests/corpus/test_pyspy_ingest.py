@@ -494,7 +494,7 @@ def hostile(c, tmp):
     and 2n frames: peak RSS must not grow with it), a stack 10^5 frames deep,
     many distinct frames. bench/pyspy.sh runs the 100 MB record and 10^6
     distinct frames."""
-    n = scaled(150000, 20000)
+    n = scaled(150000, 10000)
     res = {}
     for k in (n, 2 * n):
         path = os.path.join(tmp, f"long{k}.pyspy")
@@ -518,7 +518,7 @@ def hostile(c, tmp):
     if not CHECKED:  # sanitizers' own bookkeeping grows with allocations
         c.true("long record: peak RSS does not grow with it (within 8 MiB)",
                m2 < m1 + 8 * 1024, (m1, m2))
-    deep = scaled(100000, 20000)
+    deep = scaled(100000, 10000)
     path = os.path.join(tmp, "deep.pyspy")
     with open(path, "w") as f:
         for i in range(deep - 1):
@@ -531,7 +531,7 @@ def hostile(c, tmp):
         max(depth) FROM pyspy_nodes"""), (deep, deep, deep - 1))
     print(f"stack {deep} deep: {secs:.2f} s CPU, peak {rss >> 10} MiB")
     os.remove(db)
-    many = scaled(200000, 20000)
+    many = scaled(200000, 10000)
     with open(path, "w") as f:
         for i in range(many // 4):
             f.write(f"<module> (/a/main.py:1);g{i} (/a/b{i % 97}.py:{i});h{i} (c.py:{i});"

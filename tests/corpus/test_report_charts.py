@@ -451,7 +451,7 @@ def main():
         test_oneshot(c, tmp)
         d = have_corpus("traces")
         if d:
-            traces = checked_subset([f for f in sorted(os.listdir(d)) if f.endswith(".gz")], 4,
+            traces = checked_subset([f for f in sorted(os.listdir(d)) if f.endswith(".gz")], 8,
                                     "corpus traces")
             for f in traces:
                 out = os.path.join(tmp, "corpus-" + f)

@@ -59,7 +59,7 @@ def main():
         late_chunk = chunks // 2  # the trigger refuses a chunk halfway through the log
         compare(c, tmp, "jsonl-stdin", ["--format", "steplog", "-"], want_rc=0, stdin=data)
         for flavor in ("rectflow", "generic"):
-            log = generate(tmp, f"{flavor}.log", flavor, scaled(20000, 4000), 50)
+            log = generate(tmp, f"{flavor}.log", flavor, scaled(20000, 2000), 50)
             compare(c, tmp, flavor, [log], want_rc=0)
         mae = generate(tmp, "mae.log", "mae", scaled(200, 40))
         compare(c, tmp, "mae", [mae], want_rc=0)

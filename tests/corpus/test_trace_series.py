@@ -305,7 +305,7 @@ def main():
     traces = need_corpus("traces")
     with tempdir() as tmp:
         db = os.path.join(tmp, "t.db")
-        for path in checked_subset(sorted(glob.glob(os.path.join(oracles, "*.json"))), 3,
+        for path in checked_subset(sorted(glob.glob(os.path.join(oracles, "*.json"))), 6,
                                    "traces with oracle windows"):
             oracle = json.load(open(path))
             name = os.path.basename(path)[:-5]

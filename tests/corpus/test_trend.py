@@ -193,7 +193,7 @@ def shift_cases(c, tmp):
     cases.append(("megatron", 0.01, 3, 12))
     cases.append(("trace", 0.01, 4, 17))
     deviations = []
-    cases = checked_subset(cases, 3, "histories")
+    cases = checked_subset(cases, 5, "histories")
     for kind, sigma, seed, at in cases:
         for shift_at in (at, None):
             name = f"{kind}-{sigma}-{seed}-{'shift' if shift_at is not None else 'flat'}"
