@@ -12,7 +12,7 @@
 #                  memcheck, on the suite's binaries                     build/
 #   fuzz           fuzz smoke: the regression inputs through the
 #                  libFuzzer targets, then each for FUZZ_SECONDS (default
-#                  5), two at a time; every target but the per-flavor
+#                  3), two at a time; every target but the per-flavor
 #                  step-log ones (fuzz_steplog sniffs the flavors)       build-fuzz/
 # and, only when named (long: 12 to 30 minutes and about 50; run them on purpose):
 #   valgrind-full  every ctest test under valgrind memcheck              build-valgrind/
@@ -114,7 +114,7 @@ run_stage() {
             cmake -S . -B build -DPROFDB_VALGRIND=OFF >/dev/null
             return $rc ;;
         valgrind-full) ctest_in build-valgrind -DPROFDB_VALGRIND=ON ;;
-        fuzz) FUZZ_BUILD=build-fuzz FUZZ_JOBS=2 bash fuzz/run.sh --smoke "${FUZZ_SECONDS:-5}" ;;
+        fuzz) FUZZ_BUILD=build-fuzz FUZZ_JOBS=2 bash fuzz/run.sh --smoke "${FUZZ_SECONDS:-3}" ;;
         fuzz-long) FUZZ_BUILD=build-fuzz FUZZ_JOBS=2 bash fuzz/run.sh "${FUZZ_SECONDS:-300}" ;;
     esac
 }
