@@ -59,6 +59,7 @@ typedef struct {
     double v;
     const char *unit;     /* canonical unit, "" when printed bare */
     bool per_step;        /* printed as time per step ("8ms/step") */
+    bool per_step_named;  /* ... as a field's name ("ms/batch 12.12"), not in a bar */
     bool is_int;
     bool progress;        /* N/M: v = N, total = M */
     int64_t total;
@@ -546,6 +547,7 @@ static void name_unit(gen_pair *p)
         p->v *= f;
         p->unit = u;
         p->per_step = true;
+        p->per_step_named = true;
         snprintf(p->name, sizeof p->name, "time per step");
         p->nl = strlen(p->name);
         return;
@@ -709,6 +711,30 @@ static size_t duration_parts(const scanner *sc, size_t i, double *secs)
     }
 }
 
+/* Python's timedelta printed whole: "1 day, 2:35:41", "3 days, 0:00:12"
+ * (mmcv's and MMEngine's eta). At sc->b[k], after the number of days: the
+ * end of the clock that follows, or 0. */
+static size_t days_and_clock(const scanner *sc, size_t k, double days, double *seconds)
+{
+    size_t e = token_end(sc->b, sc->n, k);
+    if (e > k && sc->b[e - 1] == ',')
+        e--;
+    if (!(pdb_mem_is(sc->b + k, e - k, "day") || pdb_mem_is(sc->b + k, e - k, "days")) ||
+        e >= sc->n || sc->b[e] != ',')
+        return 0;
+    size_t m = e + 1;
+    while (m < sc->n && sc->b[m] == ' ')
+        m++;
+    size_t t = token_end(sc->b, sc->n, m);
+    while (t > m && memchr(",;", sc->b[t - 1], 2))
+        t--;
+    double hms;
+    if (t <= m || !memchr(sc->b + m, ':', t - m) || !pdb_units_clock(sc->b + m, t - m, &hms))
+        return 0;
+    *seconds = days * 86400 + hms;
+    return t;
+}
+
 static bool add_value(scanner *sc, const char *v, size_t vl)
 {
     while (vl && memchr(",;:", v[vl - 1], 3))
@@ -743,7 +769,7 @@ static bool add_value(scanner *sc, const char *v, size_t vl)
         tmp.is_int = parse_int(v, vl, &a);
         tmp.per_step = pdb_ends_with_icase(v, vl, "/step") || pdb_ends_with_icase(v, vl, "/it") ||
                        pdb_ends_with_icase(v, vl, "/iter") || pdb_ends_with_icase(v, vl, "/batch");
-        size_t k = sc->i;
+        size_t k = sc->i, clock_end;
         while (k < sc->n && sc->b[k] == ' ')
             k++;
         if (tmp.is_int && (open_slash || (k < sc->n && sc->b[k] == '/'))) {
@@ -758,6 +784,11 @@ static bool add_value(scanner *sc, const char *v, size_t vl)
                 tmp.unit = NULL;
                 sc->i = e;
             }
+        } else if (tmp.is_int && unit[0] == '\0' && k < sc->n &&
+                   (clock_end = days_and_clock(sc, k, x, &tmp.v)) > 0) {
+            tmp.unit = PDB_UNIT_SECONDS;
+            tmp.is_int = false;
+            sc->i = clock_end;
         } else if (unit[0] == '\0' && k < sc->n) {
             size_t e = token_end(sc->b, sc->n, k);
             double f;
@@ -1685,20 +1716,24 @@ static bool global_step(pdb_steplog_general *g, const gen_counters *c, bool trai
         g->have_epoch0 = true;
         g->epoch0 = c->epoch == 1 ? 1 : 0; /* 1-based epochs count from 1 */
     }
-    if (!c->has_step && c->total > 0) {
-        *out = (int64_t)((c->epoch - g->epoch0) * (double)c->total) + local;
-        return true;
-    }
+    /* "N/M" gives the global step from the epoch's length; otherwise each
+     * restart of the counter continues after the previous epoch. The stride
+     * (the log interval) is kept either way: a field's time per step is the
+     * mean over it */
+    bool by_total = !c->has_step && c->total > 0;
     if (g->have_prev) {
-        if (c->epoch != g->prev_epoch && local <= g->prev_local)
-            g->base += g->prev_local + (g->stride > 0 ? g->stride : 1); /* the counter restarted */
-        else if (c->epoch == g->prev_epoch && local > g->prev_local)
+        if (c->epoch != g->prev_epoch && local <= g->prev_local) {
+            if (!by_total) /* the counter restarted */
+                g->base += g->prev_local + (g->stride > 0 ? g->stride : 1);
+        } else if (c->epoch == g->prev_epoch && local > g->prev_local) {
             g->stride = local - g->prev_local;
+        }
     }
     g->have_prev = true;
     g->prev_epoch = c->epoch;
     g->prev_local = local;
-    *out = g->base + local;
+    *out = by_total ? (int64_t)((c->epoch - g->epoch0) * (double)c->total) + local
+                    : g->base + local;
     return true;
 }
 
@@ -1794,7 +1829,12 @@ static const char *value_agg(const pdb_steplog_general *g, const gen_line *L, co
     }
     if (p->per_step) {
         if (c->has_local && c->local > 0) {
-            *window = c->local; /* Keras: the mean of the epoch's steps so far */
+            /* Keras' bar: the mean of the epoch's steps so far; a field
+             * ("ms/batch 12.12", PyTorch's word language model): the mean
+             * over the log interval, the last distance between records */
+            *window = c->local;
+            if (p->per_step_named && g->stride > 0 && g->stride < c->local)
+                *window = g->stride;
             return "interval_mean";
         }
         return "point"; /* TF-Slim's "(57.126 sec/step)": this step's */

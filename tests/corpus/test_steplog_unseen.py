@@ -67,6 +67,12 @@ def check_log(db, name, want):
                         "coalesce(split, 'train') = 'train' LIMIT 1")
         chk.true(f"{name}: {raw} at step {step} is {value}",
                  got_v and abs(got_v[0]["value"] - value) <= 1e-6 * max(1, abs(value)), got_v)
+    for step, raw, window in want.get("hand_windows", []):
+        # the steps a mean covers: a log interval, not all steps since the start
+        got_w = sql(db, f"SELECT window FROM steplog_values WHERE {where_run(r)} AND "
+                        f"step = {step} AND raw_name = '{q(raw)}' LIMIT 1")
+        chk.true(f"{name}: {raw} at step {step} is a mean over {window} steps",
+                 got_w and got_w[0]["window"] == window, got_w)
     mean, src = step_time_mean(db, r)
     if want["accept"] == "answer":
         # a window mean weighted by its windows, a clock's differences: within 2%
