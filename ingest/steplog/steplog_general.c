@@ -60,6 +60,8 @@ typedef struct {
     const char *unit;     /* canonical unit, "" when printed bare */
     bool per_step;        /* printed as time per step ("8ms/step") */
     bool per_step_named;  /* ... as a field's name ("ms/batch 12.12"), not in a bar */
+    bool self_counter;    /* a counter the line names by its own time per it: StyleGAN's
+                           * "tick 1 ... sec/tick 955.4" */
     bool is_int;
     bool progress;        /* N/M: v = N, total = M */
     int64_t total;
@@ -86,6 +88,7 @@ typedef struct {
     char lead[16];        /* first word outside brackets, lower-cased */
     bool val_tag;         /* opens with a validation tag: Marian's "[valid]" */
     bool after_best;      /* follows "Early stopping, best iteration is:": a summary */
+    bool has_bar;         /* draws a progress bar ("[>>>>>", "=====") */
     int dialect;
     int dropped;          /* values beyond GEN_PAIRS */
     gen_pair p[GEN_PAIRS]; /* last: copy_line copies the n in use only */
@@ -240,6 +243,14 @@ static int counter_rank(const char *name, size_t nl, const char *const *set, boo
         if (strlen(set[i]) == ll && strncasecmp(last, set[i], ll) == 0)
             return i;
     return -1;
+}
+
+/* The rank of a pair among the step counters: by its name, else last when
+ * the line names it a counter itself (self_counters). */
+static int step_rank(const gen_pair *p, bool *val)
+{
+    int r = counter_rank(p->name, p->nl, step_names, val);
+    return r >= 0 || !p->self_counter ? r : 1000;
 }
 
 /* Names of end-of-run or averaged summaries: "Avg epoch time", "Total time",
@@ -481,7 +492,8 @@ static size_t token_end(const char *b, size_t n, size_t i)
 }
 
 /* A bare integer that opens the line and is closed by '|' ("490 | loss 2.1 |
- * ...") or by ": " (darknet's "11000: 0.05, 0.08 avg loss, ..."): the line's
+ * ...") or by ": " (darknet's "11000: 0.05, 0.08 avg loss, ...", CatBoost's
+ * "1000:\tlearn: 0.0718784\ttest: ..."): the line's
  * step counter, printed without a name. */
 static bool leading_counter(const scanner *sc, const char *v, const gen_pair *p)
 {
@@ -494,7 +506,7 @@ static bool leading_counter(const scanner *sc, const char *v, const gen_pair *p)
     while (k < sc->n && (sc->b[k] == ' ' || sc->b[k] == '\t'))
         k++;
     return k < sc->n && (sc->b[k] == '|' || (sc->b[k] == ':' && k == sc->i && k + 1 < sc->n &&
-                                              sc->b[k + 1] == ' '));
+                                              (sc->b[k + 1] == ' ' || sc->b[k + 1] == '\t')));
 }
 
 /* "[50] test-error:0.02 ...": a bare integer alone in the brackets that open
@@ -735,6 +747,59 @@ static size_t days_and_clock(const scanner *sc, size_t k, double days, double *s
     return t;
 }
 
+/* One part of a duration written in parts: "1h", "23m", "02s", "2d". The
+ * part's unit letter is its rank (d > h > m > s), returned with its seconds;
+ * 0 when it is not one. */
+static int duration_part(const char *t, size_t n, double *seconds)
+{
+    static const char units[] = "smhd";
+    static const double scale[] = {1, 60, 3600, 86400};
+    if (n < 2 || !isdigit((unsigned char)t[0]))
+        return 0;
+    const char *u = strchr(units, t[n - 1]);
+    if (!u || !*u)
+        return 0;
+    double x;
+    size_t used = pdb_units_number(t, n - 1, &x);
+    if (used != n - 1)
+        return 0;
+    *seconds = x * scale[u - units];
+    return (int)(u - units) + 1;
+}
+
+/* A duration in parts, largest first: StyleGAN's "time 1h 23m 02s",
+ * CatBoost's "remaining: 22m 48s". At v (the value's token, ending at
+ * sc->i): the total in *seconds and the end of the last part, or 0 when v
+ * and the token after it are not two such parts. "23m" alone is not read
+ * (minutes or metres?), only beside a part that says. */
+static size_t duration_in_parts(const scanner *sc, const char *v, size_t vl, double *seconds)
+{
+    double x;
+    int rank = duration_part(v, vl, &x);
+    if (rank == 0)
+        return 0;
+    double total = x;
+    size_t end = 0, k = sc->i;
+    for (;;) {
+        while (k < sc->n && sc->b[k] == ' ')
+            k++;
+        size_t e = token_end(sc->b, sc->n, k), te = e;
+        while (te > k && memchr(",;", sc->b[te - 1], 2))
+            te--;
+        int r = te > k ? duration_part(sc->b + k, te - k, &x) : 0;
+        if (r == 0 || r >= rank)
+            break;
+        total += x;
+        rank = r;
+        end = te;
+        k = te;
+    }
+    if (end == 0)
+        return 0;
+    *seconds = total;
+    return end;
+}
+
 static bool add_value(scanner *sc, const char *v, size_t vl)
 {
     while (vl && memchr(",;:", v[vl - 1], 3))
@@ -753,12 +818,16 @@ static bool add_value(scanner *sc, const char *v, size_t vl)
     if (slash && multi_value(sc, v, vl))
         return true;
     gen_pair tmp = {0};
+    size_t parts_end;
     if (slash && parse_int(v, (size_t)(slash - v), &a) &&
         parse_int(slash + 1, (size_t)(v + vl - slash - 1), &b)) {
         tmp.progress = true; /* "11/1750", "[50/930" */
         tmp.v = (double)a;
         tmp.total = b;
         tmp.is_int = true;
+    } else if ((parts_end = duration_in_parts(sc, v, vl, &tmp.v)) > 0) {
+        tmp.unit = PDB_UNIT_SECONDS; /* "1h 23m 02s" */
+        sc->i = parts_end;
     } else {
         double x;
         const char *unit;
@@ -879,6 +948,13 @@ static void paren_group(scanner *sc)
             if (all && count == 0 && first >= 0 && first < L->n) {
                 const char *bu = L->p[first].unit ? L->p[first].unit : "";
                 all = strcmp(bu, u) == 0;
+                /* nor is an integer beside a fraction: CatBoost's "best:
+                 * 0.0974450 (2999)" names the iteration of the best */
+                int64_t i;
+                size_t ff = 0;
+                while (ff < fl && f[ff] == ' ')
+                    ff++;
+                all &= L->p[first].is_int || !parse_int(f + ff, fl - ff, &i);
             }
             count++;
         }
@@ -1134,8 +1210,10 @@ static void scan_pairs(scanner *sc)
         bool alnum = false;
         for (size_t k = s; k < e; k++)
             alnum |= isalnum((unsigned char)b[k]) != 0;
-        if (!alnum)
-            continue; /* "=====" of a progress bar, a lone "@" */
+        if (!alnum) {
+            sc->L->has_bar |= e - s >= 3; /* "=====" of a progress bar, a lone "@" */
+            continue;
+        }
         if (glued_counters(sc, s, e))
             continue;
         if (e - s == 3 && date_words(sc, s)) {
@@ -1167,6 +1245,20 @@ static void scan_pairs(scanner *sc)
             }
             const char *v = sep + 1;
             size_t save = sc->i;
+            const char *close = v < b + sc->n && *v == '[' ? memchr(v, ']', (size_t)(b + sc->n - v)) : NULL;
+            if (close && close > v + 1 && !memchr(v, ',', (size_t)(close - v)) &&
+                !memchr(v, ' ', (size_t)(close - v))) {
+                /* a one-element array as numpy prints it: cleanrl's
+                 * "episodic_return=[360.]" */
+                sc->i = (size_t)(close - b);
+                if (add_value(sc, v + 1, (size_t)(close - v - 1))) {
+                    sc->i = (size_t)(close - b) + 1;
+                    continue;
+                }
+                sc->i = save;
+            }
+            if (v == b + e)
+                continue; /* "iter=     1" (llama.cpp): the value is the next token */
             if (!add_value(sc, v, (size_t)(b + e - v))) {
                 sc->i = save;
                 reset_name(sc);
@@ -1455,12 +1547,54 @@ static bool config_dump(const char *s, size_t len)
            pdb_steplog_find(s, len, "Config(");
 }
 
+/* A line that prints a time per WORD ("sec/tick 955.4", "s/round 2.1")
+ * and an integer named WORD ("tick 1") counts steps in WORDs, whatever the
+ * word: the line says so itself (StyleGAN's "tick 1  kimg 4.0  time 1h 23m
+ * 02s  sec/tick 955.4  sec/kimg 238.85 ..."). The time per WORD is then the
+ * time per step. Only when no known counter name is on the line. */
+static void self_counters(gen_line *L)
+{
+    for (int k = 0; k < L->n; k++) {
+        bool val;
+        const gen_pair *p = &L->p[k];
+        if (p->is_int && !p->avg && p->nl &&
+            (counter_rank(p->name, p->nl, step_names, &val) >= 0 ||
+             counter_rank(p->name, p->nl, epoch_names, &val) >= 0))
+            return;
+    }
+    for (int k = 0; k < L->n; k++) {
+        gen_pair *q = &L->p[k];
+        const char *slash = q->nl > 2 ? memchr(q->name, '/', q->nl) : NULL;
+        double f;
+        const char *u;
+        if (!slash || (q->unit && q->unit[0]) || memchr(slash + 1, ' ', (size_t)(q->name + q->nl - slash - 1)) ||
+            !(u = pdb_units_canon(q->name, (size_t)(slash - q->name), &f)) ||
+            strcmp(u, PDB_UNIT_SECONDS) != 0)
+            continue;
+        const char *word = slash + 1;
+        size_t wl = (size_t)(q->name + q->nl - word);
+        for (int j = 0; j < L->n; j++) {
+            gen_pair *c = &L->p[j];
+            if (j == k || !c->is_int || c->avg || c->progress || c->nl != wl ||
+                strncasecmp(c->name, word, wl) != 0)
+                continue;
+            c->self_counter = true;
+            q->v *= f;
+            q->unit = u;
+            q->per_step = q->per_step_named = true;
+            snprintf(q->name, sizeof q->name, "time per step");
+            q->nl = strlen(q->name);
+            return;
+        }
+    }
+}
+
 static void parse_line(pdb_buf *work, const char *s, size_t len, gen_line *L)
 {
     L->n = 0;
     L->has_wall = L->has_rank = L->wall_fine = false;
     L->lead[0] = '\0';
-    L->val_tag = L->after_best = false;
+    L->val_tag = L->after_best = L->has_bar = false;
     L->dropped = 0;
     L->indent = 0;
     while ((size_t)L->indent < len && (s[L->indent] == ' ' || s[L->indent] == '\t'))
@@ -1487,6 +1621,7 @@ static void parse_line(pdb_buf *work, const char *s, size_t len, gen_line *L)
     }
     scanner sc = {.b = work->p, .n = len, .L = L};
     scan_pairs(&sc);
+    self_counters(L);
 }
 
 /* A time value of a record, in seconds: printed with a time unit, or bare
@@ -1543,6 +1678,15 @@ static bool seconds_pair(const gen_pair *p)
 /* ---- counters ------------------------------------------------------------- */
 
 /* Finds the record's counters among its pairs and marks them. */
+/* Whether a named value that is no counter and no progress follows pair k. */
+static bool named_after(const gen_line *L, int k)
+{
+    for (int j = k + 1; j < L->n; j++)
+        if (L->p[j].nl && !L->p[j].progress && !L->p[j].in_bracket)
+            return true;
+    return false;
+}
+
 static void find_counters(gen_line *L, gen_counters *c)
 {
     memset(c, 0, sizeof *c);
@@ -1553,7 +1697,7 @@ static void find_counters(gen_line *L, gen_counters *c)
         bool val;
         if (p->avg || !p->is_int || p->nl == 0)
             continue;
-        int r = counter_rank(p->name, p->nl, step_names, &val);
+        int r = step_rank(p, &val);
         if (r >= 0 && r < rank) {
             rank = r;
             best = k;
@@ -1581,7 +1725,7 @@ static void find_counters(gen_line *L, gen_counters *c)
         for (int k = 0; k < L->n; k++) {
             gen_pair *p = &L->p[k];
             bool val;
-            int r = !p->avg && p->is_int && p->nl ? counter_rank(p->name, p->nl, step_names, &val)
+            int r = !p->avg && p->is_int && p->nl ? step_rank(p, &val)
                                                   : -1;
             if (r < 0)
                 continue;
@@ -1618,6 +1762,16 @@ static void find_counters(gen_line *L, gen_counters *c)
             e->counter = true;
         }
         p->counter = true;
+        if (!c->has_epoch && !c->has_step && k == 0 && !p->in_bracket && !L->has_bar &&
+            named_after(L, k)) {
+            /* a line that opens with its progress and goes on with named
+             * values counts steps: char-rnn's "3294/3300 (epoch 49.909),
+             * train_loss = 1.4496, ..., time/batch = 0.4320s" */
+            c->has_step = true;
+            c->step = (int64_t)p->v;
+            c->step_at = k;
+            break;
+        }
         if (!c->has_epoch)
             break; /* an evaluation bar "764/764" counts no training step */
         c->has_local = true;
@@ -1656,7 +1810,7 @@ static bool has_named_counter(const gen_line *L)
         bool val;
         if (!p->is_int || p->avg || p->nl == 0)
             continue;
-        if (counter_rank(p->name, p->nl, step_names, &val) >= 0 ||
+        if (step_rank(p, &val) >= 0 ||
             counter_rank(p->name, p->nl, epoch_names, &val) >= 0)
             return true;
         if (k + 1 < L->n && L->p[k + 1].progress && L->p[k + 1].nl == 0)
@@ -1675,7 +1829,7 @@ static int metric_count(const gen_line *L)
         if (p->progress || p->in_bracket || p->nl == 0)
             continue;
         if (p->is_int && !p->avg &&
-            (counter_rank(p->name, p->nl, step_names, &val) >= 0 ||
+            (step_rank(p, &val) >= 0 ||
              counter_rank(p->name, p->nl, epoch_names, &val) >= 0))
             continue;
         n++;
@@ -2466,6 +2620,23 @@ static void merge(pdb_steplog_general *g, const gen_line *L)
     }
 }
 
+/* Whether a metric of L is in rec already. A header line ("Epoch 0",
+ * nnU-Net's) followed by one value per line ("train_loss -0.19", "val_loss
+ * -0.41", "Epoch time: 157.65 s") makes one record of them all, until a
+ * name comes again: then the lines are steps of their own. */
+static bool names_repeat(const gen_line *rec, const gen_line *L)
+{
+    for (int k = 0; k < L->n; k++) {
+        const gen_pair *p = &L->p[k];
+        if (p->progress || p->in_bracket || p->nl == 0)
+            continue;
+        for (int j = 0; j < rec->n; j++)
+            if (rec->p[j].nl == p->nl && memcmp(rec->p[j].name, p->name, p->nl) == 0)
+                return true;
+    }
+    return false;
+}
+
 /* find_counters marks the pairs it uses, and a second call on marked pairs
  * would not find them again: a look ahead saves and restores the marks. */
 static void save_marks(const gen_line *L, gen_marks *m)
@@ -2560,7 +2731,8 @@ static int general_line(pdb_steplog *w, pdb_steplog_general *g, const char *s, s
     bool counter = has_named_counter(L);
     int metrics = metric_count(L);
     if (!counter && metrics > 0 && g->pending && g->block &&
-        (L->indent > 0 ? g->block_open : metric_count(&g->rec) == 0)) {
+        (L->indent > 0 ? g->block_open
+                       : metric_count(&g->rec) == 0 || !names_repeat(&g->rec, L))) {
         merge(g, L); /* OLMo's indented values; Keras' bar after "Epoch 3/30" */
         pdb_steplog_saw_lines(w, 1);
         g->block_open = L->indent > 0;

@@ -45,6 +45,11 @@ bool pdb_steplog_train_key(const char *name, size_t nl)
 {
     if (pdb_steplog_val_name(name, nl))
         return false;
+    /* the boosting libraries name the training set's metric: XGBoost's
+     * "train-rmse", LightGBM's "training's l2", CatBoost's "learn" */
+    if (pdb_skip_prefix_icase(name, nl, "train-", NULL, NULL) ||
+        pdb_skip_prefix_icase(name, nl, "training's ", NULL, NULL) || pdb_mem_is(name, nl, "learn"))
+        return true;
     return pdb_steplog_name_has_word(name, nl, "loss") || pdb_skip_prefix_icase(name, nl, "loss", NULL, NULL) ||
            pdb_ends_with_icase(name, nl, "loss") || pdb_steplog_name_has_word(name, nl, "lr") ||
            pdb_steplog_name_has_word(name, nl, "learning_rate") || pdb_steplog_name_has_word(name, nl, "learning rate") ||

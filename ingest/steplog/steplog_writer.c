@@ -187,18 +187,25 @@ static pdb_steplog_name *resolve(pdb_steplog *w, const char *raw, size_t len)
     return &w->names[w->nnames++];
 }
 
-/* "val_loss", "eval_runtime", "profile/val/..." -> "val"; "train_loss" -> "train". */
+/* "val_loss", "eval_runtime", "profile/val/..." -> "val"; "train_loss" -> "train".
+ * The boosting libraries name both sets' metrics on one line: XGBoost's
+ * "train-rmse" and "eval-rmse"/"test-error", CatBoost's "learn" and "test". */
 static const char *split_from_name(const char *raw, size_t len)
 {
     static const char *const val[] = {"val_", "val/", "eval_", "eval/", "valid_", "validation/",
-                                      "test_", "test/", "val ", "eval ", "profile/val/", NULL};
-    static const char *const train[] = {"train_", "train/", "profile/train/", NULL};
+                                      "test_", "test/", "val ", "eval ", "profile/val/", "val-",
+                                      "eval-", "valid-", "test-", NULL};
+    static const char *const train[] = {"train_", "train/", "profile/train/", "train-", NULL};
     for (int i = 0; val[i]; i++)
         if (pdb_skip_prefix_icase(raw, len, val[i], NULL, NULL))
             return "val";
+    if (pdb_mem_is(raw, len, "test"))
+        return "val";
     for (int i = 0; train[i]; i++)
         if (pdb_skip_prefix_mem(raw, len, train[i], NULL, NULL))
             return "train";
+    if (pdb_mem_is(raw, len, "learn"))
+        return "train";
     return NULL;
 }
 
@@ -309,7 +316,8 @@ static int series_of(pdb_steplog *w, pdb_steplog_name *e, const pdb_sl_key *k, i
 /* ---- step times from timestamps ---------------------------------------------- */
 
 /* Step times from timestamps, for logs that print none (OLMo's text log,
- * wandb histories): the time between consecutive step records of the same
+ * wandb histories): the time between consecutive step records (not epoch
+ * summaries: their deltas are epochs, not steps) of the same
  * kind, rank and loader over the steps between them. Exact over each
  * window, however coarse the clock; records with the same timestamp give
  * nothing. A record counts with its first training value (by line, then
@@ -417,7 +425,7 @@ int pdb_steplog_value(pdb_steplog *w, const char *raw, size_t rawlen, double val
         pdb_sl_reading_value(w, k.split, raw, rawlen);
     w->src->records++;
     pdb_progress(w->src, w->src->records);
-    if (!w->derived && w->has_step && w->has_wall && isfinite(w->wall) &&
+    if (!w->derived && w->is_step && w->has_step && w->has_wall && isfinite(w->wall) &&
         w->ts_record != w->record && (!k.split || strcmp(k.split, "train") == 0)) {
         w->ts_record = w->record;
         return timestamp_delta(w, &k, ctx);
