@@ -543,6 +543,12 @@ static void name_unit(gen_pair *p)
 {
     double f;
     const char *u;
+    /* "(t)" after a name marks a time in seconds: open_clip's "Batch (t):
+     * 6.655", "Data (t): 0.029" (AverageMeters of time.time() differences) */
+    if ((!p->unit || !p->unit[0]) && p->nl > 4 && memcmp(p->name + p->nl - 3, "(t)", 3) == 0) {
+        p->unit = PDB_UNIT_SECONDS;
+        return;
+    }
     /* a name that is a unit ("seconds: 0.81", MaxText) is the value's unit */
     /* one letter is a name, not a unit: YOLOv3's "w 4.81, h 4.61" are box sizes */
     if ((!p->unit || !p->unit[0]) && p->nl >= 2 && p->nl <= 7 && strchr("numsh", p->name[0]) &&
@@ -1308,6 +1314,8 @@ static void line_prefix(char *b, size_t n, gen_line *L)
         L->wall = t;
         L->wall_fine = fraction(b + i, k);
         memset(b + i, ' ', k);
+        if (i + k + 1 < n && b[i + k] == '-' && isalpha((unsigned char)b[i + k + 1]))
+            b[i + k] = ' '; /* glued to the message: InsightFace's "...,110-Speed 884.42" */
         break;
     }
     /* "[rank3]:" (torchrun --tee), "[Rank 3]" */
@@ -2027,7 +2035,11 @@ static const char *const time_words[] = {"time", "timing", "cost", "duration", "
 static const char *const phase_words[] = {"optim", "optimizer", "data", "reader", "forward",
                                           "fwd", "backward", "bwd", "load", "eval", "val",
                                           "wait", "elapsed", "remaining", "eta", "total",
-                                          "sync", "comm", "wall", "clock", "epoch", NULL};
+                                          "sync", "comm", "wall", "clock", "epoch",
+                                          /* a span of many: sklearn's "Convergence
+                                           * after 4 epochs took 0.00 seconds" */
+                                          "epochs", "steps", "iterations", "iters",
+                                          "batches", NULL};
 
 /* A time of the record that names no phase, clock or span: EAST's "time
  * consumption is 0.826" (the mini-batch's compute). When it is a step
@@ -2046,10 +2058,18 @@ static bool plain_time_name(const char *name, size_t nl)
     return time;
 }
 
+/* Whether word w of name is a time word; "(t)" marks a time too: open_clip's
+ * "Batch (t): 6.655", "Data (t)". */
+static bool time_word(const char *name, size_t nl, const char *w, size_t wl)
+{
+    if (word_in(w, wl, time_words))
+        return true;
+    return pdb_mem_is(w, wl, "t") && w > name && w[-1] == '(' && w + 1 < name + nl && w[1] == ')';
+}
+
 static bool step_time_name(const char *name, size_t nl)
 {
     static const char *const steps[] = {"step", "iter", "iteration", "batch", "update", NULL};
-    static const char *const *const times = time_words;
     static const char *const phases[] = {"optim", "optimizer", "data", "reader", "forward", "fwd",
                                          "backward", "bwd", "load", "eval", "val", "wait",
                                          "elapsed", "remaining", "eta", "total", "sync", "comm",
@@ -2073,8 +2093,8 @@ static bool step_time_name(const char *name, size_t nl)
     for (int k = 0; k < n; k++) {
         if (word_in(w[k], wl[k], phases))
             return false;
-        bool s = word_in(w[k], wl[k], steps), t = word_in(w[k], wl[k], times);
-        adjacent |= (s && k + 1 < n && word_in(w[k + 1], wl[k + 1], times)) ||
+        bool s = word_in(w[k], wl[k], steps), t = time_word(name, nl, w[k], wl[k]);
+        adjacent |= (s && k + 1 < n && time_word(name, nl, w[k + 1], wl[k + 1])) ||
                     (t && k + 1 < n && word_in(w[k + 1], wl[k + 1], steps)) ||
                     (t && k + 2 < n && pdb_mem_is(w[k + 1], wl[k + 1], "per") &&
                      word_in(w[k + 2], wl[k + 2], steps));
@@ -2382,7 +2402,11 @@ static void value_roles(pdb_steplog *w, pdb_steplog_general *g, const gen_line *
             g->micro_values++;
             g->micro_ratio = ratio;
             snprintf(g->micro_name, sizeof g->micro_name, "%s", p->name);
-        } else if (window_time(g, p)) {
+        } else if (window_time(g, p) && !step_time_name(p->name, p->nl)) {
+            /* (a name that says per step is not a window's total, even where
+             * it matches the time between records: then the counter counts
+             * something finer, as open_clip's samples "[16384/3200000]"
+             * beside "Batch (t): 6.655") */
             role[k] = ROLE_WINDOW;
         } else if (is_step && e >= 0 && g->win[e].part >= 2 && g->win[e].part > g->win[e].step) {
             role[k] = ROLE_PART; /* ESPnet's iter_time: waiting for the batch */

@@ -370,12 +370,15 @@ static bool digits_at(const char *s, size_t len, size_t i, size_t n, int *out)
     return true;
 }
 
+/* "YYYY-MM-DD HH:MM:SS[.,fff]", 'T' or ',' between date and time (open_clip's
+ * logging datefmt '%Y-%m-%d,%H:%M:%S'), '/' for '-' in the date. */
 size_t pdb_steplog_timestamp(const char *s, size_t len, double *out)
 {
     int y, mo, d, h, mi, se;
     if (!digits_at(s, len, 0, 4, &y) || len < 19 || (s[4] != '-' && s[4] != '/') ||
         s[7] != s[4] || !digits_at(s, len, 5, 2, &mo) || !digits_at(s, len, 8, 2, &d) ||
-        (s[10] != ' ' && s[10] != 'T') || !digits_at(s, len, 11, 2, &h) || s[13] != ':' ||
+        (s[10] != ' ' && s[10] != 'T' && s[10] != ',') || !digits_at(s, len, 11, 2, &h) ||
+        s[13] != ':' ||
         !digits_at(s, len, 14, 2, &mi) || s[16] != ':' || !digits_at(s, len, 17, 2, &se))
         return 0;
     if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60)

@@ -554,9 +554,12 @@ static int throughput_source(pdb_steplog *w, finding *f)
 static void epoch_structure(const pdb_sl_reading *r, finding *f)
 {
     pdb_buf *b = &f->epochs;
-    if (r->per_epoch && r->epoch_total > 0)
-        pdb_buf_addf(b, "per-epoch counter made global: (epoch - first) x %lld + N",
-                     (long long)r->epoch_total);
+    if (r->per_epoch && r->epoch_total > 0 && r->any_epoch && r->epoch_min == 1)
+        pdb_buf_addf(b, "per-epoch counter made global: (epoch - 1) x %lld + N (epochs "
+                        "counted from 1)", (long long)r->epoch_total);
+    else if (r->per_epoch && r->epoch_total > 0)
+        pdb_buf_addf(b, "per-epoch counter made global: epoch x %lld + N (epochs counted "
+                        "from 0)", (long long)r->epoch_total);
     else if (r->per_epoch)
         pdb_buf_adds(b, "per-epoch counter made global: each restart continues after the "
                         "previous epoch's last step and one interval");

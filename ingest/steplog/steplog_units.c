@@ -145,6 +145,8 @@ static const unit_def units[] = {
     {"records/sec", "samples/s", 1}, {"samples/second", "samples/s", 1},
     {"examples/second", "samples/s", 1}, {"tokens/second", "tokens/s", 1},
     {"tok/sec", "tokens/s", 1},
+    /* open_clip's "3.72078/s/gpu": a rate per GPU (named per device by its unit) */
+    {"/s/gpu", "/s/gpu", 1},
     /* YOLOX's "gpu mem: 9301Mb, mem: 24.6Gb" (MiB and GiB, as torch and psutil
      * count them) */
     {"Mb", "B", 1048576.0}, {"Gb", "B", 1073741824.0},

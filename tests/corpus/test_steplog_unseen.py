@@ -59,12 +59,15 @@ def check_log(db, name, want):
     for k in ("first", "last"):
         if want[k] is not None:
             chk.eq(f"{name}: {k} step", got[k], want[k])
-    for step, raw, value in want.get("hand_values", []):
+    for step, raw, value, *split in want.get("hand_values", []):
         # a value read by hand: stored at its step under the printed name
-        # (or the metric a rule maps it to)
+        # (or the metric a rule maps it to), in the training split unless
+        # the entry names another (CatBoost's "test" on a step's line)
+        split = split[0] if split else "train"
         got_v = sql(db, f"SELECT value FROM steplog_values WHERE {where_run(r)} AND step = {step} "
-                        f"AND (raw_name = '{q(raw)}' OR metric = '{q(raw)}') AND "
-                        "coalesce(split, 'train') = 'train' LIMIT 1")
+                        f"AND (raw_name IN ('{q(raw)}', '{q(raw)}/step_time') OR "
+                        f"metric = '{q(raw)}') AND "
+                        f"coalesce(split, 'train') = '{split}' LIMIT 1")
         chk.true(f"{name}: {raw} at step {step} is {value}",
                  got_v and abs(got_v[0]["value"] - value) <= 1e-6 * max(1, abs(value)), got_v)
     for step, raw, window in want.get("hand_windows", []):
