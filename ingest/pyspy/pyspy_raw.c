@@ -52,7 +52,9 @@ static bool is_digit(unsigned char c)
     return c >= '0' && c <= '9';
 }
 
-/* A line that ends in " DIGITS". */
+/* A line that ends in a frame and a count: "...;name (file:line) DIGITS"
+ * (a frame ends in ')'; a log line that ends in a number, maskrcnn-benchmark's
+ * "... lr: 0.014347  max mem: 3508", does not). */
 static bool ends_in_count(const unsigned char *l, size_t n)
 {
     if (n && l[n - 1] == '\r')
@@ -60,7 +62,7 @@ static bool ends_in_count(const unsigned char *l, size_t n)
     size_t i = n;
     while (i > 0 && is_digit(l[i - 1]))
         i--;
-    return i < n && i > 0 && l[i - 1] == ' ';
+    return i < n && i > 1 && l[i - 1] == ' ' && l[i - 2] == ')';
 }
 
 /* Frames shaped "name (file...)" followed by ';' in a line. */

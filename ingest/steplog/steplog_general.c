@@ -2402,6 +2402,11 @@ static void value_roles(pdb_steplog *w, pdb_steplog_general *g, const gen_line *
             g->micro_values++;
             g->micro_ratio = ratio;
             snprintf(g->micro_name, sizeof g->micro_name, "%s", p->name);
+        } else if (per_epoch_records(g, c) && epoch_time_name(p->name, p->nl)) {
+            /* records that are epochs: the epoch's time is the step's
+             * (nnU-Net's "Epoch time: 43.21 s" in the block of "Epoch 0") */
+            role[k] = ROLE_STEP;
+            named++;
         } else if (window_time(g, p) && !step_time_name(p->name, p->nl)) {
             /* (a name that says per step is not a window's total, even where
              * it matches the time between records: then the counter counts
@@ -2782,6 +2787,12 @@ static int general_line(pdb_steplog *w, pdb_steplog_general *g, const char *s, s
             pdb_skip(w->src, "not a step record");
             return PDB_OK;
         }
+    }
+    if (metrics == 0 && g->pending && g->block && L->indent == 0) {
+        /* chatter inside a header's block (nnU-Net's "Pseudo dice [...]"
+         * between "val_loss" and "Epoch time"): the block goes on */
+        pdb_skip(w->src, "not a step record");
+        return PDB_OK;
     }
     if (g->pending && metric_count(&g->rec) > 0) {
         if (flush(w, g) != PDB_OK)

@@ -61,11 +61,13 @@ def check_log(db, name, want):
             chk.eq(f"{name}: {k} step", got[k], want[k])
     for step, raw, value, *split in want.get("hand_values", []):
         # a value read by hand: stored at its step under the printed name
-        # (or the metric a rule maps it to), in the training split unless
+        # (perhaps with the role a rule gives it: "Speed/samples_per_second",
+        # "Batch (t)/step_time"), or the metric a rule maps it to, in the
+        # training split unless
         # the entry names another (CatBoost's "test" on a step's line)
         split = split[0] if split else "train"
         got_v = sql(db, f"SELECT value FROM steplog_values WHERE {where_run(r)} AND step = {step} "
-                        f"AND (raw_name IN ('{q(raw)}', '{q(raw)}/step_time') OR "
+                        f"AND (raw_name = '{q(raw)}' OR raw_name LIKE '{q(raw)}/%' OR "
                         f"metric = '{q(raw)}') AND "
                         f"coalesce(split, 'train') = '{split}' LIMIT 1")
         chk.true(f"{name}: {raw} at step {step} is {value}",
