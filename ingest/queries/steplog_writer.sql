@@ -22,7 +22,7 @@ raw_name, kind, coalesce(split, ''), coalesce(rank, -1), coalesce(loader, '')
 
 -- name: metric_rules
 -- Sorted in C (steplog_writer.c says why).
-SELECT pattern, metric, priority, rowid FROM steplog_metric_rules
+SELECT pattern, metric, priority, rowid, is_phase FROM steplog_metric_rules
 
 -- name: add_note
 INSERT INTO steplog_notes VALUES (?,?,?,?,?,?)

@@ -2767,6 +2767,14 @@ static int general_line(pdb_steplog *w, pdb_steplog_general *g, const char *s, s
         g->block_open = L->indent > 0;
         return PDB_OK;
     }
+    if (!counter && metrics > 0 && g->pending && !g->block && L->indent > g->rec.indent &&
+        !names_repeat(&g->rec, L)) {
+        /* values indented under a counter line that has its own: Lasagne's
+         * "Epoch 1 of 500 took 1.858s" then "    training loss: 1.233348" */
+        merge(g, L);
+        pdb_steplog_saw_lines(w, 1);
+        return PDB_OK;
+    }
     if (counter && g->pending && !g->block && same_step(g, &g->marks[0], &g->marks[1], &g->rec, L)) {
         merge(g, L); /* glog: "Iteration 240, loss = ..." then "Iteration 240, lr = ..." */
         pdb_steplog_saw_lines(w, 1);

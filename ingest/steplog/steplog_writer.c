@@ -35,6 +35,7 @@ struct pdb_steplog_rule {
     char *metric;
     int64_t priority, rowid;
     size_t chars; /* length(pattern) as SQL counts it */
+    bool phase;   /* the metric is a phase of a step: a time */
 };
 
 /* ---- metric rules ---------------------------------------------------------- */
@@ -68,6 +69,7 @@ static int load_rules(pdb_steplog *w)
         r->metric = pdb_xstrdup((const char *)sqlite3_column_text(st, 1));
         r->priority = sqlite3_column_int64(st, 2);
         r->rowid = sqlite3_column_int64(st, 3);
+        r->phase = sqlite3_column_int(st, 4) != 0;
         r->chars = pdb_utf8_width(r->pattern, strlen(r->pattern));
     }
     int rc = sqlite3_reset(st) == SQLITE_OK ? PDB_OK : pdb_db_fail(w->src->db, "metric rules");
@@ -130,8 +132,14 @@ static void loader_from_name(const char *raw, size_t len, char *out, size_t cap)
  * what the log printed, not all of it). */
 static const char *match_rules(const pdb_steplog *w, const char *name, bool part)
 {
+    /* a phase is a time: "validation loss", "validation accuracy" (Lasagne's
+     * tutorial) are no time of the validation phase, whatever *validation*
+     * says */
+    size_t nl = strlen(name);
+    bool not_time = pdb_steplog_name_has_word(name, nl, "loss") ||
+                    pdb_steplog_eval_metric(name, nl) || pdb_ends_with_icase(name, nl, "loss");
     for (int r = 0; r < w->nrules; r++)
-        if ((!part || strchr(w->rules[r].pattern, '*')) &&
+        if ((!part || strchr(w->rules[r].pattern, '*')) && !(not_time && w->rules[r].phase) &&
             sqlite3_strglob(w->rules[r].pattern, name) == 0)
             return w->rules[r].metric;
     return NULL;
@@ -200,6 +208,12 @@ static const char *split_from_name(const char *raw, size_t len)
         if (pdb_skip_prefix_icase(raw, len, val[i], NULL, NULL))
             return "val";
     if (pdb_mem_is(raw, len, "test"))
+        return "val";
+    /* "validation loss", "validation accuracy" (Lasagne); not "validation
+     * time", a phase of the training step */
+    if ((pdb_skip_prefix_icase(raw, len, "validation ", NULL, NULL) ||
+         pdb_skip_prefix_icase(raw, len, "validation_", NULL, NULL)) &&
+        (pdb_steplog_name_has_word(raw, len, "loss") || pdb_steplog_eval_metric(raw, len)))
         return "val";
     for (int i = 0; train[i]; i++)
         if (pdb_skip_prefix_mem(raw, len, train[i], NULL, NULL))
