@@ -135,6 +135,8 @@ struct pdb_steplog_general {
     bool best_next, line_after_best; /* the line before announced the best record */
     int prof_step_lines, prof_val_lines; /* counted lines of the profile by kind */
     int prof_train_named; /* ... of them with a value named train-* (XGBoost's train-rmse) */
+    int64_t prof_steps[2]; /* the first two steps of the profile */
+    int prof_nsteps;
     int64_t eval_rounds;  /* records kept as steps that hold evaluation values only */
     bool epoch_records;   /* some line of the profile counts whole epochs only */
     bool train_loss_keys; /* training records carry a loss or a learning rate */
@@ -2462,7 +2464,14 @@ static void value_roles(pdb_steplog *w, pdb_steplog_general *g, const gen_line *
 static int step_time_from_rate(pdb_steplog *w, const pdb_steplog_general *g, const gen_line *L,
                                const unsigned char *role, bool has_step, int64_t step)
 {
-    if (!has_step || !g->have_prev_step || step <= g->prev_step || (L->has_wall && L->wall_fine))
+    /* a rate is the step time however long its window; the first record's
+     * window is the steps since the start when the log began with the
+     * interval it keeps ("Iter 10: ..., It/sec 0.258", then "Iter 20": the
+     * first covers iterations 1-10), else unknown (an excerpt) */
+    bool first = !g->have_prev_step && g->prof_nsteps == 2 && step == g->prof_steps[0] &&
+                 g->prof_steps[1] - g->prof_steps[0] == step;
+    if (!has_step || (!first && (!g->have_prev_step || step <= g->prev_step)) ||
+        (first && step <= 0) || (L->has_wall && L->wall_fine))
         return PDB_OK;
     int rate = -1;
     for (int k = 0; k < L->n; k++) {
@@ -2490,7 +2499,7 @@ static int step_time_from_rate(pdb_steplog *w, const pdb_steplog_general *g, con
         return PDB_OK;
     const gen_pair *p = &L->p[rate];
     char name[GEN_NAME + 32];
-    int64_t n = step - g->prev_step;
+    int64_t n = first ? step : step - g->prev_step;
     snprintf(name, sizeof name, "%.*s/step_time", (int)p->nl, p->name);
     return pdb_steplog_value(w, name, strlen(name), 1.0 / p->v, PDB_UNIT_SECONDS,
                              "interval_mean", n);
@@ -2874,6 +2883,8 @@ void pdb_steplog_general_profile(pdb_steplog_general *g, const char *d, size_t l
                 }
         }
         g->epoch_records |= c.has_epoch && !c.has_step && !c.has_local;
+        if (c.has_step && g->prof_nsteps < 2 && (g->prof_nsteps == 0 || c.step > g->prof_steps[0]))
+            g->prof_steps[g->prof_nsteps++] = c.step;
         profile_windows(g, L, &c);
         for (int k = 0; k < L->n; k++)
             if (!L->p[k].counter && !L->p[k].in_bracket && pdb_steplog_train_key(L->p[k].name, L->p[k].nl))
