@@ -158,6 +158,8 @@ static bool is_text(const unsigned char *d, size_t len)
 typedef struct {
     int counts[F_COUNT];   /* lines of each text flavor */
     int general;           /* step records of the general reader */
+    int hf_dicts;          /* HF Trainer's printed dicts ({'loss': ...}): tqdm bars
+                            * alone are everyone's */
     int jsonl, detectron, lines, nonblank;
     int mllog; /* MLPerf :::MLLOG event lines */
     bool labels; /* launcher labels on every line (pdb_steplog_labelled) */
@@ -225,7 +227,9 @@ static void count_line(evidence *ev, const char *s, size_t l)
         if (pdb_steplog_find(t, tl, "\"data_time\"") && pdb_steplog_find(t, tl, "\"iteration\""))
             ev->detectron++;
     } else {
-        ev->counts[line_flavor[pdb_steplog_classify(s, l)]]++;
+        pdb_steplog_linekind kind = pdb_steplog_classify(s, l);
+        ev->counts[line_flavor[kind]]++;
+        ev->hf_dicts += kind == PDB_SL_HF && tl > 2 && t[0] == '{' && t[1] == '\'';
         if (seg < l)
             ev->counts[line_flavor[pdb_steplog_classify(s + seg, l - seg)]]++;
         ev->general += pdb_steplog_general_is_step_line(s, l);
@@ -322,6 +326,11 @@ static flavor_id sniff_flavor(const unsigned char *d, size_t len, int *score)
      * do not make it that flavor: the general reader reads it. */
     if (best != F_NONE && best != F_RECTFLOW && best != F_MAE &&
         ev.general > 2 * ev.counts[best] + 2)
+        best = F_NONE;
+    /* tqdm bars and no HF Trainer dict, beside lines the general reader reads
+     * as steps (DGL's "Run: 01, Epoch: 01, Loss: 2.32, ..." under a sampler's
+     * bar of 629571 nodes): the general reader reads it */
+    if (best == F_HF && ev.hf_dicts == 0 && ev.general > 0)
         best = F_NONE;
     if (best != F_NONE) {
         *score = ev.counts[best] >= 2 || best == F_RECTFLOW || best == F_MAE ? PDB_SNIFF_LIKELY

@@ -14,7 +14,8 @@ import shutil
 import sqlite3
 import subprocess
 
-from common import (CHECKED, CORPUS, PROFDB, Checker, need_corpus, run, scaled, tempdir)
+from common import (CHECKED, CORPUS, PROFDB, SOURCE, Checker, need_corpus, run, scaled,
+                    tempdir)
 
 SPEEDSCOPE = ["cs336_bpe_threads.speedscope.json", "jax_gp_voronoi.speedscope.json",
               "deepdrr_pyspy0314.speedscope.json"]
@@ -326,6 +327,11 @@ def check_sniffing(c, tmp):
                    ("y.svg", "y.pyspy", "y.txt"), "speedscope")
     check_sniff_as(c, tmp, need_corpus("pyspy", "tf_cnn_pretrain_function.svg"),
                    ("z.pyspy", "z.json", "z.txt"), "pyspy-svg")
+    # a training log's line that ends in a number (maskrcnn-benchmark's "...
+    # lr: 0.014347  max mem: 3508") is no collapsed stack: no frame before it
+    log = os.path.join(SOURCE, "tests", "steplogs", "unseen",
+                       "maskrcnn_benchmark_nvidia_dle_readme.log")
+    check_sniff_as(c, tmp, log, ("m.log", "m.txt"), "steplog:text")
 
 
 def check_sniff_as(c, tmp, src, fakes, fmt):
