@@ -60,6 +60,7 @@ typedef struct {
     const char *unit;     /* canonical unit, "" when printed bare */
     bool per_step;        /* printed as time per step ("8ms/step") */
     bool per_step_named;  /* ... as a field's name ("ms/batch 12.12"), not in a bar */
+    bool opens;           /* nothing but blanks before it on the line (prefixes blanked) */
     bool self_counter;    /* a counter the line names by its own time per it: StyleGAN's
                            * "tick 1 ... sec/tick 955.4" */
     bool is_int;
@@ -894,6 +895,9 @@ static bool add_value(scanner *sc, const char *v, size_t vl)
     bool bracket = p->in_bracket;
     *p = tmp;
     p->in_bracket = bracket;
+    p->opens = true;
+    for (const char *c = sc->b; c < v && p->opens; c++)
+        p->opens = *c == ' ' || *c == '\t';
     take_name(sc, p);
     name_unit(p);
     /* a named time in brackets is data: BigDL's "[Wall Clock 26290.67s]" */
@@ -1481,6 +1485,45 @@ static size_t glog_header(const char *b, size_t n, gen_line *L)
     return (size_t)(close - b) + 1;
 }
 
+/* The logger of "LEVEL:logger:text": no blank, no colon, a letter first. */
+static bool glued_logger(const char *b, size_t s, size_t e)
+{
+    for (size_t k = s; k < e; k++)
+        if (b[k] == ' ' || b[k] == '\t' || b[k] == ':')
+            return false;
+    return e > s && isalpha((unsigned char)b[s]);
+}
+
+/* "(runner.py 50):" as two tokens, [s,e) and [ns,ne): a source file and its
+ * line in parentheses (Swin Transformer's logger format "(%(filename)s
+ * %(lineno)d): %(levelname)s"). */
+static bool spaced_origin(const char *b, size_t s, size_t e, size_t ns, size_t ne)
+{
+    if (e - s < 4 || b[s] != '(' || ne <= ns || !memchr(b + s, '.', e - s))
+        return false;
+    for (size_t k = s + 1; k < e; k++)
+        if (!isalnum((unsigned char)b[k]) && !strchr("._-", b[k]))
+            return false;
+    size_t k = ns;
+    while (k < ne && isdigit((unsigned char)b[k]))
+        k++;
+    return k > ns && k < ne && b[k] == ')' && (k + 1 == ne || (k + 2 == ne && b[k + 1] == ':'));
+}
+
+/* A source location printed at the end of the line (rich's log handler
+ * right-aligns "train_util.py:715"): blanked, as at the start. */
+static void trailing_origin(char *b, size_t n)
+{
+    size_t e = n;
+    while (e > 0 && (b[e - 1] == ' ' || b[e - 1] == '\t' || b[e - 1] == '\r'))
+        e--;
+    size_t s = e;
+    while (s > 0 && b[s - 1] != ' ' && b[s - 1] != '\t')
+        s--;
+    if (s > 0 && e > s && origin_token(b, s, e) && memchr(b + s, '.', e - s))
+        memset(b + s, ' ', e - s);
+}
+
 /* Past the blanks and separators between prefix fields: "|" (loguru),
  * a lone "-" ("03/25 23:58:44 - mmengine - INFO - "). */
 static size_t prefix_gap(const char *b, size_t n, size_t i)
@@ -1513,8 +1556,10 @@ static void log_prefix(char *b, size_t n, gen_line *L)
          * logger end at the second colon */
         const char *c1 = memchr(b + i, ':', e - i);
         if (c1 && word_in(b + i, (size_t)(c1 - (b + i)), level_words)) {
+            /* (Python logging's BASIC_FORMAT; the logger is any name,
+             * "INFO:Kamyk-12M:loss_disc=4.107" of RVC too) */
             const char *c2 = memchr(c1 + 1, ':', (size_t)(b + e - c1 - 1));
-            if (c2 && c2 > c1 + 1 && logger_token(b, (size_t)(c1 + 1 - b), (size_t)(c2 - b))) {
+            if (c2 && c2 > c1 + 1 && glued_logger(b, (size_t)(c1 + 1 - b), (size_t)(c2 - b))) {
                 memset(b + i, ' ', (size_t)(c2 + 1 - (b + i)));
                 break; /* the text follows, glued */
             }
@@ -1522,7 +1567,28 @@ static void log_prefix(char *b, size_t n, gen_line *L)
         size_t ne = prefix_gap(b, n, e), nn = ne;
         while (nn < n && b[nn] != ' ' && b[nn] != '\t')
             nn++;
+        if (e == i + 1 && b[i] == '[' && L->has_wall) {
+            /* "[2025-08-08 20:11:04 baseline]" with its timestamp blanked:
+             * the rest of the bracket is the logger's name */
+            const char *close = memchr(b + i, ']', n - i < 64 ? n - i : 64);
+            if (close && !memchr(b + i + 1, '[', (size_t)(close - b - i - 1))) {
+                memset(b + i, ' ', (size_t)(close + 1 - (b + i)));
+                i = (size_t)(close - b) + 1;
+                continue;
+            }
+        }
+        if (spaced_origin(b, i, e, ne, nn)) {
+            memset(b + i, ' ', nn - i); /* Swin's "(main.py 224): INFO" */
+            i = nn;
+            continue;
+        }
         bool before_level = nn > ne && level_token(b, ne, nn) && logger_token(b, i, e);
+        if (e - i > 2 && b[i] == '[' && b[e - 1] == ']' && word_in(b + i + 1, e - i - 2, val_words)) {
+            L->val_tag = true; /* Marian's "[valid]": said, then blanked as a tag */
+            memset(b + i, ' ', e - i);
+            i = e;
+            continue;
+        }
         if (level_token(b, i, e) || origin_token(b, i, e) || before_level ||
             tag_token(b, i, e, L)) {
             memset(b + i, ' ', e - i);
@@ -1531,6 +1597,7 @@ static void log_prefix(char *b, size_t n, gen_line *L)
         }
         break;
     }
+    trailing_origin(b, n);
 }
 
 /* Lines that print a whole configuration: a Python dict or list, an
@@ -1760,6 +1827,19 @@ static void find_counters(gen_line *L, gen_counters *c)
      * known counter, is the epoch ("Train: 0 [0/10009 (0%)]"). */
     for (int k = 0; k < L->n; k++) {
         gen_pair *p = &L->p[k];
+        if (!c->has_epoch && !c->has_step && p->progress && k + 1 < L->n &&
+            L->p[k + 1].progress && L->p[k + 1].nl == 0 && p->in_bracket &&
+            L->p[k + 1].in_bracket) {
+            /* "[61/70][0/1865]": the epoch of the run's epochs, then the
+             * step within the epoch (Swin Transformer's "Train: [E/T][N/M]";
+             * "Test: [..][..]" an evaluation's) */
+            c->has_epoch = true;
+            c->epoch = p->v;
+            c->epoch_at = k;
+            c->val_hint |= word_in(p->name, p->nl, val_words);
+            p->counter = true;
+            continue;
+        }
         if (!p->progress || p->nl != 0)
             continue;
         if (!c->has_epoch && k > 0 && L->p[k - 1].is_int && !L->p[k - 1].counter &&
@@ -1772,7 +1852,7 @@ static void find_counters(gen_line *L, gen_counters *c)
             e->counter = true;
         }
         p->counter = true;
-        if (!c->has_epoch && !c->has_step && k == 0 && !p->in_bracket && !L->has_bar &&
+        if (!c->has_epoch && !c->has_step && k == 0 && p->opens && !L->has_bar &&
             named_after(L, k)) {
             /* a line that opens with its progress and goes on with named
              * values counts steps: char-rnn's "3294/3300 (epoch 49.909),
@@ -1825,6 +1905,11 @@ static bool has_named_counter(const gen_line *L)
             return true;
         if (k + 1 < L->n && L->p[k + 1].progress && L->p[k + 1].nl == 0)
             return true; /* "Train: 0 [0/10009" */
+    }
+    for (int k = 0; k + 1 < L->n; k++) {
+        const gen_pair *p = &L->p[k], *q = &L->p[k + 1];
+        if (p->progress && q->progress && q->nl == 0 && p->in_bracket && q->in_bracket)
+            return true; /* "Train: [61/70][0/1865]" (find_counters) */
     }
     return false;
 }
@@ -1956,7 +2041,9 @@ static int classify(const pdb_steplog_general *g, const gen_line *L, const gen_c
                    !(c->has_step && average_name(p->name, p->nl));
         eval |= (cls & PDB_SL_NAME_EVAL) != 0;
     }
-    if ((val || named_val) && !train)
+    /* a counter that says evaluation ("Valid: [61/70][0/88]", "Epoch(val)")
+     * decides, loss or not; else validation names without training ones */
+    if (c->val_hint || ((val || named_val) && !train))
         return K_VAL;
     if (summary)
         return K_SUMMARY;
