@@ -292,7 +292,7 @@ void pdb_steplog_box_free(pdb_steplog_box *b);
 bool pdb_steplog_lightning_bar(const char *s, size_t len);
 /* What a Lightning bar's description ("Epoch 3", "Validation DataLoader 0")
  * says it counts (PDB_BAR_*); *after is set past its ':'. */
-enum { PDB_BAR_NONE, PDB_BAR_EPOCH, PDB_BAR_VAL, PDB_BAR_SANITY, PDB_BAR_OTHER };
+enum { PDB_BAR_NONE, PDB_BAR_EPOCH, PDB_BAR_VAL, PDB_BAR_SANITY, PDB_BAR_OTHER, PDB_BAR_STEPS };
 int pdb_steplog_lightning_desc(const char *t, size_t tl, const char **after);
 int pdb_steplog_lightning_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno);
 int pdb_steplog_lightning_end(pdb_steplog *w);

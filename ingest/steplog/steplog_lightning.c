@@ -21,7 +21,12 @@
  * (metrics.csv): the training batches of the epochs before plus n - 1.
  *
  * tqdm redraws the same n several times (once more with the postfix): the
- * last drawing before n moves is the record; it is held until then. */
+ * last drawing before n moves is the record; it is held until then.
+ *
+ * Other trainers draw one bar whose description says it counts the steps
+ * themselves: 3D Gaussian Splatting's "Training progress: 33%|...|
+ * 10000/30000 [03:35<09:02, 36.88it/s, Loss=0.048756]", kohya's and
+ * diffusers' "steps: ...", Rasa's "Epochs: ...": n is the step. */
 #include "ingest/steplog/steplog.h"
 #include "common/strutil.h"
 #include "common/xalloc.h"
@@ -63,6 +68,7 @@ struct pdb_steplog_lightning {
     bool after_val;       /* a validation bar ran since the epoch bar was drawn */
     int64_t val_done, val_n; /* finished validation dataloaders' batches; current one's */
     int64_t echoes;       /* epoch-bar updates that were validation batches */
+    bool steps;           /* the steps came from a bar that counts them (PDB_BAR_STEPS) */
 };
 
 void pdb_steplog_lightning_free(pdb_steplog_lightning *lt)
@@ -153,11 +159,17 @@ static int flush(pdb_steplog *w, pdb_steplog_lightning *lt)
     const lt_bar *b = &lt->hold;
     pdb_steplog_record(w, "lightning", b->line);
     w->split = "train";
-    w->has_epoch = true;
-    w->epoch = (double)b->epoch;
     w->has_step = true;
-    w->step = lt->base + lt->local - 1;
-    PDB_SL_SAW_COUNTER(w, "Epoch E: n/T bar (step = batches before + n - 1)");
+    if (b->kind == PDB_BAR_STEPS) {
+        w->has_epoch = false;
+        w->step = b->n;
+        PDB_SL_SAW_COUNTER(w, "a steps bar's n/T (DESC: n/T, the description names steps)");
+    } else {
+        w->has_epoch = true;
+        w->epoch = (double)b->epoch;
+        w->step = lt->base + lt->local - 1;
+        PDB_SL_SAW_COUNTER(w, "Epoch E: n/T bar (step = batches before + n - 1)");
+    }
     if (pdb_steplog_value(w, "progress_total", 14, (double)b->total, "", "point", 0) != PDB_OK)
         return PDB_ERR;
     /* tqdm smooths its rate (EMA, smoothing=0.3) */
@@ -227,6 +239,28 @@ static int epoch_bar(pdb_steplog *w, pdb_steplog_lightning *lt, lt_bar *b)
     return 1;
 }
 
+/* A bar that counts the steps themselves ("Training progress: 33%|...|
+ * 10000/30000 [03:35<09:02, 36.88it/s, Loss=0.048756]"): n is the step; the
+ * last drawing of an n is its record. */
+static int steps_bar(pdb_steplog *w, pdb_steplog_lightning *lt, lt_bar *b)
+{
+    if (lt->held && lt->hold.kind == PDB_BAR_STEPS && b->n == lt->hold.n) {
+        lt->hold = *b; /* a redraw of the same step: the last wins */
+        pdb_steplog_saw_lines(w, 1);
+        return 1;
+    }
+    if (b->n <= 0) {
+        pdb_skip(w->src, "progress bar before its first step");
+        return 1;
+    }
+    if (flush(w, lt) != PDB_OK)
+        return PDB_ERR;
+    lt->hold = *b;
+    lt->held = true;
+    lt->steps = true;
+    return 1;
+}
+
 /* A validation bar: the training update before it is complete; the batches
  * of each dataloader are added up (the bar restarts for the next one). */
 static int val_bar(pdb_steplog *w, pdb_steplog_lightning *lt, const lt_bar *b)
@@ -262,6 +296,8 @@ int pdb_steplog_lightning_line(pdb_steplog *w, const char *s, size_t len, int64_
         b.epoch = 0;
         pdb_steplog_int_after(s, len, "Epoch ", &b.epoch);
         return epoch_bar(w, lt, &b);
+    case PDB_BAR_STEPS:
+        return steps_bar(w, lt, &b);
     case PDB_BAR_VAL:
         return val_bar(w, lt, &b);
     case PDB_BAR_SANITY:
@@ -280,7 +316,10 @@ int pdb_steplog_lightning_end(pdb_steplog *w)
         return PDB_OK;
     if (flush(w, lt) != PDB_OK)
         return PDB_ERR;
-    if (lt->echoes > 0)
+    if (lt->steps)
+        snprintf(w->hf_bar_note, sizeof w->hf_bar_note,
+                 "tqdm's smoothed rate of the bar that counts the steps");
+    else if (lt->echoes > 0)
         snprintf(w->hf_bar_note, sizeof w->hf_bar_note,
                  "from the 'Epoch E' bar's training updates only (%lld validation runs were "
                  "counted in that bar, as before Lightning 2.0: taken off its n)",

@@ -509,6 +509,15 @@ static int bar_kind(const char *d, size_t dl)
                 return PDB_BAR_NONE;
         return rl > 0 ? PDB_BAR_EPOCH : PDB_BAR_NONE;
     }
+    /* a bar whose description says it counts the steps themselves (3D
+     * Gaussian Splatting's "Training progress", kohya's and diffusers'
+     * "steps", Rasa's "Epochs"): n is the step */
+    static const char *const steps[] = {"Training progress", "steps", "Steps", "Epochs",
+                                        "epochs", "Iterations", "iterations", "Iteration",
+                                        "Train steps", "Training steps", NULL};
+    for (int k = 0; steps[k]; k++)
+        if (pdb_mem_is(d, dl, steps[k]))
+            return PDB_BAR_STEPS;
     if (pdb_skip_prefix_mem(d, dl, "Validation", NULL, NULL))
         return PDB_BAR_VAL;
     if (pdb_skip_prefix_mem(d, dl, "Sanity Checking", NULL, NULL))
