@@ -52,6 +52,8 @@ typedef struct {
     int64_t epoch, n, total, line;
     bool has_rate;
     double secs;          /* seconds per batch, from it/s or s/it */
+    bool has_elapsed;
+    double elapsed;       /* seconds since the bar started ("03:35" of "[03:35<09:02, ...") */
     bool v_num;           /* Lightning's default postfix (the logger's version) */
     int npost;
     lt_post post[LT_POST];
@@ -128,6 +130,9 @@ static bool parse_bar(const char *s, size_t len, lt_bar *b)
     const char *f, *in = open + 1;
     if (!pdb_steplog_next_field(in, inl, ',', &pos, &f, &fl)) /* elapsed<left */
         return false;
+    const char *lt = memchr(f, '<', fl);
+    if (lt && pdb_units_clock(f, (size_t)(lt - f), &b->elapsed))
+        b->has_elapsed = true;
     if (pdb_steplog_next_field(in, inl, ',', &pos, &f, &fl)) {
         size_t nl = 0;
         double v;
@@ -171,6 +176,12 @@ static int flush(pdb_steplog *w, pdb_steplog_lightning *lt)
         PDB_SL_SAW_COUNTER(w, "Epoch E: n/T bar (step = batches before + n - 1)");
     }
     if (pdb_steplog_value(w, "progress_total", 14, (double)b->total, "", "point", 0) != PDB_OK)
+        return PDB_ERR;
+    /* a bar that counts the steps from the start: its elapsed time is a
+     * clock since the first step, whose differences time the steps exactly
+     * (tqdm prints whole seconds) */
+    if (b->kind == PDB_BAR_STEPS && b->has_elapsed &&
+        pdb_steplog_cumulative_time(w, "tqdm elapsed", 12, b->elapsed) != PDB_OK)
         return PDB_ERR;
     /* tqdm smooths its rate (EMA, smoothing=0.3) */
     if (b->has_rate &&
@@ -318,7 +329,7 @@ int pdb_steplog_lightning_end(pdb_steplog *w)
         return PDB_ERR;
     if (lt->steps)
         snprintf(w->hf_bar_note, sizeof w->hf_bar_note,
-                 "tqdm's smoothed rate of the bar that counts the steps");
+                 "from the bar that counts the steps (its description says so)");
     else if (lt->echoes > 0)
         snprintf(w->hf_bar_note, sizeof w->hf_bar_note,
                  "from the 'Epoch E' bar's training updates only (%lld validation runs were "
