@@ -1755,6 +1755,30 @@ static bool seconds_pair(const gen_pair *p)
 /* ---- counters ------------------------------------------------------------- */
 
 /* Finds the record's counters among its pairs and marks them. */
+/* An integer whose name ends in a counter word after a preposition: a
+ * counter told in a sentence ("Start training from epoch: 0"), no metric. */
+static bool counter_in_prose(const gen_pair *p)
+{
+    if (!p->is_int || p->avg || p->nl == 0)
+        return false;
+    const char *last = p->name;
+    for (const char *c = p->name; c < p->name + p->nl; c++)
+        if (*c == ' ')
+            last = c + 1;
+    size_t ll = (size_t)(p->name + p->nl - last);
+    while (ll && (last[ll - 1] == ':' || last[ll - 1] == '='))
+        ll--;
+    if (last == p->name || !(word_in(last, ll, step_names) || word_in(last, ll, epoch_names)))
+        return false;
+    for (const char *w = p->name; w < last;) {
+        const char *e = memchr(w, ' ', (size_t)(last - w));
+        if (word_in(w, (size_t)(e - w), stop_words))
+            return true;
+        w = e + 1;
+    }
+    return false;
+}
+
 /* Whether a named value that is no counter and no progress follows pair k. */
 static bool named_after(const gen_line *L, int k)
 {
@@ -1886,9 +1910,11 @@ static void find_counters(gen_line *L, gen_counters *c)
         }
         break;
     }
-    /* a named progress that is not a known counter is still not a metric */
+    /* a named progress that is not a known counter is still not a metric,
+     * nor is a counter named in prose ("Start training from epoch: 0",
+     * "resumed at iter 5000") */
     for (int k = 0; k < L->n; k++)
-        if (L->p[k].progress && !L->p[k].counter)
+        if (!L->p[k].counter && (L->p[k].progress || counter_in_prose(&L->p[k])))
             L->p[k].counter = true;
 }
 
