@@ -50,6 +50,7 @@ typedef struct {
 typedef struct {
     int kind;
     int64_t epoch, n, total, line;
+    int64_t rank;         /* the launcher prefix's rank, or -1 */
     bool has_rate;
     double secs;          /* seconds per batch, from it/s or s/it */
     bool has_elapsed;
@@ -164,6 +165,10 @@ static int flush(pdb_steplog *w, pdb_steplog_lightning *lt)
     const lt_bar *b = &lt->hold;
     pdb_steplog_record(w, "lightning", b->line);
     w->split = "train";
+    if (b->rank >= 0) {
+        w->has_rank = true;
+        w->rank = b->rank;
+    }
     w->has_step = true;
     if (b->kind == PDB_BAR_STEPS) {
         w->has_epoch = false;
@@ -302,6 +307,7 @@ int pdb_steplog_lightning_line(pdb_steplog *w, const char *s, size_t len, int64_
     }
     pdb_steplog_lightning *lt = state(w);
     b.line = lineno;
+    b.rank = w->line_rank; /* the record is written later: keep the line's rank */
     switch (b.kind) {
     case PDB_BAR_EPOCH:
         b.epoch = 0;

@@ -256,6 +256,13 @@ static bool value_cell(const char *c, size_t n)
     return progress_cell(c, n, &a, &b) || pdb_units_quantity(c, n, &x, &u);
 }
 
+/* A mark in a flag column: skorch's "+" under cp (a checkpoint was saved)
+ * or under valid_loss_best. Not a value; the row is still a row. */
+static bool mark_cell(const char *c, size_t n)
+{
+    return n == 1 && (c[0] == '+' || c[0] == '*');
+}
+
 /* The word that names a row (YOLO's validation class, "all"). */
 static bool label_cell(const char *c, size_t n)
 {
@@ -341,9 +348,9 @@ static void set_table(pdb_sl_table *t, const columns *c)
             t->step_col = k;
         else if (t->epoch_col < 0 && name_in(name, epoch_words))
             t->epoch_col = k;
-        else if (t->time_col < 0 && pdb_steplog_time_name(name, nl) && !clock_name(name, nl) &&
-                 !phase_name(name, nl))
-            t->time_col = k;
+        else if (t->time_col < 0 && (pdb_steplog_time_name(name, nl) || strcasecmp(name, "dur") == 0) &&
+                 !clock_name(name, nl) && !phase_name(name, nl))
+            t->time_col = k; /* skorch's "dur" is the epoch's duration */
         t->eval_names |= pdb_steplog_eval_metric(name, nl) || pdb_steplog_val_name(name, nl);
     }
     if (t->step_col >= 0 || t->epoch_col >= 0)
@@ -372,7 +379,7 @@ static bool fits(const columns *c, const char *s, tbl_row *r, bool aligned)
             counted = true;
         } else if (value_cell(v, vl)) {
             values++;
-        } else if (!(j == 0 && k == 0 && label_cell(v, vl))) {
+        } else if (!(j == 0 && k == 0 && label_cell(v, vl)) && !mark_cell(v, vl)) {
             return false;
         }
     }
@@ -515,6 +522,10 @@ static int row_value(pdb_steplog *w, const pdb_sl_table *t, int j, const char *v
         pdb_skip(w->src, "progress N/M in a table cell that counts nothing");
         return PDB_OK;
     }
+    if (mark_cell(v, vl)) {
+        pdb_skip(w->src, "mark in a table cell ('+': a checkpoint saved, a best value)");
+        return PDB_OK;
+    }
     if (!pdb_units_quantity(v, vl, &x, &unit))
         return PDB_OK; /* fits() let only values through */
     if (ll) {
@@ -528,6 +539,10 @@ static int row_value(pdb_steplog *w, const pdb_sl_table *t, int j, const char *v
     const char *cn = t->cols.name[j];
     size_t cl = strlen(cn);
     const char *nu = unit[0] ? NULL : pdb_units_from_name(cn, cl, &f);
+    if (!unit[0] && !nu && strcasecmp(cn, "dur") == 0) {
+        nu = PDB_UNIT_SECONDS; /* skorch's "dur": the row's duration in seconds */
+        f = 1;
+    }
     bool secs = strcmp(unit, PDB_UNIT_SECONDS) == 0 || (nu && strcmp(nu, PDB_UNIT_SECONDS) == 0);
     if (train && secs)
         return time_value(w, t, j, unit[0] ? x : x * f);
