@@ -809,8 +809,33 @@ static size_t duration_in_parts(const scanner *sc, const char *v, size_t vl, dou
     return end;
 }
 
+/* "130.78±0.58" (R xgboost's cross-validation: mean±std over the folds):
+ * the value is the mean; the spread after it is skipped. Returns where the
+ * value's text ends (past the spread when there is one). */
+static size_t plus_minus(scanner *sc, const char *v, size_t vl, size_t k)
+{
+    static const char pm[] = "\xc2\xb1";
+    const char *p = v + vl;
+    if ((size_t)(sc->b + sc->n - p) < 3 || memcmp(p, pm, 2) != 0)
+        return k;
+    size_t e = (size_t)(p - sc->b) + 2, s0 = e;
+    while (e < sc->n && (isdigit((unsigned char)sc->b[e]) || strchr(".eE+-", sc->b[e])))
+        e++;
+    if (e == s0)
+        return k;
+    sc->i = e;
+    return e;
+}
+
 static bool add_value(scanner *sc, const char *v, size_t vl)
 {
+    /* "130.780291±0.582002" in one token: the mean, the spread dropped */
+    for (size_t k = 1; k + 1 < vl; k++)
+        if ((unsigned char)v[k] == 0xc2 && (unsigned char)v[k + 1] == 0xb1 &&
+            isdigit((unsigned char)v[k - 1])) {
+            vl = k;
+            break;
+        }
     while (vl && memchr(",;:", v[vl - 1], 3))
         vl--;
     /* a number that ends a sentence: "grad_norm=21.59.", "Loss is 1.72319." */
@@ -848,6 +873,7 @@ static bool add_value(scanner *sc, const char *v, size_t vl)
         tmp.per_step = pdb_ends_with_icase(v, vl, "/step") || pdb_ends_with_icase(v, vl, "/it") ||
                        pdb_ends_with_icase(v, vl, "/iter") || pdb_ends_with_icase(v, vl, "/batch");
         size_t k = sc->i, clock_end;
+        k = plus_minus(sc, v, vl, k);
         while (k < sc->n && sc->b[k] == ' ')
             k++;
         if (tmp.is_int && (open_slash || (k < sc->n && sc->b[k] == '/'))) {
@@ -1685,6 +1711,10 @@ static void parse_line(pdb_buf *work, const char *s, size_t len, gen_line *L)
         return;
     pdb_buf_reset(work);
     pdb_buf_add(work, s, len);
+    /* R's knitr and reprex mark printed output "## " and "#> " */
+    if (len > 3 && (work->p[0] == '#') && (work->p[1] == '#' || work->p[1] == '>') &&
+        work->p[2] == ' ')
+        memset(work->p, ' ', 3);
     log_prefix(work->p, len, L);
     line_prefix(work->p, len, L);
     log_prefix(work->p, len, L); /* the fields after a timestamp */
