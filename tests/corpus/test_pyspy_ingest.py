@@ -7,15 +7,17 @@ speedscope profiles); sniffing by content, not by name; malformed inputs
 refused with one line naming the file and line/byte, the database unchanged;
 a run holding a trace, a pstats dump, a step log and a py-spy profile;
 `ingest --jobs 2` and `merge` equal to one ingest; hostile files (a long
-record, many distinct frames, a deep stack) in bounded memory."""
+record, many distinct frames, a deep stack) in bounded memory.
+Checked builds (ASan, valgrind) make the hostile files smaller and run
+--jobs 2 and merge on every fourth file (scaled(), checked_subset())."""
 
 import os
 import shutil
 import sqlite3
 import subprocess
 
-from common import (CHECKED, CORPUS, PROFDB, SOURCE, Checker, need_corpus, run, scaled,
-                    tempdir)
+from common import (CHECKED, CORPUS, PROFDB, SOURCE, Checker, checked_subset, need_corpus, run,
+                    scaled, tempdir)
 
 SPEEDSCOPE = ["cs336_bpe_threads.speedscope.json", "jax_gp_voronoi.speedscope.json",
               "deepdrr_pyspy0314.speedscope.json"]
@@ -567,7 +569,12 @@ def main():
         check_sniffing(c, tmp)
         check_malformed(c, tmp)
         check_together(c, tmp)
-        check_jobs_merge(c, tmp, [need_corpus("pyspy", n) for n in RAW[1:] + SPEEDSCOPE + SVG])
+        # checked builds: every fourth file, one of each format (each is read
+        # three times here; the readers' code, where the memory errors they
+        # look for would be, runs on every file above)
+        check_jobs_merge(c, tmp, checked_subset(
+            [need_corpus("pyspy", n) for n in RAW[1:] + SPEEDSCOPE + SVG], 4,
+            "py-spy files for --jobs and merge"))
     c.close()
 
 
