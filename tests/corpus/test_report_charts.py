@@ -144,6 +144,18 @@ def near(a, b):
     return abs(a - b) <= 1e-6 * max(1.0, abs(a), abs(b))
 
 
+def reports_of(trace, db):
+    """report_csv for check_timelines: the trace is ingested into db once, at
+    the first report asked, not once per report (a one-shot `report TRACE
+    NAME` ingests it again each time)."""
+    def report_csv(*args):
+        if not os.path.exists(db):
+            run("ingest", "-q", "--run", "trace", trace, db=db)
+        _, out, _ = run("report", "--run", "trace", *args, "--format", "csv", db=db)
+        return list(csv.DictReader(io.StringIO(out)))
+    return report_csv
+
+
 def check_timelines(c, d, charts, what, report_csv):
     """The charts of the launch queue, memory bandwidth, memory and critical
     path show the reports' numbers: each stream's largest queue length, each
@@ -460,8 +472,8 @@ def main():
                 if rc == 0:
                     charts = check_folder(c, out, f, rendered=bool(GNUPLOT))
                     check_labels(c, out, charts, f)
-                    check_timelines(c, out, charts, f, lambda *a, f=f: list(csv.DictReader(
-                        io.StringIO(run("report", os.path.join(d, f), *a, "--format", "csv")[1]))))
+                    check_timelines(c, out, charts, f,
+                                    reports_of(os.path.join(d, f), os.path.join(tmp, f + ".db")))
                     if GNUPLOT:
                         check_gnuplot(c, out, charts, f, again=False)
     c.close()
