@@ -100,9 +100,10 @@ run_stage() {
     exclude=
     case $1 in
         suite) suite_in_build -DPROFDB_VALGRIND=OFF ;;
-        # test_slurm runs ingest workers under real Slurm daemons (17 s of
-        # daemon start-up and job scheduling per run): the shard and merge code it
-        # drives is the one test_merge runs under ASan, so ASan skips it.
+        # test_slurm runs ingest workers under real Slurm daemons (17 s,
+        # mostly daemon start-up and job scheduling): the shard and merge
+        # code it drives is the one test_merge runs under ASan, so ASan
+        # skips it.
         asan) exclude='^corpus\.test_slurm$'
             ctest_in build-asan -DPROFDB_SANITIZE=ON ;;
         # The suite's binaries (PROFDB_VALGRIND only wraps the tests'
