@@ -108,6 +108,7 @@ typedef struct {
     int64_t range;        /* steps the record's values cover ("1-375batch"), or 0 */
     double epoch;
     bool val_hint;        /* "Epoch(val)", "Test:" */
+    int64_t epoch_total;  /* T of "Epoch E/T", or 0 */
     int step_at, epoch_at, local_at; /* their pairs, for the reading; -1: none */
     /* a second, finer counter beside the step: LitGPT's "iter 3050700 step
      * 610140" counts micro-batches */
@@ -137,6 +138,7 @@ struct pdb_steplog_general {
     int prof_step_lines, prof_val_lines; /* counted lines of the profile by kind */
     int prof_train_named; /* ... of them with a value named train-* (XGBoost's train-rmse) */
     int64_t prof_steps[2]; /* the first two steps of the profile */
+    bool epochs_from_one, epochs_from_zero; /* "Epoch T/T" or "Epoch 0/T" seen */
     int prof_nsteps;
     int64_t eval_rounds;  /* records kept as steps that hold evaluation values only */
     bool epoch_records;   /* some line of the profile counts whole epochs only */
@@ -829,6 +831,9 @@ static size_t plus_minus(scanner *sc, const char *v, size_t vl, size_t k)
 
 static bool add_value(scanner *sc, const char *v, size_t vl)
 {
+    /* a line break of the markdown a log was pasted into: "0.3594<br>" */
+    if (vl > 4 && pdb_ends_with_icase(v, vl, "<br>"))
+        vl -= 4;
     /* "130.780291±0.582002" in one token: the mean, the spread dropped */
     for (size_t k = 1; k + 1 < vl; k++)
         if ((unsigned char)v[k] == 0xc2 && (unsigned char)v[k + 1] == 0xb1 &&
@@ -1841,8 +1846,10 @@ static void find_counters(gen_line *L, gen_counters *c)
             c->epoch = p->v;
             c->epoch_at = k;
             c->val_hint |= val;
-            if (p->progress)
+            if (p->progress) {
                 p->progress = false; /* "Epoch 3/30": the total is the run's length */
+                c->epoch_total = p->total;
+            }
         }
     }
     if (best >= 0) {
@@ -2019,7 +2026,10 @@ static bool global_step(pdb_steplog_general *g, const gen_counters *c, bool trai
     }
     if (!g->have_epoch0) {
         g->have_epoch0 = true;
-        g->epoch0 = c->epoch == 1 ? 1 : 0; /* 1-based epochs count from 1 */
+        /* 1-based epochs count from 1: a log that starts at epoch 1, or
+         * whose "Epoch E/T" reaches T (an excerpt of Keras' "Epoch 33/38"
+         * .. "Epoch 38/38") and never shows 0 */
+        g->epoch0 = (c->epoch == 1 || g->epochs_from_one) && !g->epochs_from_zero ? 1 : 0;
     }
     /* "N/M" gives the global step from the epoch's length; otherwise each
      * restart of the counter continues after the previous epoch. The stride
@@ -2487,7 +2497,8 @@ static int store_pair(pdb_steplog *w, const pdb_steplog_general *g, const gen_pa
 
 /* Tells the reading (steplog_reading.h) which text gave a step record's
  * step: the named counter, else the epoch and the progress within it. */
-static void saw_counter(pdb_steplog *w, const gen_line *L, const gen_counters *c, int64_t step)
+static void saw_counter(pdb_steplog *w, const pdb_steplog_general *g, const gen_line *L,
+                        const gen_counters *c, int64_t step)
 {
     /* a step, a batch within an epoch, or (a log of epochs only) the epoch */
     int at = c->has_step ? c->step_at : c->local_at >= 0 ? c->local_at : c->epoch_at;
@@ -2500,6 +2511,7 @@ static void saw_counter(pdb_steplog *w, const gen_line *L, const gen_counters *c
         .printed = c->has_step ? c->step : at == c->local_at ? c->local : (int64_t)c->epoch,
         .step = step,
         .per_epoch = !c->has_step && c->total > 0 ? c->total : 0,
+        .from_one = g->epoch0 == 1,
     };
     pdb_steplog_saw_counter(w, &sc);
 }
@@ -2521,6 +2533,33 @@ static int64_t micro_ratio(pdb_steplog_general *g, const gen_counters *c)
     if (c->step > g->micro_step && c->micro > g->micro)
         return (c->micro - g->micro) / (c->step - g->micro_step);
     return c->micro / c->step;
+}
+
+/* Keras rounds its time per step to a whole unit ("1533s 2s/step"): at the
+ * end of an epoch's bar (N of N) the epoch's duration over its steps is the
+ * same time, finer (1.533 s), and replaces it when the two agree within
+ * that rounding. */
+static void finer_time_per_step(gen_line *L, const gen_counters *c)
+{
+    if (!c->has_local || c->local <= 0 || c->local != c->total)
+        return;
+    gen_pair *per = NULL;
+    const gen_pair *dur = NULL;
+    for (int k = 0; k < L->n; k++) {
+        gen_pair *p = &L->p[k];
+        if (p->per_step && !p->per_step_named && pdb_mem_is(p->name, p->nl, "time per step"))
+            per = p;
+        else if (pdb_mem_is(p->name, p->nl, "duration") && p->unit &&
+                 strcmp(p->unit, PDB_UNIT_SECONDS) == 0)
+            dur = p;
+    }
+    if (!per || !dur || dur->v <= 0)
+        return;
+    double finer = dur->v / (double)c->local;
+    double unit = per->v >= 1 ? 1 : per->v >= 1e-3 ? 1e-3 : 1e-6;
+    /* the duration's own rounding (1 s) over the steps must be the finer one */
+    if (1.0 / (double)c->local < unit && fabs(finer - per->v) <= 0.5 * unit + 0.5 / (double)c->local)
+        per->v = finer;
 }
 
 /* The role of each value of a step record (see ROLE_*): which time is the
@@ -2706,7 +2745,7 @@ static int write_record(pdb_steplog *w, pdb_steplog_general *g, gen_line *L)
     w->rank = L->rank;
     if ((kind == K_STEP || rounds) && has_step &&
         (c.step_at >= 0 || c.local_at >= 0 || c.epoch_at >= 0))
-        saw_counter(w, L, &c, step);
+        saw_counter(w, g, L, &c, step);
     if (counted) {
         w->has_step = has_step;
         w->step = step;
@@ -2719,6 +2758,8 @@ static int write_record(pdb_steplog *w, pdb_steplog_general *g, gen_line *L)
         w->epoch = g->last_epoch;
     }
     unsigned char role[GEN_PAIRS];
+    if (kind == K_STEP)
+        finer_time_per_step(L, &c);
     if (kind == K_STEP)
         value_roles(w, g, L, &c, role);
     else
@@ -3026,6 +3067,10 @@ void pdb_steplog_general_profile(pdb_steplog_general *g, const char *d, size_t l
                 }
         }
         g->epoch_records |= c.has_epoch && !c.has_step && !c.has_local;
+        if (c.has_epoch && c.epoch_total > 0) {
+            g->epochs_from_one |= c.epoch == (double)c.epoch_total; /* Keras' "Epoch 38/38" */
+            g->epochs_from_zero |= c.epoch == 0;                     /* "Epoch 0/24" */
+        }
         if (c.has_step && g->prof_nsteps < 2 && (g->prof_nsteps == 0 || c.step > g->prof_steps[0]))
             g->prof_steps[g->prof_nsteps++] = c.step;
         profile_windows(g, L, &c);

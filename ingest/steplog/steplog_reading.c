@@ -47,6 +47,7 @@ struct pdb_sl_reading {
     int64_t other_counters;      /* records whose counter text did not fit */
     bool per_epoch;              /* some step was not its printed counter */
     int64_t epoch_total;         /* M of epoch x M + N, when printed */
+    bool epochs_from_one;        /* ... (epoch - 1) x M + N */
     int64_t counted_record;      /* the last record whose counter was seen */
     /* from the writer */
     int64_t last_line, lines_used, merged_lines, last_record;
@@ -188,8 +189,10 @@ void pdb_steplog_saw_counter(pdb_steplog *w, const pdb_sl_counter *c)
     pdb_sl_reading *r = reading(w);
     if (c->printed != c->step)
         r->per_epoch = true;
-    if (c->per_epoch > 0)
+    if (c->per_epoch > 0) {
         r->epoch_total = c->per_epoch;
+        r->epochs_from_one = c->from_one;
+    }
     counter_key(&r->key, c);
     if (same_counter(r, w))
         return;
@@ -554,7 +557,7 @@ static int throughput_source(pdb_steplog *w, finding *f)
 static void epoch_structure(const pdb_sl_reading *r, finding *f)
 {
     pdb_buf *b = &f->epochs;
-    if (r->per_epoch && r->epoch_total > 0 && r->any_epoch && r->epoch_min == 1)
+    if (r->per_epoch && r->epoch_total > 0 && r->epochs_from_one)
         pdb_buf_addf(b, "per-epoch counter made global: (epoch - 1) x %lld + N (epochs "
                         "counted from 1)", (long long)r->epoch_total);
     else if (r->per_epoch && r->epoch_total > 0)

@@ -32,6 +32,7 @@ typedef struct {
     int64_t printed;      /* the counter as printed */
     int64_t step;         /* the global step it became */
     int64_t per_epoch;    /* M when the step became epoch x M + N, else 0 */
+    bool from_one;        /* ... as (epoch - 1) x M + N: epochs counted from 1 */
 } pdb_sl_counter;
 
 /* The counter of the current step record (once per record). */
