@@ -1643,6 +1643,30 @@ static bool paren_record(const char *t, size_t n)
     return isdigit((unsigned char)t[k + 2]) || t[k + 2] == '-';
 }
 
+/* A line of three or more integer settings and nothing else, "name = N"
+ * apart by commas: darknet's "mini_batch = 1, batch = 32, time_steps = 1,
+ * train = 1" echoes its configuration (a step line has a measure, which is
+ * no integer setting: "loss = 0.62, step = 101"). */
+static bool int_settings(const char *t, size_t tl)
+{
+    size_t pos = 0, fl;
+    const char *f;
+    int n = 0;
+    while (pdb_steplog_next_field(t, tl, ',', &pos, &f, &fl)) {
+        const char *eq = memchr(f, '=', fl);
+        if (!eq || eq == f || eq[-1] != ' ' || eq + 1 >= f + fl || eq[1] != ' ')
+            return false;
+        const char *v = eq + 1;
+        size_t vl = pdb_steplog_trim(&v, (size_t)(f + fl - v));
+        size_t i = 0;
+        int64_t x;
+        if (!pdb_steplog_read_int(v, vl, &i, &x) || i != vl)
+            return false;
+        n++;
+    }
+    return n >= 3;
+}
+
 static bool config_dump(const char *s, size_t len)
 {
     const char *t = s;
@@ -1652,7 +1676,7 @@ static bool config_dump(const char *s, size_t len)
     if (tl && (t[0] == '{' || (t[0] == '(' && !paren_record(t, tl))))
         return true;
     return pdb_steplog_find(s, len, "Namespace(") || pdb_steplog_find(s, len, "Arguments(") ||
-           pdb_steplog_find(s, len, "Config(");
+           pdb_steplog_find(s, len, "Config(") || int_settings(t, tl);
 }
 
 /* A line that prints a time per WORD ("sec/tick 955.4", "s/round 2.1")
