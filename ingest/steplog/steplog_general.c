@@ -147,6 +147,7 @@ struct pdb_steplog_general {
     bool have_epoch0, have_prev;
     double epoch0, prev_epoch;
     int64_t prev_local, stride, base;
+    bool local_from_zero; /* a per-epoch counter showed 0: it counts from 0 */
     /* context of the last step record, for records without a counter */
     bool seen_step, last_has_step, last_has_epoch;
     int64_t last_step, prev_step;
@@ -1173,9 +1174,15 @@ static bool date_words(scanner *sc, size_t s)
 static void bracket_values(scanner *sc)
 {
     int named = 0;
-    for (int k = sc->bracket_first; k < sc->L->n; k++)
-        named += sc->L->p[k].in_bracket && sc->L->p[k].nl > 0 && !sc->L->p[k].progress;
-    if (named < 3)
+    bool train = false;
+    for (int k = sc->bracket_first; k < sc->L->n; k++) {
+        const gen_pair *p = &sc->L->p[k];
+        named += p->in_bracket && p->nl > 0 && !p->progress;
+        train |= p->in_bracket && p->nl > 0 && pdb_steplog_train_key(p->name, p->nl);
+    }
+    /* two will do when one is a loss: RecBole's "epoch 0 training [time:
+     * 2.99s, train loss: 74.7694]" */
+    if (named < 3 && !(named == 2 && train))
         return;
     for (int k = sc->bracket_first; k < sc->L->n; k++)
         if (sc->L->p[k].nl > 0 && !sc->L->p[k].progress)
@@ -2060,10 +2067,14 @@ static bool global_step(pdb_steplog_general *g, const gen_counters *c, bool trai
      * (the log interval) is kept either way: a field's time per step is the
      * mean over it */
     bool by_total = !c->has_step && c->total > 0;
+    g->local_from_zero |= local == 0;
     if (g->have_prev) {
         if (c->epoch != g->prev_epoch && local <= g->prev_local) {
-            if (!by_total) /* the counter restarted */
-                g->base += g->prev_local + (g->stride > 0 ? g->stride : 1);
+            /* the counter restarted: a counter from 0 printed its last
+             * interval's start, one from 1 (MindSpore's "epoch: 2 step: 10",
+             * ten steps an epoch) its epoch's last step */
+            if (!by_total)
+                g->base += g->prev_local + (!g->local_from_zero ? 0 : g->stride > 0 ? g->stride : 1);
         } else if (c->epoch == g->prev_epoch && local > g->prev_local) {
             g->stride = local - g->prev_local;
         }
@@ -2635,6 +2646,10 @@ static void value_roles(pdb_steplog *w, pdb_steplog_general *g, const gen_line *
             const char *u = pdb_units_canon(p->name, p->nl, &f);
             bool pt = plain_time_name(p->name, p->nl);
             plain += pt;
+            /* a time of 0 was printed before any step finished (minGPT's
+             * "iter_dt 0.00ms; iter 0"): no step's time */
+            if (p->v <= 0)
+                continue;
             int r = step_time_name(p->name, p->nl)                ? 1
                     : p->nl >= 2 && u && strcmp(u, PDB_UNIT_SECONDS) == 0 ? 2
                     : e >= 0 && g->win[e].step >= 2 && g->win[e].step > g->win[e].part ? 3

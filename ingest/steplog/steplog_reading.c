@@ -565,7 +565,8 @@ static void epoch_structure(const pdb_sl_reading *r, finding *f)
                         "from 0)", (long long)r->epoch_total);
     else if (r->per_epoch)
         pdb_buf_adds(b, "per-epoch counter made global: each restart continues after the "
-                        "previous epoch's last step and one interval");
+                        "previous epoch's last step (and one interval, for a counter from "
+                        "0)");
     else if (r->with_step == 0)
         pdb_buf_adds(b, r->any_epoch ? "epoch counter only, no step" : "no step counter");
     else
