@@ -185,10 +185,31 @@ static size_t label_prefix(const char *s, size_t len, size_t *ls, size_t *le, in
     return k + 2; /* the label is "%d: " */
 }
 
+/* Ray's worker prefix: "(pid=34395) ", "(RayTrainWorker pid=1234, ip=10.0.0.1) ".
+ * It names a process, not a rank: the prefix is taken off, the workers are not
+ * told apart. */
+static size_t ray_prefix(const char *s, size_t len)
+{
+    if (len < 8 || s[0] != '(')
+        return 0;
+    const char *close = memchr(s, ')', len < 128 ? len : 128);
+    if (!close || close + 1 >= s + len || close[1] != ' ')
+        return 0;
+    const char *pid = pdb_steplog_find(s, (size_t)(close - s), "pid=");
+    if (!pid || (pid != s + 1 && pid[-1] != ' '))
+        return 0;
+    size_t i = (size_t)(pid - s) + 4;
+    int64_t p;
+    if (!pdb_steplog_read_int(s, (size_t)(close - s), &i, &p) ||
+        (s + i != close && s[i] != ','))
+        return 0;
+    return (size_t)(close - s) + 2;
+}
+
 size_t pdb_steplog_launcher_prefix(const char *s, size_t len, bool labels, int64_t *rank)
 {
     *rank = -1;
-    size_t at = 0;
+    size_t at = ray_prefix(s, len);
     /* srun's label, then torchrun's within it: "0: [default3]:text" */
     for (int round = 0; round < 2; round++) {
         int64_t r;
