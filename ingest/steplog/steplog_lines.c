@@ -209,7 +209,7 @@ static size_t ray_prefix(const char *s, size_t len)
 size_t pdb_steplog_launcher_prefix(const char *s, size_t len, bool labels, int64_t *rank)
 {
     *rank = -1;
-    size_t at = ray_prefix(s, len);
+    size_t at = 0;
     /* srun's label, then torchrun's within it: "0: [default3]:text" */
     for (int round = 0; round < 2; round++) {
         int64_t r;
@@ -222,7 +222,7 @@ size_t pdb_steplog_launcher_prefix(const char *s, size_t len, bool labels, int64
         if (r >= 0)
             *rank = r;
     }
-    return at;
+    return at + ray_prefix(s + at, len - at); /* "[default3]:(pid=34395) " */
 }
 
 size_t pdb_steplog_json_payload(const char *s, size_t len)
