@@ -130,7 +130,11 @@ def content(db):
                              " JOIN pstats_functions b ON b.func_id = e.caller_id")}
     for t in ANALYSIS:
         c = con(db)
-        cols = [r[1] for r in c.execute(f"PRAGMA table_info({t})") if r[1] != "run_id"]
+        # name_id is an id into the interned names: the name is there, and a
+        # merge in another order (Slurm's tasks finish as they will) gives
+        # other ids
+        cols = [r[1] for r in c.execute(f"PRAGMA table_info({t})")
+                if r[1] not in ("run_id", "name_id")]
         c.close()
         out[t] = rows(db, f"SELECT r.name, {', '.join('x.' + x for x in cols)} FROM {t} x"
                           " JOIN runs r USING (run_id)")
