@@ -147,6 +147,8 @@ struct pdb_steplog_general {
     bool have_epoch0, have_prev;
     double epoch0, prev_epoch;
     int64_t prev_local, stride, base;
+    bool have_epoch_line;  /* an epoch line was written, after the step epoch_line_step */
+    int64_t epoch_line_step;
     bool local_from_zero; /* a per-epoch counter showed 0: it counts from 0 */
     /* context of the last step record, for records without a counter */
     bool seen_step, last_has_step, last_has_epoch;
@@ -2597,6 +2599,24 @@ static void finer_time_per_step(gen_line *L, const gen_counters *c)
         per->v = finer;
 }
 
+/* The roles of an epoch line's values: its times are the epoch's, but a
+ * time named per step is the steps' mean over the epoch (MindSpore's
+ * "epoch time: 24754.049 ms, per step time: 2475.405 ms" after "epoch: 2
+ * step: 10, loss is 0.81"). Other kinds of record keep their values plain. */
+static void epoch_roles(const gen_line *L, int kind, unsigned char *role)
+{
+    for (int k = 0; k < L->n; k++) {
+        const gen_pair *p = &L->p[k];
+        role[k] = ROLE_PLAIN;
+        if (kind != K_EPOCH || !seconds_pair(p) || eta_name(p))
+            continue;
+        if (step_time_name(p->name, p->nl))
+            role[k] = ROLE_STEP;
+        else if (!pdb_steplog_name_has_word(p->name, p->nl, "epoch"))
+            role[k] = ROLE_EPOCH;
+    }
+}
+
 /* The role of each value of a step record (see ROLE_*): which time is the
  * step's, by the metric rules, by name, by the data, or none. */
 static void value_roles(pdb_steplog *w, pdb_steplog_general *g, const gen_line *L,
@@ -2802,22 +2822,28 @@ static int write_record(pdb_steplog *w, pdb_steplog_general *g, gen_line *L)
     if (kind == K_STEP)
         value_roles(w, g, L, &c, role);
     else
-        for (int k = 0; k < L->n; k++)
-            role[k] = kind == K_EPOCH && seconds_pair(&L->p[k]) && !eta_name(&L->p[k]) &&
-                              !pdb_steplog_name_has_word(L->p[k].name, L->p[k].nl, "epoch")
-                          ? ROLE_EPOCH
-                          : ROLE_PLAIN;
+        epoch_roles(L, kind, role);
     for (int k = 0; k < L->n; k++) {
         const gen_pair *p = &L->p[k];
         if (p->counter || p->in_bracket || p->nl == 0)
             continue;
         int64_t window;
         const char *agg = value_agg(g, L, p, &c, step, has_step, &window);
+        if (kind == K_EPOCH && role[k] == ROLE_STEP) {
+            /* the mean over the epoch's steps: those since the last epoch line */
+            agg = "interval_mean";
+            window = !w->has_step ? 0
+                     : g->have_epoch_line ? w->step - g->epoch_line_step : w->step;
+        }
         if (store_pair(w, g, p, agg, window, role[k], has_step, step) != PDB_OK)
             return PDB_ERR;
     }
     if (kind == K_STEP && step_time_from_rate(w, g, L, role, has_step, step) != PDB_OK)
         return PDB_ERR;
+    if (kind == K_EPOCH && w->has_step) {
+        g->have_epoch_line = true;
+        g->epoch_line_step = w->step;
+    }
     for (int k = 0; k < L->dropped; k++)
         pdb_skip(w->src, "value without a name or beyond the record's limit");
     if (kind == K_STEP && !has_step)
