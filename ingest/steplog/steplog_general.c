@@ -1297,7 +1297,8 @@ static void scan_pairs(scanner *sc)
             }
             const char *v = sep + 1;
             size_t save = sc->i;
-            const char *close = v < b + sc->n && *v == '[' ? memchr(v, ']', (size_t)(b + sc->n - v)) : NULL;
+            const char *close =
+                v < b + sc->n && *v == '[' ? memchr(v, ']', (size_t)(b + sc->n - v)) : NULL;
             if (close && close > v + 1 && !memchr(v, ',', (size_t)(close - v)) &&
                 !memchr(v, ' ', (size_t)(close - v))) {
                 /* a one-element array as numpy prints it: cleanrl's
@@ -1623,7 +1624,8 @@ static void log_prefix(char *b, size_t n, gen_line *L)
             continue;
         }
         bool before_level = nn > ne && level_token(b, ne, nn) && logger_token(b, i, e);
-        if (e - i > 2 && b[i] == '[' && b[e - 1] == ']' && word_in(b + i + 1, e - i - 2, val_words)) {
+        if (e - i > 2 && b[i] == '[' && b[e - 1] == ']' &&
+            word_in(b + i + 1, e - i - 2, val_words)) {
             L->val_tag = true; /* Marian's "[valid]": said, then blanked as a tag */
             memset(b + i, ' ', e - i);
             i = e;
@@ -1708,7 +1710,8 @@ static void self_counters(gen_line *L)
         const char *slash = q->nl > 2 ? memchr(q->name, '/', q->nl) : NULL;
         double f;
         const char *u;
-        if (!slash || (q->unit && q->unit[0]) || memchr(slash + 1, ' ', (size_t)(q->name + q->nl - slash - 1)) ||
+        if (!slash || (q->unit && q->unit[0]) ||
+            memchr(slash + 1, ' ', (size_t)(q->name + q->nl - slash - 1)) ||
             !(u = pdb_units_canon(q->name, (size_t)(slash - q->name), &f)) ||
             strcmp(u, PDB_UNIT_SECONDS) != 0)
             continue;
@@ -2076,7 +2079,8 @@ static bool global_step(pdb_steplog_general *g, const gen_counters *c, bool trai
              * interval's start, one from 1 (MindSpore's "epoch: 2 step: 10",
              * ten steps an epoch) its epoch's last step */
             if (!by_total)
-                g->base += g->prev_local + (!g->local_from_zero ? 0 : g->stride > 0 ? g->stride : 1);
+                g->base += g->prev_local +
+                           (!g->local_from_zero ? 0 : g->stride > 0 ? g->stride : 1);
         } else if (c->epoch == g->prev_epoch && local > g->prev_local) {
             g->stride = local - g->prev_local;
         }
@@ -2595,7 +2599,8 @@ static void finer_time_per_step(gen_line *L, const gen_counters *c)
     double finer = dur->v / (double)c->local;
     double unit = per->v >= 1 ? 1 : per->v >= 1e-3 ? 1e-3 : 1e-6;
     /* the duration's own rounding (1 s) over the steps must be the finer one */
-    if (1.0 / (double)c->local < unit && fabs(finer - per->v) <= 0.5 * unit + 0.5 / (double)c->local)
+    if (1.0 / (double)c->local < unit &&
+        fabs(finer - per->v) <= 0.5 * unit + 0.5 / (double)c->local)
         per->v = finer;
 }
 

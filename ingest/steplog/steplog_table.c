@@ -348,7 +348,8 @@ static void set_table(pdb_sl_table *t, const columns *c)
             t->step_col = k;
         else if (t->epoch_col < 0 && name_in(name, epoch_words))
             t->epoch_col = k;
-        else if (t->time_col < 0 && (pdb_steplog_time_name(name, nl) || strcasecmp(name, "dur") == 0) &&
+        else if (t->time_col < 0 &&
+                 (pdb_steplog_time_name(name, nl) || strcasecmp(name, "dur") == 0) &&
                  !clock_name(name, nl) && !phase_name(name, nl))
             t->time_col = k; /* skorch's "dur" is the epoch's duration */
         t->eval_names |= pdb_steplog_eval_metric(name, nl) || pdb_steplog_val_name(name, nl);

@@ -30,7 +30,8 @@ steplog_pattern.c, docs/steplogs.md "Teaching a format").
    database created.
 5. Bounded and linear: a pattern ingest of 200,000 and 400,000 lines (the
    Marian line repeated with growing steps, and a 1 MB line that matches
-   nothing) takes less than 2.6 times the CPU time for twice the lines, and peak
+   nothing) takes less than 3.3 times the CPU time for twice the lines (linear
+   is 2, quadratic 4), and peak
    memory does not grow with the log."""
 
 import json
@@ -329,8 +330,11 @@ def bounded(c, tmp):
         res[lines] = best
         print(f"{lines} lines: {best[0]:.2f} s CPU, peak {best[1] // 1024} MiB")
     (t1, m1), (t2, m2) = res[n], res[2 * n]
-    c.true("bounded: twice the lines in less than 2.6 times the time (not quadratic)",
-           t2 < 2.6 * t1, (t1, t2))
+    # linear is 2x, quadratic 4x: 3.3x keeps clear of both (CPU time grows
+    # with a busy machine's cache and memory contention: 2.73x was seen at
+    # -j2 beside another test, on a pass that is 2.0x alone)
+    c.true("bounded: twice the lines in less than 3.3 times the CPU time (not quadratic)",
+           t2 < 3.3 * t1, (t1, t2))
     if CHECKED:
         # ASan keeps freed blocks in its quarantine (up to 256 MB) and
         # valgrind its own bookkeeping: peak RSS there follows the number of
