@@ -738,9 +738,10 @@ static size_t duration_parts(const scanner *sc, size_t i, double *secs)
 }
 
 /* Python's timedelta printed whole: "1 day, 2:35:41", "3 days, 0:00:12"
- * (mmcv's and MMEngine's eta). At sc->b[k], after the number of days: the
- * end of the clock that follows, or 0. */
-static size_t days_and_clock(const scanner *sc, size_t k, double days, double *seconds)
+ * (mmcv's and MMEngine's eta). v is the number of days, sc->b[k] the word
+ * after it: the end of the clock that follows (pdb_units_clock reads the
+ * whole span), or 0. */
+static size_t days_and_clock(const scanner *sc, const char *v, size_t k, double *seconds)
 {
     size_t e = token_end(sc->b, sc->n, k);
     if (e > k && sc->b[e - 1] == ',')
@@ -754,10 +755,9 @@ static size_t days_and_clock(const scanner *sc, size_t k, double days, double *s
     size_t t = token_end(sc->b, sc->n, m);
     while (t > m && memchr(",;", sc->b[t - 1], 2))
         t--;
-    double hms;
-    if (t <= m || !memchr(sc->b + m, ':', t - m) || !pdb_units_clock(sc->b + m, t - m, &hms))
+    if (t <= m || !memchr(sc->b + m, ':', t - m) ||
+        !pdb_units_clock(v, (size_t)(sc->b + t - v), seconds))
         return 0;
-    *seconds = days * 86400 + hms;
     return t;
 }
 
@@ -814,24 +814,6 @@ static size_t duration_in_parts(const scanner *sc, const char *v, size_t vl, dou
     return end;
 }
 
-/* "130.78±0.58" (R xgboost's cross-validation: mean±std over the folds):
- * the value is the mean; the spread after it is skipped. Returns where the
- * value's text ends (past the spread when there is one). */
-static size_t plus_minus(scanner *sc, const char *v, size_t vl, size_t k)
-{
-    static const char pm[] = "\xc2\xb1";
-    const char *p = v + vl;
-    if ((size_t)(sc->b + sc->n - p) < 3 || memcmp(p, pm, 2) != 0)
-        return k;
-    size_t e = (size_t)(p - sc->b) + 2, s0 = e;
-    while (e < sc->n && (isdigit((unsigned char)sc->b[e]) || strchr(".eE+-", sc->b[e])))
-        e++;
-    if (e == s0)
-        return k;
-    sc->i = e;
-    return e;
-}
-
 static bool add_value(scanner *sc, const char *v, size_t vl)
 {
     /* a line break of the markdown a log was pasted into: "0.3594<br>" */
@@ -881,7 +863,6 @@ static bool add_value(scanner *sc, const char *v, size_t vl)
         tmp.per_step = pdb_ends_with_icase(v, vl, "/step") || pdb_ends_with_icase(v, vl, "/it") ||
                        pdb_ends_with_icase(v, vl, "/iter") || pdb_ends_with_icase(v, vl, "/batch");
         size_t k = sc->i, clock_end;
-        k = plus_minus(sc, v, vl, k);
         while (k < sc->n && sc->b[k] == ' ')
             k++;
         if (tmp.is_int && (open_slash || (k < sc->n && sc->b[k] == '/'))) {
@@ -897,7 +878,7 @@ static bool add_value(scanner *sc, const char *v, size_t vl)
                 sc->i = e;
             }
         } else if (tmp.is_int && unit[0] == '\0' && k < sc->n &&
-                   (clock_end = days_and_clock(sc, k, x, &tmp.v)) > 0) {
+                   (clock_end = days_and_clock(sc, v, k, &tmp.v)) > 0) {
             tmp.unit = PDB_UNIT_SECONDS;
             tmp.is_int = false;
             sc->i = clock_end;
