@@ -284,6 +284,28 @@ static bool unrun(running *s, sqlite3_stmt *st, double *out)
     return have;
 }
 
+/* Whether a windowed value shares none of its steps with the last one kept:
+ * MetricLogger prints the mean of the last 20 iterations every 10, so
+ * neighbours share half their steps and only every other one is a sample
+ * of its own. A new source, or a step that goes back (a new epoch counted
+ * from 0), starts again. */
+typedef struct {
+    int64_t source, step;
+    bool open;
+} disjoint;
+
+static bool disjoint_window(disjoint *d, sqlite3_stmt *st)
+{
+    if (sqlite3_column_type(st, 1) == SQLITE_NULL || sqlite3_column_type(st, 5) == SQLITE_NULL)
+        return true;
+    int64_t source = sqlite3_column_int64(st, 0), stepno = sqlite3_column_int64(st, 1);
+    int64_t window = sqlite3_column_int64(st, 5);
+    if (d->open && source == d->source && stepno >= d->step && stepno - d->step < window)
+        return false;
+    *d = (disjoint){source, stepno, true};
+    return true;
+}
+
 static int steplog_series(const pdb_metric_run *r, const char *metric, pdb_samples *out)
 {
     steplog_kind k;
@@ -298,12 +320,19 @@ static int steplog_series(const pdb_metric_run *r, const char *metric, pdb_sampl
     size_t cap = 0, seen = 0;
     int step;
     bool unrunning = strcmp(agg_order[k.agg], "running_mean") == 0;
-    bool thinning = strcmp(agg_order[k.agg], "moving_avg") == 0;
+    /* a moving average over a known window is thinned by its window; one
+     * without (tqdm's EMA) keeps one value in EMA_THIN */
+    bool thinning = strcmp(agg_order[k.agg], "moving_avg") == 0 && k.window == 0;
+    bool windowed = strcmp(agg_order[k.agg], "window_median") == 0 ||
+                    (strcmp(agg_order[k.agg], "moving_avg") == 0 && !thinning);
+    disjoint last = {0};
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         if (agg_rank((const char *)sqlite3_column_text(st, 4)) != k.agg)
             continue;
         double v = sqlite3_column_double(st, 3);
         if (thinning && seen++ % EMA_THIN != 0)
+            continue;
+        if (windowed && !disjoint_window(&last, st))
             continue;
         if (!unrunning || unrun(&run, st, &v))
             push(out, &cap, v);
@@ -314,7 +343,7 @@ static int steplog_series(const pdb_metric_run *r, const char *metric, pdb_sampl
     static const char *const what[] = {
         "per-step values", "means over %lld steps (derived)", "interval means (window %lld)",
         "window medians (window %lld)", "interval means recovered from running means",
-        "smoothed values (EMA), one in 10"};
+        "moving averages (window %lld), windows that share no step"};
     static const char *const what_nowindow[] = {
         "per-step values", "derived means", "interval means", "window medians",
         "interval means recovered from running means", "smoothed values (EMA), one in 10"};

@@ -50,7 +50,7 @@
 #define GEN_NAME 96    /* bytes of a name kept */
 #define GEN_WORDS 6    /* words of a name kept (the last ones) */
 
-enum { D_NONE, D_DETECTRON2, D_MMCV };
+enum { D_NONE, D_DETECTRON2, D_MMCV, D_METRICLOGGER };
 
 /* One named number of a line. */
 typedef struct {
@@ -1729,6 +1729,11 @@ static void parse_line(pdb_buf *work, const char *s, size_t len, gen_line *L)
                     pdb_steplog_find(s, len, "Epoch(train)") ||
                     pdb_steplog_find(s, len, "Iter(train)"))
                      ? D_MMCV : D_NONE;
+    /* the MetricLogger of torchvision's references (DETR, DeiT, MAE, ...):
+     * "eta: 0:19:29  lr: ...  time: 1.0454  data: 0.0020  max mem: 8249" */
+    if (L->dialect == D_NONE && pdb_steplog_find(s, len, "eta: ") &&
+        pdb_steplog_find(s, len, "  time: ") && pdb_steplog_find(s, len, "  data: "))
+        L->dialect = D_METRICLOGGER;
     if (config_dump(s, len))
         return;
     pdb_buf_reset(work);
@@ -2156,6 +2161,18 @@ static int classify(const pdb_steplog_general *g, const gen_line *L, const gen_c
     return K_STEP;
 }
 
+/* Whether p is followed by its running mean: "time: 0.2002 (0.3765)". */
+static bool has_running_mean(const gen_line *L, const gen_pair *p)
+{
+    for (int k = 0; k < L->n; k++) {
+        const gen_pair *q = &L->p[k];
+        if (q->avg && q->nl == p->nl + 6 && memcmp(q->name, p->name, p->nl) == 0 &&
+            memcmp(q->name + p->nl, " (avg)", 6) == 0)
+            return true;
+    }
+    return false;
+}
+
 /* How a value aggregates steps, from its shape and the trainer's dialect. */
 static const char *value_agg(const pdb_steplog_general *g, const gen_line *L, const gen_pair *p,
                              const gen_counters *c, int64_t step, bool has_step, int64_t *window)
@@ -2191,6 +2208,15 @@ static const char *value_agg(const pdb_steplog_general *g, const gen_line *L, co
         if (has_step)
             *window = step + 1; /* the global average since the start */
         return "running_mean";
+    }
+    if (L->dialect == D_METRICLOGGER && (t || pdb_mem_is(p->name, p->nl, "data"))) {
+        /* its SmoothedValue keeps the last 20 iterations (fewer at the start
+         * of an epoch: the first record is its first iteration's) and prints
+         * their mean, or their median before the global mean in parentheses
+         * (maskrcnn-benchmark's "time: 0.2002 (0.3765)") */
+        int64_t i = c->has_local ? c->local : has_step ? step : -1;
+        *window = i >= 0 && i < 20 ? i + 1 : 20;
+        return has_running_mean(L, p) ? "window_median" : "moving_avg";
     }
     if (L->dialect == D_MMCV && (t || dt)) {
         /* mmcv's TextLoggerHook: the mean over the logging interval */

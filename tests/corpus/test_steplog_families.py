@@ -279,7 +279,12 @@ def deit(db):
     got = rows(f, r"^(\S+): \[1,0\]<stdout>:Epoch: \[(\d+)\]\s+\[\s*(\d+)/(\d+)\].*"
                   r"time: ([\d.]+)")
     chk.eq("deit MetricLogger after an mpirun prefix: steps", steps(db, r), len(got))
-    check_mean(db, r, sum(float(x[4]) for x in got) / len(got), "step_time (point)")
+    # MetricLogger's time is the mean of the last 20 iterations (SmoothedValue's
+    # window): every record here is 150 or more into its epoch, so windows of 20
+    check_mean(db, r, sum(float(x[4]) for x in got) / len(got), "step_time (moving_avg)")
+    chk.eq("deit: each time is a mean over 20 iterations",
+           {x["window"] for x in sql(db, "SELECT window FROM steplog_values WHERE "
+                                         f"{where_run(r)} AND raw_name = 'time'")}, {20})
     e, n, t = int(got[1][1]), int(got[1][2]), int(got[1][3])
     spot(db, r, f"step = {e * t + n} AND raw_name = 'loss'", 6.8604)
     spot(db, r, f"step = {e * t + int(got[-1][2])} AND raw_name = 'max mem'", 8249)
