@@ -1412,13 +1412,18 @@ static bool origin_token(const char *b, size_t s, size_t e)
 }
 
 /* A logger name: a dotted identifier ("ppgan.engine.trainer") or a word
- * followed by a level ("root INFO:"). */
+ * followed by a level ("root INFO:"; so-vits-svc names its logger after
+ * the model, "32k\tINFO\t"): letters, maybe digits first, never a number. */
 static bool logger_token(const char *b, size_t s, size_t e)
 {
-    for (size_t k = s; k < e; k++)
+    bool alpha = false;
+    for (size_t k = s; k < e; k++) {
         if (!isalnum((unsigned char)b[k]) && b[k] != '.' && b[k] != '_')
             return false;
-    return e > s && isalpha((unsigned char)b[s]);
+        alpha |= isalpha((unsigned char)b[k]) != 0;
+    }
+    double v;
+    return alpha && pdb_units_number(b + s, e - s, &v) != e - s; /* "1e5" is a number */
 }
 
 /* A tag in brackets at the start of a line: a host ("[PC]", "[gpu01:0/2]"),
