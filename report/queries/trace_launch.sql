@@ -95,21 +95,24 @@ t AS (SELECT h.* FROM traces x JOIN temp.hta_traces h USING (trace_id) WHERE x.r
  ln AS (SELECT id FROM strings WHERE value IN ('cudaLaunchKernel', 'cudaLaunchKernelExC',
    'cudaMemcpyAsync', 'cudaMemsetAsync', 'runFunction - job_prep_and_submit_for_execution')),
  tr AS (SELECT id FROM strings WHERE value = 'Trace'),
- ev AS (SELECT s.id, t.rank, s.trace_id, s.name, s.correlation, hta_stream(s.stream) AS hs,
+ ev AS MATERIALIZED (SELECT s.id, t.rank, s.trace_id, s.name, s.correlation, hta_stream(s.stream) AS hs,
    hta_start(s.ts, t.round) AS start, hta_end(s.ts, s.dur, t.round) AS end_, t.drop_last, t.cutoff
    FROM t JOIN slices s ON s.trace_id = t.trace_id
    WHERE s.correlation IS NOT NULL AND s.ph = 'X' AND s.cat IS NOT NULL AND s.cat NOT IN tr),
  corr AS (SELECT DISTINCT trace_id, correlation FROM ev
    WHERE name IN ln AND (NOT drop_last OR start < cutoff)),
- cpu AS (SELECT ev.* FROM ev JOIN corr USING (trace_id, correlation)
-   WHERE hs = -1 AND (NOT drop_last OR start < cutoff)),
- gpu AS (SELECT ev.* FROM ev JOIN corr USING (trace_id, correlation) WHERE hs <> -1)
-,
- r AS (SELECT cpu.rank, cpu.id AS cid, gpu.id AS gid, cpu.correlation,
- cpu.end_ - cpu.start AS cpu_duration_ns,
- gpu.end_ - gpu.start AS gpu_duration_ns,
- max(0, gpu.start - cpu.end_) AS launch_delay_ns
- FROM cpu JOIN gpu ON gpu.trace_id = cpu.trace_id AND gpu.correlation = cpu.correlation)
+ cpu AS (SELECT * FROM ev WHERE hs = -1 AND (NOT drop_last OR start < cutoff)
+   AND (trace_id, correlation) IN corr),
+-- the GPU events of each CPU event's correlation, looked up in the slices'
+-- (trace_id, correlation) index: a join of two CTEs has none (quadratic)
+ gpu AS (SELECT cpu.rank, cpu.id AS cid, g.id AS gid, cpu.correlation,
+   cpu.end_ - cpu.start AS cpu_duration_ns,
+   hta_start(g.ts, t.round) AS start, hta_end(g.ts, g.dur, t.round) AS end_, cpu.end_ AS cpu_end
+   FROM cpu CROSS JOIN slices g ON g.trace_id = cpu.trace_id AND g.correlation = cpu.correlation
+   JOIN t ON t.trace_id = cpu.trace_id
+   WHERE g.ph = 'X' AND g.cat IS NOT NULL AND g.cat NOT IN tr AND hta_stream(g.stream) <> -1),
+ r AS MATERIALIZED (SELECT rank, cid, gid, correlation, cpu_duration_ns, end_ - start AS gpu_duration_ns,
+   max(0, start - cpu_end) AS launch_delay_ns FROM gpu)
 
 -- name: hta_launches
 -- --compat hta, --by launch: get_cuda_kernel_launch_stats' rows. CPU events
