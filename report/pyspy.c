@@ -3,13 +3,15 @@
  * share and, where the rate is known, seconds; by frame (name, file, line)
  * or function (name, file), for the whole run or per root (process/thread
  * chain, speedscope profile); --idle counts, leaves out or keeps alone the
- * samples whose leaf is a waiting call (pyspy.sql, idle_leaf). The counting is SQL (report/queries/pyspy.sql,
- * create_top); this file checks the options and picks the table. */
+ * samples whose leaf is a waiting call (pyspy.sql, idle_leaf). The counting is
+ * SQL over temp tables (report/queries/pyspy.sql, top_*) and two ordered
+ * sweeps here, in bounded memory whatever the number of frames or nodes. */
 #include "report/pyspy.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "report/queries.h"
 
+#include <stdint.h>
 #include <string.h>
 
 int pdb_pyspy_require(pdb_report_ctx *ctx, const char *report, bool *ok)
@@ -78,26 +80,216 @@ static void idle_note(pdb_report_ctx *ctx, const char *mode)
     sqlite3_finalize(st);
 }
 
-/* Runs a statement of pyspy.sql that returns no rows. */
-static int exec_query(pdb_report_ctx *ctx, const char *name, const char *keying,
-                      const char *sort, const char *idle)
+/* The parameters of the top_* statements of pyspy.sql. */
+typedef struct top_args {
+    int64_t run_id, top;
+    const char *keying, *sort, *idle;
+    int by_thread;
+} top_args;
+
+static void bind_top(sqlite3_stmt *st, const top_args *a, int64_t depth)
 {
-    sqlite3_stmt *st;
-    if (pdb_report_prepare(ctx->db, name, &st) != PDB_OK)
-        return PDB_ERR;
     int np = sqlite3_bind_parameter_count(st);
     if (np >= 1)
-        sqlite3_bind_int64(st, 1, ctx->run_id);
-    if (np >= 5) {
-        sqlite3_bind_text(st, 2, keying, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 3, ctx->top);
-        sqlite3_bind_text(st, 4, sort, -1, SQLITE_STATIC);
-        sqlite3_bind_int(st, 5, ctx->by_thread);
-        sqlite3_bind_text(st, 6, idle, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 1, a->run_id);
+    if (np >= 2)
+        sqlite3_bind_text(st, 2, a->keying, -1, SQLITE_STATIC);
+    if (np >= 3)
+        sqlite3_bind_int64(st, 3, a->top);
+    if (np >= 4)
+        sqlite3_bind_text(st, 4, a->sort, -1, SQLITE_STATIC);
+    if (np >= 5)
+        sqlite3_bind_int(st, 5, a->by_thread);
+    if (np >= 6)
+        sqlite3_bind_text(st, 6, a->idle, -1, SQLITE_STATIC);
+    if (np >= 7)
+        sqlite3_bind_int64(st, 7, depth);
+}
+
+/* Runs every statement of the pyspy.sql query called name (no rows). */
+static int top_exec(sqlite3 *db, const char *name, const top_args *a)
+{
+    const char *sql = pdb_report_sql(name);
+    if (!sql)
+        return pdb_fail("internal: no query %s", name);
+    while (*sql) {
+        sqlite3_stmt *st;
+        const char *tail;
+        if (sqlite3_prepare_v2(db, sql, -1, &st, &tail) != SQLITE_OK)
+            return pdb_db_fail(db, name);
+        if (!st)
+            break;
+        bind_top(st, a, 0);
+        int rc = sqlite3_step(st);
+        sqlite3_finalize(st);
+        if (rc != SQLITE_DONE)
+            return pdb_db_fail(db, name);
+        sql = tail;
     }
-    int rc = sqlite3_step(st);
+    return PDB_OK;
+}
+
+/* Runs the query called name once per depth, from max_depth down to 1
+ * (down) or from 0 up to max_depth. */
+static int top_per_depth(sqlite3 *db, const char *name, const top_args *a, int64_t max_depth,
+                         bool down)
+{
+    sqlite3_stmt *st;
+    if (pdb_report_prepare(db, name, &st) != PDB_OK)
+        return PDB_ERR;
+    int rc = SQLITE_DONE;
+    for (int64_t d = down ? max_depth : 0; (down ? d >= 1 : d <= max_depth) && rc == SQLITE_DONE;
+         d += down ? -1 : 1) {
+        bind_top(st, a, d);
+        rc = sqlite3_step(st);
+        sqlite3_reset(st);
+    }
     sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? PDB_OK : pdb_db_fail(ctx->db, name);
+    return rc == SQLITE_DONE ? PDB_OK : pdb_db_fail(db, name);
+}
+
+/* Each node's left edge relative to its parent's: the totals of its
+ * siblings before it (a running sum, one row at a time). */
+static int top_offsets(sqlite3 *db)
+{
+    sqlite3_stmt *rows, *add;
+    if (pdb_report_prepare(db, "pyspy.top_offset_rows", &rows) != PDB_OK)
+        return PDB_ERR;
+    if (pdb_report_prepare(db, "pyspy.top_offset_add", &add) != PDB_OK) {
+        sqlite3_finalize(rows);
+        return PDB_ERR;
+    }
+    int64_t g = -1, parent = -1, off = 0;
+    int rc;
+    while ((rc = sqlite3_step(rows)) == SQLITE_ROW) {
+        int64_t rg = sqlite3_column_int64(rows, 1), p = sqlite3_column_int64(rows, 2);
+        if (rg != g || p != parent) {
+            g = rg;
+            parent = p;
+            off = 0;
+        }
+        sqlite3_bind_int64(add, 1, sqlite3_column_int64(rows, 0));
+        sqlite3_bind_int64(add, 2, off);
+        off += sqlite3_column_int64(rows, 3);
+        if (sqlite3_step(add) != SQLITE_DONE)
+            break;
+        sqlite3_reset(add);
+    }
+    sqlite3_finalize(rows);
+    sqlite3_finalize(add);
+    return rc == SQLITE_DONE ? PDB_OK : pdb_db_fail(db, "pyspy: placing the nodes");
+}
+
+/* A key's self and total in one root. */
+typedef struct top_sum {
+    int64_t root_id, key_id, self, total;
+    double self_s, total_s;
+} top_sum;
+
+static int top_flush(sqlite3_stmt *add, const top_sum *t)
+{
+    sqlite3_bind_int64(add, 1, t->root_id);
+    sqlite3_bind_int64(add, 2, t->key_id);
+    sqlite3_bind_int64(add, 3, t->self);
+    sqlite3_bind_int64(add, 4, t->total);
+    sqlite3_bind_double(add, 5, t->self_s);
+    sqlite3_bind_double(add, 6, t->total_s);
+    int rc = sqlite3_step(add);
+    sqlite3_reset(add);
+    return rc == SQLITE_DONE ? PDB_OK : PDB_ERR;
+}
+
+/* Self and total per key and root (pyspy.sql, top_sweep_rows): a key's
+ * total is the length of the union of its nodes' intervals, and nested
+ * intervals come right after the one that holds them. */
+static int top_sweep(sqlite3 *db, const top_args *a)
+{
+    sqlite3_stmt *rows, *add;
+    if (pdb_report_prepare(db, "pyspy.top_sweep_rows", &rows) != PDB_OK)
+        return PDB_ERR;
+    if (pdb_report_prepare(db, "pyspy.top_agg_add", &add) != PDB_OK) {
+        sqlite3_finalize(rows);
+        return PDB_ERR;
+    }
+    bind_top(rows, a, 0);
+    top_sum t = {-1, -1, 0, 0, 0, 0};
+    int64_t g = -1, reach = INT64_MIN;
+    int rc, ok = PDB_OK;
+    while (ok == PDB_OK && (rc = sqlite3_step(rows)) == SQLITE_ROW) {
+        int64_t root = sqlite3_column_int64(rows, 0), key = sqlite3_column_int64(rows, 1);
+        int64_t rg = sqlite3_column_int64(rows, 2), x = sqlite3_column_int64(rows, 3);
+        int64_t total = sqlite3_column_int64(rows, 4);
+        if (root != t.root_id || key != t.key_id) {
+            if (t.key_id >= 0)
+                ok = top_flush(add, &t);
+            t = (top_sum){root, key, 0, 0, 0, 0};
+            g = -1;
+        }
+        if (rg != g) {
+            g = rg;
+            reach = INT64_MIN;
+        }
+        if (x >= reach) { /* not inside the last interval counted */
+            t.total += total;
+            t.total_s += sqlite3_column_double(rows, 5);
+            reach = x + total;
+        }
+        t.self += sqlite3_column_int64(rows, 6);
+        t.self_s += sqlite3_column_double(rows, 7);
+    }
+    if (ok == PDB_OK && rc == SQLITE_DONE && t.key_id >= 0)
+        ok = top_flush(add, &t);
+    sqlite3_finalize(rows);
+    sqlite3_finalize(add);
+    return ok == PDB_OK && rc == SQLITE_DONE ? PDB_OK : pdb_db_fail(db, "pyspy: summing keys");
+}
+
+/* The first --top N keys of each root, ranked, into temp.pyspy_top. */
+static int top_keep(sqlite3 *db, const top_args *a)
+{
+    sqlite3_stmt *rows, *keep;
+    if (pdb_report_prepare(db, "pyspy.top_order", &rows) != PDB_OK)
+        return PDB_ERR;
+    if (pdb_report_prepare(db, "pyspy.top_keep", &keep) != PDB_OK) {
+        sqlite3_finalize(rows);
+        return PDB_ERR;
+    }
+    bind_top(rows, a, 0);
+    int64_t root = -1, rank = 0;
+    int rc;
+    while ((rc = sqlite3_step(rows)) == SQLITE_ROW) {
+        int64_t r = sqlite3_column_int64(rows, 1);
+        if (r != root) {
+            root = r;
+            rank = 0;
+        }
+        if (a->top >= 0 && rank >= a->top)
+            continue;
+        sqlite3_bind_int64(keep, 1, sqlite3_column_int64(rows, 0));
+        sqlite3_bind_int64(keep, 2, ++rank);
+        if (sqlite3_step(keep) != SQLITE_DONE)
+            break;
+        sqlite3_reset(keep);
+    }
+    sqlite3_finalize(rows);
+    sqlite3_finalize(keep);
+    return rc == SQLITE_DONE ? PDB_OK : pdb_db_fail(db, "pyspy: ranking");
+}
+
+/* Fills temp.pyspy_top (see pyspy.sql, create_top). */
+static int top_fill(sqlite3 *db, const top_args *a)
+{
+    int64_t max_depth;
+    if (top_exec(db, "pyspy.create_top", a) != PDB_OK ||
+        top_exec(db, "pyspy.top_keys", a) != PDB_OK ||
+        top_exec(db, "pyspy.top_ends", a) != PDB_OK ||
+        pdb_report_number(db, "pyspy.top_max_depth", a->run_id, &max_depth) != PDB_OK ||
+        top_per_depth(db, "pyspy.top_up", a, max_depth, true) != PDB_OK ||
+        top_offsets(db) != PDB_OK ||
+        top_per_depth(db, "pyspy.top_down", a, max_depth, false) != PDB_OK ||
+        top_exec(db, "pyspy.top_roots", a) != PDB_OK || top_sweep(db, a) != PDB_OK)
+        return PDB_ERR;
+    return top_keep(db, a);
 }
 
 int pdb_report_pyspy(pdb_report_ctx *ctx)
@@ -113,12 +305,23 @@ int pdb_report_pyspy(pdb_report_ctx *ctx)
         return PDB_ERR;
     if (!ok)
         return PDB_OK;
-    int rc = exec_query(ctx, "pyspy.top_drop", keying, sort, idle);
+    top_args a = {ctx->run_id, ctx->top, keying, sort, idle, ctx->by_thread};
+    /* one transaction: one per statement would cost a journal per depth */
+    bool began = sqlite3_get_autocommit(ctx->db);
+    if (began && pdb_db_begin(ctx->db) != PDB_OK)
+        return PDB_ERR;
+    int rc = top_exec(ctx->db, "pyspy.top_drop", &a); /* a report that failed may have left them */
     if (rc == PDB_OK)
-        rc = exec_query(ctx, "pyspy.create_top", keying, sort, idle);
+        rc = top_fill(ctx->db, &a);
     if (rc == PDB_OK)
         rc = pdb_report_query(ctx, ctx->by_thread ? "pyspy.top_by_root" : "pyspy.top");
-    int dropped = exec_query(ctx, "pyspy.top_drop", keying, sort, idle);
+    int dropped = top_exec(ctx->db, "pyspy.top_drop", &a);
+    if (began) {
+        if (rc == PDB_OK && dropped == PDB_OK)
+            dropped = pdb_db_commit(ctx->db);
+        else
+            pdb_db_rollback(ctx->db);
+    }
     if (rc == PDB_OK) {
         pdb_pyspy_inexact_note(ctx);
         idle_note(ctx, idle);

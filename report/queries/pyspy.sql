@@ -44,99 +44,234 @@
    OR (f.name = 'poll' AND (substr(f.file, -11) = 'asyncore.py' OR instr(f.file, 'zmq') > 0
                             OR instr(f.file, 'gevent') > 0 OR instr(f.file, 'tornado') > 0)))))
 
+-- The top functions (pyspy, report/pyspy.c) in bounded memory: the run's
+-- stack tree is summed into temp tables (SQLite's temp storage spills to a
+-- file past its page cache) one depth at a time, never walked once per
+-- stack, and no window function buffers a partition. Parameters of every
+-- top_* statement: ?1 run, ?2 = 'frame' | 'function', ?3 = --top N (-1:
+-- all; per root with ?5), ?4 = 'total' | 'self' (the order), ?5 = 1: one
+-- table per root (the leading process/thread chain, or the speedscope
+-- profile, and both when both), ?6 = 'include' | 'exclude' | 'only'
+-- (--idle: the samples whose leaf waits, idle_leaf, counted, left out or
+-- alone), ?7 the depth of a per-depth statement.
+--
+-- How "total" counts a key once per stack without walking the stacks: each
+-- node of the tree (per profile label, with ?5) is an interval of the
+-- samples under it, [x, x + total), children side by side inside their
+-- parent's (as in a flame graph). The intervals nest exactly as the nodes
+-- do, so the samples of the stacks that hold a key at least once are the
+-- length of the union of its nodes' intervals: an ordered sweep over the
+-- nodes of each key (report/pyspy.c, top_sweep) adds a node only when it is
+-- not inside the last interval counted. Recursion counts once, as before.
+
 -- name: create_top
--- Fills temp.pyspy_top (dropped by pyspy.top_drop), read by top and top_by_root.
--- ?2 = 'frame' | 'function', ?3 = --top N (-1: all; per root with ?5),
--- ?4 = 'total' | 'self' (the order), ?5 = 1: one table per root (the leading
--- process/thread chain, or the speedscope profile, and both when both).
--- Shares are of the root's samples (?5) or of every sample of the run.
--- ?6 = 'include' | 'exclude' | 'only' (--idle): the samples whose leaf waits
--- (idle_leaf) counted, left out, or alone (then shares are of them).
--- Seconds = samples / rate_hz, only where every profile involved knows its
--- rate. Ties in the order of the printed key ('name (file:line)'), as the
--- corpus oracle orders them. The walk carries what later steps need, so
--- that no step joins two computed tables (SQLite would scan them nested).
-CREATE TEMP TABLE pyspy_top AS
-WITH RECURSIVE
-ends AS (
-  SELECT s.node_id AS end_id, CASE WHEN ?5 THEN p.name END AS label, sum(s.samples) AS n,
-         CASE WHEN count(p.rate_hz) = count(*) THEN sum(s.samples / p.rate_hz) END AS secs
-  FROM pyspy_samples s JOIN pyspy_profiles p USING (profile_id)
-  JOIN pyspy_nodes en ON en.node_id = s.node_id JOIN pyspy_frames f ON f.frame_id = en.frame_id
-  WHERE s.run_id = ?1 AND (?6 = 'include' OR
+-- pyspy_top_key: a key (name, file, line; line 0 when it is not part of the
+-- key or was not printed) per distinct printed function; pyspy_top_fkey maps
+-- the run's frames to keys (0: a process or thread pseudo-frame);
+-- pyspy_top_label: a speedscope profile name (?5) per label g; pyspy_top_walk:
+-- one row per (label, node) on a stack that samples ended in, with the
+-- samples that ended there (self), under it (total), its seconds where
+-- every profile has a rate, its left edge x and its root node (the deepest
+-- of its leading pseudo-frames, rnode: ?5 only).
+CREATE TEMP TABLE pyspy_top_key (
+    key_id  INTEGER PRIMARY KEY,
+    name    TEXT NOT NULL,
+    file    TEXT NOT NULL,
+    line    INTEGER NOT NULL,
+    UNIQUE (name, file, line));
+CREATE TEMP TABLE pyspy_top_fkey (
+    frame_id  INTEGER PRIMARY KEY,
+    key_id    INTEGER NOT NULL);
+CREATE TEMP TABLE pyspy_top_label (
+    g      INTEGER PRIMARY KEY,
+    label  TEXT NOT NULL UNIQUE);
+CREATE TEMP TABLE pyspy_top_walk (
+    wid        INTEGER PRIMARY KEY,
+    g          INTEGER NOT NULL,
+    node_id    INTEGER NOT NULL,
+    parent_id  INTEGER NOT NULL,
+    depth      INTEGER NOT NULL,
+    key_id     INTEGER NOT NULL,
+    is_end     INTEGER NOT NULL,
+    self       INTEGER NOT NULL,
+    self_s     REAL NOT NULL,
+    untimed    INTEGER NOT NULL,  -- samples rows of profiles without a rate (ends)
+    total      INTEGER NOT NULL,
+    total_s    REAL NOT NULL,
+    x          INTEGER NOT NULL DEFAULT 0,
+    rnode      INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (g, node_id));
+CREATE INDEX temp.pyspy_top_level ON pyspy_top_walk (depth, g, parent_id);
+CREATE INDEX temp.pyspy_top_children ON pyspy_top_walk (g, parent_id);
+CREATE TEMP TABLE pyspy_top_offset (
+    wid  INTEGER PRIMARY KEY,
+    off  INTEGER NOT NULL);
+CREATE TEMP TABLE pyspy_top_group (
+    g        INTEGER NOT NULL,
+    rnode    INTEGER NOT NULL,
+    root     TEXT,
+    root_id  INTEGER,
+    PRIMARY KEY (g, rnode));
+CREATE TEMP TABLE pyspy_top_root (
+    root_id  INTEGER PRIMARY KEY,
+    root     TEXT UNIQUE,
+    samples  INTEGER,
+    timed    INTEGER);
+CREATE TEMP TABLE pyspy_top_agg (
+    root_id  INTEGER NOT NULL,
+    key_id   INTEGER NOT NULL,
+    self     INTEGER NOT NULL,
+    total    INTEGER NOT NULL,
+    self_s   REAL NOT NULL,
+    total_s  REAL NOT NULL);
+CREATE TEMP TABLE pyspy_top (
+    root TEXT, root_samples INTEGER, rank INTEGER, name TEXT, file TEXT, line INTEGER,
+    self_samples INTEGER, total_samples INTEGER, self_pct REAL, total_pct REAL,
+    self_s REAL, total_s REAL)
+
+-- name: top_keys
+INSERT OR IGNORE INTO temp.pyspy_top_key (name, file, line)
+SELECT name, file, CASE WHEN ?2 = 'function' THEN 0 ELSE line END
+FROM pyspy_frames WHERE run_id = ?1 AND kind NOT IN ('process', 'thread');
+INSERT INTO temp.pyspy_top_fkey (frame_id, key_id)
+SELECT f.frame_id, coalesce(k.key_id, 0)
+FROM pyspy_frames f LEFT JOIN temp.pyspy_top_key k
+  ON f.kind NOT IN ('process', 'thread') AND k.name = f.name AND k.file = f.file
+     AND k.line = CASE WHEN ?2 = 'function' THEN 0 ELSE f.line END
+WHERE f.run_id = ?1;
+INSERT OR IGNORE INTO temp.pyspy_top_label (label)
+SELECT name FROM pyspy_profiles WHERE ?5 AND run_id = ?1 AND name IS NOT NULL
+
+-- name: top_ends
+-- The nodes where (the kept) samples ended, per label.
+INSERT INTO temp.pyspy_top_walk (g, node_id, parent_id, depth, key_id, is_end, self, self_s,
+                                 untimed, total, total_s)
+SELECT g, node_id, parent_id, depth, key_id, 1, n, secs, untimed, n, secs
+FROM (SELECT coalesce(l.g, 0) AS g, s.node_id, en.parent_id, en.depth, k.key_id,
+             sum(s.samples) AS n, total(s.samples / p.rate_hz) AS secs,
+             count(*) - count(p.rate_hz) AS untimed
+      FROM pyspy_samples s JOIN pyspy_profiles p USING (profile_id)
+      JOIN pyspy_nodes en ON en.node_id = s.node_id
+      JOIN pyspy_frames f ON f.frame_id = en.frame_id
+      JOIN temp.pyspy_top_fkey k ON k.frame_id = en.frame_id
+      LEFT JOIN temp.pyspy_top_label l ON ?5 AND l.label = p.name
+      WHERE s.run_id = ?1 AND (?6 = 'include' OR
 -- include: idle_leaf
-                           = (?6 = 'only'))
-  GROUP BY 1, 2),
-walk(end_id, label, n, secs, node_id, parent_id, pseudo, name, file, line, chain) AS (
-  SELECT e.end_id, e.label, e.n, e.secs, d.node_id, d.parent_id,
-         f.kind IN ('process', 'thread'), f.name, f.file, f.line,
-         CASE WHEN f.kind IN ('process', 'thread') THEN f.name END
-  FROM ends e JOIN pyspy_nodes d ON d.node_id = e.end_id
-  JOIN pyspy_frames f ON f.frame_id = d.frame_id
+                                 = (?6 = 'only'))
+      GROUP BY 1, 2)
+
+-- name: top_max_depth
+SELECT coalesce(max(depth), -1) FROM temp.pyspy_top_walk
+
+-- name: top_up
+-- The parents of the nodes at depth ?7 (whose totals are final) get their
+-- samples: one depth at a time from the deepest.
+INSERT INTO temp.pyspy_top_walk (g, node_id, parent_id, depth, key_id, is_end, self, self_s,
+                                 untimed, total, total_s)
+SELECT c.g, c.parent_id, n.parent_id, n.depth, k.key_id, 0, 0, 0, 0, sum(c.total),
+       total(c.total_s)
+FROM temp.pyspy_top_walk c JOIN pyspy_nodes n ON n.node_id = c.parent_id
+JOIN temp.pyspy_top_fkey k ON k.frame_id = n.frame_id
+WHERE c.depth = ?7 AND c.parent_id <> 0
+GROUP BY c.g, c.parent_id
+ON CONFLICT (g, node_id) DO UPDATE SET total = total + excluded.total,
+                                       total_s = total_s + excluded.total_s
+
+-- name: top_offset_rows
+-- Siblings next to each other (read through an index).
+SELECT wid, g, parent_id, total FROM temp.pyspy_top_walk ORDER BY g, parent_id
+
+-- name: top_offset_add
+INSERT INTO temp.pyspy_top_offset (wid, off) VALUES (?1, ?2)
+
+-- name: top_down
+-- Left edges and root nodes of the nodes at depth ?7, their parents' being final.
+UPDATE temp.pyspy_top_walk
+SET x = (SELECT o.off FROM temp.pyspy_top_offset o WHERE o.wid = pyspy_top_walk.wid)
+        + coalesce((SELECT p.x FROM temp.pyspy_top_walk p
+                    WHERE p.g = pyspy_top_walk.g AND p.node_id = pyspy_top_walk.parent_id), 0),
+    rnode = CASE WHEN NOT ?5 THEN 0
+                 WHEN key_id = 0 THEN node_id
+                 ELSE coalesce((SELECT p.rnode FROM temp.pyspy_top_walk p
+                                WHERE p.g = pyspy_top_walk.g
+                                  AND p.node_id = pyspy_top_walk.parent_id), 0) END
+WHERE depth = ?7
+
+-- name: top_roots
+-- Each root: the speedscope profile's name and the pseudo-frames at the top
+-- of the stacks, root first (a root node's chain, walked up once per root
+-- node); its samples, and whether every profile involved knows its rate.
+-- Samples a profile counts but stores at no node (a speedscope sample with
+-- an empty stack, which py-spy's fallback calls busy; an SVG's undrawn
+-- boxes at depth 0) count in the root's.
+INSERT INTO temp.pyspy_top_group (g, rnode, root)
+WITH RECURSIVE
+rn AS (SELECT DISTINCT g, rnode FROM temp.pyspy_top_walk),
+up(g, rnode, at, chain) AS (
+  SELECT rn.g, rn.rnode, n.parent_id, f.name
+  FROM rn JOIN pyspy_nodes n ON n.node_id = rn.rnode JOIN pyspy_frames f USING (frame_id)
   UNION ALL
-  SELECT w.end_id, w.label, w.n, w.secs, d.node_id, d.parent_id,
-         f.kind IN ('process', 'thread'), f.name, f.file, f.line,
-         CASE WHEN f.kind IN ('process', 'thread') THEN f.name || coalesce(';' || w.chain, '')
-              ELSE w.chain END
-  FROM walk w JOIN pyspy_nodes d ON d.node_id = w.parent_id
-  JOIN pyspy_frames f ON f.frame_id = d.frame_id),
--- The root of each stack: the pseudo-frames at its top, root first.
-rooted AS (
-  SELECT w.*, CASE WHEN ?5 THEN coalesce(
-           w.label || ';' || max(CASE WHEN w.parent_id = 0 THEN w.chain END)
-                                 OVER (PARTITION BY w.end_id, w.label),
-           w.label,
-           max(CASE WHEN w.parent_id = 0 THEN w.chain END) OVER (PARTITION BY w.end_id, w.label),
-           '(no process/thread frame)') END AS root,
-         CASE WHEN ?2 = 'function' OR w.line = 0 THEN NULL ELSE w.line END AS kline
-  FROM walk w),
--- A key once per stack for total, and the end's key for self.
-contrib AS (
-  SELECT DISTINCT end_id, label, root, n, secs, name, file, kline, 0 AS is_self
-  FROM rooted WHERE NOT pseudo
-  UNION ALL
-  SELECT end_id, label, root, n, secs, name, file, kline, 1
-  FROM rooted WHERE node_id = end_id AND NOT pseudo),
--- Samples of a root, with those a profile counts but stores at no node (a
--- speedscope sample with an empty stack, which py-spy's fallback calls busy;
--- an SVG's undrawn boxes at depth 0).
-roots AS (
-  SELECT root, CASE WHEN ?5 OR ?6 <> 'include' THEN sum(n)
-                    ELSE (SELECT sum(samples) FROM pyspy_profiles WHERE run_id = ?1) END
-           AS samples,
-         count(secs) = count(*) AS timed
-  FROM (SELECT root, n, secs FROM rooted WHERE node_id = end_id
+  SELECT up.g, up.rnode, n.parent_id, f.name || ';' || up.chain
+  FROM up JOIN pyspy_nodes n ON n.node_id = up.at JOIN pyspy_frames f USING (frame_id))
+SELECT rn.g, rn.rnode,
+       CASE WHEN ?5 THEN coalesce(l.label || ';' || up.chain, l.label, up.chain,
+                                  '(no process/thread frame)') END
+FROM rn LEFT JOIN up ON up.g = rn.g AND up.rnode = rn.rnode AND up.at = 0
+LEFT JOIN temp.pyspy_top_label l ON l.g = rn.g;
+INSERT OR IGNORE INTO temp.pyspy_top_root (root) SELECT DISTINCT root FROM temp.pyspy_top_group;
+UPDATE temp.pyspy_top_group
+SET root_id = (SELECT r.root_id FROM temp.pyspy_top_root r WHERE r.root IS pyspy_top_group.root);
+UPDATE temp.pyspy_top_root
+SET (samples, timed) = (
+  SELECT CASE WHEN ?5 OR ?6 <> 'include' THEN sum(n)
+              ELSE (SELECT sum(samples) FROM pyspy_profiles WHERE run_id = ?1) END,
+         sum(untimed) = 0
+  FROM (SELECT w.self AS n, w.untimed
+        FROM temp.pyspy_top_group gr JOIN temp.pyspy_top_walk w
+          ON w.g = gr.g AND w.rnode = gr.rnode AND w.is_end
+        WHERE gr.root_id = pyspy_top_root.root_id AND (w.self <> 0 OR w.untimed = 0)
         UNION ALL
-        SELECT CASE WHEN ?5 THEN coalesce(p.name, '(no process/thread frame)') END,
-               p.samples - coalesce((SELECT sum(s.samples) FROM pyspy_samples s
-                                     WHERE s.profile_id = p.profile_id), 0) AS n,
-               (p.samples - coalesce((SELECT sum(s.samples) FROM pyspy_samples s
-                                      WHERE s.profile_id = p.profile_id), 0)) / p.rate_hz
-        FROM pyspy_profiles p WHERE p.run_id = ?1 AND ?6 <> 'only')
-  WHERE n <> 0 OR secs IS NOT NULL
-  GROUP BY root),
-agg AS (
-  SELECT root, name, file, kline AS line,
-         total(CASE WHEN is_self THEN n END) AS self, total(CASE WHEN NOT is_self THEN n END) AS total,
-         total(CASE WHEN is_self THEN secs END) AS self_s,
-         total(CASE WHEN NOT is_self THEN secs END) AS total_s,
-         name || CASE WHEN kline IS NOT NULL THEN ' (' || file || ':' || kline || ')'
-                      WHEN file <> '' THEN ' (' || file || ')' ELSE '' END AS printed
-  FROM contrib GROUP BY root, name, file, kline),
-ranked AS (
-  SELECT a.*, row_number() OVER (
-           PARTITION BY a.root
-           ORDER BY CASE WHEN ?4 = 'self' THEN a.self ELSE a.total END DESC, a.printed)
-           AS rank
-  FROM agg a)
-SELECT r.root, ro.samples AS root_samples, r.rank, r.name, r.file, r.line,
-       CAST(r.self AS INTEGER) AS self_samples, CAST(r.total AS INTEGER) AS total_samples,
-       round(100.0 * r.self / ro.samples, 2) AS self_pct,
-       round(100.0 * r.total / ro.samples, 2) AS total_pct,
-       CASE WHEN ro.timed THEN round(r.self_s, 6) END AS self_s,
-       CASE WHEN ro.timed THEN round(r.total_s, 6) END AS total_s
-FROM ranked r JOIN roots ro ON ro.root IS r.root
-WHERE ?3 < 0 OR r.rank <= ?3
+        SELECT n, rate_hz IS NULL FROM (
+          SELECT CASE WHEN ?5 THEN coalesce(p.name, '(no process/thread frame)') END AS root,
+                 p.samples - coalesce((SELECT sum(s.samples) FROM pyspy_samples s
+                                       WHERE s.profile_id = p.profile_id), 0) AS n, p.rate_hz
+          FROM pyspy_profiles p WHERE p.run_id = ?1 AND ?6 <> 'only')
+        WHERE root IS pyspy_top_root.root AND (n <> 0 OR rate_hz IS NOT NULL)))
+
+-- name: top_sweep_rows
+-- Every node of a key, per root and label, left to right, the outer of two
+-- nodes at the same left edge first (report/pyspy.c sweeps them).
+SELECT gr.root_id, w.key_id, w.g, w.x, w.total, w.total_s, w.self, w.self_s
+FROM temp.pyspy_top_walk w JOIN temp.pyspy_top_group gr ON gr.g = w.g AND gr.rnode = w.rnode
+WHERE w.key_id <> 0
+ORDER BY gr.root_id, w.key_id, w.g, w.x, w.total DESC
+
+-- name: top_agg_add
+INSERT INTO temp.pyspy_top_agg (root_id, key_id, self, total, self_s, total_s)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+
+-- name: top_order
+-- The keys of each root in the report's order: by total (or self), ties in
+-- the order of the printed key ('name (file:line)'), as the corpus oracle
+-- orders them. report/pyspy.c keeps the first --top N of each root.
+SELECT a.rowid, a.root_id
+FROM temp.pyspy_top_agg a JOIN temp.pyspy_top_key k USING (key_id)
+ORDER BY a.root_id, CASE WHEN ?4 = 'self' THEN a.self ELSE a.total END DESC,
+         k.name || CASE WHEN k.line <> 0 THEN ' (' || k.file || ':' || k.line || ')'
+                        WHEN k.file <> '' THEN ' (' || k.file || ')' ELSE '' END
+
+-- name: top_keep
+-- Row ?1 of pyspy_top_agg, ranked ?2 in its root. Shares are of the root's
+-- samples (?5) or of every sample of the run; seconds = samples / rate_hz,
+-- only where every profile involved knows its rate.
+INSERT INTO temp.pyspy_top
+SELECT r.root, r.samples, ?2, k.name, k.file, nullif(k.line, 0), a.self, a.total,
+       round(100.0 * a.self / r.samples, 2), round(100.0 * a.total / r.samples, 2),
+       CASE WHEN r.timed THEN round(a.self_s, 6) END,
+       CASE WHEN r.timed THEN round(a.total_s, 6) END
+FROM temp.pyspy_top_agg a JOIN temp.pyspy_top_key k USING (key_id)
+JOIN temp.pyspy_top_root r USING (root_id)
+WHERE a.rowid = ?1
 
 -- name: top
 SELECT name, file, line, self_samples, total_samples, self_pct, total_pct, self_s, total_s
@@ -149,7 +284,15 @@ SELECT root, root_samples, rank, name, file, line, self_samples, total_samples, 
 FROM temp.pyspy_top ORDER BY root_samples DESC, root, rank
 
 -- name: top_drop
-DROP TABLE IF EXISTS temp.pyspy_top
+DROP TABLE IF EXISTS temp.pyspy_top;
+DROP TABLE IF EXISTS temp.pyspy_top_agg;
+DROP TABLE IF EXISTS temp.pyspy_top_root;
+DROP TABLE IF EXISTS temp.pyspy_top_group;
+DROP TABLE IF EXISTS temp.pyspy_top_offset;
+DROP TABLE IF EXISTS temp.pyspy_top_walk;
+DROP TABLE IF EXISTS temp.pyspy_top_label;
+DROP TABLE IF EXISTS temp.pyspy_top_fkey;
+DROP TABLE IF EXISTS temp.pyspy_top_key
 
 -- name: count
 -- Profiles of the run (the py-spy reports apply when there is one).
