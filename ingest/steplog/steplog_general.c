@@ -115,6 +115,8 @@ typedef struct {
     bool has_micro;
     int64_t micro;
     char micro_word[16];
+    bool in_epoch;        /* the step counter says it counts within an epoch
+                           * ("Epoch Step: 41", The Annotated Transformer) */
 } gen_counters;
 
 /* The counter marks of a line's pairs (see save_marks). */
@@ -128,6 +130,9 @@ struct pdb_steplog_general {
     bool pending;         /* rec holds a record not yet written */
     bool block;           /* rec started as a counter-only header line */
     bool block_open;      /* indented continuation lines still join it */
+    bool has_header_epoch; /* the epoch of the last header line ("[GPU0] Epoch 2 Training
+                            * ===="), for the counters within it that print none */
+    double header_epoch;
     pdb_buf work;
     gen_marks marks[2];   /* scratch for looking ahead */
     /* the shape of the log (profile pass, updated while reading) */
@@ -192,7 +197,7 @@ static bool word_in(const char *w, size_t n, const char *const *set)
 /* Step counters, most specific first: when a line has several (LitGPT's
  * "iter 3050700 step 610140"), the optimizer step wins. Plurals are totals
  * ("max_steps: 1000", "epochs: 90"), not counters. */
-static const char *const step_names[] = {"global_step", "step", "num_updates", "update",
+static const char *const step_names[] = {"global_step", "step", "env_step", "num_updates", "update",
                                          "updates", "up.", "train_step", "iteration", "iter",
                                          "it", "batch", "iters", "round", NULL};
 /* "Ep." and "Up." are Marian's abbreviations ("Ep. 1 : Up. 14000"); "iters"
@@ -201,7 +206,7 @@ static const char *const step_names[] = {"global_step", "step", "num_updates", "
 static const char *const epoch_names[] = {"epoch", "ep", "ep.", NULL};
 /* Words that may come before a counter name: "Train Epoch", "Global Step",
  * "completed step: 12". */
-static const char *const counter_qualifiers[] = {"train", "training", "global", "current",
+static const char *const counter_qualifiers[] = {"train", "training", "global", "current", "epoch",
                                                  "cur", "trainer", "completed", "finished",
                                                  "boosting", NULL};
 static const char *const val_words[] = {"val", "valid", "validation", "eval", "evaluation",
@@ -1719,6 +1724,55 @@ static void self_counters(gen_line *L)
     }
 }
 
+/* A tqdm bar without a total, "100001it [04:09, 400.13it/s, env_step=100000,
+ * loss=0.136]" (Tianshou's epochs): its count and elapsed clock are the
+ * bar's, not values, and its rate and postfix are the record's values. The
+ * count, the clock and the brackets are blanked. */
+static void tqdm_count(char *b, size_t n)
+{
+    const char *at = n > 4 ? pdb_steplog_find(b, n, "it [") : NULL;
+    if (!at || at == b || !isdigit((unsigned char)at[-1]))
+        return;
+    size_t i = (size_t)(at - b), d = i;
+    while (d > 0 && isdigit((unsigned char)b[d - 1]))
+        d--;
+    if (d > 0 && !isspace((unsigned char)b[d - 1]) && b[d - 1] != ':')
+        return;
+    size_t c = i + 4, k = c; /* the elapsed clock: digits and ':' */
+    while (k < n && (isdigit((unsigned char)b[k]) || b[k] == ':'))
+        k++;
+    if (k == c || !memchr(b + c, ':', k - c) || k + 2 >= n || b[k] != ',' || b[k + 1] != ' ')
+        return;
+    size_t r = k + 2, e = r; /* the rate */
+    while (e < n && (isdigit((unsigned char)b[e]) || b[e] == '.'))
+        e++;
+    if (e == r || e + 4 > n || (memcmp(b + e, "it/s", 4) != 0 && memcmp(b + e, "s/it", 4) != 0))
+        return;
+    const char *close = memchr(b + e, ']', n - e);
+    if (!close)
+        return;
+    memset(b + d, ' ', r - d);
+    b[close - b] = ' ';
+}
+
+/* "Epoch #3:", "Iter #0:" (Tianshou, Horovod's benchmarks): a counter's
+ * number after '#', which is blanked. Only after a counter word: caffe's
+ * "Train net output #0: loss = ..." numbers an output, no step. */
+static void counter_hashes(char *b, size_t n)
+{
+    for (size_t i = 1; i + 1 < n; i++) {
+        if (b[i] != '#' || b[i - 1] != ' ' || !isdigit((unsigned char)b[i + 1]))
+            continue;
+        size_t e = i - 1, w = e;
+        while (w > 0 && isalpha((unsigned char)b[w - 1]))
+            w--;
+        bool val;
+        if (w < e && (counter_rank(b + w, e - w, step_names, &val) >= 0 ||
+                      counter_rank(b + w, e - w, epoch_names, &val) >= 0))
+            b[i] = ' ';
+    }
+}
+
 static void parse_line(pdb_buf *work, const char *s, size_t len, gen_line *L)
 {
     L->n = 0;
@@ -1750,6 +1804,8 @@ static void parse_line(pdb_buf *work, const char *s, size_t len, gen_line *L)
     log_prefix(work->p, len, L);
     line_prefix(work->p, len, L);
     log_prefix(work->p, len, L); /* the fields after a timestamp */
+    tqdm_count(work->p, len);
+    counter_hashes(work->p, len);
     size_t i = 0; /* past blanks and the brackets of a blanked timestamp */
     while (i < len && (work->p[i] == ' ' || work->p[i] == '\t' || work->p[i] == ']' ||
                        (work->p[i] == '[' && i + 1 < len && work->p[i + 1] == ' ')))
@@ -1883,6 +1939,7 @@ static void find_counters(gen_line *L, gen_counters *c)
         c->has_step = true;
         c->step = (int64_t)L->p[best].v;
         c->step_at = best;
+        c->in_epoch = L->p[best].nl > 6 && strncasecmp(L->p[best].name, "epoch ", 6) == 0;
         if (L->p[best].has_from && L->p[best].v >= (double)L->p[best].from)
             c->range = c->step - L->p[best].from + 1;
         /* the other counters ("iter" beside "step") are context too; one
@@ -2634,6 +2691,29 @@ static void epoch_roles(const gen_line *L, int kind, unsigned char *role)
     }
 }
 
+/* The record's rate of steps per second, if it prints one (its index, else
+ * -1): printed with the value, said by the name's suffix, or the name is
+ * the unit itself (mlx-lm's "It/sec 0.512"); not a per-device rate. */
+static int steps_rate(const gen_line *L)
+{
+    for (int k = 0; k < L->n; k++) {
+        const gen_pair *p = &L->p[k];
+        if (p->counter || p->in_bracket || p->nl == 0 || p->avg || p->v <= 0)
+            continue;
+        double f;
+        const char *u = p->unit && p->unit[0] ? p->unit : pdb_units_from_name(p->name, p->nl, &f);
+        if (!u && p->nl < 16) {
+            char low[16];
+            for (size_t c = 0; c < p->nl; c++)
+                low[c] = (char)tolower((unsigned char)p->name[c]);
+            u = pdb_units_canon(low, p->nl, &f);
+        }
+        if (u && strcmp(u, "1/s") == 0 && !per_device(p->name, p->nl))
+            return k;
+    }
+    return -1;
+}
+
 /* The role of each value of a step record (see ROLE_*): which time is the
  * step's, by the metric rules, by name, by the data, or none. */
 static void value_roles(pdb_steplog *w, pdb_steplog_general *g, const gen_line *L,
@@ -2641,6 +2721,10 @@ static void value_roles(pdb_steplog *w, pdb_steplog_general *g, const gen_line *
 {
     int64_t ratio = micro_ratio(g, c);
     int named = 0, cand = -1, cand_rank = 5, plain = 0;
+    /* a time beside a rate of steps per second whose product is several
+     * steps is the time of those steps, not of one (Knover's "step: 200,
+     * time: 47.064, speed: 2.125 steps/s": 100 steps, the log interval) */
+    int rate = steps_rate(L);
     for (int k = 0; k < L->n; k++) {
         const gen_pair *p = &L->p[k];
         role[k] = ROLE_PLAIN;
@@ -2663,7 +2747,8 @@ static void value_roles(pdb_steplog *w, pdb_steplog_general *g, const gen_line *
              * (nnU-Net's "Epoch time: 43.21 s" in the block of "Epoch 0") */
             role[k] = ROLE_STEP;
             named++;
-        } else if (window_time(g, p) && !step_time_name(p->name, p->nl)) {
+        } else if ((window_time(g, p) && !step_time_name(p->name, p->nl)) ||
+                   (rate >= 0 && rate != k && time_pair(p) && p->v * L->p[rate].v >= 1.5)) {
             /* (a name that says per step is not a window's total, even where
              * it matches the time between records: then the counter counts
              * something finer, as open_clip's samples "[16384/3200000]"
@@ -2731,7 +2816,6 @@ static int step_time_from_rate(pdb_steplog *w, const pdb_steplog_general *g, con
     if (!has_step || (!first && (!g->have_prev_step || step <= g->prev_step)) ||
         (first && step <= 0) || (L->has_wall && L->wall_fine))
         return PDB_OK;
-    int rate = -1;
     for (int k = 0; k < L->n; k++) {
         const gen_pair *p = &L->p[k];
         if (p->counter || p->in_bracket || p->nl == 0 || p->avg)
@@ -2740,19 +2824,8 @@ static int step_time_from_rate(pdb_steplog *w, const pdb_steplog_general *g, con
             (seconds_pair(p) && role[k] == ROLE_PLAIN &&
              (pdb_steplog_name_class(w, p->name, p->nl, k) & PDB_SL_NAME_STEP_TIME)))
             return PDB_OK;
-        double f;
-        /* printed with the value, said by the name's suffix, or the name is
-         * the unit itself (mlx-lm's "It/sec 0.512") */
-        const char *u = p->unit && p->unit[0] ? p->unit : pdb_units_from_name(p->name, p->nl, &f);
-        if (!u && p->nl < 16) {
-            char low[16];
-            for (size_t c = 0; c < p->nl; c++)
-                low[c] = (char)tolower((unsigned char)p->name[c]);
-            u = pdb_units_canon(low, p->nl, &f);
-        }
-        if (rate < 0 && u && strcmp(u, "1/s") == 0 && p->v > 0 && !per_device(p->name, p->nl))
-            rate = k;
     }
+    int rate = steps_rate(L);
     if (rate < 0)
         return PDB_OK;
     const gen_pair *p = &L->p[rate];
@@ -2790,10 +2863,45 @@ static bool evaluation_rounds(const pdb_steplog_general *g, int kind, const gen_
            g->prof_train_named == 0;
 }
 
+/* A counter within the epoch on a line that prints no epoch ("Epoch Step:
+ * 41" under "[GPU0] Epoch 1 Training ===="): the header's epoch is its
+ * epoch, and the counter a step within it, made global as such counters are
+ * (global_step). */
+static void header_epoch(const pdb_steplog_general *g, gen_counters *c)
+{
+    if (!c->in_epoch || c->has_epoch || !g->has_header_epoch || !c->has_step)
+        return;
+    c->has_epoch = true;
+    c->epoch = g->header_epoch;
+    c->has_local = true;
+    c->local = c->step;
+    c->local_at = c->step_at;
+    c->has_step = false;
+    c->step_at = -1;
+}
+
+static void save_marks(const gen_line *L, gen_marks *m);
+static void restore_marks(gen_line *L, const gen_marks *m);
+
+/* Keeps the epoch of a header line: a counter line with no value whose only
+ * counter is an epoch. */
+static void note_header(pdb_steplog_general *g, gen_line *L)
+{
+    gen_counters c;
+    save_marks(L, &g->marks[1]);
+    find_counters(L, &c);
+    restore_marks(L, &g->marks[1]);
+    if (c.has_epoch && !c.has_step && !c.has_local) {
+        g->has_header_epoch = true;
+        g->header_epoch = c.epoch;
+    }
+}
+
 static int write_record(pdb_steplog *w, pdb_steplog_general *g, gen_line *L)
 {
     gen_counters c;
     find_counters(L, &c);
+    header_epoch(g, &c);
     int kind = classify(g, L, &c);
     bool counted = c.has_step || c.has_epoch || c.has_local;
     if (!counted && (kind == K_STEP || !g->seen_step)) {
@@ -3058,6 +3166,8 @@ static int general_line(pdb_steplog *w, pdb_steplog_general *g, const char *s, s
     if (counter) {
         if (flush(w, g) != PDB_OK)
             return PDB_ERR;
+        if (metrics == 0)
+            note_header(g, L);
         copy_line(&g->rec, L);
         g->pending = true;
         g->block = g->block_open = metrics == 0;
