@@ -2919,6 +2919,13 @@ static int write_record(pdb_steplog *w, pdb_steplog_general *g, gen_line *L)
     int64_t step = 0;
     bool rounds = evaluation_rounds(g, kind, &c);
     bool has_step = counted ? global_step(g, &c, kind == K_STEP || rounds, &step) : false;
+    if (!has_step && kind != K_STEP && c.has_epoch && !c.has_step && !c.has_local &&
+        g->last_has_step && g->last_has_epoch && g->last_epoch == c.epoch) {
+        /* an evaluation that names only its epoch ("Epoch #9: test_reward:
+         * 5.61"), after that epoch's last step record: it was made there */
+        has_step = true;
+        step = g->last_step;
+    }
     pdb_steplog_record(w, kind_names[kind], L->line);
     w->split = kind_splits[kind];
     w->is_step = kind == K_STEP || rounds;
