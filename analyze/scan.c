@@ -90,7 +90,9 @@ static int feed(accs *a, pdb_row *r)
         return PDB_ERR;
     if (r->gpu) {
         pdb_gpu_acc_add(a->gpu[0], r, r->ts, r->ts + r->dur);
-        pdb_idle_acc_add(a->idle[0], &r->stream, r->ts, r->ts + r->dur, r->has_launch, r->launch);
+        if (!r->cat || r->cat->hta_idle) /* kernels, copies, sets: not syncs */
+            pdb_idle_acc_add(a->idle[0], &r->stream, r->ts, r->ts + r->dur, r->has_launch,
+                             r->launch);
         if (pdb_attr_gpu(a->attr, r) != PDB_OK)
             return PDB_ERR;
     }

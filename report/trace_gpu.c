@@ -5,6 +5,7 @@
  * total over the ranks. */
 #include "report/reports.h"
 #include "common/error.h"
+#include "report/queries.h"
 #include "report/trace_sql.h"
 
 #include <string.h>
@@ -25,11 +26,55 @@ static int gpu_report(pdb_report_ctx *ctx, const char *name, const char *query,
         return PDB_ERR;
     if (!ok)
         return PDB_OK;
+    /* HTA's rounding to whole microseconds can leave GPU events no length:
+     * kernel-types then has no row, in HTA too (an empty table); one line
+     * says so. */
+    if (strcmp(name, "kernel-types") == 0 && strcmp(mode, "hta") == 0) {
+        if (pdb_report_require(ctx, name, "trace_gpu.kernel_types_require", mode,
+                               "no kernel type has GPU time under HTA's conventions (events "
+                               "rounded to whole microseconds); HTA's breakdown is empty too, "
+                               "and kernel-types without --compat measures them in ns",
+                               &ok) != PDB_OK)
+            return PDB_ERR;
+        if (!ok)
+            return PDB_OK;
+    }
     return pdb_trace_query(ctx, strcmp(mode, "hta") == 0 ? hta_query : query, mode, NULL);
+}
+
+/* HTA asserts idle <= kernel time, compute <= kernel time and non-compute
+ * >= 0 per rank and raises instead of answering. Its rounding inward to
+ * whole microseconds can break them (sub-microsecond events end before they
+ * start); --compat hta then has no answer either, and says why. */
+static int hta_defined(pdb_report_ctx *ctx)
+{
+    sqlite3_stmt *st;
+    if (pdb_report_prepare(ctx->db, "trace_gpu.gpu_hta_undefined", &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, ctx->run_id);
+    sqlite3_bind_text(st, 2, "hta", -1, SQLITE_STATIC);
+    int rc = PDB_OK;
+    if (sqlite3_step(st) == SQLITE_ROW)
+        rc = pdb_fail("report gpu --compat hta does not apply to this run: on rank %d HTA's "
+                      "rounding to whole microseconds leaves GPU events of negative length "
+                      "(kernel time %lld us, idle %lld us, compute %lld us), where HTA's "
+                      "temporal breakdown fails its own assertions and gives no answer; "
+                      "'gpu' without --compat measures them in ns",
+                      sqlite3_column_int(st, 0),
+                      (long long)(sqlite3_column_int64(st, 1) / 1000),
+                      (long long)(sqlite3_column_int64(st, 2) / 1000),
+                      (long long)(sqlite3_column_int64(st, 3) / 1000));
+    sqlite3_finalize(st);
+    return rc;
 }
 
 int pdb_report_gpu(pdb_report_ctx *ctx)
 {
+    const char *mode;
+    if (pdb_report_mode(ctx, &mode) != PDB_OK)
+        return PDB_ERR;
+    if (strcmp(mode, "hta") == 0 && hta_defined(ctx) != PDB_OK)
+        return PDB_ERR;
     return gpu_report(ctx, "gpu", "trace_gpu.gpu", "trace_gpu.gpu_hta");
 }
 

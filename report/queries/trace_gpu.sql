@@ -39,11 +39,25 @@ SELECT rank, kernel_time_ns, idle_ns, compute_ns, non_compute_ns,
  gpu_events
  FROM analysis_gpu WHERE run_id = ?1 AND mode = ?2 ORDER BY rank
 
+-- name: gpu_hta_undefined
+-- A rank where HTA's get_temporal_breakdown stops at its assertions
+-- (idle <= kernel time, compute <= kernel time, non-compute >= 0): GPU
+-- events that its rounding to whole microseconds leaves of negative length.
+SELECT rank, kernel_time_ns, idle_ns, compute_ns, non_compute_ns
+ FROM analysis_gpu WHERE run_id = ?1 AND mode = ?2
+ AND (idle_ns > kernel_time_ns OR compute_ns > kernel_time_ns OR non_compute_ns < 0)
+ ORDER BY rank LIMIT 1
+
 -- name: kernel_types
 SELECT rank, kernel_type, time_ns,
  100.0 * time_ns / sum(time_ns) OVER (PARTITION BY rank) AS share_pct
  FROM analysis_kernel_types WHERE run_id = ?1 AND mode = ?2
  ORDER BY rank, time_ns DESC, kernel_type
+
+-- name: kernel_types_require
+-- Whether any kernel type has GPU time in this mode (with --compat hta,
+-- events that round to no length leave none).
+SELECT count(*) FROM analysis_kernel_types WHERE run_id = ?1 AND mode = ?2
 
 -- name: kernel_types_hta
 -- HTA's shape (get_gpu_kernel_breakdown): one total per kernel type over

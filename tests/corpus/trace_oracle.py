@@ -15,8 +15,20 @@ CPU_CATS = {"cuda_runtime", "cuda_driver", "hip_runtime", "cpu_op", "user_annota
             "python_function"}
 
 
+# The GPU work whose gaps are idle time (HTA's idle categories, with the
+# older spellings Kineto wrote): sync records on a stream are no work.
+IDLE_CATS = {"kernel", "Kernel", "gpu_memcpy", "Memcpy", "gpu_memset", "Memset",
+             "mtia_ccp_events"}
+
+
 def is_gpu(e):
     return "stream" in e.get("args", {}) and e.get("cat") not in CPU_CATS
+
+
+def is_gpu_work(e):
+    """A GPU event whose gaps count as idle: a kernel, copy or set (or an
+    event without a category, as legacy traces write them)."""
+    return is_gpu(e) and (e.get("cat") is None or e.get("cat") in IDLE_CATS)
 
 
 def events_of(path):
@@ -116,11 +128,11 @@ def sweep_steps(evs):
 
 
 def idle_per_stream(evs):
-    """{stream: span minus busy time in ns}, busy time by brute force over
-    elementary segments."""
+    """{stream: span minus busy time in ns} over the GPU work (is_gpu_work),
+    busy time by brute force over elementary segments."""
     streams = {}
     for e in evs:
-        if is_gpu(e):
+        if is_gpu_work(e):
             streams.setdefault(str(e["args"]["stream"]), []).append((e["s"], e["e"]))
     want = {}
     for s, iv in streams.items():
