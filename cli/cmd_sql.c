@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "report/trace_sql.h"
 
 #include <stdbool.h>
 #include <string.h>
@@ -10,9 +11,11 @@ static const pdb_cmd_help help = {
     "profdb sql [--db FILE] [--format FMT] [--unit UNIT] [--write] QUERY",
     "Runs SQL against the database and prints the rows. Statements separated by ';'\n"
     "run in order; each one that returns rows is printed. The database is opened\n"
-    "read-only unless --write is given. 'profdb schema' shows the tables.",
+    "read-only unless --write is given. 'profdb schema' shows the tables and views.",
     "Times are stored as integer nanoseconds. With --unit, columns whose names end in\n"
-    "_ns are converted and renamed (dur_ns -> dur_ms).",
+    "_ns are converted and renamed (dur_ns -> dur_ms). short_name(name) gives a\n"
+    "kernel or op name in the short form the report tables print (short_name(name, W):\n"
+    "cut to W columns too), name_tag(name) the tag they add where two share one.",
 };
 
 /* Read-only means nothing outside the process changes either: the database
@@ -77,6 +80,12 @@ int cmd_sql(int argc, char **argv, pdb_cli *cli)
     sqlite3 *db;
     if (pdb_cli_open_db(cli, write ? 0 : PDB_DB_READONLY, &db) != PDB_OK)
         return pdb_cli_fail();
+    /* The reports' SQL functions (short_name(), name_tag(), ...: report/trace_sql.h),
+     * so a query can print names as the report tables do. */
+    if (pdb_trace_sql_functions(db) != PDB_OK) {
+        pdb_db_close(db);
+        return pdb_cli_fail();
+    }
     if (!write) {
         sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, 0);
         sqlite3_set_authorizer(db, read_only_authorizer, NULL);

@@ -14,6 +14,7 @@
 #include "common/error.h"
 #include "common/db.h"
 #include "common/stats.h"
+#include "render/shorten.h"
 #include "report/queries.h"
 
 #include <math.h>
@@ -208,17 +209,28 @@ void pdb_short_name(const char *name, pdb_buf *out)
     pdb_buf_free(&b);
 }
 
+/* short_name(name) and short_name(name, width): the short form, then (with
+ * a width of 1 or more) cut to that many columns between words as a table
+ * cuts a name alone (render/shorten.h); NULL for a NULL name. */
 static void sql_short_name(sqlite3_context *cx, int argc, sqlite3_value **argv)
 {
-    (void)argc;
     const char *name = (const char *)sqlite3_value_text(argv[0]);
-    if (!name) {
+    if (!name || (argc > 1 && sqlite3_value_type(argv[1]) == SQLITE_NULL)) {
         sqlite3_result_null(cx);
+        return;
+    }
+    sqlite3_int64 width = argc > 1 ? sqlite3_value_int64(argv[1]) : 0;
+    if (width < 0) {
+        sqlite3_result_error(cx, "short_name(name, width): width must be 0 (no cut) or more", -1);
         return;
     }
     pdb_buf b = PDB_BUF_INIT;
     pdb_short_name(name, &b);
-    sqlite3_result_text(cx, pdb_buf_str(&b), (int)b.len, SQLITE_TRANSIENT);
+    if (width > 0) {
+        char *cut = pdb_shorten_one(pdb_buf_str(&b), width > 1000000 ? 1000000 : (size_t)width);
+        sqlite3_result_text(cx, cut, -1, free);
+    } else
+        sqlite3_result_text(cx, pdb_buf_str(&b), (int)b.len, SQLITE_TRANSIENT);
     pdb_buf_free(&b);
 }
 
@@ -292,6 +304,8 @@ int pdb_trace_sql_functions(sqlite3 *db)
 {
     int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
     if (sqlite3_create_function(db, "short_name", 1, flags, NULL, sql_short_name, NULL, NULL) !=
+            SQLITE_OK ||
+        sqlite3_create_function(db, "short_name", 2, flags, NULL, sql_short_name, NULL, NULL) !=
             SQLITE_OK ||
         sqlite3_create_function(db, "name_tag", 1, flags, NULL, sql_name_tag, NULL, NULL) !=
             SQLITE_OK ||

@@ -16,6 +16,9 @@
  * Reports use it through two SQL functions: short_name(name), and
  * name_tag(name), four hex digits of a hash of the full name, which a query
  * appends when two full names of one table share a short form.
+ * short_name(name, width) also cuts the short form to width columns as a
+ * table cuts one name (render/shorten.h; 0: no cut). `profdb sql` registers
+ * them too.
  *
  * Stragglers. mann_whitney_p(u, n1, n2, ties) is the one-sided p-value of
  * the Mann-Whitney U test that sample 1 (n1 values, U statistic u = its

@@ -136,14 +136,16 @@ CREATE TABLE metadata_events (
 
 -- Convenience views --------------------------------------------------------
 
--- Slices with names, categories, rank and run resolved.
+-- Slices with names, categories, rank and run resolved: run is the run's
+-- name (runs.name; schema version 14).
 CREATE VIEW slice_view AS
-SELECT s.id, t.run_id, t.rank, s.trace_id, s.ph, n.value AS name, c.value AS cat,
-       s.pid, s.tid, s.ts, s.dur, s.ts + s.dur AS end_ts, s.stream, s.device,
+SELECT s.id, t.run_id, r.name AS run, t.rank, s.trace_id, s.ph, n.value AS name,
+       c.value AS cat, s.pid, s.tid, s.ts, s.dur, s.ts + s.dur AS end_ts, s.stream, s.device,
        s.context, s.correlation, s.external_id, s.input_dims, s.bytes,
        s.coll_name, s.in_nelems, s.out_nelems, s.group_size, s.dtype, s.args
 FROM slices s
 JOIN traces t USING (trace_id)
+JOIN runs r ON r.run_id = t.run_id
 LEFT JOIN strings n ON n.id = s.name
 LEFT JOIN strings c ON c.id = s.cat;
 

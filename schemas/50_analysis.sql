@@ -446,3 +446,86 @@ CREATE TABLE analysis_memory_allocs (
 -- the analysis instructions); the gate's one kernel or op per step reads
 -- the run's rows instead of one name's (a few ms per 100,000 rows).
 CREATE INDEX analysis_op_steps_run ON analysis_op_steps_by_id (run_id);
+
+-- Per-mode views (schema version 14). The tables above with a mode column
+-- (analysis_gpu, analysis_kernel_types, analysis_kernels, analysis_annotations,
+-- analysis_idle, analysis_queue, analysis_queue_ranks) hold every trace run
+-- twice, once per mode ('exact' and 'hta'), so a plain SUM over a run's rows
+-- counts each event twice. Each view below holds one mode, named in the view's
+-- name, with the run's name (run) beside run_id and the mode column left out:
+-- its sums are the numbers the reports print (exact: by default; hta: with
+-- --compat hta). For example, the GPU time of each kernel of a run:
+--   SELECT short_name(name), sum(total_ns) FROM kernels_exact WHERE run = 'before'
+--   GROUP BY name ORDER BY 2 DESC LIMIT 10
+-- short_name() is the short form the report tables print (README: profdb sql).
+--   gpu_exact, gpu_hta                  analysis_gpu
+--   kernel_types_exact, kernel_types_hta analysis_kernel_types
+--   kernels_exact, kernels_hta          analysis_kernels
+--   annotations_exact, annotations_hta  analysis_annotations
+--   idle_exact, idle_hta                analysis_idle
+--   queue_exact, queue_hta              analysis_queue
+--   queue_ranks_exact, queue_ranks_hta  analysis_queue_ranks
+CREATE VIEW gpu_exact AS
+SELECT g.run_id, r.name AS run, g.rank, g.gpu_events, g.kernel_time_ns, g.busy_ns, g.idle_ns,
+       g.compute_ns, g.non_compute_ns, g.comm_ns, g.comm_comp_overlap_ns
+FROM analysis_gpu g JOIN runs r ON r.run_id = g.run_id WHERE g.mode = 'exact';
+CREATE VIEW gpu_hta AS
+SELECT g.run_id, r.name AS run, g.rank, g.gpu_events, g.kernel_time_ns, g.busy_ns, g.idle_ns,
+       g.compute_ns, g.non_compute_ns, g.comm_ns, g.comm_comp_overlap_ns
+FROM analysis_gpu g JOIN runs r ON r.run_id = g.run_id WHERE g.mode = 'hta';
+
+CREATE VIEW kernel_types_exact AS
+SELECT k.run_id, r.name AS run, k.rank, k.kernel_type, k.time_ns
+FROM analysis_kernel_types k JOIN runs r ON r.run_id = k.run_id WHERE k.mode = 'exact';
+CREATE VIEW kernel_types_hta AS
+SELECT k.run_id, r.name AS run, k.rank, k.kernel_type, k.time_ns
+FROM analysis_kernel_types k JOIN runs r ON r.run_id = k.run_id WHERE k.mode = 'hta';
+
+CREATE VIEW kernels_exact AS
+SELECT k.run_id, r.name AS run, k.rank, s.value AS name, k.kernel_type, k.count, k.total_ns,
+       k.min_ns, k.max_ns, k.mean_ns, k.std_ns, k.name_id
+FROM analysis_kernels_by_id k JOIN runs r ON r.run_id = k.run_id
+JOIN strings s ON s.id = k.name_id WHERE k.mode = 'exact';
+CREATE VIEW kernels_hta AS
+SELECT k.run_id, r.name AS run, k.rank, s.value AS name, k.kernel_type, k.count, k.total_ns,
+       k.min_ns, k.max_ns, k.mean_ns, k.std_ns, k.name_id
+FROM analysis_kernels_by_id k JOIN runs r ON r.run_id = k.run_id
+JOIN strings s ON s.id = k.name_id WHERE k.mode = 'hta';
+
+CREATE VIEW annotations_exact AS
+SELECT a.run_id, r.name AS run, a.rank, a.kind, s.value AS name, a.count, a.total_ns,
+       a.min_ns, a.max_ns, a.mean_ns, a.std_ns, a.kernel_ns, a.kernel_self_ns, a.kernels,
+       a.name_id
+FROM analysis_annotations_by_id a JOIN runs r ON r.run_id = a.run_id
+JOIN strings s ON s.id = a.name_id WHERE a.mode = 'exact';
+CREATE VIEW annotations_hta AS
+SELECT a.run_id, r.name AS run, a.rank, a.kind, s.value AS name, a.count, a.total_ns,
+       a.min_ns, a.max_ns, a.mean_ns, a.std_ns, a.kernel_ns, a.kernel_self_ns, a.kernels,
+       a.name_id
+FROM analysis_annotations_by_id a JOIN runs r ON r.run_id = a.run_id
+JOIN strings s ON s.id = a.name_id WHERE a.mode = 'hta';
+
+CREATE VIEW idle_exact AS
+SELECT i.run_id, r.name AS run, i.rank, i.stream, i.events, i.host_wait_ns,
+       i.kernel_wait_ns, i.other_ns
+FROM analysis_idle i JOIN runs r ON r.run_id = i.run_id WHERE i.mode = 'exact';
+CREATE VIEW idle_hta AS
+SELECT i.run_id, r.name AS run, i.rank, i.stream, i.events, i.host_wait_ns,
+       i.kernel_wait_ns, i.other_ns
+FROM analysis_idle i JOIN runs r ON r.run_id = i.run_id WHERE i.mode = 'hta';
+
+CREATE VIEW queue_exact AS
+SELECT q.run_id, r.name AS run, q.rank, q.device, q.stream, q.queue_length, q.points,
+       q.duration_ns
+FROM analysis_queue q JOIN runs r ON r.run_id = q.run_id WHERE q.mode = 'exact';
+CREATE VIEW queue_hta AS
+SELECT q.run_id, r.name AS run, q.rank, q.device, q.stream, q.queue_length, q.points,
+       q.duration_ns
+FROM analysis_queue q JOIN runs r ON r.run_id = q.run_id WHERE q.mode = 'hta';
+
+CREATE VIEW queue_ranks_exact AS
+SELECT q.run_id, r.name AS run, q.rank, q.first_start, q.last_start, q.late_launches
+FROM analysis_queue_ranks q JOIN runs r ON r.run_id = q.run_id WHERE q.mode = 'exact';
+CREATE VIEW queue_ranks_hta AS
+SELECT q.run_id, r.name AS run, q.rank, q.first_start, q.last_start, q.late_launches
+FROM analysis_queue_ranks q JOIN runs r ON r.run_id = q.run_id WHERE q.mode = 'hta';
