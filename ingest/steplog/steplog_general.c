@@ -956,6 +956,24 @@ static void paren_group(scanner *sc)
     size_t open = sc->i, close = open + 1;
     while (close < sc->n && b[close] != ')' && b[close] != '(')
         close++;
+    if (close < sc->n && b[close] == '(' && sc->nw > 0 && sc->we[sc->nw - 1] == open &&
+        !sc->closed && sc->value_run == 0) {
+        /* nested and glued to a name: "D(G(z)):" of the DCGAN tutorial */
+        int depth = 0;
+        size_t k = open;
+        bool letters = true;
+        for (; k < sc->n && k < open + 64; k++) {
+            depth += b[k] == '(' ? 1 : b[k] == ')' ? -1 : 0;
+            letters &= isalpha((unsigned char)b[k]) || b[k] == '(' || b[k] == ')' || b[k] == '_';
+            if (depth == 0)
+                break;
+        }
+        if (depth == 0 && k < sc->n && letters) {
+            sc->we[sc->nw - 1] = k + 1;
+            sc->i = k + 1;
+            return;
+        }
+    }
     if (close >= sc->n || b[close] != ')') {
         sc->i = open + 1; /* unbalanced: read on */
         return;
@@ -1017,7 +1035,10 @@ static void paren_group(scanner *sc)
     }
     if (words && !digits && sc->nw > 0 && !sc->closed && sc->value_run == 0 &&
         sc->nw < GEN_WORDS) {
-        add_word(sc, open, close + 1); /* joined as "(content)" */
+        if (sc->we[sc->nw - 1] == open)
+            sc->we[sc->nw - 1] = close + 1; /* glued to the word before: "D(x)" */
+        else
+            add_word(sc, open, close + 1); /* joined as "(content)" */
     } else if (words && digits && (sc->value_run > 0 || sc->nw == 0) && sc->bracket == 0) {
         /* values of their own after a value: llm.c's "(331.56 ms | 1581211 tok/s)" */
         scanner sub = *sc;

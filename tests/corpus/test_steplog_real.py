@@ -82,7 +82,7 @@ def dgl(db):
     spot(db, r, "epoch = 3 AND raw_name = 'Loss' AND record = (SELECT max(record) FROM "
                 f"steplog_values WHERE epoch = 3 AND raw_name = 'Loss' AND {where_run(r)})",
          0.7616)
-    spot(db, r, "epoch = 29 AND raw_name = 'Epoch Time (s)'", 7.2570)
+    spot(db, r, "epoch = 29 AND raw_name = 'Epoch Time(s)'", 7.2570)  # as printed
     chk.eq("dgl: no per-step time in the log", step_time_mean(db, r), (None, None))
     ep = [float(m.group(1)) for m in (re.match(r"Epoch Time\(s\): ([\d.]+)", ln)
                                       for ln in lines(f)) if m]
