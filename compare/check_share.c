@@ -49,11 +49,11 @@ static void compare_shares(const pdb_pyspy_counts *b, const pdb_pyspy_counts *t,
     c->ci_lo = c->ci_hi = NAN;
     c->change_pct = pb > 0 ? 100 * (pt - pb) / pb : pt > 0 ? INFINITY : 0;
     c->worse_pct = c->change_pct;
-    c->mwu.p = pdb_share_p((double)b->holding, nb, (double)t->holding, nt);
+    c->mwu.p = b->weighted ? NAN : pdb_share_p((double)b->holding, nb, (double)t->holding, nt);
     double moved = fmin(nb, (double)b->holding * (1 + r->limit_pct / 100));
     pdb_gate_stats *g = &r->gate;
     memset(g, 0, sizeof *g);
-    g->p = pdb_share_p(moved, nb, (double)t->holding, nt);
+    g->p = b->weighted ? NAN : pdb_share_p(moved, nb, (double)t->holding, nt);
     g->toward_worse = pt > moved / nb;
     g->min_p = 0;
     (void)run;
@@ -72,6 +72,16 @@ static void decide_shares(const pdb_check_run *run, const pdb_pyspy_counts *b,
                  (long long)(b->files > t->files ? b->files : t->files));
     bool beyond = c->worse_pct > r->limit_pct;
     bool significant = r->gate.p < run->alpha && r->gate.toward_worse;
+    if (b->weighted) { /* open/close events timed: no sampling noise to test */
+        r->status = beyond ? PDB_CHECK_FAIL : PDB_CHECK_PASS;
+        snprintf(r->reason, sizeof r->reason,
+                 "%sshare of time %.2f%% -> %.2f%% (%+.2f%%, limit %g%%): time-weighted "
+                 "profiles (speedscope evented: open/close events timed, not sampled) have no "
+                 "sampling noise to test%s",
+                 beyond ? "regression: " : "", c->base_median, c->test_median, c->change_pct,
+                 r->limit_pct, files);
+        return;
+    }
     const char *how = "two-sided Mann-Whitney on the samples holding it, i.e. two proportions; "
                       "sampling noise only";
     if ((long)c->nb < run->min_samples || (long)c->nt < run->min_samples) {
@@ -108,6 +118,12 @@ int pdb_check_share(pdb_cmp_run *base, pdb_cmp_run *test, pdb_check_run *run,
     pdb_pyspy_counts b, t;
     if (read_counts(base, &r->metric, &b) != PDB_OK || read_counts(test, &r->metric, &t) != PDB_OK)
         return PDB_ERR;
+    if (b.weighted != t.weighted)
+        return pdb_fail("metric '%s': run '%s' holds %s and run '%s' %s: the shares are of "
+                        "different things", r->metric.spec, base->name,
+                        b.weighted ? "time-weighted (evented) profiles" : "sample counts",
+                        test->name, t.weighted ? "time-weighted (evented) profiles"
+                                               : "sample counts");
     if (b.files == 0 && t.files == 0)
         return pdb_fail("metric '%s': neither run '%s' nor run '%s' sampled a function '%s' "
                         "(a name, or 'NAME (FILE)'; see 'profdb report pyspy')", r->metric.spec,

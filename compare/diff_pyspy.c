@@ -65,20 +65,20 @@ int pdb_diff_pyspy_sql_functions(sqlite3 *db)
 }
 
 /* A run's samples, profiles and whether every stack is present. */
-static int run_totals(pdb_diff_ctx *ctx, const char *schema, int64_t run, int64_t out[3])
+static int run_totals(pdb_diff_ctx *ctx, const char *schema, int64_t run, int64_t out[4])
 {
     sqlite3_stmt *st;
     if (pdb_compare_prepare(ctx->db, "diff_pyspy.totals", schema, &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, run);
     int rc = sqlite3_step(st);
-    for (int i = 0; i < 3 && rc == SQLITE_ROW; i++)
+    for (int i = 0; i < 4 && rc == SQLITE_ROW; i++)
         out[i] = sqlite3_column_int64(st, i);
     sqlite3_finalize(st);
     return rc == SQLITE_ROW ? PDB_OK : pdb_db_fail(ctx->db, "database error");
 }
 
-static void print_header(pdb_diff_ctx *ctx, const int64_t b[3], const int64_t t[3])
+static void print_header(pdb_diff_ctx *ctx, const int64_t b[4], const int64_t t[4])
 {
     bool md = ctx->render.format == PDB_OUT_MD; /* run names as text of the format */
     fputs("pyspy: ", ctx->out);
@@ -92,18 +92,26 @@ static void print_header(pdb_diff_ctx *ctx, const int64_t b[3], const int64_t t[
     if (!b[2] || !t[2])
         fputs("note: a flame-graph SVG leaves out boxes below 0.1%: its functions' shares "
               "are lower bounds\n", ctx->out);
+    if (b[3])
+        fputs("note: time-weighted profiles (speedscope evented: open/close events): "
+              "'samples' are units of time, shares are of time, and p is not computed (no "
+              "sampling noise)\n", ctx->out);
     fputc('\n', ctx->out);
 }
 
 int pdb_diff_pyspy(pdb_diff_ctx *ctx)
 {
-    int64_t b[3], t[3];
+    int64_t b[4], t[4];
     if (run_totals(ctx, ctx->base_schema, ctx->base_id, b) != PDB_OK ||
         run_totals(ctx, ctx->test_schema, ctx->test_id, t) != PDB_OK)
         return PDB_ERR;
     if (b[0] == 0 || t[0] == 0)
         return pdb_fail("run '%s' holds no py-spy samples",
                         b[0] == 0 ? ctx->base_name : ctx->test_name);
+    if (b[3] != t[3])
+        return pdb_fail("run '%s' holds %s and run '%s' %s: their shares are of different things",
+                        ctx->base_name, b[3] ? "time-weighted (evented) profiles" : "sample counts",
+                        ctx->test_name, t[3] ? "time-weighted (evented) profiles" : "sample counts");
     if (pdb_diff_pyspy_sql_functions(ctx->db) != PDB_OK)
         return PDB_ERR;
     if (ctx->titles && ctx->render.format == PDB_OUT_TABLE)
@@ -116,6 +124,7 @@ int pdb_diff_pyspy(pdb_diff_ctx *ctx)
     sqlite3_bind_int64(st, 1, ctx->base_id);
     sqlite3_bind_int64(st, 2, ctx->test_id);
     sqlite3_bind_int64(st, 3, ctx->top >= 0 ? ctx->top : -1);
+    sqlite3_bind_int(st, 4, b[3] != 0);
     int rc = pdb_render_stmt(st, &ctx->render, ctx->out);
     sqlite3_finalize(st);
     return rc;

@@ -603,6 +603,7 @@ int pdb_metric_pyspy_counts(const pdb_metric_run *r, const char *function,
         out->samples = sqlite3_column_int64(st, 0);
         out->holding = sqlite3_column_int64(st, 1);
         out->files = sqlite3_column_int64(st, 2);
+        out->weighted = sqlite3_column_int(st, 3) != 0;
     }
     sqlite3_finalize(st);
     return rc == SQLITE_ROW ? PDB_OK : pdb_db_fail(r->db, "database error");

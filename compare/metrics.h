@@ -95,6 +95,7 @@ int pdb_metric_samples(const pdb_metric_run *r, const pdb_metric *m, pdb_samples
  * files that hold a frame of that name. */
 typedef struct pdb_pyspy_counts {
     int64_t samples, holding, files;
+    bool weighted; /* time-weighted profiles (speedscope evented): no sample counts */
 } pdb_pyspy_counts;
 int pdb_metric_pyspy_counts(const pdb_metric_run *r, const char *function,
                             pdb_pyspy_counts *out);

@@ -32,6 +32,25 @@ void pdb_pyspy_inexact_note(pdb_report_ctx *ctx)
               "self and total are lower bounds (a drawn box's self holds its undrawn "
               "children)\n",
               ctx->out);
+    sqlite3_stmt *st;
+    if (pdb_report_prepare(ctx->db, "pyspy.weighted", &st) != PDB_OK)
+        return;
+    sqlite3_bind_int64(st, 1, ctx->run_id);
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+        const char *unit = (const char *)sqlite3_column_text(st, 0);
+        if (strcmp(unit, "nanoseconds") == 0)
+            fputs("\nnote: time-weighted (a speedscope evented profile: open/close events): "
+                  "a 'sample' is a nanosecond a stack was open; self_s and total_s are "
+                  "seconds\n",
+                  ctx->out);
+        else
+            fprintf(ctx->out,
+                    "\nnote: time-weighted (a speedscope evented profile: open/close events): "
+                    "a 'sample' is one of the file's units ('%s', rounded to whole units) a "
+                    "stack was open\n",
+                    unit);
+    }
+    sqlite3_finalize(st);
 }
 
 int pdb_pyspy_keying(const pdb_report_ctx *ctx, const char **keying)

@@ -27,7 +27,12 @@ CREATE TABLE pyspy_profiles (
     exact       INTEGER NOT NULL,  -- 1: every stack is present; 0: a flame-graph SVG, whose
                                    -- boxes below 0.1% are not drawn, so per-function values
                                    -- are lower bounds and a drawn box's self absorbs them
-    options     TEXT               -- the py-spy command line where the file holds it (SVG title)
+    options     TEXT,              -- the py-spy command line where the file holds it (SVG title)
+    weight_unit TEXT               -- NULL: samples are sample counts; else what a "sample"
+                                   -- is: a time-weighted speedscope evented profile (open/
+                                   -- close events) stores the time each stack was open,
+                                   -- 'nanoseconds' (rate_hz 1e9) for a time unit, or the
+                                   -- file's own unit rounded to whole units ('none', 'bytes')
 );
 
 -- One distinct frame of a run, as the profiler printed it.

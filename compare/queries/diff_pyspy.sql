@@ -12,8 +12,9 @@
 
 -- name: totals
 -- ?1 = a run: its py-spy samples and whether every stack is present (0:
--- a flame-graph SVG, whose boxes below 0.1% are not drawn).
-SELECT coalesce(sum(samples), 0), count(*), coalesce(min(exact), 1)
+-- a flame-graph SVG, whose boxes below 0.1% are not drawn), and whether its
+-- samples are time-weighted (speedscope evented: no p then).
+SELECT coalesce(sum(samples), 0), count(*), coalesce(min(exact), 1), count(weight_unit) > 0
  FROM {schema}.pyspy_profiles WHERE run_id = ?1
 
 -- name: functions
@@ -66,7 +67,8 @@ WITH RECURSIVE
   round(100.0 * coalesce(t.total, 0) / tn.n, 2) AS test_total_pct,
   100.0 * coalesce(t.total, 0) / tn.n - 100.0 * coalesce(b.total, 0) / bn.n AS change,
   coalesce(b.total, 0) AS base_total_samples, coalesce(t.total, 0) AS test_total_samples,
-  pdb_share_p(coalesce(b.total, 0), bn.n, coalesce(t.total, 0), tn.n) AS p
+  CASE WHEN NOT ?4 THEN pdb_share_p(coalesce(b.total, 0), bn.n, coalesce(t.total, 0), tn.n)
+  END AS p
   FROM k CROSS JOIN bn CROSS JOIN tn
   LEFT JOIN b ON b.name = k.name AND b.file = k.file
   LEFT JOIN t ON t.name = k.name AND t.file = k.file

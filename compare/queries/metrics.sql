@@ -88,7 +88,8 @@ SELECT metric, CASE WHEN coalesce(split, 'train') IN ('val', 'summary')
 -- A py-spy function's share of a run (pyspy:FUNCTION): ?2 = the function's
 -- name, ?3 = its file (NULL: any file). The run's samples (every profile),
 -- the samples whose stack holds such a frame (once per stack, recursion
--- once), and how many files hold a python or native frame of that name.
+-- once), how many files hold a python or native frame of that name, and
+-- whether the run's samples are time-weighted (speedscope evented).
 -- Walks up from the sampled nodes: linear in the stored tree.
 WITH RECURSIVE
  leaf AS (SELECT node_id, sum(samples) AS samples FROM {schema}.pyspy_samples
@@ -103,4 +104,5 @@ WITH RECURSIVE
 SELECT (SELECT coalesce(sum(samples), 0) FROM {schema}.pyspy_profiles WHERE run_id = ?1),
  (SELECT coalesce(sum(samples), 0) FROM holding),
  (SELECT count(DISTINCT file) FROM {schema}.pyspy_frames WHERE run_id = ?1 AND name = ?2
-   AND (?3 IS NULL OR file = ?3) AND kind IN ('python', 'native'))
+   AND (?3 IS NULL OR file = ?3) AND kind IN ('python', 'native')),
+ (SELECT count(weight_unit) > 0 FROM {schema}.pyspy_profiles WHERE run_id = ?1)

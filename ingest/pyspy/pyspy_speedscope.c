@@ -13,7 +13,18 @@
  * line: py-spy keys its frames by more than it writes) become one frame,
  * and their stacks one node. One pyspy_profiles row per sampled profile;
  * its rate is 1/weight when every weight is equal and the unit a time.
- * Evented profiles (open/close events) are skipped and counted. */
+ *
+ * An evented profile (`events`: {type "O"|"C", frame, at}, in time order)
+ * holds a stack open between two events: each such interval is staged as a
+ * sample of the stack with the interval's length as its weight, so the
+ * profile is stored as time-weighted samples (nanoseconds for a time unit,
+ * else the file's unit rounded: pyspy_profiles.weight_unit). The open
+ * stack is the staged node itself (a close moves to its staged parent, one
+ * lookup), so a deep stack costs no memory. A close that is not of the
+ * innermost open frame, a frame left open at the profile's end or an event
+ * earlier than the one before is refused with its byte offset. A file that
+ * also holds sampled profiles keeps its sample counts and skips its evented
+ * ones (time and counts do not add up); a run holds one kind or the other. */
 #define _GNU_SOURCE /* memmem */
 #include "ingest/readers.h"
 #include "ingest/pyspy/pyspy_store.h"
@@ -37,12 +48,13 @@
 
 /* Containers the reader descends into. */
 typedef enum { C_TOP, C_SHARED, C_FRAMES, C_FRAME, C_PROFILES, C_PROFILE, C_SAMPLES, C_STACK,
-               C_WEIGHTS } ctx;
+               C_WEIGHTS, C_EVENTS, C_EVENT } ctx;
 
 /* What the next value is. */
 typedef enum {
     V_NONE, V_ROOT, V_SHARED, V_FRAMES, V_FRAME, V_NAME, V_FILE, V_LINE, V_PROFILES, V_PROFILE,
-    V_TYPE, V_PNAME, V_UNIT, V_SAMPLES, V_STACK, V_INDEX, V_WEIGHTS, V_WEIGHT,
+    V_TYPE, V_PNAME, V_UNIT, V_SAMPLES, V_STACK, V_INDEX, V_WEIGHTS, V_WEIGHT, V_EVENTS, V_EVENT,
+    V_ETYPE, V_EFRAME, V_EAT,
 } want;
 
 typedef struct {
@@ -77,8 +89,14 @@ typedef struct {
     int64_t node, sdepth;
     int64_t max_index, max_index_at;
     int64_t profiles, evented;
+    /* an evented profile: the event being read, the last event's time */
+    bool has_events, has_eat, has_eframe;
+    char etype;
+    int64_t eframe;
+    double eat, last_at;
+    int64_t events_read, unknown;
     stage_slot *cache;
-    sqlite3_stmt *find_node, *add_node, *add_frame, *add_sample, *add_weight;
+    sqlite3_stmt *find_node, *add_node, *add_frame, *add_sample, *add_weight, *parent_of;
 } reader;
 
 /* ---- sniffing ----------------------------------------------------------- */
@@ -136,6 +154,7 @@ static want next_value(const reader *r)
     case C_SAMPLES: return V_STACK;
     case C_STACK: return V_INDEX;
     case C_WEIGHTS: return V_WEIGHT;
+    case C_EVENTS: return V_EVENT;
     default: return r->pending;
     }
 }
@@ -157,6 +176,11 @@ static const char *what_of(want v)
     case V_INDEX: return "a frame index (a non-negative integer)";
     case V_WEIGHTS: return "an array of numbers for \"weights\"";
     case V_WEIGHT: return "a number (a sample's weight)";
+    case V_EVENTS: return "an array of events for \"events\"";
+    case V_EVENT: return "an event object";
+    case V_ETYPE: return "\"O\" or \"C\" for an event's type";
+    case V_EFRAME: return "a frame index for an event's frame";
+    case V_EAT: return "a number for an event's time (\"at\")";
     default: return "a value";
     }
 }
@@ -261,6 +285,77 @@ static int stage_weight(reader *r, double w)
     return 1;
 }
 
+/* ---- evented profiles ---------------------------------------------------- */
+
+/* The interval since the last event, when a frame is open: a sample of the
+ * open stack weighted by its length. */
+static int stage_interval(reader *r, double at)
+{
+    if (r->sdepth == 0 || at <= r->last_at)
+        return 1;
+    if (!stage_sample(r))
+        return 0;
+    sqlite3_stmt *st = r->add_weight;
+    sqlite3_bind_int64(st, 1, r->profile);
+    sqlite3_bind_int64(st, 2, r->nsamples - 1);
+    sqlite3_bind_double(st, 3, at - r->last_at);
+    if (pdb_db_step_done(r->src->db, st) != PDB_OK)
+        return r->failed = true, 0;
+    return 1;
+}
+
+static int event_begin(reader *r)
+{
+    if (!r->has_events) {
+        r->has_events = true;
+        r->node = 0;
+        r->sdepth = 0;
+    }
+    r->has_eat = r->has_eframe = false;
+    r->etype = 0;
+    return 1;
+}
+
+/* An open moves to the child staged for its frame, a close to the parent,
+ * after the interval before the event went to the stack that was open. */
+static int event_end(reader *r)
+{
+    char msg[200];
+    if (!r->etype || !r->has_eat || !r->has_eframe)
+        return fail(r, "an event without \"type\", \"frame\" and \"at\"");
+    if (r->events_read++ > 0 && r->eat < r->last_at) {
+        snprintf(msg, sizeof msg, "an event at %.17g before the one before it (at %.17g): "
+                 "events must be in time order", r->eat, r->last_at);
+        return fail(r, msg);
+    }
+    if (!stage_interval(r, r->eat))
+        return 0;
+    r->last_at = r->eat;
+    if (r->etype == 'O')
+        return stage_index(r, r->eframe);
+    if (r->sdepth == 0) {
+        snprintf(msg, sizeof msg, "unbalanced open/close: a close of frame %lld with no frame "
+                 "open", (long long)r->eframe);
+        return fail(r, msg);
+    }
+    sqlite3_stmt *st = r->parent_of;
+    sqlite3_bind_int64(st, 1, r->node);
+    int rc = sqlite3_step(st);
+    int64_t parent = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+    int64_t idx = rc == SQLITE_ROW ? sqlite3_column_int64(st, 1) : -1;
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW)
+        return pdb_db_fail(r->src->db, "database error"), r->failed = true, 0;
+    if (idx != r->eframe) {
+        snprintf(msg, sizeof msg, "unbalanced open/close: a close of frame %lld while frame "
+                 "%lld is the innermost open one", (long long)r->eframe, (long long)idx);
+        return fail(r, msg);
+    }
+    r->node = parent;
+    r->sdepth--;
+    return 1;
+}
+
 /* ---- frames and profiles ------------------------------------------------ */
 
 static void frame_begin(reader *r)
@@ -296,6 +391,11 @@ static int profile_begin(reader *r)
     r->nsamples = r->nweights = 0;
     r->weight_sum = 0;
     r->weights_equal = r->weights_integral = true;
+    r->has_events = false;
+    r->events_read = 0;
+    r->last_at = 0;
+    r->node = 0;
+    r->sdepth = 0;
     /* the row now, as samples refer to it; its name and totals at the end */
     if (pdb_pyspy_profile(r->store, "speedscope", NULL, 0, true, &r->profile) != PDB_OK)
         return r->failed = true, 0;
@@ -329,15 +429,53 @@ static int run_stmt(reader *r, const char *name, int64_t a, int64_t b, int nargs
     return rc == PDB_OK ? 1 : (r->failed = true, 0);
 }
 
-/* A sampled profile gets its name, samples and rate; any other type (evented:
- * open/close events, not samples) is dropped and counted. */
+/* An evented profile: its stacks' times, in nanoseconds for a time unit
+ * (rate 1e9, so that seconds are samples / rate as for a sampled profile),
+ * else in the file's unit rounded (no rate). Its samples are set once the
+ * stacks are stored (stage_weighted_totals). */
+static int evented_end(reader *r)
+{
+    if (r->sdepth > 0) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "unbalanced open/close: the profile ends with %lld frame%s "
+                 "still open", (long long)r->sdepth, r->sdepth == 1 ? "" : "s");
+        return fail(r, msg);
+    }
+    const char *unit = r->unit.len ? pdb_buf_str(&r->unit) : "none";
+    double secs = unit_seconds(unit);
+    if (secs == 0 && strcmp(unit, "none") != 0 && strcmp(unit, "bytes") != 0)
+        return fail(r, "an evented profile whose \"unit\" is none of the specification's "
+                       "(none, nanoseconds, microseconds, milliseconds, seconds, bytes)");
+    if (pdb_pyspy_profile_done(r->store, r->profile, 0, secs > 0 ? 1e9 : 0, NULL,
+                               r->has_pname ? pdb_buf_str(&r->pname) : NULL, r->pname.len) !=
+        PDB_OK)
+        return r->failed = true, 0;
+    r->evented++;
+    sqlite3_stmt *st;
+    if (pdb_ingest_prepare(r->src->db, "pyspy.stage_add_profile", &st) != PDB_OK)
+        return r->failed = true, 0;
+    sqlite3_bind_int64(st, 1, r->profile);
+    sqlite3_bind_int(st, 2, 2);
+    sqlite3_bind_double(st, 3, secs > 0 ? secs * 1e9 : 1);
+    sqlite3_bind_text(st, 4, secs > 0 ? "nanoseconds" : unit, -1, SQLITE_TRANSIENT);
+    int rc = pdb_db_step_done(r->src->db, st);
+    pdb_db_release(st);
+    return rc == PDB_OK ? 1 : (r->failed = true, 0);
+}
+
+/* A sampled profile gets its name, samples and rate; an evented one its
+ * times (evented_end); any other type is dropped and counted. */
 static int profile_end(reader *r)
 {
-    const char *type = r->has_type ? pdb_buf_str(&r->type) : "sampled";
+    const char *type = r->has_type ? pdb_buf_str(&r->type) : r->has_events ? "evented"
+                                                                           : "sampled";
+    if (strcmp(type, "evented") == 0)
+        return evented_end(r);
+    if (r->has_events)
+        return fail(r, "a profile with \"events\" whose type is not \"evented\"");
     if (strcmp(type, "sampled") != 0) {
-        pdb_skip(r->src, strcmp(type, "evented") == 0 ? "speedscope: an evented profile"
-                                                      : "speedscope: a profile of unknown type");
-        r->evented++;
+        pdb_skip(r->src, "speedscope: a profile of unknown type");
+        r->unknown++;
         return run_stmt(r, "pyspy.drop_profile", r->profile, 0, 1);
     }
     if (r->nweights && r->nweights != r->nsamples)
@@ -353,7 +491,16 @@ static int profile_end(reader *r)
         PDB_OK)
         return r->failed = true, 0;
     r->profiles++;
-    return run_stmt(r, "pyspy.stage_add_profile", r->profile, counts, 2);
+    sqlite3_stmt *st;
+    if (pdb_ingest_prepare(r->src->db, "pyspy.stage_add_profile", &st) != PDB_OK)
+        return r->failed = true, 0;
+    sqlite3_bind_int64(st, 1, r->profile);
+    sqlite3_bind_int(st, 2, counts);
+    sqlite3_bind_double(st, 3, 1);
+    sqlite3_bind_null(st, 4);
+    int rc = pdb_db_step_done(r->src->db, st);
+    pdb_db_release(st);
+    return rc == PDB_OK ? 1 : (r->failed = true, 0);
 }
 
 /* ---- yajl callbacks ------------------------------------------------------ */
@@ -370,6 +517,7 @@ static int on_start_map(void *ctx_)
     case V_SHARED: return push(r, C_SHARED);
     case V_FRAME: frame_begin(r); return push(r, C_FRAME);
     case V_PROFILE: return profile_begin(r) && push(r, C_PROFILE);
+    case V_EVENT: return event_begin(r) && push(r, C_EVENT);
     case V_NONE: r->skip = 1; r->pending = V_NONE; return 1;
     default: return wrong(r, v);
     }
@@ -388,6 +536,13 @@ static int on_start_array(void *ctx_)
     case V_SAMPLES: return push(r, C_SAMPLES);
     case V_STACK: r->node = 0; r->sdepth = 0; return push(r, C_STACK);
     case V_WEIGHTS: return push(r, C_WEIGHTS);
+    case V_EVENTS:
+        if (!r->has_events) { /* an empty array: no stack was ever open */
+            r->has_events = true;
+            r->node = 0;
+            r->sdepth = 0;
+        }
+        return push(r, C_EVENTS);
     case V_NONE: r->skip = 1; r->pending = V_NONE; return 1;
     default: return wrong(r, v);
     }
@@ -405,6 +560,7 @@ static int on_end(void *ctx_)
     case C_FRAME: return frame_end(r);
     case C_PROFILE: return profile_end(r);
     case C_STACK: return stage_sample(r);
+    case C_EVENT: return event_end(r);
     default: return 1;
     }
 }
@@ -421,7 +577,9 @@ static want key_of(ctx c, const unsigned char *k, size_t len)
         {C_FRAME, "file", V_FILE},       {C_FRAME, "line", V_LINE},
         {C_PROFILE, "type", V_TYPE},     {C_PROFILE, "name", V_PNAME},
         {C_PROFILE, "unit", V_UNIT},     {C_PROFILE, "samples", V_SAMPLES},
-        {C_PROFILE, "weights", V_WEIGHTS},
+        {C_PROFILE, "weights", V_WEIGHTS},  {C_PROFILE, "events", V_EVENTS},
+        {C_EVENT, "type", V_ETYPE},        {C_EVENT, "frame", V_EFRAME},
+        {C_EVENT, "at", V_EAT},
     };
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         if (keys[i].c == c && strlen(keys[i].key) == len && memcmp(keys[i].key, k, len) == 0)
@@ -449,6 +607,13 @@ static int on_string(void *ctx_, const unsigned char *s, size_t len)
                  : v == V_PNAME ? &r->pname : v == V_UNIT ? &r->unit : NULL;
     if (v == V_NONE)
         return 1;
+    if (v == V_ETYPE) {
+        if (len != 1 || (s[0] != 'O' && s[0] != 'C'))
+            return wrong(r, v);
+        r->etype = (char)s[0];
+        r->pending = V_NONE;
+        return 1;
+    }
     if (!b)
         return wrong(r, v);
     pdb_buf_reset(b);
@@ -472,6 +637,14 @@ static int on_integer(void *ctx_, long long n)
     case V_INDEX: return stage_index(r, n);
     case V_WEIGHT: return stage_weight(r, (double)n);
     case V_LINE: r->line = n; r->pending = V_NONE; return 1;
+    case V_EFRAME:
+        if (n < 0)
+            return wrong(r, v);
+        r->eframe = n;
+        r->has_eframe = true;
+        r->pending = V_NONE;
+        return 1;
+    case V_EAT: r->eat = (double)n; r->has_eat = true; r->pending = V_NONE; return 1;
     default: return wrong(r, v);
     }
 }
@@ -487,6 +660,18 @@ static int on_double(void *ctx_, double d)
         return 1;
     if (v == V_WEIGHT)
         return stage_weight(r, d);
+    if (v == V_EAT && isfinite(d)) {
+        r->eat = d;
+        r->has_eat = true;
+        r->pending = V_NONE;
+        return 1;
+    }
+    if (v == V_EFRAME && d == floor(d) && d >= 0 && d < 9e15) {
+        r->eframe = (int64_t)d;
+        r->has_eframe = true;
+        r->pending = V_NONE;
+        return 1;
+    }
     if (v == V_LINE && d == floor(d) && fabs(d) < 1e15) {
         r->line = (int64_t)d;
         r->pending = V_NONE;
@@ -532,9 +717,9 @@ static int prepare_all(reader *r)
 {
     static const char *const names[] = {"pyspy.stage_find_node", "pyspy.stage_add_node",
                                         "pyspy.stage_add_frame", "pyspy.stage_add_sample",
-                                        "pyspy.stage_add_weight"};
+                                        "pyspy.stage_add_weight", "pyspy.stage_parent"};
     sqlite3_stmt **sts[] = {&r->find_node, &r->add_node, &r->add_frame, &r->add_sample,
-                            &r->add_weight};
+                            &r->add_weight, &r->parent_of};
     for (size_t i = 0; i < sizeof sts / sizeof *sts; i++)
         if (pdb_ingest_prepare(r->src->db, names[i], sts[i]) != PDB_OK)
             return PDB_ERR;
@@ -544,7 +729,7 @@ static int prepare_all(reader *r)
 static void release_all(reader *r)
 {
     sqlite3_stmt *sts[] = {r->find_node, r->add_node, r->add_frame, r->add_sample,
-                           r->add_weight};
+                           r->add_weight, r->parent_of};
     for (size_t i = 0; i < sizeof sts / sizeof *sts; i++)
         pdb_db_release(sts[i]);
 }
@@ -597,21 +782,47 @@ static int resolve_nodes(reader *r)
     return rc;
 }
 
+/* A run holds sample counts or time-weighted profiles, not both. */
+static int check_units(reader *r)
+{
+    sqlite3_stmt *st;
+    if (pdb_ingest_prepare(r->src->db, "pyspy.stage_units", &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, r->src->run_id);
+    int rc = sqlite3_step(st);
+    int kinds = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+    char units[200];
+    snprintf(units, sizeof units, "%s",
+             rc == SQLITE_ROW && sqlite3_column_text(st, 1)
+                 ? (const char *)sqlite3_column_text(st, 1) : "");
+    pdb_db_release(st);
+    if (rc != SQLITE_ROW)
+        return pdb_db_fail(r->src->db, "database error");
+    if (kinds > 1)
+        return pdb_fail("%s: the run would hold py-spy profiles of different units (%s): sample "
+                        "counts and the times of evented profiles do not add up; ingest them "
+                        "into separate runs (--run)",
+                        r->src->path, units);
+    return PDB_OK;
+}
+
 /* Every staged stack, now that shared.frames is known. */
 static int resolve(reader *r)
 {
     if (!r->saw_profiles)
         return pdb_fail("%s: no \"profiles\" array (not a speedscope file?)", r->src->path);
     if (r->profiles == 0 && r->evented == 0)
-        return pdb_fail("%s: no profile in \"profiles\"", r->src->path);
-    /* Skipping every profile would leave a run with no py-spy data and an
-     * exit of 0: say why instead. Evented profiles time open/close events;
-     * they have no samples to count (a rate would have to be invented). */
-    if (r->profiles == 0)
-        return pdb_fail("%s: no sampled profile: its %lld profile%s evented (open/close "
-                        "events) or of an unknown type; profdb reads sampled profiles "
-                        "(py-spy's, one per thread)",
-                        r->src->path, (long long)r->evented, r->evented == 1 ? " is" : "s are");
+        return pdb_fail("%s: no sampled or evented profile in \"profiles\"%s", r->src->path,
+                        r->unknown ? " (only profiles of unknown types)" : "");
+    /* sample counts and times do not add up: a file with both keeps its
+     * sampled profiles */
+    if (r->profiles > 0 && r->evented > 0) {
+        for (int64_t i = 0; i < r->evented; i++)
+            pdb_skip(r->src, "speedscope: an evented profile beside sampled ones");
+        if (pdb_ingest_exec(r->src->db, "pyspy.stage_drop_evented") != PDB_OK)
+            return PDB_ERR;
+        r->evented = 0;
+    }
     if (r->max_index >= r->nframes)
         return pdb_fail_at(r->src->path, r->max_index_at,
                            "a sample refers to frame %lld; shared.frames has %lld",
@@ -624,7 +835,9 @@ static int resolve(reader *r)
     sqlite3_bind_int64(st, 1, r->src->run_id);
     int rc = pdb_db_step_done(r->src->db, st);
     pdb_db_release(st);
-    return rc;
+    if (rc == PDB_OK && r->evented)
+        rc = pdb_ingest_exec(r->src->db, "pyspy.stage_weighted_totals");
+    return rc == PDB_OK ? check_units(r) : rc;
 }
 
 /* ---- the reader -------------------------------------------------------- */

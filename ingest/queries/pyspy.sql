@@ -17,7 +17,7 @@ UPDATE pyspy_profiles SET samples = ?2, rate_hz = ?3, options = ?4, name = coale
  WHERE profile_id = ?1
 
 -- name: drop_profile
--- A speedscope profile that holds no samples (evented).
+-- A speedscope profile of an unknown type.
 DELETE FROM pyspy_profiles WHERE profile_id = ?1
 
 -- name: find_frame
@@ -62,7 +62,7 @@ CREATE TEMP TABLE IF NOT EXISTS pyspy_stage_samples (profile_id INTEGER NOT NULL
 CREATE TEMP TABLE IF NOT EXISTS pyspy_stage_weights (profile_id INTEGER NOT NULL,
  seq INTEGER NOT NULL, weight REAL, PRIMARY KEY (profile_id, seq));
 CREATE TEMP TABLE IF NOT EXISTS pyspy_stage_profiles (profile_id INTEGER PRIMARY KEY,
- counts INTEGER NOT NULL)
+ counts INTEGER NOT NULL, scale REAL NOT NULL DEFAULT 1, unit TEXT)
 
 -- name: clear_stage
 DELETE FROM temp.pyspy_stage_nodes; DELETE FROM temp.pyspy_stage_frames;
@@ -101,22 +101,53 @@ SELECT frame_id FROM temp.pyspy_stage_frames WHERE idx = ?1
 UPDATE temp.pyspy_stage_nodes SET real = ?2 WHERE id = ?1
 
 -- name: stage_add_profile
--- ?1 = a sampled profile, ?2 = 1 when its weights are sample counts (unit
--- "none", integers).
-INSERT INTO temp.pyspy_stage_profiles (profile_id, counts) VALUES (?1, ?2)
+-- ?1 = a profile, ?2 = 0: each sample counts 1; 1: its weights are sample
+-- counts (unit "none", integers); 2: an evented profile, whose weights are
+-- the times its stacks were open, ?3 the stored units per unit of the file,
+-- ?4 what the stored units are (pyspy_profiles.weight_unit).
+INSERT INTO temp.pyspy_stage_profiles (profile_id, counts, scale, unit) VALUES (?1, ?2, ?3, ?4)
+
+-- name: stage_drop_evented
+-- A file that holds sampled profiles keeps its sample counts: its evented
+-- profiles are left out (time and counts do not add up).
+DELETE FROM pyspy_profiles
+ WHERE profile_id IN (SELECT profile_id FROM temp.pyspy_stage_profiles WHERE counts = 2);
+DELETE FROM temp.pyspy_stage_profiles WHERE counts = 2
+
+-- name: stage_parent
+-- The staged parent of node ?1 and its frame index (an evented profile's close).
+SELECT parent, idx FROM temp.pyspy_stage_nodes WHERE id = ?1
 
 -- name: stage_samples
 -- ?1 = the run. Each sample counts 1, or its weight where the weights are
--- counts. Two staged stacks whose frame indexes print alike end at one
--- node, and add up.
+-- counts, or the sum of its weights times the profile's scale, rounded,
+-- where they are times (evented). Two staged stacks whose frame indexes
+-- print alike end at one node, and add up.
 INSERT INTO pyspy_samples (profile_id, node_id, run_id, samples)
  SELECT s.profile_id, n.real, ?1,
- sum(CASE WHEN p.counts THEN coalesce(CAST(w.weight AS INTEGER), 0) ELSE 1 END)
+ CASE WHEN p.counts = 2 THEN CAST(round(total(w.weight) * p.scale) AS INTEGER)
+      ELSE sum(CASE WHEN p.counts THEN coalesce(CAST(w.weight AS INTEGER), 0) ELSE 1 END) END
  FROM temp.pyspy_stage_samples s JOIN temp.pyspy_stage_profiles p ON p.profile_id = s.profile_id
  JOIN temp.pyspy_stage_nodes n ON n.id = s.node
  LEFT JOIN temp.pyspy_stage_weights w ON w.profile_id = s.profile_id AND w.seq = s.seq
  WHERE true GROUP BY s.profile_id, n.real ORDER BY s.profile_id, n.real
  ON CONFLICT (profile_id, node_id) DO UPDATE SET samples = samples + excluded.samples
+
+-- name: stage_weighted_totals
+-- An evented profile's samples: the time some frame was open, in stored
+-- units (the sum of its stacks'), and what those units are.
+UPDATE pyspy_profiles
+ SET samples = (SELECT coalesce(sum(s.samples), 0) FROM pyspy_samples s
+                WHERE s.profile_id = pyspy_profiles.profile_id),
+     weight_unit = (SELECT sp.unit FROM temp.pyspy_stage_profiles sp
+                    WHERE sp.profile_id = pyspy_profiles.profile_id)
+ WHERE profile_id IN (SELECT profile_id FROM temp.pyspy_stage_profiles WHERE counts = 2)
+
+-- name: stage_units
+-- What a sample is in the run's profiles: more than one kind (sample
+-- counts beside time-weighted profiles) is refused.
+SELECT count(DISTINCT coalesce(weight_unit, '')), group_concat(DISTINCT coalesce(weight_unit, 'samples'))
+ FROM pyspy_profiles WHERE run_id = ?1
 
 -- A flame-graph SVG's boxes are staged as they are read (any order), then
 -- resolved row by row from the root: a box's parent is the box one row up

@@ -307,6 +307,11 @@ JOIN pyspy_frames f ON f.frame_id = en.frame_id
 WHERE s.run_id = ?1 AND
 -- include: idle_leaf
 
+-- name: weighted
+-- What a stored sample is where the run's profiles are time-weighted
+-- (speedscope evented: pyspy_profiles.weight_unit); NULL: sample counts.
+SELECT max(weight_unit) FROM pyspy_profiles WHERE run_id = ?1
+
 -- name: inexact
 -- Profiles read from a flame-graph SVG: their per-function values are lower bounds.
 SELECT count(*) FROM pyspy_profiles WHERE run_id = ?1 AND NOT exact

@@ -278,7 +278,8 @@ def check_svg_pieces(c, tmp):
 
 def check_speedscope_spec(c, tmp):
     """By the file-format spec, not py-spy's habits: shared.frames before the
-    profiles, an evented profile (skipped, counted), unit "none" whose weights
+    profiles, an evented profile beside sampled ones (skipped, counted), evented
+    profiles alone (time-weighted), unit "none" whose weights
     are sample counts, a null line, unknown keys."""
     import json
     doc = {"exporter": "other", "shared": {"frames": [
@@ -308,16 +309,33 @@ def check_speedscope_spec(c, tmp):
     by_frame, _ = tables(db, r)
     # work (m.py) with a null line and with none print alike: one frame
     c.eq("spec: by frame", by_frame, {"main (m.py:1)": (2, 11), "work (m.py)": (9, 9)})
-    # only evented profiles: refused with the count, the database unchanged
+    # only evented profiles: read as time-weighted samples (2 ms each, stored
+    # in nanoseconds, rate 1e9 so that seconds = samples / rate)
     doc["profiles"] = [doc["profiles"][0], dict(doc["profiles"][0], name="ev2")]
     with open(path, "w") as f:
         json.dump(doc, f)
-    before = canon(db)
     code, _, err = run("ingest", "--run", "evented", path, db=db, check=False)
-    c.eq("spec: evented only: exit", code, 2)
-    c.true("spec: evented only: one line with the count", len(err.strip().splitlines()) == 1
-           and "no sampled profile: its 2 profiles are evented" in err, err)
-    c.eq("spec: evented only: database unchanged", canon(db), before)
+    c.eq("spec: evented only: exit", code, 0)
+    r = run_of(db, "evented")
+    got = sorted(sqlite3.connect(db).execute(
+        "SELECT name, samples, rate_hz, weight_unit FROM pyspy_profiles WHERE run_id = ?",
+        (r,)).fetchall())
+    c.eq("spec: evented only: profiles (2 ms each, in ns)", got,
+         [("ev", 2000000, 1e9, "nanoseconds"), ("ev2", 2000000, 1e9, "nanoseconds")])
+    by_frame, _ = tables(db, r)
+    c.eq("spec: evented only: by frame", by_frame, {"main (m.py:1)": (4000000, 4000000)})
+    _, out, _ = run("report", "pyspy", "--run", "evented", "--format", "csv", db=db)
+    c.true("spec: evented only: seconds in the report", ",0.004,0.004" in out, out)
+    # one run cannot hold sample counts and evented profiles: the units differ
+    raw = os.path.join(tmp, "spec.pyspy")
+    with open(raw, "w") as f:
+        f.write("main (m.py:1) 3\n")
+    before = canon(db)
+    code, _, err = run("ingest", "--run", "mixed", raw, path, db=db, check=False)
+    c.eq("spec: evented into a sampled run: exit", code, 2)
+    c.true("spec: evented into a sampled run: one line naming the units",
+           len(err.strip().splitlines()) == 1 and "different units" in err, err)
+    c.eq("spec: evented into a sampled run: database unchanged", canon(db), before)
     os.remove(db)
 
 
