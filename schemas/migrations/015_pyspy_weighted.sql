@@ -1,4 +1,4 @@
--- 014_pyspy_weighted.sql: schema version 13 -> 14 (common/db.c applies it).
+-- 015_pyspy_weighted.sql: schema version 14 -> 15 (common/db.c applies it).
 --
 -- pyspy_profiles.weight_unit: see 70_pyspy.sql. speedscope evented profiles
 -- (open/close events) are stored as time-weighted samples; profiles stored
