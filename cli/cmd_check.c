@@ -103,7 +103,7 @@ static int run_check(pdb_cli *cli, const check_opts *o, char **pos, int npos,
                      pdb_check_run *run)
 {
     const char *base_name = npos == 2 ? pos[0] : NULL, *test_name = pos[npos - 1];
-    pdb_cmp_open_opts oo = {cli->db_path, o->test_db, NULL};
+    pdb_cmp_open_opts oo = {cli->db_path, o->test_db, NULL, false};
     if (o->baseline_from && open_baseline(o->baseline_from, &oo.baseline_db) != PDB_OK)
         return PDB_ERR;
     pdb_cmp_run base, test;

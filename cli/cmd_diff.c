@@ -20,7 +20,9 @@ static const pdb_cmd_help help = {
     "runs (steps, gpu, kernel-types, kernels, ops, pstats, pyspy). --out DIR writes a folder\n"
     "for a pull request or CI job summary: DIR/index.md (the headline changes, the\n"
     "kernels and ops that changed most with their launches, before/after charts,\n"
-    "each comparison's table) and DIR/KIND.csv.",
+    "each comparison's table) and DIR/KIND.csv. --save also stores each comparison in\n"
+    "the database (tables diffs and diff_rows, view diff_view; read them with 'profdb\n"
+    "sql'), replacing the one saved before for the same BASE, TEST and KIND.",
     "kinds:\n  pstats         functions by largest change of tottime and cumtime (absolute\n"
     "                 and percent of BASE); --sort tottime|cumtime|both; only_in marks\n"
     "                 functions present in one run\n"
@@ -43,7 +45,7 @@ int cmd_diff(int argc, char **argv, pdb_cli *cli)
 {
     pdb_diff_ctx ctx = {.out = stdout, .top = -1};
     const char *format = NULL, *unit = NULL, *test_db = NULL, *out_dir = NULL, *columns = NULL;
-    bool wide = false;
+    bool wide = false, save = false;
     long width = 60;
     const pdb_opt opts[] = {
         PDB_OPT_DB(cli),
@@ -56,6 +58,8 @@ int cmd_diff(int argc, char **argv, pdb_cli *cli)
          "write DIR/index.md (summary, charts, tables) and a CSV per comparison"},
         {PDB_OPT_FLAG, "normalize-names", 0, &ctx.normalize, NULL,
          "kernels: ignore template arguments and addresses in names"},
+        {PDB_OPT_FLAG, "save", 0, &save, NULL,
+         "store each comparison in the database (diff_view), replacing an older one"},
         {0},
     };
     int npos, rc = pdb_cli_parse(argc, argv, opts, &help, &npos);
@@ -71,7 +75,13 @@ int cmd_diff(int argc, char **argv, pdb_cli *cli)
         pdb_cli_fit_opts(wide, columns, &ctx.render);
     ctx.base_name = argv[1];
     ctx.test_name = argv[2];
-    pdb_cmp_open_opts oo = {cli->db_path, test_db, NULL};
+    if (save && test_db) {
+        pdb_fail("--save stores a diff in the database holding both runs; with --db-test the "
+                 "TEST run is in another one ('profdb merge' can bring them together)");
+        return pdb_cli_fail();
+    }
+    ctx.save = save;
+    pdb_cmp_open_opts oo = {cli->db_path, test_db, NULL, save};
     pdb_cmp_run base, test;
     rc = pdb_cmp_open(&oo, ctx.base_name, ctx.test_name, &base, &test);
     if (rc == PDB_OK) {
@@ -80,8 +90,16 @@ int cmd_diff(int argc, char **argv, pdb_cli *cli)
         ctx.test_id = test.run_id;
         ctx.base_schema = base.schema;
         ctx.test_schema = test.schema;
-        rc = out_dir ? pdb_diff_folder(&ctx, argv + 3, npos - 2, out_dir)
-                     : pdb_diff_run(&ctx, argv + 3, npos - 2);
+        /* --save: one transaction, so a failed diff leaves the saved ones as they were */
+        if (save)
+            rc = pdb_db_begin_immediate(ctx.db);
+        if (rc == PDB_OK)
+            rc = out_dir ? pdb_diff_folder(&ctx, argv + 3, npos - 2, out_dir)
+                         : pdb_diff_run(&ctx, argv + 3, npos - 2);
+        if (save && rc == PDB_OK)
+            rc = pdb_db_commit(ctx.db);
+        if (save && rc != PDB_OK)
+            pdb_db_rollback(ctx.db);
         pdb_cmp_close(&base, &test);
     }
     return rc == PDB_OK ? PDB_EXIT_OK : pdb_cli_fail();

@@ -163,9 +163,30 @@ static int delete_rows(sqlite3 *db, const char *tables, const char *delete, int6
     return rc;
 }
 
+/* Runs one of runs.sql's deletes of a run's derived rows. */
+static int forget(sqlite3 *db, const char *query, int64_t run_id)
+{
+    sqlite3_stmt *st;
+    if (pdb_common_prepare(db, query, NULL, &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, run_id);
+    int rc = pdb_db_step_done(db, st);
+    pdb_db_release(st);
+    return rc;
+}
+
+/* The saved diffs with the run as BASE or TEST (schemas/80_diffs.sql). */
+static int forget_diffs(sqlite3 *db, int64_t run_id)
+{
+    if (forget(db, "runs.forget_diff_rows", run_id) != PDB_OK)
+        return PDB_ERR;
+    return forget(db, "runs.forget_diffs", run_id);
+}
+
 int pdb_run_delete(sqlite3 *db, int64_t run_id)
 {
-    if (delete_rows(db, "runs.trace_tables", "runs.delete_by_trace", run_id) != PDB_OK ||
+    if (forget_diffs(db, run_id) != PDB_OK ||
+        delete_rows(db, "runs.trace_tables", "runs.delete_by_trace", run_id) != PDB_OK ||
         delete_rows(db, "runs.run_tables", "runs.delete_by_run", run_id) != PDB_OK)
         return PDB_ERR;
     sqlite3_stmt *st;
@@ -179,11 +200,7 @@ int pdb_run_delete(sqlite3 *db, int64_t run_id)
 
 int pdb_run_forget_caches(sqlite3 *db, int64_t run_id)
 {
-    sqlite3_stmt *st;
-    if (pdb_common_prepare(db, "runs.forget_caches", NULL, &st) != PDB_OK)
+    if (forget(db, "runs.forget_caches", run_id) != PDB_OK)
         return PDB_ERR;
-    sqlite3_bind_int64(st, 1, run_id);
-    int rc = pdb_db_step_done(db, st);
-    pdb_db_release(st);
-    return rc;
+    return forget_diffs(db, run_id);
 }

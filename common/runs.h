@@ -51,12 +51,15 @@ int pdb_run_each(sqlite3 *db, int (*fn)(sqlite3 *db, int64_t run_id, void *arg),
 
 /* Deletes a run and every row that belongs to it: the rows of every table
  * with a run_id or a trace_id column (found in the schema, so tables added
- * later are covered), the trend summaries among them. */
+ * later are covered), the trend summaries among them, and the saved diffs
+ * (schemas/80_diffs.sql) with the run on either side. */
 int pdb_run_delete(sqlite3 *db, int64_t run_id);
 
 /* Forgets what was derived from a run's rows and is kept to be read fast
- * (the trend summaries): for a run whose rows changed (analysed again, or
- * given more ranks by a merge). It is computed again when next needed. */
+ * (the trend summaries) or was saved (the diffs with the run on either
+ * side): for a run whose rows changed (analysed again, or given more ranks
+ * by a merge). Summaries are computed again when next needed; a diff when
+ * saved again. */
 int pdb_run_forget_caches(sqlite3 *db, int64_t run_id);
 
 #endif

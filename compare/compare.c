@@ -70,7 +70,7 @@ int pdb_cmp_open(const pdb_cmp_open_opts *o, const char *base_name, const char *
         if (!test_path)
             test_path = o->db_path;   /* the test run is in --db */
     } else {
-        rc = pdb_db_open(o->db_path, PDB_DB_READONLY, &db);
+        rc = pdb_db_open(o->db_path, o->write ? 0 : PDB_DB_READONLY, &db);
     }
     if (rc == PDB_OK && test_path)
         rc = attach_test(db, test_path);

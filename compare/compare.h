@@ -32,6 +32,7 @@ typedef struct pdb_cmp_open_opts {
     const char *db_path;       /* --db */
     const char *test_db;       /* --db-test, or NULL */
     sqlite3 *baseline_db;      /* --baseline-from, or NULL */
+    bool write;                /* open --db for writing (diff --save); else read-only */
 } pdb_cmp_open_opts;
 
 int pdb_cmp_open(const pdb_cmp_open_opts *o, const char *base_name, const char *test_name,

@@ -92,8 +92,10 @@ int pdb_diff_run(pdb_diff_ctx *ctx, char **names, int n)
             return pdb_fail("the pstats diff needs both runs in one database");
     }
     ctx->titles = n > 1;
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
+        ctx->kind = pdb_diff_find(names[i])->name;
         if (pdb_diff_find(names[i])->run(ctx) != PDB_OK)
             return PDB_ERR;
+    }
     return PDB_OK;
 }

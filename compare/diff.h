@@ -24,6 +24,8 @@ typedef struct pdb_diff_ctx {
     const char *sort;       /* --sort: pstats 'tottime', 'cumtime' or 'both' (default) */
     const char *base_schema, *test_schema; /* "main", or "tdb" for --db-test */
     bool normalize;         /* --normalize-names: kernels differing in template args match */
+    const char *kind;       /* the kind running (its name in pdb_diff_kinds) */
+    bool save;              /* --save: store each comparison printed (diff_save.c) */
 } pdb_diff_ctx;
 
 typedef struct pdb_diff_kind {
@@ -45,6 +47,14 @@ int pdb_diff_run(pdb_diff_ctx *ctx, char **names, int n);
  * tables of the named kinds, or of every kind that applies when none is
  * named), a CSV per kind and the charts' files (diff_folder.c). */
 int pdb_diff_folder(pdb_diff_ctx *ctx, char **names, int n, const char *dir);
+
+/* Prints a kind's rows (st, whose parameters are bound) and with ctx->save
+ * stores them too: pdb_diff_save. Every kind prints through it. */
+int pdb_diff_emit(pdb_diff_ctx *ctx, sqlite3_stmt *st);
+/* Stores the rows of st (run again from the start) as the saved diff of
+ * ctx's BASE, TEST and kind, replacing the one saved before (diffs and
+ * diff_rows, schemas/80_diffs.sql). The caller holds the write transaction. */
+int pdb_diff_save(pdb_diff_ctx *ctx, sqlite3_stmt *st);
 
 /* Functions by largest change of tottime and cumtime; one-side functions marked. */
 int pdb_diff_pstats(pdb_diff_ctx *ctx);

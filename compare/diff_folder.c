@@ -260,7 +260,8 @@ static int chart_section(pdb_diff_ctx *ctx, const char *const *kinds, int n, con
 
 /* ---- tables ---------------------------------------------------------------- */
 
-/* Runs one comparison into f in format, with at most top rows. */
+/* Runs one comparison into f in format, with at most top rows (-1: all);
+ * with --save, the pass with every row (the CSV) is the one stored. */
 static int run_kind(pdb_diff_ctx *ctx, const char *kind, FILE *f, pdb_out_format format,
                     long top)
 {
@@ -269,6 +270,8 @@ static int run_kind(pdb_diff_ctx *ctx, const char *kind, FILE *f, pdb_out_format
     c.render.format = format;
     c.titles = false;
     c.top = top;
+    c.kind = pdb_diff_find(kind)->name;
+    c.save = ctx->save && top < 0;
     return pdb_diff_find(kind)->run(&c);
 }
 

@@ -79,7 +79,7 @@ int pdb_diff_pstats(pdb_diff_ctx *ctx)
     sqlite3_bind_int64(st, 2, ctx->test_id);
     sqlite3_bind_int64(st, 3, ctx->top >= 0 ? ctx->top : -1);
     sqlite3_bind_text(st, 4, order, -1, SQLITE_STATIC);
-    int rc = pdb_render_stmt(st, &ctx->render, ctx->out);
+    int rc = pdb_diff_emit(ctx, st);
     sqlite3_finalize(st);
     return rc;
 }

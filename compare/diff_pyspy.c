@@ -125,7 +125,7 @@ int pdb_diff_pyspy(pdb_diff_ctx *ctx)
     sqlite3_bind_int64(st, 2, ctx->test_id);
     sqlite3_bind_int64(st, 3, ctx->top >= 0 ? ctx->top : -1);
     sqlite3_bind_int(st, 4, b[3] != 0);
-    int rc = pdb_render_stmt(st, &ctx->render, ctx->out);
+    int rc = pdb_diff_emit(ctx, st);
     sqlite3_finalize(st);
     return rc;
 }

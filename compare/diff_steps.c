@@ -145,7 +145,7 @@ int pdb_diff_steps(pdb_diff_ctx *ctx)
     if (pdb_compare_prepare(ctx->db, "diff_steps.rows", NULL, &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, ctx->top >= 0 ? ctx->top : -1);
-    int rc = pdb_render_stmt(st, &ctx->render, ctx->out);
+    int rc = pdb_diff_emit(ctx, st);
     sqlite3_finalize(st);
     return rc;
 }

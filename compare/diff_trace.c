@@ -99,7 +99,7 @@ static int diff_totals(pdb_diff_ctx *ctx, const totals_kind *k)
         pdb_fput_text(ctx->out, ctx->test_name, md);
         fputs("\n\n", ctx->out);
     }
-    int rc = pdb_render_stmt(st, &ctx->render, ctx->out);
+    int rc = pdb_diff_emit(ctx, st);
     sqlite3_finalize(st);
     return rc;
 }

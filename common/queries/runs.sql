@@ -67,3 +67,13 @@ DELETE FROM runs WHERE run_id = ?1
 -- summaries (schemas/60_trend.sql), computed again when next needed.
 -- ?1 = the run.
 DELETE FROM run_summaries WHERE run_id = ?1
+
+-- name: forget_diff_rows
+-- Saved diffs (schemas/80_diffs.sql) with the run on either side: derived
+-- from its rows, so deleted with them and when it is analysed again.
+-- ?1 = the run.
+DELETE FROM diff_rows WHERE run_id = ?1 OR test_run_id = ?1
+
+-- name: forget_diffs
+-- ?1 = the run (as forget_diff_rows).
+DELETE FROM diffs WHERE run_id = ?1 OR test_run_id = ?1

@@ -208,6 +208,16 @@ INSERT OR IGNORE INTO main."{table}" ({columns}) SELECT {values} FROM {schema}."
 INSERT INTO main."{table}" ({columns}) SELECT {values} FROM {schema}."{table}" x
  WHERE x.run_id IN (SELECT old FROM temp.merge_runs WHERE fresh)
 
+-- name: copy_fresh_pairs
+-- Only the rows of two runs the shard brings whole (saved diffs: BASE in
+-- run_id, TEST in test_run_id).
+-- test: table = diffs
+-- test: columns = "run_id", "kind"
+-- test: values = x."run_id", x."kind"
+INSERT INTO main."{table}" ({columns}) SELECT {values} FROM {schema}."{table}" x
+ WHERE x.run_id IN (SELECT old FROM temp.merge_runs WHERE fresh)
+ AND x.test_run_id IN (SELECT old FROM temp.merge_runs WHERE fresh)
+
 -- name: copy_unless_added
 -- Not the rows of runs whose pstats statistics are added instead.
 -- test: table = pstats_edges

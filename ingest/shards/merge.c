@@ -102,10 +102,13 @@ static const struct {
 };
 
 /* How a table is copied, and the query that copies it (merge.sql). */
-typedef enum { COPY_ALL, COPY_OR_IGNORE, COPY_FRESH_RUNS, COPY_UNLESS_ADDED, COPY_NOT } copy_mode;
+typedef enum {
+    COPY_ALL, COPY_OR_IGNORE, COPY_FRESH_RUNS, COPY_FRESH_PAIRS, COPY_UNLESS_ADDED, COPY_NOT
+} copy_mode;
 static const char *const copy_query[] = {
     [COPY_ALL] = "merge.copy", [COPY_OR_IGNORE] = "merge.copy_or_ignore",
-    [COPY_FRESH_RUNS] = "merge.copy_fresh_runs", [COPY_UNLESS_ADDED] = "merge.copy_unless_added",
+    [COPY_FRESH_RUNS] = "merge.copy_fresh_runs", [COPY_FRESH_PAIRS] = "merge.copy_fresh_pairs",
+    [COPY_UNLESS_ADDED] = "merge.copy_unless_added",
 };
 
 static copy_mode copy_mode_of(const char *table)
@@ -122,6 +125,10 @@ static copy_mode copy_mode_of(const char *table)
     /* summaries of a whole run: kept only for runs the shard brings whole */
     if (strcmp(table, "run_summaries") == 0)
         return COPY_FRESH_RUNS;
+    /* saved diffs of two runs the shard brings whole (a run that gains
+     * ranks has its diffs forgotten: pdb_run_forget_caches) */
+    if (strcmp(table, "diffs") == 0 || strcmp(table, "diff_rows") == 0)
+        return COPY_FRESH_PAIRS;
     /* pstats statistics of a run that has some are added (merge_pstats.c) */
     if (strcmp(table, "pstats_functions") == 0 || strcmp(table, "pstats_edges") == 0)
         return COPY_UNLESS_ADDED;
