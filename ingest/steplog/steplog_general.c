@@ -133,6 +133,16 @@ struct pdb_steplog_general {
     bool has_header_epoch; /* the epoch of the last header line ("[GPU0] Epoch 2 Training
                             * ===="), for the counters within it that print none */
     double header_epoch;
+    bool steps_in_headers; /* a step counter restarted under a new header's epoch
+                            * (Paddle's "Epoch 2/2" then "step 100/938"): it counts
+                            * within the header's epoch */
+    bool have_raw;         /* the last step record's counter as printed, and the */
+    int64_t raw_prev;      /* header epoch it was under */
+    double raw_prev_epoch;
+    bool eval_phase;       /* after "Eval begin...": records are an evaluation's,
+                            * until the next header line */
+    bool have_train_printed; /* the last training record's counter as printed */
+    int64_t train_printed, train_total; /* and the total it counted to (N/M), or 0 */
     pdb_buf work;
     gen_marks marks[2];   /* scratch for looking ahead */
     /* the shape of the log (profile pass, updated while reading) */
@@ -2888,10 +2898,25 @@ static bool evaluation_rounds(const pdb_steplog_general *g, int kind, const gen_
  * 41" under "[GPU0] Epoch 1 Training ===="): the header's epoch is its
  * epoch, and the counter a step within it, made global as such counters are
  * (global_step). */
-static void header_epoch(const pdb_steplog_general *g, gen_counters *c)
+static void header_epoch(pdb_steplog_general *g, const gen_line *L, gen_counters *c)
 {
-    if (!c->in_epoch || c->has_epoch || !g->has_header_epoch || !c->has_step)
+    if (c->has_epoch || !g->has_header_epoch || !c->has_step)
         return;
+    /* a step counter that goes back when a header names a new epoch counts
+     * within that epoch; before it went back, step N of the first epoch is
+     * global step N either way */
+    if (!c->in_epoch && !g->steps_in_headers) {
+        g->steps_in_headers = g->have_raw && c->step <= g->raw_prev &&
+                              g->header_epoch != g->raw_prev_epoch;
+        g->have_raw = true;
+        g->raw_prev = c->step;
+        g->raw_prev_epoch = g->header_epoch;
+        if (!g->steps_in_headers)
+            return;
+    }
+    const gen_pair *p = &L->p[c->step_at];
+    if (p->progress && p->total > 0)
+        c->total = p->total; /* "step 100/938": the epoch's length */
     c->has_epoch = true;
     c->epoch = g->header_epoch;
     c->has_local = true;
@@ -2899,6 +2924,43 @@ static void header_epoch(const pdb_steplog_general *g, gen_counters *c)
     c->local_at = c->step_at;
     c->has_step = false;
     c->step_at = -1;
+}
+
+/* A record after "Eval begin..." is the evaluation's when its counter
+ * started again or counts to another total than the training's ("step
+ * 100/157" after "step 938/938"); one that goes on from the training's
+ * ends the evaluation. */
+static int eval_phase_kind(pdb_steplog_general *g, const gen_line *L, const gen_counters *c)
+{
+    int at = c->has_step ? c->step_at : c->has_local ? c->local_at : -1;
+    if (at < 0)
+        return K_STEP;
+    const gen_pair *p = &L->p[at];
+    int64_t n = (int64_t)p->v;
+    if ((p->progress && g->train_total > 0 && p->total != g->train_total) ||
+        (g->have_train_printed && n <= g->train_printed))
+        return K_VAL;
+    g->eval_phase = false;
+    return K_STEP;
+}
+
+/* "Eval begin...", "Evaluating...", "Validation:": a line of words alone
+ * that opens an evaluation (Paddle's Model.fit). */
+static bool opens_evaluation(const gen_line *L, const char *s, size_t len)
+{
+    static const char *const words[] = {"eval", "evaluation", "evaluating", "evaluate",
+                                        "validation", "validating", "validate", "test",
+                                        "testing", NULL};
+    if (L->n > 0)
+        return false;
+    const char *t = s;
+    size_t tl = pdb_steplog_trim(&t, len), w = 0;
+    while (w < tl && isalpha((unsigned char)t[w]))
+        w++;
+    for (size_t k = 0; k < tl; k++)
+        if (isdigit((unsigned char)t[k]))
+            return false;
+    return w > 0 && tl < 40 && word_in(t, w, words);
 }
 
 static void save_marks(const gen_line *L, gen_marks *m);
@@ -2915,6 +2977,7 @@ static void note_header(pdb_steplog_general *g, gen_line *L)
     if (c.has_epoch && !c.has_step && !c.has_local) {
         g->has_header_epoch = true;
         g->header_epoch = c.epoch;
+        g->eval_phase = c.val_hint;
     }
 }
 
@@ -2922,8 +2985,11 @@ static int write_record(pdb_steplog *w, pdb_steplog_general *g, gen_line *L)
 {
     gen_counters c;
     find_counters(L, &c);
-    header_epoch(g, &c);
     int kind = classify(g, L, &c);
+    if (kind == K_STEP && g->eval_phase)
+        kind = eval_phase_kind(g, L, &c);
+    if (kind == K_STEP)
+        header_epoch(g, L, &c);
     bool counted = c.has_step || c.has_epoch || c.has_local;
     if (!counted && (kind == K_STEP || !g->seen_step)) {
         pdb_skip(w->src, "not a step record");
@@ -3002,6 +3068,12 @@ static int write_record(pdb_steplog *w, pdb_steplog_general *g, gen_line *L)
     if (kind == K_STEP && !has_step)
         g->stepless++;
     if (kind == K_STEP && counted) {
+        int at = c.has_step ? c.step_at : c.has_local ? c.local_at : -1;
+        if (at >= 0) {
+            g->have_train_printed = true;
+            g->train_printed = (int64_t)L->p[at].v;
+            g->train_total = L->p[at].progress ? L->p[at].total : 0;
+        }
         g->seen_step = true;
         g->last_has_step = has_step;
         g->last_step = step;
@@ -3222,6 +3294,8 @@ static int general_line(pdb_steplog *w, pdb_steplog_general *g, const char *s, s
         g->block_open = false; /* a header waiting for its values: keep it */
     }
     if (metrics == 0) {
+        if (opens_evaluation(L, s, len))
+            g->eval_phase = true;
         pdb_skip(w->src, "not a step record");
         return PDB_OK;
     }
