@@ -474,6 +474,17 @@ static bool name_nameless(scanner *sc, gen_pair *p)
                field_ends(sc)) {
         /* a field of a value and its unit word: darknet's "0.886 seconds," */
         memcpy(p->name, p->unit_word, sizeof p->unit_word); /* NUL-terminated, shorter */
+    } else if (sc->value_run == 1 && L->n >= 2 && L->p[L->n - 2].is_int &&
+               !L->p[L->n - 2].progress && !L->p[L->n - 2].in_bracket &&
+               L->p[L->n - 2].nl > 0 && L->p[L->n - 2].v >= 0 && !p->is_int &&
+               (!p->unit || !p->unit[0]) && !L->p[L->n - 2].unit_word[0]) {
+        /* an integer between a name and a fraction is the iteration the
+         * value is of: NVIDIA tacotron2's "Train loss 7082 0.412546"; the
+         * integer counts the steps as the line's own counter */
+        gen_pair *prev = &L->p[L->n - 2];
+        prev->self_counter = true;
+        memcpy(p->name, prev->name, prev->nl);
+        p->name[prev->nl] = '\0';
     } else if (sc->value_run) {
         return false; /* "bbox_mAP_copypaste: 0.011 0.017 ...": only the first is named */
     } else if (p->unit && strcmp(p->unit, PDB_UNIT_SECONDS) == 0) {
