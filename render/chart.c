@@ -88,6 +88,21 @@ static const char *col_text(sqlite3_stmt *st, int c)
     return s ? s : "";
 }
 
+/* The panel of a new series s: the long row's fourth column, a panel
+ * named before or a new one. */
+static void add_panel(chart_grid *g, int s, const char *name)
+{
+    g->panel = pdb_xrealloc(g->panel, (size_t)g->ns * sizeof *g->panel);
+    int p = 0;
+    while (p < g->npanels && strcmp(g->panels[p], name) != 0)
+        p++;
+    if (p == g->npanels) {
+        g->panels = pdb_xrealloc(g->panels, (size_t)(p + 1) * sizeof *g->panels);
+        g->panels[g->npanels++] = pdb_xstrdup(name);
+    }
+    g->panel[s] = p;
+}
+
 static void add_long_row(chart_grid *g, sqlite3_stmt *st)
 {
     const char *series = col_text(st, 1);
@@ -95,6 +110,8 @@ static void add_long_row(chart_grid *g, sqlite3_stmt *st)
     if (s < 0) {
         add_series(g, series);
         s = g->ns - 1;
+        if (sqlite3_column_count(st) >= 4)
+            add_panel(g, s, col_text(st, 3));
     }
     int x = row_for(g, col_text(st, 0), true);
     g->v[x * g->ns + s] = sqlite3_column_double(st, 2);
@@ -161,6 +178,10 @@ static void free_loader(loader *l)
     }
     for (int i = 0; i < g->ns; i++)
         free(g->series[i]);
+    for (int i = 0; i < g->npanels; i++)
+        free(g->panels[i]);
+    free(g->panels);
+    free(g->panel);
     free(g->labels);
     free(g->series);
     free(g->v);
@@ -220,6 +241,8 @@ static void header_row(const chart_grid *g, pdb_buf *b)
     for (int i = 0; i < 7; i++)
         if (cols[i])
             pdb_buf_addf(b, " \"%s\"", extra[i]);
+    for (int s = 0; g->col_inside && s < g->ns; s++)
+        pdb_buf_addf(b, " \"inside %d\"", s + 1);
 }
 
 /* One data row: label, values, then the extras the form asked for. Missing
@@ -258,13 +281,23 @@ static void data_row(const chart_grid *g, int x, pdb_buf *b)
             pdb_buf_addc(b, ' ');
             pdb_gp_data_label(b, pdb_buf_str(&t), 0);
         }
-    pdb_buf_free(&t);
     if (g->col_up) { /* 1: the time grew, -1: it shrank, 0: the same */
         double base = g->v[x * g->ns], test = g->v[x * g->ns + 1];
         base = isfinite(base) ? base : 0;
         test = isfinite(test) ? test : 0;
         pdb_buf_addf(b, " %d", (test > base) - (test < base));
     }
+    for (int s = 0; g->col_inside && s < g->ns; s++) {
+        pdb_buf_reset(&t);
+        pdb_chart_row_text(g, x, g->col_inside + s, &t);
+        if (t.len) {
+            pdb_buf_addc(b, ' ');
+            pdb_gp_data_label(b, pdb_buf_str(&t), 0);
+        } else {
+            pdb_buf_adds(b, " \" \""); /* nothing printed (an empty label reads "-") */
+        }
+    }
+    pdb_buf_free(&t);
 }
 
 static int write_data(const char *dir, const chart_grid *g)
@@ -318,7 +351,12 @@ static int write_script(const char *dir, const chart_grid *g, const char *subtit
           "set border 3\nset tics nomirror\n", f);
     pdb_chart_plot(f, g);
     fprintf(f, "set terminal svg noenhanced size %d,%d font 'sans,9' background '#ffffff'\n"
-               "set output '%s.svg'\nreplot\nunset output\n", g->w, g->h, d->name);
+               "set output '%s.svg'\n", g->w, g->h, d->name);
+    if (g->npanels >= 2)
+        pdb_chart_plot(f, g); /* replot repeats only a multiplot's last panel */
+    else
+        fputs("replot\n", f);
+    fputs("unset output\n", f);
     return pdb_out_close(f, d->name);
 }
 

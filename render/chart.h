@@ -36,7 +36,11 @@ typedef enum {
                            bars per label, the change printed (red up, green down) */
     PDB_CHART_TIMELINE, /* x (milliseconds from the start) against each series as a step
                            line; a series whose name starts with "peak" is drawn as
-                           marked points (a peak on the other lines) */
+                           marked points (a peak on the other lines). Long-form rows
+                           with a fourth column name the series' panel: several
+                           panels are drawn one above the other, each with its own
+                           y axis, over the same x axis (a small series stays
+                           readable beside a large one) */
 } pdb_chart_kind;
 
 typedef struct pdb_chart_spec {

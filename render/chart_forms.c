@@ -197,11 +197,69 @@ static double row_total(const chart_grid *g, int x)
     return t;
 }
 
+/* A part of a share bar: "compute 84%" (its share of the bar). */
+static void part_text(const chart_grid *g, int x, int s, pdb_buf *out)
+{
+    char c[32];
+    share_text(100 * value(g, x, s) / row_total(g, x), c, sizeof c);
+    pdb_buf_addf(out, "%s %s", g->series[s], c);
+}
+
+/* Whether the part's text fits inside it at the chart's x range (before
+ * the range is known, share_xmax 0: every part fits). About 7 pixels a
+ * code point at the chart's font, and some room at either end. */
+static bool part_fits(const chart_grid *g, int x, int s)
+{
+    if (g->share_xmax <= 0)
+        return true;
+    pdb_buf t = PDB_BUF_INIT;
+    part_text(g, x, s, &t);
+    size_t n = 0;
+    for (const char *p = pdb_buf_str(&t); *p; p++)
+        n += ((unsigned char)*p & 0xC0) != 0x80;
+    pdb_buf_free(&t);
+    return 7.0 * (double)n + 10 <= value(g, x, s) / g->share_xmax * g->share_plot_px;
+}
+
+/* A part with time in it: drawn, and labelled inside or after the bar. */
+static bool part_shown(const chart_grid *g, int x, int s)
+{
+    return s < CHART_MAX_SERIES && g->drawn[s] && isfinite(value(g, x, s)) &&
+           value(g, x, s) > 0;
+}
+
+/* A share bar's texts: inside each part its name and share where they
+ * fit; after the bar its total and, in parentheses, the parts that did not
+ * fit ("66.1 ms  (memory 5.0%, compute + memory 0.3%)"): every part
+ * labelled, no legend to look up. */
+static void share_bar_text(const chart_grid *g, int x, int col, pdb_buf *out)
+{
+    if (col >= g->col_inside && col < g->col_inside + g->ns) {
+        int s = col - g->col_inside;
+        if (part_shown(g, x, s) && part_fits(g, x, s))
+            part_text(g, x, s, out);
+        return;
+    }
+    char a[48];
+    pdb_chart_value_text(row_total(g, x), g->unit, a, sizeof a);
+    pdb_buf_adds(out, a);
+    int n = 0;
+    for (int s = 0; s < g->ns; s++)
+        if (part_shown(g, x, s) && !part_fits(g, x, s)) {
+            pdb_buf_adds(out, n++ ? ", " : "  (");
+            part_text(g, x, s, out);
+        }
+    if (n)
+        pdb_buf_addc(out, ')');
+}
+
 void pdb_chart_row_text(const chart_grid *g, int x, int col, pdb_buf *out)
 {
     char a[48], b[48], c[32];
     double v0 = value(g, x, 0), v1 = value(g, x, 1);
-    if (g->form == FORM_PAIRED) {
+    if (g->form == FORM_SHARE_BARS) {
+        share_bar_text(g, x, col, out);
+    } else if (g->form == FORM_PAIRED) {
         pdb_chart_value_text(col == g->col_text ? v0 : v1, g->unit, a, sizeof a);
         pdb_buf_adds(out, a);
         if (col == g->col_text2) {
@@ -220,7 +278,7 @@ void pdb_chart_row_text(const chart_grid *g, int x, int col, pdb_buf *out)
             share_text(g->share[x], c, sizeof c);
             pdb_buf_addf(out, " (%s)", c);
         }
-    } else if (g->form == FORM_COLUMNS || g->form == FORM_SHARE_BARS) {
+    } else if (g->form == FORM_COLUMNS) {
         pdb_chart_value_text(row_total(g, x), g->unit, a, sizeof a);
         pdb_buf_adds(out, a);
     } else {
@@ -360,6 +418,10 @@ static void choose_columns(chart_grid *g)
         g->col_text2 = next++;
     if (g->form == FORM_PAIRED)
         g->col_up = next++;
+    if (g->form == FORM_SHARE_BARS) {
+        g->col_inside = next;
+        next += g->ns;
+    }
 }
 
 static bool has_key(const chart_grid *g);
@@ -394,9 +456,11 @@ static void choose_size(chart_grid *g)
         g->w = 1000;
         g->h = 450;
         break;
+    case FORM_TIMELINE:
+        g->h = g->npanels >= 2 ? 90 + 170 * g->npanels : 450;
+        break;
     case FORM_HIST:
     case FORM_LINES:
-    case FORM_TIMELINE:
         g->h = 450;
         break;
     case FORM_TREND:
@@ -438,6 +502,24 @@ static void choose_row_colors(chart_grid *g)
     }
 }
 
+static double bars_xmax(const chart_grid *g, double plot_px, double longest);
+static size_t widest_label(const chart_grid *g);
+
+/* The x range of share bars: the longest bar and the text after it fit
+ * the plot. That text holds the parts whose names do not fit inside them,
+ * which depends on the range: three rounds settle it (a wider range only
+ * moves more parts out). */
+static void share_range(chart_grid *g)
+{
+    double longest = 0;
+    for (int x = 0; x < g->nx; x++)
+        longest = fmax(longest, row_total(g, x));
+    g->share_plot_px = g->w - 70 - 7.0 * (double)widest_label(g);
+    g->share_xmax = 0;
+    for (int round = 0; round < 3; round++)
+        g->share_xmax = bars_xmax(g, g->share_plot_px, longest);
+}
+
 void pdb_chart_plan(chart_grid *g)
 {
     unit_of(g->spec->axis, g->unit, sizeof g->unit);
@@ -448,6 +530,8 @@ void pdb_chart_plan(chart_grid *g)
     choose_columns(g);
     choose_size(g);
     g->top_px = 38 + (has_key(g) && g->form != FORM_TREND ? 6 + 17 * key_rows(g) : 0);
+    if (g->form == FORM_SHARE_BARS)
+        share_range(g);
 }
 
 /* ---- shared pieces ------------------------------------------------------- */
@@ -477,9 +561,12 @@ static bool has_key(const chart_grid *g)
         return true;
     case FORM_RANKS:
     case FORM_STRIP:
+    case FORM_SHARE_BARS: /* the parts are named on the bars */
         return false;
     case FORM_TREND:
         return true;
+    case FORM_TIMELINE:
+        return g->npanels < 2 && drawn_count(g) >= 2; /* panels have their own */
     default:
         return drawn_count(g) >= 2;
     }
@@ -700,13 +787,9 @@ static void plot_areas(FILE *f, const chart_grid *g)
  * end. */
 static void plot_share_bars(FILE *f, const chart_grid *g)
 {
-    double longest = 0;
-    for (int x = 0; x < g->nx; x++)
-        longest = fmax(longest, row_total(g, x));
-    double plot_px = g->w - 70 - 7.0 * (double)widest_label(g);
     fprintf(f, "set yrange [%d.5:-0.5]\nset xrange [0:%.6g]\nset ytics scale 0\n"
                "set grid xtics\nset style fill solid 0.95 border rgb '#ffffff'\n",
-            g->nx - 1, bars_xmax(g, plot_px, longest));
+            g->nx - 1, g->share_xmax);
     key_above(f, g);
     axis_label(f, "xlabel", g->spec->axis);
     fputs("plot ", f);
@@ -731,11 +814,10 @@ static void plot_share_bars(FILE *f, const chart_grid *g)
             continue;
         pdb_buf_reset(&lo);
         sum_expr(&lo, 0, s);
-        /* A percentage where the part is at least 6% of the bar. */
-        fprintf(f, ", \\\n     '' using (%s+$%d/2):0:(%s > 0 && $%d >= 0.06*%s ?"
-                   " sprintf('%%.0f%%%%', 100*$%d/%s) : '') with labels tc rgb '%s' notitle",
-                pdb_buf_str(&lo), s + 2, pdb_buf_str(&all), s + 2, pdb_buf_str(&all), s + 2,
-                pdb_buf_str(&all), text_on(g->color[s]));
+        /* The part's name and share inside it, where they fit (the data
+         * file's text is empty where not: those are named after the bar). */
+        fprintf(f, ", \\\n     '' using (%s+$%d/2):0:%d with labels tc rgb '%s' notitle",
+                pdb_buf_str(&lo), s + 2, g->col_inside + s, text_on(g->color[s]));
     }
     fprintf(f, ", \\\n     '' using %s:0:%d with labels left offset 0.6,0 notitle\n",
             pdb_buf_str(&all), g->col_text);
@@ -1084,18 +1166,13 @@ static bool peak_series(const chart_grid *g, int s)
     return strncmp(g->series[s], "peak", 4) == 0;
 }
 
-/* Series over time (ms from the start) as step lines: each value holds
- * until the next point; series named "peak..." as marked points, red
- * unless their name has a colour. */
-static void plot_timeline(FILE *f, const chart_grid *g)
+/* The plot command of the drawn series of panel p (-1: all series). */
+static void timeline_plot(FILE *f, const chart_grid *g, int p)
 {
-    fputs("set grid\nset yrange [0:*]\nset xlabel 'milliseconds from the start'\n", f);
-    key_above(f, g);
-    axis_label(f, "ylabel", g->spec->axis);
     fputs("plot ", f);
     int first = 1;
     for (int s = 0; s < g->ns && s < CHART_MAX_SERIES; s++) {
-        if (!g->drawn[s])
+        if (!g->drawn[s] || (p >= 0 && g->panel[s] != p))
             continue;
         source(f, g, first);
         first = 0;
@@ -1107,6 +1184,65 @@ static void plot_timeline(FILE *f, const chart_grid *g)
                     g->color[s], s + 2);
     }
     fputc('\n', f);
+}
+
+/* Drawn series of panel p. */
+static int panel_series(const chart_grid *g, int p)
+{
+    int n = 0;
+    for (int s = 0; s < g->ns && s < CHART_MAX_SERIES; s++)
+        n += g->drawn[s] && g->panel[s] == p;
+    return n;
+}
+
+/* Panels one above the other, each with its own y axis and its name above
+ * it, a legend in it when it holds several series; one x range for all,
+ * its ticks and label under the last. */
+static void plot_panels(FILE *f, const chart_grid *g)
+{
+    double xmax = 0;
+    for (int x = 0; x < g->nx; x++)
+        xmax = fmax(xmax, strtod(g->labels[x], NULL));
+    double top = 1 - (double)g->top_px / g->h, bottom = 48.0 / g->h;
+    double slot = (top - bottom) / g->npanels, head = 20.0 / g->h;
+    fprintf(f, "set grid\nset yrange [0:*]\nset xrange [0:%.9g]\nset lmargin 10\n"
+               "set rmargin 3\nset key off\n", xmax > 0 ? xmax : 1);
+    axis_label(f, "ylabel", g->spec->axis);
+    fputs("set multiplot\n", f);
+    for (int p = 0; p < g->npanels; p++) {
+        bool last = p == g->npanels - 1;
+        fprintf(f, "set tmargin at screen %.4f\nset bmargin at screen %.4f\n",
+                top - p * slot - head, top - (p + 1) * slot + (last ? 0 : 6.0 / g->h));
+        fputs("set label 2 ", f);
+        pdb_gp_quote_file(f, g->panels[p]);
+        fputs(" at graph 0, graph 1 left offset 0,0.9 font ',10'\n", f);
+        if (last)
+            fputs("set format x '% h'\nset xlabel 'milliseconds from the start'\n", f);
+        else
+            fputs("set format x ''\nunset xlabel\n", f);
+        if (panel_series(g, p) >= 2)
+            fputs("set key inside top right horizontal samplen 1.5 opaque\n", f);
+        else
+            fputs("set key off\n", f);
+        if (panel_series(g, p) > 0)
+            timeline_plot(f, g, p);
+    }
+    fputs("unset multiplot\nunset label 2\n", f);
+}
+
+/* Series over time (ms from the start) as step lines: each value holds
+ * until the next point; series named "peak..." as marked points, red
+ * unless their name has a colour. */
+static void plot_timeline(FILE *f, const chart_grid *g)
+{
+    if (g->npanels >= 2) {
+        plot_panels(f, g);
+        return;
+    }
+    fputs("set grid\nset yrange [0:*]\nset xlabel 'milliseconds from the start'\n", f);
+    key_above(f, g);
+    axis_label(f, "ylabel", g->spec->axis);
+    timeline_plot(f, g, -1);
 }
 
 /* A metric over runs, x = the run's position: the band between the

@@ -38,6 +38,9 @@ typedef struct {
     char **series;
     int ns;
     double *v;     /* capx * ns, row-major; NAN where a value is missing */
+    int *panel;    /* per series (ns): its panel, or NULL: one plot for all */
+    char **panels; /* the panels' names, in order of first appearance */
+    int npanels;
     double *share; /* per row (capx), or NULL: the query has no share_pct column */
     char **cls;    /* per row (capx), or NULL: no class column */
     long *row_rgb; /* per row (nx): its colour, by class; NULL without classes */
@@ -52,8 +55,13 @@ typedef struct {
     const char *color[CHART_MAX_SERIES];    /* each series' "#rrggbb" */
     int col_share, col_class, col_color, col_light, col_text, col_text2, col_up; /* data
                                                file columns, 1-based; 0 when absent */
+    int col_inside;                         /* SHARE_BARS: the first of ns columns, each
+                                               series' name and share printed inside
+                                               its part (empty where it does not fit) */
     int w, h;                               /* image size in pixels */
     int top_px;                             /* above the plot: title and legend */
+    double share_xmax, share_plot_px;       /* SHARE_BARS: the x range and the plot's
+                                               width, which parts' names fit in */
 } chart_grid;
 
 /* Chooses the form, colours, extra data columns and size (chart_forms.c). */

@@ -64,17 +64,19 @@ SELECT sname || CASE WHEN count(*) OVER (PARTITION BY sname) > 1
 
 -- name: top_ops
 -- As top_kernels; the class says what the op is: a CUDA (or other device)
--- runtime or driver call, a record_function annotation, a Python frame or
--- an operator.
+-- runtime or driver call, a Python frame or an operator. Annotations
+-- (record_function ranges, ProfilerStep#N) are left out: their self time
+-- is the time nothing under them ran, mostly waiting, not CPU work (the
+-- annotations report has them).
 WITH o AS (SELECT name, max(cat) AS cat, sum(self_ns) AS ns FROM analysis_ops
-   WHERE run_id = ?1 AND name NOT GLOB 'ProfilerStep#*' GROUP BY name),
+   WHERE run_id = ?1 AND name NOT GLOB 'ProfilerStep#*' GROUP BY name
+   HAVING coalesce(max(cat), '') NOT GLOB '*user_annotation'),
  s AS (SELECT *, short_name(name) AS sname, 100.0 * ns / sum(ns) OVER () AS share FROM o)
 SELECT sname || CASE WHEN count(*) OVER (PARTITION BY sname) > 1
    THEN ' [' || name_tag(name) || ']' ELSE '' END AS op,
  ns / 1e6 AS "self time", share AS share_pct,
  CASE WHEN cat GLOB '*_runtime' OR cat GLOB '*_driver' THEN 'runtime'
-   WHEN cat = 'user_annotation' THEN 'annotation' WHEN cat = 'python_function' THEN 'python'
-   ELSE 'CPU op' END AS class
+   WHEN cat = 'python_function' THEN 'python' ELSE 'CPU op' END AS class
  FROM s ORDER BY ns DESC, name LIMIT ?2
 
 -- fragment: straggler
@@ -237,15 +239,18 @@ WITH q AS (SELECT a.rank, g.pid, g.stream, l.ts AS t, 1 AS d, 0 AS k, a.slice_id
 -- name: memory_bw
 -- Memory bandwidth per kind over time (GB/s), from temp.memory_bw
 -- (report/trace_series.c fills it first, exact mode); every kind starts at
--- 0 from the first point.
-WITH names AS (SELECT rank, name, row_number() OVER (ORDER BY rank, name) AS o,
+-- 0 from the first point. Each kind is drawn in a panel of its own (the
+-- fourth column), the ranks' lines together: a device-to-device copy at
+-- 1000 GB/s would flatten host-to-device copies at 10 on one axis.
+WITH names AS (SELECT rank, name, row_number() OVER (ORDER BY name, rank) AS o,
    CASE WHEN (SELECT count(DISTINCT rank) FROM memory_bw) > 1 THEN 'rank ' || rank || ' '
      ELSE '' END || name AS series FROM (SELECT DISTINCT rank, name FROM memory_bw)),
  s AS (SELECT series, o, ts AS t, bw_gbps AS v, seq AS n FROM memory_bw
    JOIN names USING (rank, name)),
 -- include: timeline
- SELECT printf('%.6f', x), series, v FROM (SELECT 0 AS x, series, o, 0 AS v, 0 AS p FROM names
-   UNION ALL SELECT * FROM tl) ORDER BY x, o, p
+ SELECT printf('%.6f', t.x), t.series, t.v, k.name FROM (SELECT 0 AS x, series, o, 0 AS v,
+   0 AS p FROM names UNION ALL SELECT * FROM tl) t JOIN names k ON k.series = t.series
+ ORDER BY t.x, t.o, t.p
 
 -- name: memory
 -- Allocated and reserved memory per device over time (MiB), from the
