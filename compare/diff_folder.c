@@ -146,7 +146,8 @@ static int summary_top(pdb_diff_ctx *ctx, FILE *md, const char *query, const cha
                        const char *what, const char *calls)
 {
     sqlite3_stmt *st;
-    if (pdb_compare_prepare(ctx->db, query, ctx->test_schema, &st) != PDB_OK)
+    if (pdb_trace_sql_functions(ctx->db) != PDB_OK || /* name_shape() */
+        pdb_compare_prepare(ctx->db, query, ctx->test_schema, &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_int64(st, 1, ctx->base_id);
     sqlite3_bind_int64(st, 2, ctx->test_id);

@@ -320,6 +320,17 @@ static const char *axis_of(const pdb_trend *t)
     return t->unit[0] ? t->unit : "value";
 }
 
+/* Whether the spread of a run's samples is noise around one value, which
+ * a quartile band shows: times, rates and percentages are measured again
+ * at each step. A step-log metric of any other unit (a loss, a gradient
+ * norm, a learning rate, allocated bytes) moves through the run: its
+ * quartiles span the run's progress (a falling loss), not its noise. */
+static bool spread_is_noise(const pdb_trend *t)
+{
+    return t->metric.kind != PDB_METRIC_STEPLOG || strcmp(t->unit, "s") == 0 ||
+           strcmp(t->unit, "/s") == 0 || strcmp(t->unit, "%") == 0;
+}
+
 static int write_chart(sqlite3 *db, const pdb_trend *t, const char *name, const char *dir,
                        bool *written)
 {
@@ -327,6 +338,7 @@ static int write_chart(sqlite3 *db, const pdb_trend *t, const char *name, const 
     if (pdb_compare_prepare(db, "trend.chart", NULL, &st) != PDB_OK)
         return PDB_ERR;
     sqlite3_bind_double(st, 1, is_time(t) ? 1e3 : 1);
+    sqlite3_bind_int(st, 2, spread_is_noise(t));
     pdb_chart_spec spec = {name, "Median per run", axis_of(t), PDB_CHART_TREND, false, 1};
     int rc = pdb_chart_write(st, &spec, t->spec, dir, written);
     sqlite3_finalize(st);

@@ -425,6 +425,7 @@ static void choose_columns(chart_grid *g)
 }
 
 static bool has_key(const chart_grid *g);
+static bool trend_has(const chart_grid *g, bool band);
 static int key_rows(const chart_grid *g);
 
 static void choose_size(chart_grid *g)
@@ -564,7 +565,7 @@ static bool has_key(const chart_grid *g)
     case FORM_SHARE_BARS: /* the parts are named on the bars */
         return false;
     case FORM_TREND:
-        return true;
+        return trend_has(g, true) || trend_has(g, false);
     case FORM_TIMELINE:
         return g->npanels < 2 && drawn_count(g) >= 2; /* panels have their own */
     default:
@@ -1245,26 +1246,48 @@ static void plot_timeline(FILE *f, const chart_grid *g)
     timeline_plot(f, g, -1);
 }
 
-/* A metric over runs, x = the run's position: the band between the
- * quartiles, the level of each segment (a step at each change point), the
- * median per run with the x labels, and a mark on each change point. */
+/* Whether the trend has a run with a quartile band (series 1 and 2: the
+ * query leaves them out where a run has no spread), and a change point
+ * (series 4 non-zero). */
+static bool trend_has(const chart_grid *g, bool band)
+{
+    for (int x = 0; x < g->nx; x++)
+        if (band ? isfinite(value(g, x, 1)) && isfinite(value(g, x, 2))
+                 : isfinite(value(g, x, 4)) && value(g, x, 4) > 0)
+            return true;
+    return false;
+}
+
+/* A metric over runs, x = the run's position: the median per run with the
+ * x labels; the quartiles of each run that has a spread, as a box around
+ * its median (no band where a run has none: a constant, or a metric whose
+ * spread is its progress); with change points, the level of each segment
+ * (a step at each) and a mark on each. A legend only with several series. */
 static void plot_trend(FILE *f, const chart_grid *g)
 {
     int every = tick_every(g);
+    bool band = trend_has(g, true), change = trend_has(g, false);
     /* Slanted when the labels side by side would not fit (~110 characters). */
     bool slant = g->nx > 8 || (size_t)g->nx * widest_label(g) > 110;
     /* A full border: histeps ends with a drop at each side, on the border. */
-    fprintf(f, "set key below\nset border 15\nset grid ytics\nset xtics scale 0%s\n"
+    fprintf(f, "%s\nset border 15\nset grid ytics\nset xtics scale 0%s\n"
                "set offsets 0.5, 0.5, graph 0.05, graph 0.05\n",
-            slant ? " rotate by 45 right" : "");
+            band || change ? "set key below" : "set key off", slant ? " rotate by 45 right" : "");
     axis_label(f, "ylabel", g->spec->axis);
-    fprintf(f, "plot '%s.dat' using 0:3:4 with filledcurves lc rgb '%s'"
-               " fs transparent solid 0.2 noborder title 'interquartile range', \\\n"
-               "     '' using 0:5 with histeps lc rgb '#59a14f' dt 2 lw 1.5 title 'level', \\\n"
-               "     '' using 0:2:xtic(int(column(0)) %% %d == 0 ? strcol(1) : '')"
-               " with linespoints lc rgb '%s' lw 1.5 pt 7 ps 0.5 title 'median', \\\n"
-               "     '' using 0:($6 > 0 ? $2 : NaN) with points lc rgb '%s' pt 9 ps 2"
-               " title 'change point'\n", g->spec->name, BLUE, every, BLUE, RED);
+    fprintf(f, "plot '%s.dat' ", g->spec->name);
+    if (band)
+        fprintf(f, "using 0:2:($0-0.3):($0+0.3):3:4 with boxxyerror lc rgb '%s'"
+                   " fs transparent solid 0.2 noborder title 'interquartile range of the run', "
+                   "\\\n     '' ", BLUE);
+    if (change)
+        fputs("using 0:5 with histeps lc rgb '#59a14f' dt 2 lw 1.5 title 'level', \\\n     '' ",
+              f);
+    fprintf(f, "using 0:2:xtic(int(column(0)) %% %d == 0 ? strcol(1) : '')"
+               " with linespoints lc rgb '%s' lw 1.5 pt 7 ps 0.5 title 'median'", every, BLUE);
+    if (change)
+        fprintf(f, ", \\\n     '' using 0:($6 > 0 ? $2 : NaN) with points lc rgb '%s' pt 9 ps 2"
+                   " title 'change point'", RED);
+    fputc('\n', f);
 }
 
 void pdb_chart_plot(FILE *f, const chart_grid *g)

@@ -17,6 +17,7 @@
 #include "render/shorten.h"
 #include "report/queries.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -252,6 +253,41 @@ static void sql_name_tag(sqlite3_context *cx, int argc, sqlite3_value **argv)
     sqlite3_result_text(cx, tag, -1, SQLITE_TRANSIENT);
 }
 
+void pdb_name_shape(const char *name, pdb_buf *out)
+{
+    int depth = 0;
+    for (const char *p = name; *p; p++) {
+        if (*p == '<') {
+            if (depth++ == 0)
+                pdb_buf_adds(out, "<>");
+        } else if (*p == '>' && depth > 0) {
+            depth--;
+        } else if (depth == 0 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X') &&
+                   isxdigit((unsigned char)p[2])) {
+            pdb_buf_adds(out, "0x");
+            p++;
+            while (isxdigit((unsigned char)p[1]))
+                p++;
+        } else if (depth == 0) {
+            pdb_buf_addc(out, *p);
+        }
+    }
+}
+
+static void sql_name_shape(sqlite3_context *cx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    const char *name = (const char *)sqlite3_value_text(argv[0]);
+    if (!name) {
+        sqlite3_result_null(cx);
+        return;
+    }
+    pdb_buf b = PDB_BUF_INIT;
+    pdb_name_shape(name, &b);
+    sqlite3_result_text(cx, pdb_buf_str(&b), (int)b.len, SQLITE_TRANSIENT);
+    pdb_buf_free(&b);
+}
+
 /* Mann-Whitney ---------------------------------------------------------- */
 
 /* The test itself is common/stats.c's, the one every comparison uses. */
@@ -308,6 +344,8 @@ int pdb_trace_sql_functions(sqlite3 *db)
         sqlite3_create_function(db, "short_name", 2, flags, NULL, sql_short_name, NULL, NULL) !=
             SQLITE_OK ||
         sqlite3_create_function(db, "name_tag", 1, flags, NULL, sql_name_tag, NULL, NULL) !=
+            SQLITE_OK ||
+        sqlite3_create_function(db, "name_shape", 1, flags, NULL, sql_name_shape, NULL, NULL) !=
             SQLITE_OK ||
         sqlite3_create_function(db, "mann_whitney_p", 4, flags, NULL, sql_mann_whitney_p, NULL,
                                 NULL) != SQLITE_OK ||

@@ -44,10 +44,17 @@
 /* Appends the short form of name to out. */
 void pdb_short_name(const char *name, pdb_buf *out);
 
+/* Appends name with every template argument list emptied ("<>", nested
+ * ones inside it dropped) and every hex address ("0x7f3a...") cut to
+ * "0x": two kernels of one shape differ only in those, as a kernel renamed
+ * by a new template argument between two builds (SQL: name_shape(name);
+ * `profdb diff` pairs such a rename when it is the only one of its shape). */
+void pdb_name_shape(const char *name, pdb_buf *out);
+
 /* The one-sided Mann-Whitney p-value (see above): pdb_mwu_p_greater_u. */
 double pdb_mann_whitney_p(double u, long n1, long n2, double ties);
 
-/* Registers short_name(), name_tag(), mann_whitney_p(),
+/* Registers short_name(), name_tag(), name_shape(), mann_whitney_p(),
  * mann_whitney_min_p(), sqrt() and HTA's rounding: hta_start(ts, round),
  * hta_end(ts, dur, round) (ns as HTA rounds them when round is true) and
  * hta_stream(stream) (HTA's stream number, -1: no GPU event); idempotent. */

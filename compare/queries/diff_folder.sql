@@ -58,24 +58,47 @@ b AS (SELECT name, sum(count) AS calls, sum(self_ns) AS ns, max(cat) AS cat
      WHEN coalesce(t.cat, b.cat) = 'python_function' THEN 'python' ELSE 'CPU op' END AS class
    FROM k LEFT JOIN b USING (name) LEFT JOIN t USING (name))
 
+-- fragment: kernel_pairs
+-- m: the kernels of d with renames paired. A kernel only the base ran and
+-- one only the test ran that differ in nothing but template arguments and
+-- addresses (name_shape(): report/trace_sql.h) are one kernel renamed, when
+-- no other kernel gone or new has that shape: one row, named as in the
+-- test, old its name in the base (NULL for the others). Two or more of one
+-- shape are left apart (which is which cannot be told).
+ , gone AS (SELECT name_shape(name) AS shape, min(name) AS name FROM d
+   WHERE test_calls = 0 AND base_calls > 0 GROUP BY 1 HAVING count(*) = 1),
+ new AS (SELECT name_shape(name) AS shape, min(name) AS name FROM d
+   WHERE base_calls = 0 AND test_calls > 0 GROUP BY 1 HAVING count(*) = 1),
+ pair AS (SELECT gone.name AS old, new.name AS new FROM gone JOIN new USING (shape)),
+ m AS (SELECT name, base_calls, test_calls, base_ns, test_ns, class, NULL AS old FROM d
+   WHERE name NOT IN (SELECT old FROM pair UNION ALL SELECT new FROM pair)
+   UNION ALL SELECT p.new, o.base_calls, w.test_calls, o.base_ns, w.test_ns, w.class, p.old
+   FROM pair p JOIN d o ON o.name = p.old JOIN d w ON w.name = p.new)
+
 -- name: kernels_chart
--- The kernels whose total GPU time changed most, either way.
+-- The kernels whose total GPU time changed most, either way; a rename one
+-- pair of bars, labelled as renamed, not "gone" and "new".
 WITH
 -- include: kernels
- , s AS (SELECT *, short_name(name) AS sname FROM d),
+-- include: kernel_pairs
+ , s AS (SELECT *, short_name(name) AS sname, short_name(old) AS sold FROM m),
  -- tagged among all names of both runs (a window after WHERE would see
  -- only the changed ones)
  n AS (SELECT *, sname || CASE WHEN count(*) OVER (PARTITION BY sname) > 1
-   THEN ' [' || name_tag(name) || ']' ELSE '' END AS shown FROM s)
+   THEN ' [' || name_tag(name) || ']' ELSE '' END
+   || CASE WHEN old IS NULL THEN ''
+     WHEN sold = sname THEN ' (renamed: template arguments or addresses changed)'
+     ELSE ' (renamed from ' || sold || ')' END AS shown FROM s)
 SELECT shown AS kernel, base_ns / 1e6 AS base, test_ns / 1e6 AS test, class FROM n
  WHERE test_ns <> base_ns ORDER BY abs(test_ns - base_ns) DESC, name LIMIT ?3
 
 -- name: kernels_top
--- The same kernels with their launches, for the summary.
+-- The same kernels with their launches, for the summary (full names).
 WITH
 -- include: kernels
-SELECT name, base_calls, test_calls, base_ns, test_ns FROM d
- WHERE test_ns <> base_ns ORDER BY abs(test_ns - base_ns) DESC, name LIMIT ?3
+-- include: kernel_pairs
+SELECT name || coalesce(' (renamed from ' || old || ')', ''), base_calls, test_calls, base_ns,
+ test_ns FROM m WHERE test_ns <> base_ns ORDER BY abs(test_ns - base_ns) DESC, name LIMIT ?3
 
 -- name: ops_chart
 -- The CPU ops whose self time changed most (self times add up; totals of

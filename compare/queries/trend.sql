@@ -65,6 +65,11 @@ SELECT run, ordered_by, previous_run, runs_before, runs_after, before, after, ?1
 -- name: chart
 -- The chart (render/chart.c, kind PDB_CHART_TREND): x labels, then the
 -- median, quartiles, segment level and change-point mark of each run, times
--- ?1 (1000 for seconds shown as milliseconds).
-SELECT chart_label, median * ?1 AS median, q1 * ?1 AS q1, q3 * ?1 AS q3, level * ?1 AS level,
- change FROM temp.pdb_trend_runs ORDER BY idx
+-- ?1 (1000 for seconds shown as milliseconds). The quartiles only where they
+-- mean a spread: ?2 is 1 when the samples of a run scatter around one value
+-- (trend_output.c: spread_is_noise), and a run whose quartiles are equal
+-- has none; elsewhere they are missing and no band is drawn (the CSV has
+-- them all).
+SELECT chart_label, median * ?1 AS median, CASE WHEN ?2 AND q3 > q1 THEN q1 * ?1 END AS q1,
+ CASE WHEN ?2 AND q3 > q1 THEN q3 * ?1 END AS q3, level * ?1 AS level, change
+ FROM temp.pdb_trend_runs ORDER BY idx

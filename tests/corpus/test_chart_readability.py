@@ -41,7 +41,8 @@ def plots(gp):
     return [l for l in png.splitlines() if l.startswith("plot ")]
 
 
-def trace(path, gemm="void gemm_kernel<float, 128, 64>(float*, int)", steps=1):
+def trace(path, gemm="void gemm_kernel<float, 128, 64>(float*, int)", steps=1, extra=(),
+          gemm_us=1000):
     """One step: four 1 ms GEMMs, a 200 us host-to-device copy of 2 MB
     (10 GB/s) and a 10 us device-to-device copy of 10 MB (1000 GB/s): the
     copies are 210 / 4210 = 5.0% of the GPU busy time. On the CPU an
@@ -56,7 +57,8 @@ def trace(path, gemm="void gemm_kernel<float, 128, 64>(float*, int)", steps=1):
                    "tid": 1, "ts": t0 + 100, "dur": 9000})
         ev.append({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1,
                    "ts": t0 + 200, "dur": 300})
-        gpu = [("kernel", gemm, 1000 + 1100 * i, 1000, None) for i in range(4)]
+        gpu = [("kernel", gemm, 1000 + 1100 * i, gemm_us, None) for i in range(4)]
+        gpu += [("kernel", name, 7000 + 300 * i, dur, None) for i, (name, dur) in enumerate(extra)]
         gpu += [("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 6000, 200, 2_000_000),
                 ("gpu_memcpy", "Memcpy DtoD (Device -> Device)", 6300, 10, 10_000_000)]
         for i, (cat, name, ts, dur, size) in enumerate(gpu):
@@ -135,10 +137,95 @@ def test_report_charts(c, tmp):
     render(c, out, "report")
 
 
+def test_diff_rename(c, tmp):
+    """The GEMM is renamed by a template argument (and 20% slower); two
+    foo<N> kernels are replaced by two others of the same shape: ambiguous."""
+    base, test = os.path.join(tmp, "base.json"), os.path.join(tmp, "test.json")
+    trace(base, extra=[("void foo<1>(int)", 100), ("void foo<2>(int)", 150)])
+    trace(test, gemm="void gemm_kernel<float, 128, 32>(float*, int)", gemm_us=1200,
+          extra=[("void foo<3>(int)", 120), ("void foo<4>(int)", 180)])
+    db = os.path.join(tmp, "d.db")
+    run("ingest", "-q", "--run", "base", base, db=db)
+    run("ingest", "-q", "--run", "test", test, db=db)
+    out = os.path.join(tmp, "diff")
+    run("diff", "base", "test", "--out", out, db=db)
+    head, rows = dat(os.path.join(out, "kernels.dat"))
+    byname = {r[0]: (float(r[1]), float(r[2])) for r in rows}
+    renamed = [k for k in byname if "renamed" in k]
+    c.eq("diff kernels: one renamed pair", len(renamed), 1)
+    if renamed:
+        k = renamed[0]
+        c.true("diff kernels: the pair is the GEMM, its old name said",
+               k.startswith("gemm_kernel<float, 128, 32>") and
+               "renamed from gemm_kernel<float, 128, 64>" in k, k)
+        c.eq("diff kernels: the pair's bars are the base and test times (ms)", byname[k],
+             (4.0, 4.8))
+    c.true("diff kernels: the GEMM is not 'gone' and 'new'",
+           not any(k.startswith("gemm_kernel") and "renamed" not in k for k in byname), byname)
+    foo = {k: v for k, v in byname.items() if k.startswith("foo<")}
+    c.eq("diff kernels: foo<N> (two of one shape each side) left apart", sorted(foo),
+         ["foo<1>", "foo<2>", "foo<3>", "foo<4>"])
+    c.true("diff kernels: each foo<N> on one side only", all(0.0 in v for v in foo.values()), foo)
+    index = open(os.path.join(out, "index.md"), encoding="utf-8").read()
+    c.true("diff index.md: the GEMM one row, renamed, +20%", re.search(
+        r"gemm_kernel\\<float, 128, 32>\(float\\\*, int\) \(renamed from void gemm_kernel"
+        r"\\<float, 128, 64>.*\| 4 → 4 \|.*\| \+20\.0% \|", index), index[:1500])
+    render(c, out, "diff")
+
+
+def test_trend(c, tmp):
+    """Six runs of 20 steps: step_time constant, loss falling in each run
+    (no band: a constant has none, a falling loss's spread is progress);
+    then step times that scatter, 20% slower from the fourth run (a band,
+    a change point, a legend)."""
+    db = os.path.join(tmp, "t.db")
+    db2 = os.path.join(tmp, "t2.db")
+    for r in range(1, 7):
+        log = os.path.join(tmp, f"r{r}.jsonl")
+        with open(log, "w") as f:
+            for i in range(1, 21):
+                f.write(json.dumps({"step": i, "step_time": 0.05, "loss": 3.0 - 0.1 * i}) + "\n")
+        run("ingest", "-q", "--run", f"r{r}", log, db=db)
+        log2 = os.path.join(tmp, f"s{r}.jsonl")
+        with open(log2, "w") as f:
+            for i in range(1, 21):
+                t = (0.050 + 0.002 * ((i * 7) % 5)) * (1.2 if r >= 4 else 1.0)
+                f.write(json.dumps({"step": i, "step_time": t}) + "\n")
+        run("ingest", "-q", "--run", f"s{r}", log2, db=db2)
+    out = os.path.join(tmp, "trend")
+    run("trend", "--out", out, "step_time", "metric:loss", db=db)
+    for n, what in ((1, "constant step_time"), (2, "loss falling within each run")):
+        gp = open(os.path.join(out, f"trend-{n}.gp")).read()
+        ps = plots(gp)
+        c.true(f"trend {what}: no interquartile band", "interquartile" not in gp, ps)
+        c.true(f"trend {what}: no legend for the one series", "set key off" in gp and
+               "set key below" not in gp, gp[-600:])
+        c.eq(f"trend {what}: only the median drawn", len(re.findall(r"title '", ps[0])), 1)
+    rows = list(csv_rows(os.path.join(out, "trend-2.csv")))
+    c.true("trend loss: the CSV keeps the runs' quartiles (the spread is there)",
+           all(float(r["q3"]) > float(r["q1"]) for r in rows), rows[:2])
+    render(c, out, "trend")
+    out2 = os.path.join(tmp, "trend2")
+    run("trend", "--out", out2, "step_time", db=db2)
+    gp = open(os.path.join(out2, "trend-1.gp")).read()
+    c.true("trend scattered step times: the band drawn", "interquartile range" in gp, plots(gp))
+    c.true("trend scattered step times: a legend below", "set key below" in gp)
+    c.true("trend scattered step times: the change point marked", "change point" in gp)
+    render(c, out2, "trend scattered")
+
+
+def csv_rows(path):
+    import csv
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
 def main():
     c = Checker()
     with tempdir() as tmp:
         test_report_charts(c, tmp)
+        test_diff_rename(c, tmp)
+        test_trend(c, tmp)
     c.close()
 
 

@@ -75,7 +75,8 @@ static void forms_follow_the_data(void)
     /* Parts of a whole: up to 16 ranks a bar each, from 17 columns. */
     rows_sql(&sql, 16, "SELECT 'rank ' || i, 1.0 AS compute, 2.0 AS idle");
     CHECK(draw(sql.p, PDB_CHART_SHARES, false));
-    CHECK(strstr(gp, "boxxyerror") && strstr(gp, "sprintf('%.0f%%'"));
+    CHECK(strstr(gp, "boxxyerror") && strstr(gp, "with labels") && strstr(gp, "set key off"));
+    CHECK(strstr(dat, "\"rank 15\" 1 2 \"3.00 ms\" \"compute 33%\" \"idle 67%\"\n"));
     rows_sql(&sql, 17, "SELECT 'rank ' || i, 1.0 AS compute, 2.0 AS idle");
     CHECK(draw(sql.p, PDB_CHART_SHARES, false));
     CHECK(strstr(gp, "rowstacked") && !strstr(gp, "boxxyerror"));
@@ -151,7 +152,12 @@ static void stacked_series(void)
     /* Long form: series appear as they come; a missing cell is 0. */
     CHECK(draw("SELECT 'rank 0', 'compute', 1.0 UNION ALL SELECT 'rank 1', 'compute', 2.0 "
                "UNION ALL SELECT 'rank 1', 'idle', 1.0", PDB_CHART_SHARES, true));
-    CHECK(strstr(dat, "\"rank 0\" 1 0 \"1.00 ms\"\n") && strstr(dat, "\"rank 1\" 2 1 \"3.00 ms\"\n"));
+    CHECK(strstr(dat, "\"rank 0\" 1 0 \"1.00 ms\" \"compute 100%\" \" \"\n") &&
+          strstr(dat, "\"rank 1\" 2 1 \"3.00 ms\" \"compute 67%\" \"idle 33%\"\n"));
+    /* A part too narrow for its name is named after the bar, with its share. */
+    CHECK(draw("SELECT 'rank 0', 'compute', 95.0 UNION ALL SELECT 'rank 0', 'memory', 5.0",
+               PDB_CHART_SHARES, true));
+    CHECK(strstr(dat, "\"rank 0\" 95 5 \"100 ms  (memory 5.0%)\" \"compute 95%\" \" \"\n"));
 }
 
 static void names_stay_in_the_data(void)

@@ -15,8 +15,30 @@ static void expect(const char *name, const char *want)
     pdb_buf_free(&b);
 }
 
+static void expect_shape(const char *name, const char *want)
+{
+    pdb_buf b = PDB_BUF_INIT;
+    pdb_name_shape(name, &b);
+    CHECK_STR(pdb_buf_str(&b), want);
+    pdb_buf_free(&b);
+}
+
+/* name_shape(): what a rename by template arguments or addresses keeps. */
+static void shapes(void)
+{
+    expect_shape("void split_embedding_backward_codegen<float, float, 2ul>(float*, long)",
+                 "void split_embedding_backward_codegen<>(float*, long)");
+    expect_shape("void k<a<b, c<d>>, 5>(int)", "void k<>(int)"); /* nested: dropped */
+    expect_shape("void k<1>(int) 0x7f3a9c00 at 0XDEAD", "void k<>(int) 0x at 0x");
+    expect_shape("Memcpy DtoH (Device -> Pageable)", "Memcpy DtoH (Device -> Pageable)");
+    expect_shape("0x", "0x");   /* no hex digit: as written */
+    expect_shape("a < b", "a <>"); /* unbalanced: the rest is one argument list */
+    expect_shape("", "");
+}
+
 int main(void)
 {
+    shapes();
     /* Two elementwise kernels a middle cut made look alike. */
     expect("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<c10::Half>, "
            "at::detail::Array<char*, 1> >(int, at::native::FillFunctor<c10::Half>, "
