@@ -28,6 +28,7 @@ before the fix); the sweep after them covers everything else.
 Generated inputs and samples/ only."""
 
 import csv
+import html.parser
 import io
 import json
 import marshal
@@ -342,9 +343,64 @@ def dat_fields(line):
     return fields
 
 
-def folder_ok(c, what, folder, gnuplot):
+# The elements and attributes index.html may have (render/html.c); a name
+# that became markup would add others (an onerror, a second script).
+HTML_TAGS = {"html", "head", "meta", "title", "style", "body", "main", "h1", "h2", "h3", "h4",
+             "p", "ul", "li", "a", "img", "code", "strong", "div", "table", "thead", "tbody",
+             "tr", "th", "td", "script"}
+HTML_ATTRS = {"lang", "charset", "http-equiv", "content", "name", "src", "alt", "href", "class",
+              "title"}
+LOCAL = re.compile(r"^[A-Za-z0-9_-]+\.(md|csv|gp|dat|png|svg|html)$")
+
+
+class Page(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.tags, self.bad, self.text, self.h1 = [], [], [], ""
+        self.stack = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        self.stack.append(tag)
+        if tag not in HTML_TAGS:
+            self.bad.append(f"<{tag}>")
+        for k, v in attrs:
+            if k not in HTML_ATTRS:
+                self.bad.append(f"<{tag} {k}=>")
+            if k in ("src", "href") and not LOCAL.match(v or ""):
+                self.bad.append(f"<{tag} {k}={v!r}>")
+
+    def handle_endtag(self, tag):
+        if self.stack and self.stack[-1] == tag:
+            self.stack.pop()
+
+    def handle_data(self, data):
+        if self.stack and self.stack[-1] == "h1":
+            self.h1 += data
+        if "script" not in self.stack and "style" not in self.stack:
+            self.text.append(data)
+
+
+def html_ok(c, what, text, run=None):
+    """index.html: only the page's own elements and attributes, local links
+    and images, one script (the page's), and the names as text."""
+    p = Page()
+    p.feed(text)
+    p.close()
+    c.true(f"{what}: only the page's elements and attributes", not p.bad, ascii(p.bad[:3])[:300])
+    c.eq(f"{what}: one script element", p.tags.count("script"), 1)
+    c.true(f"{what}: one h1", p.tags.count("h1") == 1)
+    if run is not None:
+        c.true(f"{what}: the run name's HTML shows as text in the title",
+               "<img src=x onerror=alert(1)><script>alert(2)<" in p.h1 and
+               "[l](javascript:alert(1)) |c|`x` **b**" in p.h1, ascii(p.h1)[:300])
+
+
+def folder_ok(c, what, folder, gnuplot, page=False, run=None):
     names = sorted(os.listdir(folder))
     c.true(f"{what}: index.md written", "index.md" in names, names)
+    if page:
+        c.true(f"{what}: index.html written", "index.html" in names, names)
     for name in names:
         path = os.path.join(folder, name)
         with open(path, "rb") as f:
@@ -354,6 +410,10 @@ def folder_ok(c, what, folder, gnuplot):
             text = terminal_ok(c, w, data)
             if text is not None:
                 md_ok(c, w, text)
+        elif name.endswith(".html"):
+            text = terminal_ok(c, w, data)
+            if text is not None:
+                html_ok(c, w, text, run)
         elif name.endswith(".csv"):
             text = terminal_ok(c, w, data, csv_text=True, lines=False)
             if text is not None:
@@ -577,7 +637,7 @@ def sweep_report(c, db, tmp, gnuplot):
     for i, run in enumerate((BASE, FILE)):
         out = os.path.join(tmp, f"report-{i}")
         result_ok(c, profdb("report", "--run", run, "--out", out, db=db))
-        folder_ok(c, f"report --out ({i})", out, gnuplot)
+        folder_ok(c, f"report --out ({i})", out, gnuplot, page=True, run=run)
     # A name that is no run, and no report.
     result_ok(c, profdb("report", "--run", BASE + b"x", db=db), rcs=(2,))
     result_ok(c, profdb("report", "--run", BASE, "--", FILE, db=db), rcs=(2,))

@@ -36,7 +36,7 @@ from common import (PROFDB, SOURCE, Checker, checked_subset, have_corpus, missin
                     tempdir)
 
 GNUPLOT = shutil.which("gnuplot")
-SAFE = re.compile(r"^[A-Za-z0-9_-]+\.(md|csv|gp|dat|png|svg)$")
+SAFE = re.compile(r"^[A-Za-z0-9_-]+\.(md|html|csv|gp|dat|png|svg)$")
 MIN_PNG_BYTES = 3000
 
 
@@ -116,8 +116,9 @@ def check_labels(c, d, charts, what):
     if "gpu" in charts:
         ranks = len(dat_rows(os.path.join(d, "gpu.dat")))
         gp = open(os.path.join(d, "gpu.gp")).read()
-        c.true(f"{what}: gpu of {ranks} ranks as horizontal bars with percentages",
-               ("boxxyerror" in gp and "sprintf('%.0f%%'" in gp) == (ranks <= 16), gp[-600:])
+        named = '"inside 1"' in open(os.path.join(d, "gpu.dat")).read()
+        c.true(f"{what}: gpu of {ranks} ranks as horizontal bars with the parts named",
+               ("boxxyerror" in gp and "with labels" in gp and named) == (ranks <= 16), gp[-600:])
 
 
 def dat_table(path):
