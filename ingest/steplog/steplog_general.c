@@ -2808,7 +2808,13 @@ static void value_roles(pdb_steplog *w, pdb_steplog_general *g, const gen_line *
              * the wall time per step agrees with (ESPnet's train_time) */
             double f;
             const char *u = pdb_units_canon(p->name, p->nl, &f);
-            bool pt = plain_time_name(p->name, p->nl);
+            /* a nameless duration in a field of its own on a line of a
+             * global step is that step's time (llama2.c's "2429 | loss 0.24 |
+             * lr 2.3e-10 | 13.72ms | mfu 0.09%"); on a bar's line (Keras'
+             * "4s") it is the epoch's */
+            bool pt = plain_time_name(p->name, p->nl) ||
+                      (pdb_mem_is(p->name, p->nl, "duration") && c->has_step && !c->has_local &&
+                       !p->since_last);
             plain += pt;
             /* a time of 0 was printed before any step finished (minGPT's
              * "iter_dt 0.00ms; iter 0"): no step's time */
