@@ -356,8 +356,10 @@ CREATE TABLE analysis_queue_ranks (
 -- kind (name: 'Memset', else the first 11 characters of a name starting
 -- 'Memcpy' - 'Memcpy HtoD', 'Memcpy DtoH', 'Memcpy DtoD', ... - else
 -- 'Memcpy Unknown') the bandwidth is the running sum after the point.
--- Points are ordered by time, starts before ends at equal times, each in
--- trace order (HTA's order under a stable sort; see analysis_queue).
+-- exact: points are ordered by time, starts before ends at equal times,
+-- each in trace order. hta: in HTA's order, that of pandas' default sort
+-- of its table (every start in trace order, then every end) by time:
+-- numpy's unstable quicksort, reproduced (docs/reports.md, memory-bw).
 --   exact: bandwidth = bytes / duration (1 byte per ns = 1 GB/s), the
 --     trace's "memory bandwidth (GB/s)" arg where bytes are missing; events
 --     of zero duration or with neither are left out; the trace's times.

@@ -3,25 +3,36 @@
  *
  * Each memcpy or memset GPU event adds its bandwidth at its start and takes
  * it away at its end; per kind ("Memcpy HtoD", "Memset", ...) the running
- * sum is the bandwidth in use. Points are ordered by time, starts before
- * ends at equal times, each group in trace order (slice id): the order a
- * stable sort of HTA's table gives. Bandwidth: exact mode divides the
- * event's bytes by its duration (1 byte/ns = 1 GB/s), and takes the trace's
- * "memory bandwidth (GB/s)" arg where bytes are missing; hta mode takes the
- * arg (missing: 0, as HTA) over HTA's rounded times, a zero duration
- * counted as 1 us.
+ * sum is the bandwidth in use. Bandwidth: exact mode divides the event's
+ * bytes by its duration (1 byte/ns = 1 GB/s), and takes the trace's "memory
+ * bandwidth (GB/s)" arg where bytes are missing; hta mode takes the arg
+ * (missing: 0, as HTA) over HTA's rounded times, a zero duration counted as
+ * 1 us.
+ *
+ * Order. exact: by time, starts before ends at equal times, each group in
+ * trace order (slice id). hta: HTA's order, which is that of pandas'
+ * default sort_values("ts") of its table (every start, in trace order, then
+ * every end): numpy's unstable quicksort (analyze/np_argsort.h). Where
+ * copies of a kind start and end at one timestamp, that order decides the
+ * running sums there and which points are above 0 (the summary's count):
+ * a stable sort put every start first and counted, on traces with
+ * overlapping device-to-device copies, points HTA does not have.
  *
  * On demand, not at ingest: memory events are few beside kernels, and the
  * attribution's (run, name) index finds them without reading the trace, so
  * the report pays for them only when asked (at ingest the pass cost 4% of
  * the analysis on the bench trace, for one or two percent of its events).
- * Streaming: the memory events come in start order; ends wait in a buffer
- * per kind until no start can come before them (exact: now; hta: a
- * microsecond before now, as HTA's rounding can end an event a microsecond
- * before it starts). The buffers hold the copies in flight. */
+ * Streaming (exact): the memory events come in start order; ends wait in a
+ * buffer per kind until no start can come before them. The buffers hold the
+ * copies in flight. hta mode cannot stream: numpy's sort orders ties by
+ * partitions of the whole table, so it holds the rank's HTA memory events
+ * (72 bytes each with the sort's keys and order: a rank with a million
+ * memcpys and memsets takes 72 MB; HTA's own tables hold several times
+ * that). */
 #include "analyze/ondemand/bw_pass.h"
 #include "analyze/hta.h"
 #include "analyze/idmap.h"
+#include "analyze/np_argsort.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/xalloc.h"
@@ -50,9 +61,18 @@ typedef struct {
     size_t n, cap;
 } kind_set;
 
+/* hta mode: one of HTA's memory events, its times rounded as HTA does. */
+typedef struct {
+    int64_t id, start, end;
+    double bw;
+    uint32_t kind;      /* index in kinds[HTA] */
+} hta_mem_event;
+
 typedef struct {
     sqlite3 *db;
     int rank;
+    hta_mem_event *events;  /* hta mode: every event, in the query's order */
+    size_t nevents, cap_events;
     pdb_hta_mode hta;
     kind_set kinds[MODES];
     int64_t buffered;
@@ -177,14 +197,50 @@ static int add_event(bw_state *a, sqlite3_stmt *st)
         if (end == start)
             end = start + PDB_HTA_US; /* HTA counts a 0 us event as 1 us */
         kind_acc *k = kind_for(&a->kinds[HTA], name);
-        push(a, HTA, k, start, id, 0, has_arg ? arg : 0);
-        push(a, HTA, k, end, id, 1, has_arg ? arg : 0);
+        if (a->nevents == a->cap_events) {
+            a->cap_events = a->cap_events ? a->cap_events * 2 : 64;
+            a->events = pdb_xrealloc(a->events, a->cap_events * sizeof *a->events);
+        }
+        a->events[a->nevents++] = (hta_mem_event){id, start, end, has_arg ? arg : 0,
+                                              (uint32_t)(k - a->kinds[HTA].v)};
     }
     if (!a->buffered)
         return PDB_OK;
-    if (finalize(a, EXACT, ts) != PDB_OK)
-        return PDB_ERR;
-    return finalize(a, HTA, ts - PDB_HTA_US);
+    return finalize(a, EXACT, ts);
+}
+
+static int by_id(const void *x, const void *y)
+{
+    const hta_mem_event *p = x, *q = y;
+    return p->id < q->id ? -1 : p->id > q->id;
+}
+
+/* hta mode: HTA's table (the starts of its memory events in trace order,
+ * then their ends) sorted as pandas sorts it, and the running sum per kind
+ * in that order (get_memory_bw_time_series' groupby and cumsum). */
+static int hta_series(bw_state *a)
+{
+    size_t n = a->nevents;
+    if (!n)
+        return PDB_OK;
+    qsort(a->events, n, sizeof *a->events, by_id);
+    int64_t *key = pdb_xmalloc(2 * n * sizeof *key), *order = pdb_xmalloc(2 * n * sizeof *order);
+    for (size_t i = 0; i < n; i++) {
+        key[i] = a->events[i].start;
+        key[n + i] = a->events[i].end;
+    }
+    pdb_np_argsort(key, order, 2 * n);
+    int rc = PDB_OK;
+    for (size_t i = 0; i < 2 * n && rc == PDB_OK; i++) {
+        size_t j = (size_t)order[i];
+        const hta_mem_event *e = &a->events[j < n ? j : j - n];
+        kind_acc *k = &a->kinds[HTA].v[e->kind];
+        k->value += j < n ? e->bw : -e->bw;
+        rc = a->fn(a->arg, a->rank, k->name, key[j], k->value);
+    }
+    free(key);
+    free(order);
+    return rc;
 }
 
 int pdb_memory_bw(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank, bool hta,
@@ -207,8 +263,11 @@ int pdb_memory_bw(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank, bool 
     if (rc == PDB_OK && s != SQLITE_DONE)
         rc = pdb_db_fail(db, "memory bandwidth query failed");
     sqlite3_finalize(st);
-    for (int m = 0; m < MODES && rc == PDB_OK; m++)
-        rc = finalize(&a, m, INT64_MAX);
+    if (rc == PDB_OK)
+        rc = finalize(&a, EXACT, INT64_MAX);
+    if (rc == PDB_OK)
+        rc = hta_series(&a);
+    free(a.events);
     for (int m = 0; m < MODES; m++) {
         for (size_t i = 0; i < a.kinds[m].n; i++)
             free(a.kinds[m].v[i].buf);
