@@ -1,6 +1,7 @@
 /* diff_folder.c: `profdb diff BASE TEST --out DIR`: a folder a reviewer
  * reads, for a pull request or a CI job summary.
  *
+ *   DIR/index.html      index.md as a page for a browser (render/html.h)
  *   DIR/index.md        the headline numbers (step time, throughput, GPU busy
  *                       and idle, the kernels and ops that changed most, with
  *                       their launches), the charts, and each comparison
@@ -24,6 +25,7 @@
 #include "compare/queries.h"
 #include "render/chart.h"
 #include "render/files.h"
+#include "render/html.h"
 #include "render/text.h"
 #include "report/trace_sql.h"
 
@@ -331,6 +333,15 @@ int pdb_diff_folder(pdb_diff_ctx *ctx, char **names, int nnames, const char *dir
     for (int i = 0; rc == PDB_OK && i < n; i++)
         rc = table_section(ctx, kinds[i], dir, md);
     int closed = pdb_out_close(md, "index.md");
+    if (rc == PDB_OK && closed == PDB_OK) {
+        pdb_buf title = PDB_BUF_INIT;
+        pdb_buf_adds(&title, "profdb diff: ");
+        pdb_text_term(&title, ctx->base_name);
+        pdb_buf_adds(&title, " \xE2\x86\x92 ");
+        pdb_text_term(&title, ctx->test_name);
+        closed = pdb_html_page(dir, pdb_buf_str(&title));
+        pdb_buf_free(&title);
+    }
     if (rc == PDB_OK && closed == PDB_OK) {
         fputs("profdb: wrote ", stderr); /* a path from the command line */
         pdb_fput_term(stderr, dir);

@@ -2,6 +2,7 @@
  * result sets in every format, the verdict line of --check, and the
  * `trend --out DIR` folder (see trend.h).
  *
+ *   DIR/index.html            index.md as a page for a browser (render/html.h)
  *   DIR/index.md              per metric: the current level, the verdict,
  *                             the change points; the charts
  *   DIR/trend-N.csv           the runs of metric N (in the order given)
@@ -24,6 +25,7 @@
 #include "compare/check.h"
 #include "compare/queries.h"
 #include "render/chart.h"
+#include "render/html.h"
 #include "render/files.h"
 #include "render/text.h"
 
@@ -439,6 +441,8 @@ int pdb_trend_folder(sqlite3 *db, const pdb_trend *t, int n, const pdb_trend_opt
         rc = pdb_chart_section(dir, charts, nchart, "No chart: no run has samples.", md);
     free(charts);
     int closed = pdb_out_close(md, "index.md");
+    if (rc == PDB_OK && closed == PDB_OK)
+        closed = pdb_html_page(dir, "profdb trend");
     if (rc == PDB_OK && closed == PDB_OK) {
         fputs("profdb: wrote ", stderr); /* a path from the command line */
         pdb_fput_term(stderr, dir);

@@ -1,9 +1,11 @@
 /* html.c: index.md as index.html (see html.h): a line-by-line reader of the
  * Markdown profdb writes, and the page around it. */
 #include "render/html.h"
+#include "common/error.h"
 #include "common/strbuf.h"
 #include "common/utf8.h"
 #include "common/xalloc.h"
+#include "render/files.h"
 #include "render/shorten.h"
 #include "render/text.h"
 
@@ -531,4 +533,34 @@ void pdb_html_close(pdb_html *h)
     fprintf(h->out, "</main>\n<script>\n%s</script>\n</body>\n</html>\n", script);
     pdb_buf_free(&h->pending);
     free(h);
+}
+
+int pdb_html_page(const char *dir, const char *title)
+{
+    pdb_buf path = PDB_BUF_INIT;
+    pdb_out_path(&path, dir, "index", "md");
+    FILE *md = fopen(pdb_buf_str(&path), "r");
+    if (!md) {
+        int rc = pdb_fail("cannot read %s", pdb_buf_str(&path));
+        pdb_buf_free(&path);
+        return rc;
+    }
+    pdb_buf_free(&path);
+    FILE *out = pdb_out_create(dir, "index", "html");
+    if (!out) {
+        fclose(md);
+        return PDB_ERR;
+    }
+    pdb_html *h = pdb_html_open(out, title);
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk - 1, md)) > 0) {
+        chunk[n] = 0;
+        pdb_html_md(h, chunk); /* a NUL in the file ends its chunk early: never written */
+    }
+    bool bad = ferror(md) != 0;
+    fclose(md);
+    pdb_html_close(h);
+    int rc = pdb_out_close(out, "index.html");
+    return bad ? pdb_fail("cannot read index.md in %s", dir) : rc;
 }

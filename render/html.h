@@ -35,4 +35,8 @@ void pdb_html_md(pdb_html *h, const char *md);
 /* Ends every open block and the page, frees h. out stays open. */
 void pdb_html_close(pdb_html *h);
 
+/* DIR/index.html from DIR/index.md as it was written (`diff --out`,
+ * `trend --out`: their tables are the Markdown's). PDB_OK or PDB_ERR. */
+int pdb_html_page(const char *dir, const char *title);
+
 #endif

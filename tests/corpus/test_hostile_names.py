@@ -658,7 +658,7 @@ def sweep_diff(c, db, tmp, gnuplot):
     result_ok(c, profdb("diff", "--normalize-names", "--", BASE, TEST, "kernels", db=db))
     out = os.path.join(tmp, "diff-all")
     result_ok(c, profdb("diff", "--out", out, "--", BASE, TEST, db=db))
-    folder_ok(c, "diff --out", out, gnuplot)
+    folder_ok(c, "diff --out", out, gnuplot, page=True, run=BASE)
     result_ok(c, profdb("diff", "--", BASE, FILE, db=db))
     result_ok(c, profdb("diff", "--", BASE, TEST + b"x", db=db), rcs=(2,))
 
@@ -704,11 +704,11 @@ def sweep_trend(c, db, tmp, gnuplot, kernel, metric):
     out = os.path.join(tmp, "trend")
     result_ok(c, profdb("trend", "--out", out, "--by", "date", "step_time",
                         b"metric:" + metric, b"kernel:" + kernel, db=db))
-    folder_ok(c, "trend --out", out, gnuplot)
+    folder_ok(c, "trend --out", out, gnuplot, page=True)
     out = os.path.join(tmp, "trend-check")
     result_ok(c, profdb("trend", "--out", out, "--check", "5%", "--runs", b"--*", db=db),
               rcs=(0, 1))
-    folder_ok(c, "trend --out --check", out, gnuplot)
+    folder_ok(c, "trend --out --check", out, gnuplot, page=True)
 
 
 def sweep_sql(c, db):

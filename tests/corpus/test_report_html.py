@@ -1,5 +1,6 @@
 """`profdb report --out DIR` writes index.html beside index.md: the same page
-for the browser, self-contained.
+for the browser, self-contained (and so do `diff --out` and `trend --out`,
+from their index.md).
 
   - the same content as index.md: the same headings in order, the same
     tables (header cells, row count), the same images and links, in order;
@@ -152,7 +153,7 @@ window.addEventListener('load', function () {
 """
 
 
-def check_browser(c, browser, out, page, tmp):
+def check_browser(c, browser, out, page, tmp, what, numeric=True):
     with open(os.path.join(out, "index.html"), encoding="utf-8") as f:
         text = f.read()
     probe = os.path.join(out, "probe.html")  # beside it: the same images, the same origin
@@ -163,59 +164,73 @@ def check_browser(c, browser, out, page, tmp):
            "file://" + os.path.abspath(probe)]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     os.remove(probe)
-    c.eq("chromium exit", p.returncode, 0)
+    c.eq(f"{what}: chromium exit", p.returncode, 0)
     console = [ln for ln in p.stderr.splitlines() if "CONSOLE" in ln or "Uncaught" in ln]
-    c.true("chromium: no console message (script error, blocked load)", not console,
+    c.true(f"{what}: chromium: no console message (script error, blocked load)", not console,
            console[:3])
     m = re.search(r'<pre id="probe">([^<]*)</pre>', p.stdout)
-    c.true("chromium: the page's scripts ran (probe written)", m, p.stdout[-300:])
+    c.true(f"{what}: chromium: the page's scripts ran (probe written)", m, p.stdout[-300:])
     if not m:
         return
     r = json.loads(m.group(1).replace("&quot;", '"').replace("&amp;", "&"))
-    c.eq("chromium: every image of the page", r["images"], len(page.images))
-    c.eq("chromium: every image loads", r["broken"], [])
-    c.eq("chromium: every table of the page", r["tables"], len(page.tables))
-    c.true("chromium: numeric columns sort up, then down, on clicks",
-           r["sorted"] and all(r["sorted"]), r["sorted"])
+    c.eq(f"{what}: chromium: every image of the page", r["images"], len(page.images))
+    c.eq(f"{what}: chromium: every image loads", r["broken"], [])
+    c.eq(f"{what}: chromium: every table of the page", r["tables"], len(page.tables))
+    c.true(f"{what}: chromium: numeric columns sort up, then down, on clicks",
+           (r["sorted"] or not numeric) and all(r["sorted"]), r["sorted"])
+
+
+def check_page(c, out, what, browser, tmp, numeric=True):
+    """index.html against index.md, and in the browser (numeric: the page has
+    right-aligned number columns to sort); the parsed page."""
+    files = os.listdir(out)
+    c.true(f"{what}: index.html written", "index.html" in files, files)
+    with open(os.path.join(out, "index.md"), encoding="utf-8") as f:
+        md = f.read()
+    with open(os.path.join(out, "index.html"), encoding="utf-8") as f:
+        text = f.read()
+    page = Page()
+    page.feed(text)
+    page.close()
+    headings, images, links, tables = md_parts(md)
+    c.eq(f"{what}: the same headings as index.md, in order", page.headings, headings)
+    c.eq(f"{what}: the same images as index.md", page.images, images)
+    c.eq(f"{what}: the same links as index.md", page.links, links)
+    c.true(f"{what}: images and links are files of the folder",
+           all(x in files for x in page.images + page.links),
+           [x for x in page.images + page.links if x not in files])
+    c.eq(f"{what}: as many tables as index.md", len(page.tables), len(tables))
+    for i, (h, m) in enumerate(zip(page.tables, tables)):
+        c.eq(f"{what}: table {i}: the same header", h["head"], m["head"])
+        c.eq(f"{what}: table {i}: the same rows", len(h["rows"]), m["rows"])
+    c.eq(f"{what}: one script, the page's own", page.scripts, 1)
+    c.true(f"{what}: a policy that loads nothing from elsewhere",
+           page.csp.startswith("default-src 'none'") and "http" not in page.csp, page.csp)
+    c.true(f"{what}: no address outside the folder",
+           not re.search(r"(src|href)=\"(https?:|//)", text))
+    titled = [cell for t in page.tables for row in t["rows"] for cell in row if cell[1]]
+    for shown, title in titled:
+        c.true(f"{what}: shortened cell {shown[:40]!r}: at most 60 characters with '…', its "
+               "title longer", len(shown) <= 60 and "…" in shown and len(title) > 60,
+               (shown, title[:80]))
+    if browser:
+        check_browser(c, browser, out, page, tmp, what, numeric)
+    return page
 
 
 def main():
+    browser = chromium()
+    if not browser:
+        missing_part("chromium is not installed (scripts/deps.sh test installs it)")
     c = Checker()
     with tempdir() as tmp:
         db = os.path.join(tmp, "t.db")
         run("ingest", "-q", "--run", "train <2 ranks>", *TRACES, db=db)
         out = os.path.join(tmp, "out")
         run("report", "--run", "train <2 ranks>", "--out", out, db=db)
-        files = os.listdir(out)
-        c.true("index.html written", "index.html" in files, files)
-        with open(os.path.join(out, "index.md"), encoding="utf-8") as f:
-            md = f.read()
-        with open(os.path.join(out, "index.html"), encoding="utf-8") as f:
-            text = f.read()
-        page = Page()
-        page.feed(text)
-        page.close()
-        headings, images, links, tables = md_parts(md)
-        c.eq("the same headings as index.md, in order", page.headings, headings)
-        c.eq("the same images as index.md", page.images, images)
-        c.eq("the same links as index.md", page.links, links)
-        c.true("images and links are files of the folder",
-               all(x in files for x in page.images + page.links),
-               [x for x in page.images + page.links if x not in files])
-        c.eq("as many tables as index.md", len(page.tables), len(tables))
-        for i, (h, m) in enumerate(zip(page.tables, tables)):
-            c.eq(f"table {i}: the same header", h["head"], m["head"])
-            c.eq(f"table {i}: the same rows", len(h["rows"]), m["rows"])
-        c.eq("one script, the page's own", page.scripts, 1)
-        c.true("a policy that loads nothing from elsewhere",
-               page.csp.startswith("default-src 'none'") and "http" not in page.csp, page.csp)
-        c.true("no address outside the folder", not re.search(r"(src|href)=\"(https?:|//)", text))
+        page = check_page(c, out, "report", browser, tmp)
         titled = [cell for t in page.tables for row in t["rows"] for cell in row if cell[1]]
-        c.true("long cells shortened with the whole text in a title", titled, "none titled")
-        for shown, title in titled:
-            c.true(f"shortened cell {shown[:40]!r}: at most 60 characters with '…', its title "
-                   "longer", len(shown) <= 60 and "…" in shown and len(title) > 60,
-                   (shown, title[:80]))
+        c.true("report: long cells shortened with the whole text in a title", titled)
         # The kernels table: its names are the kernels' full names (the CSV's).
         with open(os.path.join(out, "kernels.csv"), encoding="utf-8") as f:
             full = {r["name"] for r in csv.DictReader(f)}
@@ -228,11 +243,21 @@ def main():
                    [n for n in names if n not in full][:3])
             c.true("kernels table: some name needed its title (longer than 60)",
                    any(row[1][1] for row in kt[0]["rows"]))
-        browser = chromium()
-        if browser:
-            check_browser(c, browser, out, page, tmp)
-        else:
-            missing_part("chromium is not installed (scripts/deps.sh test installs it)")
+        # diff --out and trend --out: the page of their index.md.
+        run("ingest", "-q", "--run", "again", *TRACES, db=db)
+        out = os.path.join(tmp, "diff")
+        run("diff", "train <2 ranks>", "again", "--out", out, db=db)
+        check_page(c, out, "diff", browser, tmp)
+        for r in range(3):
+            log = os.path.join(tmp, f"r{r}.jsonl")
+            with open(log, "w") as f:
+                for i in range(1, 11):
+                    f.write(json.dumps({"step": i, "step_time": 0.05 + 0.001 * ((i + r) % 3)})
+                            + "\n")
+            run("ingest", "-q", "--run", f"night {r}", log, db=db)
+        out = os.path.join(tmp, "trend")
+        run("trend", "--runs", "night*", "--out", out, "step_time", db=db)
+        check_page(c, out, "trend", browser, tmp, numeric=False)
     c.close()
 
 
