@@ -263,6 +263,18 @@ static void free_cells(char **cells, int n)
     free(cells);
 }
 
+/* Columns of sentences, not names: they wrap, never shortened (a cut
+ * sentence does not read). */
+static bool prose_column(const char *header)
+{
+    static const char *const prose[] = {"evidence", "why", "advice", "note", "notes",
+                                        "suggestion", "description", "skip_reasons", "what"};
+    for (size_t i = 0; i < sizeof prose / sizeof prose[0]; i++)
+        if (strcmp(header, prose[i]) == 0)
+            return true;
+    return false;
+}
+
 /* The held rows, their long plain cells shortened per column. */
 static void flush_rows(pdb_html *h)
 {
@@ -274,7 +286,7 @@ static void flush_rows(pdb_html *h)
     int *at = pdb_xcalloc((size_t)(nr ? nr : 1), sizeof *at);
     for (int c = 0; c < nc; c++) {
         int n = 0;
-        for (int r = 0; r < nr; r++) {
+        for (int r = 0; r < nr && !prose_column(h->head[c]); r++) {
             const char *cell = h->rows[r][c];
             if (!plain_cell(cell))
                 continue;
@@ -297,7 +309,9 @@ static void flush_rows(pdb_html *h)
         pdb_buf b = PDB_BUF_INIT;
         pdb_buf_adds(&b, "<tr>");
         for (int c = 0; c < nc; c++) {
-            pdb_buf_adds(&b, h->right[c] ? "<td class=\"n\"" : "<td");
+            pdb_buf_adds(&b, h->right[c]                 ? "<td class=\"n\""
+                             : prose_column(h->head[c]) ? "<td class=\"w\""
+                                                        : "<td");
             if (shown[r * nc + c]) {
                 pdb_buf_adds(&b, " title=\"");
                 esc_str(&b, full[r * nc + c]);
@@ -451,6 +465,7 @@ static const char style[] =
     "th{background:#f6f6f6;cursor:pointer;user-select:none}\n"
     "th[data-sort=asc]::after{content:' \\25B2'}th[data-sort=desc]::after{content:' \\25BC'}\n"
     ".n{text-align:right;font-variant-numeric:tabular-nums}\n"
+    ".w{white-space:normal;min-width:22em;max-width:46em}\n"
     "td[title]{text-decoration:underline dotted #999}\n"
     "tbody tr:nth-child(even){background:#fafafa}\n";
 

@@ -13,7 +13,8 @@
  * Table cells longer than PDB_HTML_CELL code points are shortened together
  * with the column's other long cells, keeping where they differ
  * (render/shorten.h), and carry the whole text in a title attribute (shown
- * on hover). A table is held until it ends (index.md's tables are cut to
+ * on hover); columns of sentences (evidence, why, advice, ...) wrap
+ * instead. A table is held until it ends (index.md's tables are cut to
  * their first rows): at most PDB_HTML_ROWS rows, then written in parts. */
 #ifndef PDB_HTML_H
 #define PDB_HTML_H

@@ -13,7 +13,8 @@
 # log (the "after" of the diffs), the step log on two ranks (one slow), an
 # nvidia-smi log and a nightly history of step logs (the trend).
 # usage: scripts/make_gallery.sh [PROFDB]   (default: build/profdb)
-# Needs gnuplot (scripts/deps.sh installs gnuplot-nox). Deterministic.
+# Needs gnuplot (scripts/deps.sh installs gnuplot-nox); chromium for the
+# screenshot of a report page (left out without it). Deterministic.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 profdb=${1:-$root/build/profdb}
@@ -116,14 +117,14 @@ add() { # add FOLDER CHART NAME HEADING TEXT
 }
 : > "$md"
 add traces steps steps "\`steps\`" "Per-step time by category, columns with their totals (samples/traces: two ranks, four steps each). More than 40 columns become stacked areas, as in \`phase-steps\` below."
-add traces gpu gpu "\`gpu\`" "GPU time per rank: compute, non-compute and idle, with their shares of the span (two ranks)."
-add rank0 gpu gpu-one-rank "\`gpu\`, one rank" "The same for one rank: one bar with its percentages (rank 0 of the sample alone). Beyond 16 ranks, one stacked column per rank."
-add traces kernel-types kernel-types "\`kernel-types\`" "GPU busy time by kernel type per rank: compute, communication, memory and their overlaps."
+add traces gpu gpu "\`gpu\`" "GPU time per rank: compute, non-compute and idle, each named with its share of the span on the bar (two ranks); a part too narrow for its name is named after the bar, so no legend is needed."
+add rank0 gpu gpu-one-rank "\`gpu\`, one rank" "The same for one rank: one bar with its parts named (rank 0 of the sample alone). Beyond 16 ranks, one stacked column per rank."
+add traces kernel-types kernel-types "\`kernel-types\`" "GPU busy time by kernel type per rank: compute, communication, memory and their overlaps, each part named with its share on the bar or, when too narrow, after it (no legend)."
 add traces top-kernels top-kernels "\`top-kernels\`" "The top kernels by total time over all ranks: short names above the bars, time and share of all kernel time at their ends, coloured by kind (the full names are in kernels.csv)."
-add traces top-ops top-ops "\`top-ops\`" "The top CPU ops by self time, coloured by class: operator, runtime call, annotation."
+add traces top-ops top-ops "\`top-ops\`" "The top CPU ops by self time, coloured by class: operator, runtime call, Python frame. Annotations are left out: their self time is the time nothing under them ran, mostly waiting (the annotations table has them)."
 add traces critical-path critical-path "\`critical-path\`" "The critical path of each iteration by what bounds it: CPU-bound, GPU compute, GPU communication and waiting (on a launch; between kernels), in the colours of the CPU side, compute, communication, the runtime and idle (the first 50 iterations per rank)."
 add traces queue-length queue-length "\`queue-length\`" "Launches issued to each stream and not yet started on the GPU, over time: step lines at the points' own times; of the points of each of 400 intervals the largest and the last are kept, so a spike stays visible (two ranks on their own clocks)."
-add traces memory-bw memory-bw "\`memory-bw\`" "Memory bandwidth of copies and sets per kind over time, drawn as the queue length is."
+add traces memory-bw memory-bw "\`memory-bw\`" "Memory bandwidth of copies and sets over time, one panel per kind with its own y axis (a device-to-device copy at hundreds of GB/s would flatten host-to-device copies on one axis), drawn as the queue length is."
 add memory memory memory "\`memory\`" "Allocated (and, for devices with a caching allocator, reserved) memory per device of a profile_memory trace, the peak marked (tests/traces/train_memory.trace.json.gz: four training steps on the CPU)."
 add traces rank-steps rank-steps "\`rank-steps\`" "Mean step time per rank; a straggler, by the ranks report's test, would be red and labelled."
 add traces step-hist step-hist "\`step-hist\`, few steps" "Step times: with 40 or fewer, each step is a dot (8 here), the median marked."
@@ -139,7 +140,20 @@ add diff gpu diff-gpu "diff: \`gpu\`" "GPU time by part, before and after."
 add diff step-dist diff-step-dist "diff: \`step-dist\`, few steps" "Step times of the two runs, before open, after filled (8 steps each)."
 add diff-log step-dist diff-step-dist-many "diff: \`step-dist\`, many steps" "With more steps, the two histograms overlaid (train.jsonl and a copy with backward 15% longer)."
 add diff-log phases diff-phases "diff: \`phases\`" "Median time per phase, before and after."
-add trend trend-1 trend "trend: \`trend-1\`" "\`profdb trend --out DIR\`: the median step time per run in its quartile band, the level and the change point (twelve nightly step logs made here, 12% slower from the ninth)."
+add trend trend-1 trend "trend: \`trend-1\`" "\`profdb trend --out DIR\`: the median step time per run, each run's quartiles as a box around it (only where a run has a spread), the level and the change point (twelve nightly step logs made here, 12% slower from the ninth)."
+
+# The report folder's page in a browser (headless Chromium), when installed.
+browser=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
+if [ -n "$browser" ]; then
+    "$browser" --headless --disable-gpu --no-sandbox --hide-scrollbars --window-size=1200,1500 \
+        --user-data-dir="$tmp/chrome" --screenshot="$out/report-page.png" \
+        "file://$tmp/traces/index.html" >/dev/null 2>&1
+    printf '### %s\n\n%s\n\n![%s](img/gallery/%s.png)\n\n' "report page: \`index.html\`" \
+        "\`profdb report --out DIR\` also writes index.html, index.md as a page for the browser: the top of it for the sample traces, as headless Chromium draws it at 1200 pixels wide (tables sort by a click on a column header; long names are shortened, the full name shows on hover)." \
+        report-page report-page >> "$md"
+else
+    echo "chromium not found: the report page's screenshot is left out of the gallery" >&2
+fi
 
 for chart in gpu steps; do
     cp "$tmp/traces/$chart.png" "$root/docs/img/sample_$chart.png"
