@@ -139,6 +139,8 @@ struct pdb_steplog_general {
     bool have_raw;         /* the last step record's counter as printed, and the */
     int64_t raw_prev;      /* header epoch it was under */
     double raw_prev_epoch;
+    int64_t epoch_only;    /* summary records of an epoch alone on a log whose steps
+                            * carry an epoch: "Epoch 1 Loss 4.26" after "Epoch 1 Batch 0" */
     bool eval_phase;       /* after "Eval begin...": records are an evaluation's,
                             * until the next header line */
     bool have_train_printed; /* the last training record's counter as printed */
@@ -3008,6 +3010,7 @@ static int write_record(pdb_steplog *w, pdb_steplog_general *g, gen_line *L)
     if (kind == K_STEP)
         header_epoch(g, L, &c);
     bool counted = c.has_step || c.has_epoch || c.has_local;
+    g->epoch_only += kind == K_SUMMARY && c.has_epoch && !c.has_step && !c.has_local;
     if (!counted && (kind == K_STEP || !g->seen_step)) {
         pdb_skip(w->src, "not a step record");
         return PDB_OK;
@@ -3326,6 +3329,15 @@ int pdb_steplog_general_end(pdb_steplog *w)
         return PDB_ERR;
     /* what the reading left out is said, not kept silent (issue 32) */
     const char *path = w->src->path;
+    if (w->step_records > 0 && w->step_records < 3 && g->epoch_only >= 5 * w->step_records)
+        /* a TF tutorial's "Epoch 1 Batch 0 Loss 4.43" once, then "Epoch 1
+         * Loss 4.26 ..." per batch: the steps are there, their counter is not */
+        return pdb_fail("%s: only %lld step record%s, but %lld records of an epoch alone "
+                        "after it ('Epoch N' and values, no step counter): the steps cannot "
+                        "be told apart; teach the format with --pattern (docs/steplogs.md, "
+                        "Teaching a format)",
+                        path, (long long)w->step_records, w->step_records == 1 ? "" : "s",
+                        (long long)g->epoch_only);
     if (g->micro_values > 0)
         pdb_warn("%s: '%s' times one micro-batch (%lld per optimizer step): kept as '%s "
                  "(micro-batch)', not as the step time", path, g->micro_name,
