@@ -86,6 +86,7 @@ static const struct {
     {"step-insights", "phase times or memory values in its step logs (what its rules read)"},
     {"gpu-util", "an nvidia-smi log"},
     {"rf-report", "rectified-flow profiler blocks in its step logs"},
+    {"pyspy-trace", "python_function events (a trace recorded with with_stack=True)"},
 };
 
 /* Whether a Markdown table has a row: three '|' lines in a row (header,

@@ -311,6 +311,36 @@ static int top_fill(sqlite3 *db, const top_args *a)
     return top_keep(db, a);
 }
 
+int pdb_pyspy_with_top(pdb_report_ctx *ctx, const char *keying, const char *sort,
+                       const char *idle, bool by_thread, int64_t top,
+                       int (*then)(pdb_report_ctx *ctx, void *arg), void *arg)
+{
+    top_args a = {ctx->run_id, top, keying, sort, idle, by_thread};
+    /* one transaction: one per statement would cost a journal per depth */
+    bool began = sqlite3_get_autocommit(ctx->db);
+    if (began && pdb_db_begin(ctx->db) != PDB_OK)
+        return PDB_ERR;
+    int rc = top_exec(ctx->db, "pyspy.top_drop", &a); /* a report that failed may have left them */
+    if (rc == PDB_OK)
+        rc = top_fill(ctx->db, &a);
+    if (rc == PDB_OK)
+        rc = then(ctx, arg);
+    int dropped = top_exec(ctx->db, "pyspy.top_drop", &a);
+    if (began) {
+        if (rc == PDB_OK && dropped == PDB_OK)
+            dropped = pdb_db_commit(ctx->db);
+        else
+            pdb_db_rollback(ctx->db);
+    }
+    return rc == PDB_OK ? dropped : rc;
+}
+
+static int render_top(pdb_report_ctx *ctx, void *arg)
+{
+    (void)arg;
+    return pdb_report_query(ctx, ctx->by_thread ? "pyspy.top_by_root" : "pyspy.top");
+}
+
 int pdb_report_pyspy(pdb_report_ctx *ctx)
 {
     const char *keying, *idle, *sort = ctx->sort ? ctx->sort : "total";
@@ -324,28 +354,13 @@ int pdb_report_pyspy(pdb_report_ctx *ctx)
         return PDB_ERR;
     if (!ok)
         return PDB_OK;
-    top_args a = {ctx->run_id, ctx->top, keying, sort, idle, ctx->by_thread};
-    /* one transaction: one per statement would cost a journal per depth */
-    bool began = sqlite3_get_autocommit(ctx->db);
-    if (began && pdb_db_begin(ctx->db) != PDB_OK)
-        return PDB_ERR;
-    int rc = top_exec(ctx->db, "pyspy.top_drop", &a); /* a report that failed may have left them */
-    if (rc == PDB_OK)
-        rc = top_fill(ctx->db, &a);
-    if (rc == PDB_OK)
-        rc = pdb_report_query(ctx, ctx->by_thread ? "pyspy.top_by_root" : "pyspy.top");
-    int dropped = top_exec(ctx->db, "pyspy.top_drop", &a);
-    if (began) {
-        if (rc == PDB_OK && dropped == PDB_OK)
-            dropped = pdb_db_commit(ctx->db);
-        else
-            pdb_db_rollback(ctx->db);
-    }
+    int rc = pdb_pyspy_with_top(ctx, keying, sort, idle, ctx->by_thread, ctx->top, render_top,
+                                NULL);
     if (rc == PDB_OK) {
         pdb_pyspy_inexact_note(ctx);
         idle_note(ctx, idle);
     }
-    return rc == PDB_OK ? dropped : rc;
+    return rc;
 }
 
 int pdb_report_pyspy_callers(pdb_report_ctx *ctx)

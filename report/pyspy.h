@@ -15,6 +15,14 @@ int pdb_pyspy_keying(const pdb_report_ctx *ctx, const char **keying);
  * when the run has such a profile. */
 void pdb_pyspy_inexact_note(pdb_report_ctx *ctx);
 
+/* Fills temp.pyspy_top (report/queries/pyspy.sql, create_top: the top
+ * functions of the run's stacks, keying "frame" or "function", sort "total"
+ * or "self", idle "include", "exclude" or "only", --top N per root), runs
+ * then(ctx, arg) while it exists, and drops it; one transaction. */
+int pdb_pyspy_with_top(pdb_report_ctx *ctx, const char *keying, const char *sort,
+                       const char *idle, bool by_thread, int64_t top,
+                       int (*then)(pdb_report_ctx *ctx, void *arg), void *arg);
+
 /* The run's stack tree as temp tables (pyspy_tree.c, queries in
  * report/queries/pyspy_tree.sql), for the text tree, the folded export and
  * the flame graph: the tree stays in SQLite (whose temp storage spills to a
