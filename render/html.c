@@ -128,6 +128,20 @@ static bool code_at(const char *s, size_t n, size_t *from, size_t *to, size_t *e
     return false;
 }
 
+/* Whether a "**" follows in s[0..n): bold needs its end (else it is text). */
+static bool closes(const char *s, size_t n)
+{
+    for (size_t i = 0; i + 1 < n; i++) {
+        if (s[i] == '\\') {
+            i++;
+            continue;
+        }
+        if (s[i] == '*' && s[i + 1] == '*')
+            return true;
+    }
+    return false;
+}
+
 /* Markdown inline text as HTML: escapes, code spans, **bold**, images and
  * links to the folder's files; everything else escaped as text. */
 static void add_inline(pdb_buf *b, const char *s, size_t n)
@@ -143,7 +157,8 @@ static void add_inline(pdb_buf *b, const char *s, size_t n)
             esc(b, s + i + from, to - from);
             pdb_buf_adds(b, "</code>");
             i += end;
-        } else if (s[i] == '*' && i + 1 < n && s[i + 1] == '*') {
+        } else if (s[i] == '*' && i + 1 < n && s[i + 1] == '*' &&
+                   (strong || closes(s + i + 2, n - i - 2))) {
             pdb_buf_adds(b, strong ? "</strong>" : "<strong>");
             strong = !strong;
             i += 2;
@@ -184,7 +199,7 @@ static void add_inline(pdb_buf *b, const char *s, size_t n)
         }
     }
     if (strong)
-        pdb_buf_adds(b, "</strong>");
+        pdb_buf_adds(b, "</strong>"); /* a "**" inside a code span or link closed none */
 }
 
 /* Whether a cell is plain text (no code, link, image or bold), which may be

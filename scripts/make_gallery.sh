@@ -145,9 +145,11 @@ add trend trend-1 trend "trend: \`trend-1\`" "\`profdb trend --out DIR\`: the me
 # The report folder's page in a browser (headless Chromium), when installed.
 browser=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
 if [ -n "$browser" ]; then
+    # From samples/, so the page names the inputs without this checkout's path.
+    (cd "$s" && "$profdb" report --run sample --out "$tmp/page" traces 2>/dev/null)
     "$browser" --headless --disable-gpu --no-sandbox --hide-scrollbars --window-size=1200,1500 \
         --user-data-dir="$tmp/chrome" --screenshot="$out/report-page.png" \
-        "file://$tmp/traces/index.html" >/dev/null 2>&1
+        "file://$tmp/page/index.html" >/dev/null 2>&1
     printf '### %s\n\n%s\n\n![%s](img/gallery/%s.png)\n\n' "report page: \`index.html\`" \
         "\`profdb report --out DIR\` also writes index.html, index.md as a page for the browser: the top of it for the sample traces, as headless Chromium draws it at 1200 pixels wide (tables sort by a click on a column header; long names are shortened, the full name shows on hover)." \
         report-page report-page >> "$md"
