@@ -59,7 +59,7 @@ static const char *flavor_name(flavor_id f)
 /* Text flavors in the order of pdb_steplog_linekind. */
 static const flavor_id line_flavor[] = {
     F_NONE, F_MEGATRON, F_DEEPSPEED, F_NANOGPT, F_TORCHTITAN, F_HF, F_RECTFLOW, F_MAE, F_KV,
-    F_LIGHTNING,
+    F_LIGHTNING, F_TQDM,
 };
 
 /* Short names --format also accepts. */

@@ -27,7 +27,7 @@ typedef struct pdb_sl_table pdb_sl_table;
 /* Line recognisers used by the sniffer and by the text reader. */
 typedef enum {
     PDB_SL_NONE, PDB_SL_MEGATRON, PDB_SL_DEEPSPEED, PDB_SL_NANOGPT, PDB_SL_TORCHTITAN,
-    PDB_SL_HF, PDB_SL_RECTFLOW, PDB_SL_MAE, PDB_SL_KV, PDB_SL_LIGHTNING,
+    PDB_SL_HF, PDB_SL_RECTFLOW, PDB_SL_MAE, PDB_SL_KV, PDB_SL_LIGHTNING, PDB_SL_TQDM,
 } pdb_steplog_linekind;
 typedef struct pdb_steplog_general pdb_steplog_general;
 typedef struct pdb_steplog_box pdb_steplog_box;

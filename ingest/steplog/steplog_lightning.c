@@ -163,7 +163,7 @@ static int flush(pdb_steplog *w, pdb_steplog_lightning *lt)
         return PDB_OK;
     lt->held = false;
     const lt_bar *b = &lt->hold;
-    pdb_steplog_record(w, "lightning", b->line);
+    pdb_steplog_record(w, b->kind == PDB_BAR_STEPS ? "tqdm" : "lightning", b->line);
     w->split = "train";
     if (b->rank >= 0) {
         w->has_rank = true;

@@ -607,8 +607,13 @@ pdb_steplog_linekind pdb_steplog_classify(const char *s, size_t len)
     if (numbered(s, len, "step:", ' ') && pdb_steplog_find(s, len, "loss:") &&
         (pdb_steplog_find(s, len, "tps:") || pdb_steplog_find(s, len, "mfu:")))
         return PDB_SL_TORCHTITAN;
-    if (pdb_steplog_lightning_bar(t, tl))
-        return PDB_SL_LIGHTNING; /* before the HF Trainer's bars: they have no description */
+    if (pdb_steplog_lightning_bar(t, tl)) {
+        /* before the HF Trainer's bars: they have no description; a bar
+         * whose description says it counts steps is any trainer's */
+        const char *after;
+        return pdb_steplog_lightning_desc(t, tl, &after) == PDB_BAR_STEPS ? PDB_SL_TQDM
+                                                                          : PDB_SL_LIGHTNING;
+    }
     if ((pdb_skip_prefix_mem(t, tl, "{'", NULL, NULL) && (pdb_steplog_find(s, len, "'loss'") ||
                                  pdb_steplog_find(s, len, "'epoch'") ||
                                  pdb_steplog_find(s, len, "'eval_loss'"))) ||
