@@ -4,6 +4,7 @@
 # each format, each ingested into a fresh database; time as a ratio to
 # `cat FILE >/dev/null` (reading the bytes) and peak RSS. Memory must stay
 # flat whatever the record length (ingest/pyspy/: streaming, bounded caches).
+# Then `report pyspy` on the 10^6-frame and the deep file.
 #
 # usage: bench/pyspy.sh [BUILD_DIR]
 set -eu
@@ -59,3 +60,15 @@ for f in "$out/record_100mb.pyspy" "$out/frames_1e6.pyspy" "$out/deep_1e5.pyspy"
         "$(echo "scale=1; $t / ($c + 0.01)" | bc)" $((rss / 1024))
 done
 rm -f "$out/bench.db"
+
+# `report pyspy --top 20` on the hostile files (peak RSS must not grow with
+# the number of distinct frames or the depth: report/pyspy.c, pyspy.sql top_*)
+printf '\n%-36s %9s %9s\n' "report pyspy on" seconds peak_MiB
+for f in "$out/frames_1e6.pyspy" "$out/deep_1e5.pyspy"; do
+    db="$out/report.db"
+    rm -f "$db"
+    "$profdb" --db "$db" ingest -q --no-analyze "$f"
+    set -- $(measure "$profdb" --db "$db" report pyspy --top 20)
+    printf '%-36s %9s %9d\n' "$(basename "$f")" "$1" $(($2 / 1024))
+done
+rm -f "$out/report.db"
