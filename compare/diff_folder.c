@@ -216,7 +216,8 @@ static const diff_chart charts[] = {
       PDB_CHART_PAIRED, false, 1}, "diff_folder.gpu_chart", "gpu"},
     {{"kernels", "GPU kernels whose total time changed most", "milliseconds", PDB_CHART_PAIRED,
       false, 1}, "diff_folder.kernels_chart", "kernels"},
-    {{"ops", "CPU ops whose self time changed most", "milliseconds", PDB_CHART_PAIRED, false, 1},
+    {{"ops", "CPU ops whose self time changed most (annotations left out)", "milliseconds",
+      PDB_CHART_PAIRED, false, 1},
      "diff_folder.ops_chart", "ops"},
 };
 enum { N_CHARTS = sizeof charts / sizeof charts[0] };

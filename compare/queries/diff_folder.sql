@@ -102,10 +102,12 @@ SELECT name || coalesce(' (renamed from ' || old || ')', ''), base_calls, test_c
 
 -- name: ops_chart
 -- The CPU ops whose self time changed most (self times add up; totals of
--- nested ops would count a child inside its parent again).
+-- nested ops would count a child inside its parent again). Annotations
+-- are left out, as in the report's top-ops chart: their self time is the
+-- time nothing under them ran, mostly waiting (the CSV has them).
 WITH
 -- include: ops
- , s AS (SELECT *, short_name(name) AS sname FROM d),
+ , s AS (SELECT *, short_name(name) AS sname FROM d WHERE class <> 'annotation'),
  -- tagged among all names of both runs (a window after WHERE would see
  -- only the changed ones)
  n AS (SELECT *, sname || CASE WHEN count(*) OVER (PARTITION BY sname) > 1

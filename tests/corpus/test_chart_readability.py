@@ -42,7 +42,7 @@ def plots(gp):
 
 
 def trace(path, gemm="void gemm_kernel<float, 128, 64>(float*, int)", steps=1, extra=(),
-          gemm_us=1000):
+          gemm_us=1000, forward_us=9000, mm_us=300):
     """One step: four 1 ms GEMMs, a 200 us host-to-device copy of 2 MB
     (10 GB/s) and a 10 us device-to-device copy of 10 MB (1000 GB/s): the
     copies are 210 / 4210 = 5.0% of the GPU busy time. On the CPU an
@@ -54,9 +54,9 @@ def trace(path, gemm="void gemm_kernel<float, 128, 64>(float*, int)", steps=1, e
         ev.append({"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{step + 1}",
                    "pid": 1, "tid": 1, "ts": t0, "dur": 10000})
         ev.append({"ph": "X", "cat": "user_annotation", "name": "## forward ##", "pid": 1,
-                   "tid": 1, "ts": t0 + 100, "dur": 9000})
+                   "tid": 1, "ts": t0 + 100, "dur": forward_us})
         ev.append({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1,
-                   "ts": t0 + 200, "dur": 300})
+                   "ts": t0 + 200, "dur": mm_us})
         gpu = [("kernel", gemm, 1000 + 1100 * i, gemm_us, None) for i in range(4)]
         gpu += [("kernel", name, 7000 + 300 * i, dur, None) for i, (name, dur) in enumerate(extra)]
         gpu += [("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 6000, 200, 2_000_000),
@@ -143,7 +143,8 @@ def test_diff_rename(c, tmp):
     base, test = os.path.join(tmp, "base.json"), os.path.join(tmp, "test.json")
     trace(base, extra=[("void foo<1>(int)", 100), ("void foo<2>(int)", 150)])
     trace(test, gemm="void gemm_kernel<float, 128, 32>(float*, int)", gemm_us=1200,
-          extra=[("void foo<3>(int)", 120), ("void foo<4>(int)", 180)])
+          extra=[("void foo<3>(int)", 120), ("void foo<4>(int)", 180)], forward_us=9600,
+          mm_us=350)
     db = os.path.join(tmp, "d.db")
     run("ingest", "-q", "--run", "base", base, db=db)
     run("ingest", "-q", "--run", "test", test, db=db)
@@ -166,6 +167,17 @@ def test_diff_rename(c, tmp):
     c.eq("diff kernels: foo<N> (two of one shape each side) left apart", sorted(foo),
          ["foo<1>", "foo<2>", "foo<3>", "foo<4>"])
     c.true("diff kernels: each foo<N> on one side only", all(0.0 in v for v in foo.values()), foo)
+    # The annotation's self time grew by 550 us (600 longer, aten::mm inside it
+    # 50 longer), more than any op's: not drawn; aten::mm's 50 us are.
+    _, ops, _ = run("diff", "base", "test", "ops", "--format", "json", db=db)
+    ops = json.loads(ops)
+    grew = max((o for o in ops if not o["op"].startswith("ProfilerStep#")),  # steps, not ops
+               key=lambda o: abs(o["self_change_us"] or 0))
+    labels = [r[0] for r in dat(os.path.join(out, "ops.dat"))[1]]
+    c.true("diff ops: the annotation changed most (the case tests something)",
+           grew["op"] == "## forward ##" and grew["self_change_us"] == 550, grew)
+    c.true("diff ops chart: the annotation left out, the ops drawn",
+           "## forward ##" not in labels and "aten::mm" in labels, labels)
     index = open(os.path.join(out, "index.md"), encoding="utf-8").read()
     c.true("diff index.md: the GEMM one row, renamed, +20%", re.search(
         r"gemm_kernel\\<float, 128, 32>\(float\\\*, int\) \(renamed from void gemm_kernel"
