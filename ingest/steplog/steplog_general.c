@@ -1561,6 +1561,42 @@ static size_t glog_header(const char *b, size_t n, gen_line *L)
     return (size_t)(close - b) + 1;
 }
 
+/* tensorpack's header "[0724 10:47:52 @base.py:198] ": a date without a
+ * year and the time (the record's wall time, as glog's), then where the
+ * line was printed. Returns its length, or 0. */
+static size_t tensorpack_header(const char *b, size_t n, gen_line *L)
+{
+    size_t i = 0;
+    while (i < n && b[i] == ' ')
+        i++;
+    if (i + 20 > n || b[i] != '[')
+        return 0;
+    for (size_t k = 1; k <= 4; k++)
+        if (!isdigit((unsigned char)b[i + k]))
+            return 0;
+    if (b[i + 5] != ' ')
+        return 0;
+    char t[40];
+    size_t tl = 0;
+    t[tl++] = b[i + 1], t[tl++] = b[i + 2], t[tl++] = '/', t[tl++] = b[i + 3], t[tl++] = b[i + 4];
+    t[tl++] = ' ';
+    size_t k = i + 6;
+    while (k < n && tl < sizeof t - 1 && (isdigit((unsigned char)b[k]) || b[k] == ':' ||
+                                          b[k] == '.'))
+        t[tl++] = b[k++];
+    double wall;
+    if (k + 2 >= n || b[k] != ' ' || b[k + 1] != '@' ||
+        pdb_steplog_timestamp_any(t, tl, &wall) != tl)
+        return 0;
+    const char *close = memchr(b + k, ']', n - k);
+    if (!close || memchr(b + k + 1, ' ', (size_t)(close - (b + k + 1))))
+        return 0;
+    L->has_wall = true;
+    L->wall = wall;
+    L->wall_fine = fraction(t, tl);
+    return (size_t)(close - b) + 1;
+}
+
 /* The logger of "LEVEL:logger:text": no blank, no colon, a letter first. */
 static bool glued_logger(const char *b, size_t s, size_t e)
 {
@@ -1619,6 +1655,8 @@ static size_t prefix_gap(const char *b, size_t n, size_t i)
 static void log_prefix(char *b, size_t n, gen_line *L)
 {
     size_t g = glog_header(b, n, L);
+    if (g == 0)
+        g = tensorpack_header(b, n, L);
     memset(b, ' ', g);
     size_t i = g;
     while (i < n) {

@@ -347,6 +347,18 @@ static bool trainer_value(const char *v, size_t vl)
  * (eval_*) is split val, the end-of-training dict (train_runtime, ...) is a
  * summary; neither is a step. A printed dict that is not a Trainer log (a
  * configuration: strings, lists, no Trainer key) is not a record. */
+/* Keys of a printed dict that count the steps since the start when it has
+ * no 'step': "global_step", ParlAI's "total_train_updates". */
+static bool step_total_key(const char *k, size_t kl)
+{
+    static const char *const keys[] = {"global_step", "total_train_updates", "num_updates",
+                                       "total_updates", "train_step", NULL};
+    for (int i = 0; keys[i]; i++)
+        if (pdb_mem_is(k, kl, keys[i]))
+            return true;
+    return false;
+}
+
 static int hf_dict_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno)
 {
     const char *t = s;
@@ -370,6 +382,7 @@ static int hf_dict_line(pdb_steplog *w, const char *s, size_t len, int64_t linen
     }
     pdb_steplog_record(w, "hf-log", lineno);
     bool training = false;
+    int step_key = -1;
     for (int k = 0; k < n; k++) {
         double v;
         const char *u;
@@ -379,6 +392,11 @@ static int hf_dict_line(pdb_steplog *w, const char *s, size_t len, int64_t linen
         } else if (pdb_mem_is(p[k].k, p[k].kl, "step") &&
                    pdb_units_quantity(p[k].v, p[k].vl, &v, &u)) {
             w->has_step = pdb_steplog_to_int(v, &w->step);
+        } else if (!w->has_step && step_total_key(p[k].k, p[k].kl) &&
+                   pdb_units_quantity(p[k].v, p[k].vl, &v, &u)) {
+            /* ParlAI's report dicts count the updates so far */
+            w->has_step = pdb_steplog_to_int(v, &w->step);
+            step_key = k;
         } else if (pdb_skip_prefix_mem(p[k].k, p[k].kl, "eval_", NULL, NULL)) {
             w->split = "val";
             w->is_step = false;
@@ -401,7 +419,8 @@ static int hf_dict_line(pdb_steplog *w, const char *s, size_t len, int64_t linen
         w->is_step = false; /* a dict of other numbers: kept, but not a step */
     }
     for (int k = 0; k < n; k++) {
-        if (pdb_mem_is(p[k].k, p[k].kl, "epoch") || pdb_mem_is(p[k].k, p[k].kl, "step"))
+        if (pdb_mem_is(p[k].k, p[k].kl, "epoch") || pdb_mem_is(p[k].k, p[k].kl, "step") ||
+            k == step_key)
             continue;
         int r = pdb_steplog_text_value(w, p[k].k, p[k].kl, p[k].v, p[k].vl, "point", 0);
         if (r < 0)
