@@ -159,6 +159,10 @@ struct pdb_steplog_general {
     int prof_nsteps;
     int64_t eval_rounds;  /* records kept as steps that hold evaluation values only */
     bool epoch_records;   /* some line of the profile counts whole epochs only */
+    bool epoch_repeats;   /* ... but one epoch is printed on several lines in a row */
+    bool prof_have_epoch;
+    double prof_epoch;
+    int epoch_run;
     bool train_loss_keys; /* training records carry a loss or a learning rate */
     /* the global step of epoch + per-epoch counters */
     bool have_epoch0, have_prev;
@@ -2784,6 +2788,10 @@ static int steps_rate(const gen_line *L)
             continue;
         double f;
         const char *u = p->unit && p->unit[0] ? p->unit : pdb_units_from_name(p->name, p->nl, &f);
+        /* "steps/s = 2.79" (OpenNMT-tf): a name that is a rate of steps,
+         * which the value's "/s" alone does not say */
+        if (u && strcmp(u, "/s") == 0)
+            u = NULL;
         if (!u && p->nl < 16) {
             char low[16];
             for (size_t c = 0; c < p->nl; c++)
@@ -3427,7 +3435,16 @@ void pdb_steplog_general_profile(pdb_steplog_general *g, const char *d, size_t l
                     break;
                 }
         }
-        g->epoch_records |= c.has_epoch && !c.has_step && !c.has_local;
+        if (c.has_epoch && !c.has_step && !c.has_local) {
+            /* an epoch printed on three lines in a row is no record's
+             * number: gensim's "EPOCH 1 - PROGRESS: at 8.11% examples" */
+            g->epoch_run = g->prof_have_epoch && c.epoch == g->prof_epoch ? g->epoch_run + 1 : 1;
+            g->epoch_repeats |= g->epoch_run >= 3;
+            g->prof_have_epoch = true;
+            g->prof_epoch = c.epoch;
+        }
+        g->epoch_records = (g->epoch_records || (c.has_epoch && !c.has_step && !c.has_local)) &&
+                           !g->epoch_repeats;
         if (c.has_epoch && c.epoch_total > 0) {
             g->epochs_from_one |= c.epoch == (double)c.epoch_total; /* Keras' "Epoch 38/38" */
             g->epochs_from_zero |= c.epoch == 0;                     /* "Epoch 0/24" */
