@@ -130,6 +130,8 @@ struct pdb_steplog_general {
     bool pending;         /* rec holds a record not yet written */
     bool block;           /* rec started as a counter-only header line */
     bool block_open;      /* indented continuation lines still join it */
+    int merged, merged_val; /* lines merged into rec, and those that say evaluation */
+    bool rec_val0;         /* rec's own line said evaluation */
     bool has_header_epoch; /* the epoch of the last header line ("[GPU0] Epoch 2 Training
                             * ===="), for the counters within it that print none */
     double header_epoch;
@@ -2286,6 +2288,11 @@ static int classify(const pdb_steplog_general *g, const gen_line *L, const gen_c
      * decides, loss or not; else validation names without training ones */
     if (c->val_hint || ((val || named_val) && !train))
         return K_VAL;
+    /* "# Start epoch 0, step 0, lr 1, Tue Apr 25 23:17:41 2017" (tensorflow/nmt):
+     * an announcement of what comes, its numbers settings, not a step's */
+    static const char *const announce[] = {"start", "starting", "begin", "beginning", NULL};
+    if ((c->has_step || c->has_epoch) && word_in(L->lead, strlen(L->lead), announce))
+        return K_SUMMARY;
     if (summary)
         return K_SUMMARY;
     if (!c->has_step && !c->has_local && !c->has_epoch) {
@@ -3191,6 +3198,12 @@ static void merge(pdb_steplog_general *g, const gen_line *L)
         g->rec.p[g->rec.n++] = L->p[k];
     }
     g->rec.dropped += L->dropped;
+    /* lines that all say evaluation under a header make it one
+     * (tensorflow/nmt's "# First evaluation, global step 0", then "  eval
+     * dev: perplexity 17193.66" and "  eval test: ...") */
+    g->merged++;
+    g->merged_val += L->val_tag || word_in(L->lead, strlen(L->lead), val_words);
+    g->rec.val_tag = g->rec_val0 || g->merged_val == g->merged;
     if (!g->rec.has_wall && L->has_wall) {
         g->rec.has_wall = true;
         g->rec.wall = L->wall;
@@ -3335,6 +3348,8 @@ static int general_line(pdb_steplog *w, pdb_steplog_general *g, const char *s, s
         if (metrics == 0)
             note_header(g, L);
         copy_line(&g->rec, L);
+        g->merged = g->merged_val = 0;
+        g->rec_val0 = L->val_tag;
         g->pending = true;
         g->block = g->block_open = metrics == 0;
         return PDB_OK;
