@@ -306,6 +306,12 @@ static flavor_id sniff_flavor(const unsigned char *d, size_t len, int *score)
         *score = PDB_SNIFF_LIKELY + 5;
         return ev.detectron ? F_DETECTRON2 : F_JSONL;
     }
+    /* JSON records among a framework's chatter, and no other line a step
+     * (Detectron's "json_stats: {...}" among Caffe2's warnings) */
+    if (ev.jsonl >= 3 && ev.general == 0) {
+        *score = PDB_SNIFF_MAYBE;
+        return ev.detectron ? F_DETECTRON2 : F_JSONL;
+    }
     flavor_id table = sniff_table(&ev);
     if (table != F_NONE) {
         *score = PDB_SNIFF_LIKELY;
