@@ -16,7 +16,7 @@ static char *page(const char *md, size_t piece)
     pdb_html *h = pdb_html_open(out, "t <&>");
     size_t n = strlen(md);
     for (size_t i = 0; i < n; i += piece) {
-        char buf[64];
+        char buf[128]; /* pieces of up to 127 bytes and their NUL */
         size_t k = n - i < piece ? n - i : piece;
         memcpy(buf, md + i, k);
         buf[k] = 0;
