@@ -1522,17 +1522,11 @@ static bool tag_token(const char *b, size_t s, size_t e, gen_line *L)
     return true;
 }
 
-/* glog's header "I0612 12:00:00.123456 12345 solver.cpp:228] ": the
- * severity and date, the time (read as the record's wall time, in 2000 as a
- * date without a year), the thread id and the source line. Returns its
- * length, or 0. */
-static size_t glog_header(const char *b, size_t n, gen_line *L)
+/* "MMDD HH:MM:SS[.ffffff]" right after the character at b[i] (glog's
+ * severity, tensorpack's '['): a date without a year and a time, read as a
+ * wall time in 2000. Returns the index past the time, or 0. */
+static size_t month_day_clock(const char *b, size_t n, size_t i, double *wall, bool *fine)
 {
-    size_t i = 0;
-    while (i < n && b[i] == ' ')
-        i++;
-    if (i + 22 > n || !strchr("IWEF", b[i]))
-        return 0;
     for (size_t k = 1; k <= 4; k++)
         if (!isdigit((unsigned char)b[i + k]))
             return 0;
@@ -1546,8 +1540,24 @@ static size_t glog_header(const char *b, size_t n, gen_line *L)
     while (k < n && tl < sizeof t - 1 && (isdigit((unsigned char)b[k]) || b[k] == ':' ||
                                           b[k] == '.'))
         t[tl++] = b[k++];
+    if (pdb_steplog_timestamp_any(t, tl, wall) != tl)
+        return 0;
+    *fine = fraction(t, tl);
+    return k;
+}
+
+/* glog's header "I0612 12:00:00.123456 12345 solver.cpp:228] ": the
+ * severity and date, the time (the record's wall time), the thread id and
+ * the source line. Returns its length, or 0. */
+static size_t glog_header(const char *b, size_t n, gen_line *L)
+{
+    size_t i = 0;
+    while (i < n && b[i] == ' ')
+        i++;
     double wall;
-    if (pdb_steplog_timestamp_any(t, tl, &wall) != tl)
+    bool fine;
+    size_t k;
+    if (i + 22 > n || !strchr("IWEF", b[i]) || (k = month_day_clock(b, n, i, &wall, &fine)) == 0)
         return 0;
     while (k < n && b[k] == ' ')
         k++;
@@ -1563,43 +1573,29 @@ static size_t glog_header(const char *b, size_t n, gen_line *L)
         return 0;
     L->has_wall = true;
     L->wall = wall;
-    L->wall_fine = fraction(t, tl);
+    L->wall_fine = fine;
     return (size_t)(close - b) + 1;
 }
 
-/* tensorpack's header "[0724 10:47:52 @base.py:198] ": a date without a
- * year and the time (the record's wall time, as glog's), then where the
- * line was printed. Returns its length, or 0. */
+/* tensorpack's header "[0724 10:47:52 @base.py:198] ": glog's date and time
+ * in brackets, then where the line was printed. Returns its length, or 0. */
 static size_t tensorpack_header(const char *b, size_t n, gen_line *L)
 {
     size_t i = 0;
     while (i < n && b[i] == ' ')
         i++;
-    if (i + 20 > n || b[i] != '[')
-        return 0;
-    for (size_t k = 1; k <= 4; k++)
-        if (!isdigit((unsigned char)b[i + k]))
-            return 0;
-    if (b[i + 5] != ' ')
-        return 0;
-    char t[40];
-    size_t tl = 0;
-    t[tl++] = b[i + 1], t[tl++] = b[i + 2], t[tl++] = '/', t[tl++] = b[i + 3], t[tl++] = b[i + 4];
-    t[tl++] = ' ';
-    size_t k = i + 6;
-    while (k < n && tl < sizeof t - 1 && (isdigit((unsigned char)b[k]) || b[k] == ':' ||
-                                          b[k] == '.'))
-        t[tl++] = b[k++];
     double wall;
-    if (k + 2 >= n || b[k] != ' ' || b[k + 1] != '@' ||
-        pdb_steplog_timestamp_any(t, tl, &wall) != tl)
+    bool fine;
+    size_t k;
+    if (i + 20 > n || b[i] != '[' || (k = month_day_clock(b, n, i, &wall, &fine)) == 0 ||
+        k + 2 >= n || b[k] != ' ' || b[k + 1] != '@')
         return 0;
     const char *close = memchr(b + k, ']', n - k);
     if (!close || memchr(b + k + 1, ' ', (size_t)(close - (b + k + 1))))
         return 0;
     L->has_wall = true;
     L->wall = wall;
-    L->wall_fine = fraction(t, tl);
+    L->wall_fine = fine;
     return (size_t)(close - b) + 1;
 }
 
