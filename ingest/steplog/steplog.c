@@ -167,7 +167,51 @@ typedef struct {
     pdb_sl_table *tables;
     const char *first, *second;
     size_t first_len, second_len;
+    char sep;                 /* the first line's cell separator */
+    int header_cells;         /* its cells when it reads as a header, else 0 */
+    int cells;                /* the cells of the latest header */
+    int rows_seen, rows_same; /* lines after it (up to 50; not blank, not a
+                               * rule), and those that fit a table */
 } evidence;
+
+/* Whether a row has a cell that is a number, with or without a unit ("0 %",
+ * "1 MiB"): a table of metrics has many;
+ * a line of prose split at its commas has none. */
+static bool number_cell(const char *s, size_t len, char sep)
+{
+    size_t start = 0;
+    for (size_t i = 0; i <= len; i++) {
+        if (i == len || s[i] == sep) {
+            const char *c = s + start;
+            size_t cl = pdb_steplog_trim(&c, i - start);
+            double x;
+            const char *unit;
+            if (cl > 0 && pdb_units_quantity(c, cl, &x, &unit))
+                return true;
+            start = i + 1;
+        }
+    }
+    return false;
+}
+
+/* A row fits the table above it when it has the latest header's cells and
+ * a number among them, or is itself a header (Lightning rewrites its header
+ * when new keys are logged). Rules ("-----") are no rows. */
+static void count_row(evidence *ev, const char *t, size_t tl)
+{
+    if (strspn(t, "-=+ ") == tl)
+        return;
+    ev->rows_seen++;
+    if (!ev->cells)
+        ev->cells = ev->header_cells;
+    int h = header_cells(t, tl, ev->sep);
+    if (h >= 2) {
+        ev->cells = h;
+        ev->rows_same++;
+    } else if (row_cells(t, tl, ev->sep) == ev->cells && number_cell(t, tl, ev->sep)) {
+        ev->rows_same++;
+    }
+}
 
 /* A JSON Lines record that does not end in '}' (cut off by the peek, or
  * broken: a line nesting too deep) still opens like one when it names a
@@ -194,15 +238,21 @@ static void count_line(evidence *ev, const char *s, size_t l)
     /* tqdm and nested bars put many updates on one line */
     const char *cr = memchr(s, '\r', l);
     size_t seg = cr && cr != s + l - 1 ? (size_t)(cr - s) : l;
+    const char *t = s;
+    size_t tl = pdb_steplog_trim(&t, l);
     if (!ev->first) {
         ev->first = s;
         ev->first_len = l;
-    } else if (!ev->second && l > 0) {
-        ev->second = s;
-        ev->second_len = l;
+        ev->sep = memchr(t, '\t', tl) ? '\t' : ',';
+        ev->header_cells = header_cells(t, tl, ev->sep);
+    } else {
+        if (!ev->second && l > 0) {
+            ev->second = s;
+            ev->second_len = l;
+        }
+        if (tl > 0 && ev->header_cells >= 2 && ev->rows_seen < 50)
+            count_row(ev, t, tl);
     }
-    const char *t = s;
-    size_t tl = pdb_steplog_trim(&t, l);
     ev->nonblank += tl > 0;
     /* MLPerf's ":::MLLOG {...}" first: its JSON follows a tag, not a log prefix */
     bool mllog = pdb_steplog_mllog_line(t, tl);
@@ -237,7 +287,9 @@ static void count_line(evidence *ev, const char *s, size_t l)
     ev->lines++;
 }
 
-/* A CSV or TSV table: a header row and a second row with as many cells. */
+/* A CSV or TSV table: a header row, a second row with as many cells, and
+ * four in five of the next rows fitting it (count_row): two lines of prose
+ * with one comma each, a script's comment and a call, are no table. */
 static flavor_id sniff_table(const evidence *ev)
 {
     if (!ev->first || ev->first[0] == '{' || ev->first[0] == '[' || !ev->second)
@@ -248,7 +300,7 @@ static flavor_id sniff_table(const evidence *ev)
     int cells = header_cells(h, hl, sep);
     const char *r2 = ev->second;
     size_t r2l = pdb_steplog_trim(&r2, ev->second_len);
-    if (cells < 2 || row_cells(r2, r2l, sep) != cells)
+    if (cells < 2 || row_cells(r2, r2l, sep) != cells || ev->rows_same * 5 < ev->rows_seen * 4)
         return F_NONE;
     if (pdb_steplog_find(h, hl, "utilization.") || pdb_steplog_find(h, hl, "memory.used") ||
         pdb_steplog_find(h, hl, "power.draw"))

@@ -608,6 +608,54 @@ static const struct {
     {kv_line, PDB_SL_KV},
 };
 
+static int handle_segment(pdb_steplog *w, const char *s, size_t len, int64_t lineno, bool kv);
+
+/* ParlAI's report line: "[ time:2.0s total_exs:4625 epochs:0.46 ] {'exs':
+ * ...}". The bracket's "name:value" fields belong to the dict's record; its
+ * time is the clock since the start (steplog_writer.sql's detect_cumulative
+ * sees a never-decreasing series that extrapolates to zero). Whether a
+ * prefix is such a bracket: '[', fields with ':' and no space around it, ']'. */
+static bool bracket_fields(const char *s, size_t len)
+{
+    size_t tl = pdb_steplog_trim(&s, len);
+    if (tl < 5 || s[0] != '[' || s[tl - 1] != ']')
+        return false;
+    int fields = 0;
+    for (size_t i = 1; i + 1 < tl; i++) {
+        if (s[i] == ':' && s[i - 1] != ' ' && s[i + 1] != ' ')
+            fields++;
+        else if (s[i] == '[' || s[i] == ']' || s[i] == '\'' || s[i] == '=')
+            return false;
+    }
+    return fields > 0;
+}
+
+static int bracketed_dict(pdb_steplog *w, const char *pre, size_t pl, const char *dict,
+                          size_t dl, int64_t lineno, bool kv)
+{
+    int64_t before = w->record;
+    int r = handle_segment(w, dict, dl, lineno, kv);
+    if (r <= 0 || w->record == before || !w->is_step)
+        return r;
+    pl = pdb_steplog_trim(&pre, pl);
+    for (size_t i = 1; i + 1 < pl;) {
+        while (i + 1 < pl && pre[i] == ' ')
+            i++;
+        size_t k = i;
+        while (k + 1 < pl && pre[k] != ' ')
+            k++;
+        const char *colon = memchr(pre + i, ':', k - i);
+        if (colon && colon > pre + i) {
+            size_t nl = (size_t)(colon - (pre + i));
+            const char *v = colon + 1;
+            if (pdb_steplog_text_value(w, pre + i, nl, v, (size_t)(pre + k - v), "point", 0) < 0)
+                return PDB_ERR;
+        }
+        i = k;
+    }
+    return r;
+}
+
 static int handle_segment(pdb_steplog *w, const char *s, size_t len, int64_t lineno, bool kv)
 {
     int r;
@@ -619,7 +667,10 @@ static int handle_segment(pdb_steplog *w, const char *s, size_t len, int64_t lin
     /* Block-buffered stdout glues a Trainer dict onto a progress bar. */
     const char *dict = pdb_steplog_find(s, len, "{'");
     if (dict && dict > s && s[len - 1] == '}') {
-        if (handle_segment(w, s, (size_t)(dict - s), lineno, kv) < 0)
+        size_t pl = (size_t)(dict - s);
+        if (bracket_fields(s, pl))
+            return bracketed_dict(w, s, pl, dict, (size_t)(s + len - dict), lineno, kv);
+        if (handle_segment(w, s, pl, lineno, kv) < 0)
             return PDB_ERR;
         return handle_segment(w, dict, (size_t)(s + len - dict), lineno, kv);
     }

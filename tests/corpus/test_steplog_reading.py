@@ -272,6 +272,24 @@ def quiet(c, db, tmp):
            code == 0 and re.search(r"^ +counter = \"step N/M\"$", out, re.M) is not None, out)
 
 
+def prose_is_no_table(c, db, tmp):
+    """Two opening lines with one comma each (a script's comment and a call)
+    made a CSV header and row; the lines after them have other cell counts,
+    so the text reader reads the log (keras-rl's output pasted under a
+    script, session 18)."""
+    path = os.path.join(tmp, "script_then_log.txt")
+    with open(path, "w") as f:
+        f.write("# After training, save the weights.\n"
+                "agent.save_weights('w.h5f', overwrite=True)\n\n")
+        for i in range(1, 7):
+            f.write(f"step {i * 10}: loss {1.0 / i:.4f}, time 0.25s\n")
+    code, _, err = run("ingest", "--db", db, "--run", "prose", path, check=False)
+    line = reading_line(err, path) or ""
+    c.true("prose with a comma per line is no CSV: read as text, 6 step records",
+           code == 0 and "reading (general text reader)" in line and "6 step records" in line,
+           err)
+
+
 def main():
     d = need_corpus("steplogs")
     c = Checker()
@@ -286,6 +304,7 @@ def main():
         tests_steplogs(c, db)
         collisions(c, db, tmp)
         quiet(c, db, tmp)
+        prose_is_no_table(c, db, tmp)
     c.close()
 
 
