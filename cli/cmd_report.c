@@ -138,7 +138,7 @@ int cmd_report(int argc, char **argv, pdb_cli *cli)
         {PDB_OPT_INT, "skip-first", 0, &ctx.skip_first, "N", "phases: drop the first N steps"},
         {PDB_OPT_FLAG, "by-shape", 0, &ctx.by_shape, NULL, "ops: one row per input shape"},
         {PDB_OPT_STRING, "compat", 0, &ctx.compat, "TOOL", "trace passes: 'hta' for HTA's conventions"},
-        {PDB_OPT_STRING, "by", 0, &ctx.by, "KEY", "kernels: GPU time by op, top-op, annotation, gpu-annotation, module or step; launch: by launch or op; memory-bw: by point; queue-length, kernel-types --compat hta: by rank; pyspy: frame or function"},
+        {PDB_OPT_STRING, "by", 0, &ctx.by, "KEY", "kernels: GPU time by op, top-op, annotation, gpu-annotation, module or step; attribution: annotation, module, op, top-op or kernel; launch: by launch or op; memory-bw: by point; queue-length, kernel-types --compat hta: by rank; pyspy: frame or function"},
         {PDB_OPT_STRING, "annotation", 0, &ctx.annotation, "TEXT", "critical-path: windows are the events whose name contains TEXT (default ProfilerStep; '' the whole trace)"},
         {PDB_OPT_INT, "instance", 0, &ctx.instance, "I", "critical-path: only the I-th window (from 0)"},
         {PDB_OPT_FLAG, "zero-weight-launch-edges", 0, &ctx.zero_weight_launch, NULL, "critical-path: HTA's CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE"},

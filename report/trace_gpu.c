@@ -1,12 +1,14 @@
 /* trace_gpu.c: the GPU reports over the trace analysis tables: gpu,
  * kernel-types, kernels, and kernels --by KEY (GPU time by what launched
- * it); report/queries/trace_gpu.sql. --compat hta selects HTA's
+ * it), attribution (the same with backward kernels carried to their
+ * forward op: analyze/ondemand/fwd_bwd.c); report/queries/trace_gpu.sql. --compat hta selects HTA's
  * conventions, for gpu HTA's column names and for kernel-types HTA's one
  * total over the ranks. */
 #include "report/reports.h"
 #include "common/error.h"
 #include "report/queries.h"
 #include "report/trace_sql.h"
+#include "analyze/ondemand/fwd_bwd.h"
 
 #include <string.h>
 
@@ -133,4 +135,64 @@ int pdb_report_kernels(pdb_report_ctx *ctx)
     if (ctx->by)
         return kernels_by(ctx);
     return gpu_report(ctx, "kernels", "trace_gpu.kernels", "trace_gpu.kernels");
+}
+
+/* attribution --by KEY: the keys, their queries and ?5. */
+static const struct {
+    const char *key, *query;
+} attribution_keys[] = {
+    {"annotation", "trace_gpu.attribution_annotation"},
+    {"module", "trace_gpu.attribution_module"},
+    {"op", "trace_gpu.attribution_op"},
+    {"top-op", "trace_gpu.attribution_top_op"},
+    {"kernel", "trace_gpu.attribution_kernels"},
+};
+
+/* The links found, one line under a table (text and Markdown only, so
+ * CSV and JSON stay one result set). */
+static void links_note(pdb_report_ctx *ctx, const pdb_fwd_bwd_stats *st)
+{
+    if (ctx->render.format != PDB_OUT_TABLE && ctx->render.format != PDB_OUT_MD)
+        return;
+    if (st->flow_links + st->seq_links == 0) {
+        fprintf(ctx->out, "\nno backward op in this run is linked to a forward op (no fwdbwd "
+                          "flows, no ops with \"Sequence number\" and \"Fwd thread id\"): "
+                          "every row is via direct\n");
+        return;
+    }
+    fprintf(ctx->out,
+            "\nbackward ops linked to their forward op: %lld by fwdbwd flow, %lld by sequence "
+            "number; %lld launches inside them%s\n",
+            (long long)st->flow_links, (long long)st->seq_links, (long long)st->launches,
+            st->deep ? " (some ops nested past the sweep's depth bound were left out)" : "");
+}
+
+int pdb_report_attribution(pdb_report_ctx *ctx)
+{
+    const char *key = ctx->by ? ctx->by : "annotation", *query = NULL, *mode;
+    for (size_t i = 0; i < sizeof attribution_keys / sizeof *attribution_keys; i++)
+        if (strcmp(key, attribution_keys[i].key) == 0)
+            query = attribution_keys[i].query;
+    if (!query)
+        return pdb_fail("unknown attribution --by '%s' (expected annotation, module, op, "
+                        "top-op or kernel)",
+                        key);
+    if (pdb_report_mode(ctx, &mode) != PDB_OK)
+        return PDB_ERR;
+    if (strcmp(mode, "exact") != 0)
+        return pdb_fail("attribution is profdb's own and has no --compat hta form (HTA's "
+                        "per-range sums are in 'annotations --compat hta')");
+    bool ok;
+    pdb_report_title(ctx, "attribution");
+    if (pdb_report_require(ctx, "attribution", "trace_gpu.by_require", mode,
+                           "no GPU events in this run: attribution does not apply", &ok) != PDB_OK)
+        return PDB_ERR;
+    if (!ok)
+        return PDB_OK;
+    pdb_fwd_bwd_stats st;
+    if (pdb_fwd_bwd(ctx->db, ctx->run_id, &st) != PDB_OK ||
+        pdb_trace_query(ctx, query, mode, key) != PDB_OK)
+        return PDB_ERR;
+    links_note(ctx, &st);
+    return PDB_OK;
 }

@@ -368,6 +368,25 @@ CREATE TABLE analysis_queue_ranks (
 --     rounded times, a duration of 0 us counted as 1 us.
 -- The summary (report memory-bw) is pandas' describe() of the points with a
 -- bandwidth above 0, per rank and kind.
+--
+-- Backward ops linked to their forward ops (analyze/ondemand/fwd_bwd.c,
+-- analyze/queries/fwd_bwd.sql; report attribution): temp.fb_links (bwd_id,
+-- fwd_id: slices.id of a backward op and of its forward op; via 'flow' for
+-- a fwdbwd flow, ph f on the backward op and s on the forward op, each
+-- bound to the innermost slice of its thread starting at the flow's time,
+-- or 'seq' for an op with args "Sequence number" N and "Fwd thread id" > 0
+-- linked to the op of its trace with number N and "Fwd thread id" 0 that
+-- starts last, PyTorch's own rule for those flows, where all such forward
+-- ops are on one thread); temp.fb_fwd (fwd_id, op, top_op, annotation:
+-- strings.id of its name, the outermost op around it (itself if none) and
+-- the innermost user_annotation around it (ProfilerStep excepted); module:
+-- its nn.Module path as text); temp.fb_launch (launch_id: an
+-- analysis_gpu_attribution launch inside a linked backward op, bwd_id: the
+-- innermost one). A GPU event's forward op:
+--   SELECT a.slice_id, f.* FROM analysis_gpu_attribution a
+--   JOIN temp.fb_launch l ON l.launch_id = a.launch_id
+--   JOIN temp.fb_links k ON k.bwd_id = l.bwd_id JOIN temp.fb_fwd f ON f.fwd_id = k.fwd_id
+-- (the tables exist in the connection that ran report attribution).
 
 
 -- Memory of traces recorded with profile_memory=True, from their

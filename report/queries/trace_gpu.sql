@@ -163,3 +163,118 @@ WITH
 -- name: by_require
 -- Whether the run has attributed GPU events (exact mode only).
 SELECT count(*) FROM analysis_gpu_attribution WHERE run_id = ?1
+
+-- fragment: carried
+-- Every GPU event of the run (analysis_gpu_attribution) with its key for
+-- attribution --by ?5, and whether the key came through a backward op
+-- (temp tables of analyze/ondemand/fwd_bwd.c): an event launched inside a
+-- backward op linked to its forward op takes the forward op's name (op),
+-- outermost op (top-op), and, when its own thread has none around the
+-- launch, the forward op's annotation and nn.Module path. via: 'direct'
+-- (the key around the launch, as kernels --by), 'backward' (the forward
+-- op's); NULL keys are the (none) rows, told apart the same way.
+e AS (SELECT a.rank, a.name, a.dur_ns, k.fwd_id IS NOT NULL AS linked,
+   a.op, a.top_op, a.annotation, a.module, f.op AS f_op, f.top_op AS f_top_op,
+   f.annotation AS f_annotation, f.module AS f_module
+   FROM analysis_gpu_attribution a
+   LEFT JOIN temp.fb_launch l ON l.launch_id = a.launch_id
+   LEFT JOIN temp.fb_links k ON k.bwd_id = l.bwd_id
+   LEFT JOIN temp.fb_fwd f ON f.fwd_id = k.fwd_id
+   WHERE a.run_id = ?1),
+ c AS (SELECT rank, name, dur_ns, linked,
+   CASE ?5 WHEN 'op' THEN linked WHEN 'top-op' THEN linked
+    WHEN 'annotation' THEN annotation IS NULL AND linked
+    WHEN 'module' THEN module IS NULL AND linked ELSE 0 END AS carried,
+   op, top_op, annotation, module, f_op, f_top_op, f_annotation, f_module FROM e),
+ v AS (SELECT rank, name, dur_ns, linked, carried,
+   CASE WHEN carried THEN 'backward' ELSE 'direct' END AS via,
+   CASE ?5 WHEN 'op' THEN CASE WHEN carried THEN f_op ELSE op END
+    WHEN 'top-op' THEN CASE WHEN carried THEN f_top_op ELSE top_op END
+    WHEN 'annotation' THEN CASE WHEN carried THEN f_annotation ELSE annotation END
+    WHEN 'module' THEN CASE WHEN carried THEN NULL ELSE module END END AS key_id,
+   CASE WHEN ?5 = 'module' AND carried THEN f_module END AS key_text FROM c)
+
+-- fragment: attribution_key
+-- GPU time per rank, key and via; the rows of a rank add up to its GPU
+-- event time. The (none) rows: no key around the launch, and (via
+-- backward) a linked backward op whose forward op has none either.
+, k AS (SELECT rank, via, key_id, key_text, name, count(*) AS events, sum(dur_ns) AS total_ns
+   FROM v GROUP BY rank, via, key_id, key_text, name),
+ g AS (SELECT rank, via, coalesce(key_text, (SELECT value FROM strings WHERE id = key_id))
+   AS label, sum(events) AS events, sum(total_ns) AS total_ns, count(DISTINCT name)
+   AS distinct_kernels, name AS top_name, max(total_ns) FROM k
+   GROUP BY rank, via, label),
+ r AS (SELECT g.*, 100.0 * total_ns / sum(total_ns) OVER (PARTITION BY rank) AS share_pct,
+   row_number() OVER (PARTITION BY rank ORDER BY label IS NULL, total_ns DESC, label, via)
+   AS n, (SELECT value FROM strings WHERE id = top_name) AS top_kernel FROM g),
+ shown AS (SELECT rank, CASE WHEN label IS NULL THEN '(none)' WHEN ?4 THEN short_name(label)
+   ELSE label END AS key, via, events, distinct_kernels, total_ns,
+   1.0 * total_ns / events AS mean_ns, share_pct,
+   CASE WHEN ?4 THEN short_name(top_kernel) ELSE top_kernel END AS top_kernel,
+   0 AS others, n FROM r WHERE ?3 < 0 OR n <= ?3 OR label IS NULL
+   UNION ALL
+   SELECT rank, 'others', NULL, sum(events), NULL, sum(total_ns),
+   1.0 * sum(total_ns) / sum(events), sum(share_pct), NULL, 1, NULL FROM r
+   WHERE ?3 >= 0 AND n > ?3 AND label IS NOT NULL GROUP BY rank)
+
+-- name: attribution_op
+-- attribution --by op: the innermost op around the launch; for a backward kernel, the
+-- forward op its backward op is linked to.
+WITH
+-- include: carried
+-- include: attribution_key
+ SELECT rank, key AS op, via, events, distinct_kernels, total_ns, mean_ns, share_pct,
+ top_kernel FROM shown ORDER BY rank, others, key = '(none)', total_ns DESC, key, via
+
+-- name: attribution_top_op
+-- attribution --by top-op: the outermost op; for a backward kernel, the forward op's.
+WITH
+-- include: carried
+-- include: attribution_key
+ SELECT rank, key AS top_op, via, events, distinct_kernels, total_ns, mean_ns, share_pct,
+ top_kernel FROM shown ORDER BY rank, others, key = '(none)', total_ns DESC, key, via
+
+-- name: attribution_annotation
+-- attribution --by annotation: the record_function range around the launch, else (via
+-- backward) the forward op's.
+WITH
+-- include: carried
+-- include: attribution_key
+ SELECT rank, key AS annotation, via, events, distinct_kernels, total_ns, mean_ns, share_pct,
+ top_kernel FROM shown ORDER BY rank, others, key = '(none)', total_ns DESC, key, via
+
+-- name: attribution_module
+-- attribution --by module: the nn.Module path around the launch, else (via backward)
+-- the forward op's.
+WITH
+-- include: carried
+-- include: attribution_key
+ SELECT rank, key AS module, via, events, distinct_kernels, total_ns, mean_ns, share_pct,
+ top_kernel FROM shown ORDER BY rank, others, key = '(none)', total_ns DESC, key, via
+
+-- name: attribution_kernels
+-- attribution --by kernel: per rank, each kernel with the op, annotation
+-- and nn.Module path its GPU time goes to (carried from the forward op
+-- for an event launched in a linked backward op: via 'backward'; op is
+-- then the forward op), the top ?3 rows by time per rank.
+WITH
+-- include: carried
+, w AS (SELECT rank, name, dur_ns, linked AS backward,
+   CASE WHEN linked THEN f_op ELSE op END AS op_id,
+   CASE WHEN annotation IS NULL AND linked THEN f_annotation ELSE annotation END AS ann_id,
+   CASE WHEN module IS NULL AND linked THEN f_module
+    ELSE (SELECT value FROM strings WHERE id = module) END AS module FROM e),
+ g AS (SELECT rank, name, backward, op_id, ann_id, module, count(*) AS events,
+   sum(dur_ns) AS total_ns FROM w GROUP BY rank, name, backward, op_id, ann_id, module),
+ r AS (SELECT g.*, 100.0 * total_ns / sum(total_ns) OVER (PARTITION BY rank) AS share_pct,
+   row_number() OVER (PARTITION BY rank ORDER BY total_ns DESC, name, backward, op_id,
+    ann_id, module) AS n FROM g)
+ SELECT rank, CASE WHEN ?4 THEN short_name(s.value) ELSE s.value END AS kernel,
+ CASE WHEN backward THEN 'backward' ELSE 'direct' END AS via,
+ coalesce(CASE WHEN ?4 THEN short_name(o.value) ELSE o.value END, '(none)') AS op,
+ coalesce(CASE WHEN ?4 THEN short_name(u.value) ELSE u.value END, '(none)') AS annotation,
+ coalesce(CASE WHEN ?4 THEN short_name(module) ELSE module END, '(none)') AS module,
+ events, total_ns, share_pct
+ FROM r JOIN strings s ON s.id = r.name LEFT JOIN strings o ON o.id = r.op_id
+ LEFT JOIN strings u ON u.id = r.ann_id
+ WHERE ?3 < 0 OR n <= ?3 ORDER BY rank, n
