@@ -1219,8 +1219,11 @@ static void bracket_values(scanner *sc)
         train |= p->in_bracket && p->nl > 0 && pdb_steplog_train_key(p->name, p->nl);
     }
     /* two will do when one is a loss: RecBole's "epoch 0 training [time:
-     * 2.99s, train loss: 74.7694]" */
-    if (named < 3 && !(named == 2 && train))
+     * 2.99s, train loss: 74.7694]"; one when it is the bracket's only pair
+     * and a loss: PyTorch-GAN's "[Epoch 0/200] [Batch 5/938] [D loss:
+     * 0.693] [G loss: 0.701]", copied by many GAN repositories */
+    if (named < 3 && !(named == 2 && train) &&
+        !(named == 1 && train && sc->L->n - sc->bracket_first == 1))
         return;
     for (int k = sc->bracket_first; k < sc->L->n; k++)
         if (sc->L->p[k].nl > 0 && !sc->L->p[k].progress)

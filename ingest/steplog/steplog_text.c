@@ -359,6 +359,31 @@ static bool step_total_key(const char *k, size_t kl)
     return false;
 }
 
+/* ms-swift's Trainer dicts quote every value and add strings of their own:
+ * the step as 'global_step/max_steps': '5/60', the clock since the start as
+ * 'elapsed_time': '3m 53s' (and an estimate, 'remaining_time'). */
+static bool swift_step(const kv_pair *p, int64_t *step)
+{
+    size_t i = 0;
+    return pdb_mem_is(p->k, p->kl, "global_step/max_steps") &&
+           pdb_steplog_read_int(p->v, p->vl, &i, step) && i < p->vl && p->v[i] == '/';
+}
+
+static bool swift_clock(const kv_pair *p, double *secs)
+{
+    return (pdb_mem_is(p->k, p->kl, "elapsed_time") || pdb_mem_is(p->k, p->kl, "remaining_time")) &&
+           pdb_units_span(p->v, p->vl, secs);
+}
+
+static void unquote(kv_pair *p)
+{
+    p->vl = pdb_steplog_trim(&p->v, p->vl);
+    if (p->vl >= 2 && (p->v[0] == '\'' || p->v[0] == '"') && p->v[p->vl - 1] == p->v[0]) {
+        p->v++;
+        p->vl -= 2;
+    }
+}
+
 static int hf_dict_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno)
 {
     const char *t = s;
@@ -369,8 +394,11 @@ static int hf_dict_line(pdb_steplog *w, const char *s, size_t len, int64_t linen
     int n = t[tl - 1] == '}' ? split_dict(t, tl, p, 64) : -1;
     bool keyed = false, numeric = n > 0;
     for (int k = 0; k < n; k++) {
+        int64_t i;
+        double x;
+        unquote(&p[k]);
         keyed |= trainer_key(p[k].k, p[k].kl);
-        numeric &= trainer_value(p[k].v, p[k].vl);
+        numeric &= trainer_value(p[k].v, p[k].vl) || swift_step(&p[k], &i) || swift_clock(&p[k], &x);
     }
     if (n < 0 && (pdb_steplog_find(t, tl, "'loss'") || pdb_steplog_find(t, tl, "'eval_loss'"))) {
         pdb_steplog_malformed(w, lineno, "expected a flat Trainer log dict {'name': value, ...}");
@@ -397,6 +425,9 @@ static int hf_dict_line(pdb_steplog *w, const char *s, size_t len, int64_t linen
             /* ParlAI's report dicts count the updates so far */
             w->has_step = pdb_steplog_to_int(v, &w->step);
             step_key = k;
+        } else if (!w->has_step && swift_step(&p[k], &w->step)) {
+            w->has_step = true;
+            step_key = k;
         } else if (pdb_skip_prefix_mem(p[k].k, p[k].kl, "eval_", NULL, NULL)) {
             w->split = "val";
             w->is_step = false;
@@ -420,9 +451,18 @@ static int hf_dict_line(pdb_steplog *w, const char *s, size_t len, int64_t linen
     }
     for (int k = 0; k < n; k++) {
         if (pdb_mem_is(p[k].k, p[k].kl, "epoch") || pdb_mem_is(p[k].k, p[k].kl, "step") ||
-            k == step_key)
+            k == step_key || pdb_mem_is(p[k].k, p[k].kl, "remaining_time"))
             continue;
-        int r = pdb_steplog_text_value(w, p[k].k, p[k].kl, p[k].v, p[k].vl, "point", 0);
+        double secs;
+        int r;
+        if (swift_clock(&p[k], &secs))
+            r = pdb_steplog_cumulative_time(w, p[k].k, p[k].kl, secs) == PDB_OK ? 1 : -1;
+        else if (pdb_skip_prefix_mem(p[k].k, p[k].kl, "train_speed(", NULL, NULL))
+            /* ms-swift's speed is elapsed_time over the steps so far */
+            r = pdb_steplog_text_value(w, p[k].k, p[k].kl, p[k].v, p[k].vl, "running_mean",
+                                       w->has_step ? w->step : 0);
+        else
+            r = pdb_steplog_text_value(w, p[k].k, p[k].kl, p[k].v, p[k].vl, "point", 0);
         if (r < 0)
             return PDB_ERR;
         if (r == 0)

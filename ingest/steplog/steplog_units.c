@@ -245,6 +245,40 @@ bool pdb_units_clock(const char *s, size_t len, double *seconds)
     return true;
 }
 
+bool pdb_units_span(const char *s, size_t len, double *seconds)
+{
+    static const struct {
+        const char *u;
+        double f;
+    } parts_of[] = {{"d", 86400}, {"h", 3600}, {"min", 60}, {"m", 60}, {"s", 1}};
+    size_t i = skip_blanks(s, len, 0);
+    double sum = 0;
+    int parts = 0;
+    while (i < len) {
+        double v;
+        size_t n = pdb_units_number(s + i, len - i, &v);
+        if (n == 0 || !isfinite(v) || v < 0)
+            return false;
+        i += n;
+        size_t k = i;
+        while (k < len && isalpha((unsigned char)s[k]))
+            k++;
+        int u = -1;
+        for (int j = 0; j < 5 && u < 0; j++)
+            if (k - i == strlen(parts_of[j].u) && memcmp(s + i, parts_of[j].u, k - i) == 0)
+                u = j;
+        if (u < 0)
+            return false;
+        sum += v * parts_of[u].f;
+        parts++;
+        i = skip_blanks(s, len, k);
+    }
+    if (parts == 0)
+        return false;
+    *seconds = sum;
+    return true;
+}
+
 bool pdb_units_quantity(const char *s, size_t len, double *value, const char **unit)
 {
     size_t i = skip_blanks(s, len, 0);

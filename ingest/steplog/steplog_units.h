@@ -36,6 +36,10 @@ bool pdb_units_quantity(const char *s, size_t len, double *value, const char **u
 /* Parses "[D day[s], ]H:MM:SS[.f]" or "MM:SS" into seconds. */
 bool pdb_units_clock(const char *s, size_t len, double *seconds);
 
+/* Parses a span written in parts, "43s", "3m 53s", "1h 2m 3s", "2d 3h"
+ * (ms-swift's elapsed_time), into seconds. */
+bool pdb_units_span(const char *s, size_t len, double *seconds);
+
 /* The unit a metric's name implies ("time_forward_ms" -> ms, factor 0.001
  * to seconds; "epoch_time" -> s; "mem_gb" -> bytes), or NULL. */
 const char *pdb_units_from_name(const char *name, size_t len, double *factor);
