@@ -4,7 +4,8 @@
  * the trace `insights` report binds them into its query, `step-insights`
  * lists them in its rule table, and `rf-report` uses the data-loading one
  * to word its insight the way the rectified-flow profiler does. A finding
- * fires when the value is above the limit. All are percentages. */
+ * fires when the value is above the limit. All are percentages but
+ * PDB_CP_LAUNCH_GAP_NS and PDB_CP_LAUNCH_CPU_NS. */
 #ifndef PDB_THRESHOLDS_H
 #define PDB_THRESHOLDS_H
 
@@ -18,6 +19,18 @@
 #define PDB_COPY_HEAVY_PCT 5.0
 /* Trace insights: GPU idle above this share of its kernel time. */
 #define PDB_GPU_IDLE_PCT 50.0
+
+/* Trace insights, critical path: a path whose largest part is the GPU
+ * waiting between kernels is launch-bound when those gaps are most of the
+ * waiting, average at most this many ns (a few launch latencies: longer
+ * gaps are syncs or other streams) and are longer on average than the
+ * kernels between them. Not a percentage. */
+#define PDB_CP_LAUNCH_GAP_NS 50000
+/* ... and a CPU-bound path is CPU work of its own, which CUDA graphs and
+ * torch.compile do not remove, when its CPU time is more than this many ns
+ * per launch in its iterations (or there is no launch): a millisecond is
+ * a hundred launches' overhead. Not a percentage. */
+#define PDB_CP_LAUNCH_CPU_NS 1000000
 
 /* Trace ranks: a rank is a straggler when the one-sided Mann-Whitney test
  * says its step times are longer than the other ranks' at this level

@@ -23,7 +23,12 @@
  *                                      first PDB_CP_FIRST_STEPS iterations
  *                                      most: CPU, GPU compute, GPU
  *                                      communication or waiting (computed
- *                                      on demand, as the chart's)
+ *                                      on demand, as the chart's); waiting
+ *                                      in short gaps between shorter
+ *                                      kernels is launch-bound, and a
+ *                                      CPU-bound path with a millisecond
+ *                                      of CPU per launch is CPU work, not
+ *                                      launch overhead
  *   peak memory                        profile_memory traces: the peak of
  *                                      allocated memory per device, its
  *                                      step and the op it happened in */
@@ -49,5 +54,7 @@ int pdb_report_insights(pdb_report_ctx *ctx)
     sqlite3_bind_double(st, 4, PDB_GPU_IDLE_PCT);
     sqlite3_bind_int(st, 5, short_names);
     sqlite3_bind_int(st, 6, PDB_CP_FIRST_STEPS);
+    sqlite3_bind_int64(st, 7, PDB_CP_LAUNCH_GAP_NS);
+    sqlite3_bind_int64(st, 8, PDB_CP_LAUNCH_CPU_NS);
     return pdb_report_render(ctx, st);
 }

@@ -4,7 +4,10 @@
 -- report/thresholds.h: ?2 data loading, ?3 copies, ?4 GPU idle, each a
 -- percentage; ?5 is 1 for short names (report/trace_sql.h); ?6 the
 -- iterations of each rank whose critical path temp.cp_bounds holds
--- (report/trace_critical.c fills it first).
+-- (report/trace_critical.c fills it first); ?7 the longest mean gap
+-- between kernels (ns) that a launch-bound path has, ?8 the most CPU time
+-- on a CPU-bound path per launch in its iterations (ns) that is launch
+-- overhead.
 --
 -- Every finding measures something that adds up: self times, never a
 -- parent's total next to its child's; op families (copies, syncs) by their
@@ -50,6 +53,22 @@ WITH steps AS (SELECT rank, sum(dur_ns) AS step_ns, sum(dataloader_ns) AS dl_ns,
    WHEN 'gpu_compute_bound' THEN 'GPU compute' WHEN 'gpu_communication_bound'
    THEN 'GPU communication' ELSE 'waiting' END AS bound, sum(duration_ns) AS ns
    FROM cp_bounds WHERE kind = 'bound' AND name <> '' GROUP BY 1, 2),
+ -- the kernels on the path and the gaps between them (a launch-bound path:
+ -- short kernels, the GPU idle between them while the CPU launches the next)
+ cpk AS (SELECT rank,
+   sum(CASE name WHEN 'gpu_kernel_kernel_overhead' THEN duration_ns ELSE 0 END) AS gap_ns,
+   sum(CASE name WHEN 'gpu_kernel_kernel_overhead' THEN edges ELSE 0 END) AS gaps,
+   sum(CASE name WHEN 'gpu_compute_bound' THEN duration_ns ELSE 0 END) AS kern_ns,
+   sum(CASE name WHEN 'gpu_compute_bound' THEN edges ELSE 0 END) AS kerns
+   FROM cp_bounds WHERE kind = 'bound' GROUP BY rank),
+ -- the launches (CPU-side events with a correlation) in the path's
+ -- iterations: a CPU-bound path with much CPU time per launch is CPU work
+ -- of its own, not launch overhead
+ cpl AS (SELECT w.rank, count(l.id) AS launches FROM cp_windows w
+   JOIN traces t ON t.run_id = ?1 AND t.rank = w.rank
+   LEFT JOIN slices l ON l.trace_id = t.trace_id AND l.ts >= w.start_ts AND l.ts < w.end_ts
+    AND l.correlation IS NOT NULL AND l.stream IS NULL
+   WHERE w.ok GROUP BY w.rank),
  cpt AS (SELECT rank, sum(ns) AS ns, (SELECT count(*) FROM cp_windows w WHERE w.rank = b.rank
    AND w.ok) AS windows FROM cpb b GROUP BY rank),
  -- what the path covers of its iterations: a path shorter than its steps,
@@ -123,6 +142,12 @@ WITH steps AS (SELECT rank, sum(dur_ns) AS step_ns, sum(dataloader_ns) AS dl_ns,
        THEN printf('but the GPU is busy %.0f%% of its span: the CPU work on the path runs while '
          || 'kernels of other work keep the GPU busy, so less CPU work can gain at most the '
          || '%.0f%% idle time', 100 - gi.idle_pct, gi.idle_pct)
+     WHEN bound = 'CPU-bound' AND cpr.ns > ?8 * coalesce(cl.launches, 0)
+       THEN 'the GPU waits for CPU work on the path (' || CASE WHEN coalesce(cl.launches, 0) = 0
+         THEN 'no launch in its iterations' ELSE printf('%.1f ms of it per launch in its '
+           || 'iterations', cpr.ns / 1e6 / cl.launches) END || '), which is not launch '
+         || 'overhead: the CPU ops on the path first (critical-path --by node), less Python '
+         || 'and host work per step'
      WHEN bound = 'CPU-bound' THEN 'the GPU waits for the CPU (launch overhead, Python, '
        || 'syncs): ' || CASE WHEN cu.graphs AND cu.compiled
          THEN 'the trace already uses CUDA graphs and torch.compile: less Python per step, '
@@ -134,9 +159,23 @@ WITH steps AS (SELECT rank, sum(dur_ns) AS step_ns, sum(dataloader_ns) AS dl_ns,
      WHEN bound = 'GPU compute' THEN 'faster kernels shorten the step: the top kernels first'
      WHEN bound = 'GPU communication' THEN 'communication is on the path: overlap it with compute '
        || 'or shrink it'
+     WHEN ck.gaps > 0 AND ck.kerns > 0 AND 2 * ck.gap_ns >= cpr.ns AND ck.gap_ns <= ?7 * ck.gaps
+       AND ck.kern_ns * ck.gaps <= ck.gap_ns * ck.kerns
+       THEN printf('the GPU idles between short kernels (%d on the path, %.1f us on average, '
+         || 'gaps of %.1f us): the CPU launches them slower than the GPU runs them '
+         || '(launch-bound): ', ck.kerns, ck.kern_ns / 1e3 / ck.kerns, ck.gap_ns / 1e3 / ck.gaps)
+         || CASE WHEN cu.graphs AND cu.compiled
+           THEN 'the trace already uses CUDA graphs and torch.compile: fewer, larger kernels '
+             || '(fused ops, larger batches)'
+         WHEN cu.graphs THEN 'the trace already uses CUDA graphs: torch.compile, fewer and '
+           || 'larger kernels'
+         WHEN cu.compiled THEN 'the trace already uses torch.compile: CUDA graphs '
+           || '(mode="reduce-overhead"), fewer and larger kernels'
+         ELSE 'fewer, larger kernels: CUDA graphs, torch.compile, fused ops' END
      ELSE 'kernels wait for their launch or for each other: the GPU idles on the path' END)
    FROM cpr LEFT JOIN gidle gi USING (rank) LEFT JOIN cures cu USING (rank)
-   LEFT JOIN cpw cw USING (rank) WHERE n = 1
+   LEFT JOIN cpw cw USING (rank) LEFT JOIN cpk ck USING (rank) LEFT JOIN cpl cl USING (rank)
+   WHERE n = 1
  UNION ALL SELECT rank, 'peak memory', CASE WHEN ?5 THEN short_name(op) ELSE op END, NULL, NULL,
    printf('%.4g MiB allocated on %s%s, the most of the trace (%.4g MiB reserved at most)',
      peak_allocated_bytes / 1048576.0, dev,

@@ -20,7 +20,15 @@
   critical-path report's --by bound rows add up, on every corpus trace;
   none where the run has no GPU events.
 - peak memory (tests/traces' profile_memory trace): the op, device, step
-  and bytes of the memory report's peak."""
+  and bytes of the memory report's peak.
+- critical-path advice on three traces written here, where the right one
+  is known (issue 34): GPU-bound (one 2 ms kernel per step, the CPU
+  waiting in a sync): GPU compute, faster kernels; CPU-bound (2 ms of CPU
+  op per step before a 20 us kernel, the GPU idle): CPU work that is not
+  launch overhead, no CUDA graphs; launch-bound (100 kernels of 2 us per
+  step, each launched 12 us after the last): the GPU waiting between
+  short kernels, fewer larger kernels (CUDA graphs, torch.compile), or
+  what is left of those cures where the trace already launches graphs."""
 
 import gzip
 import json
@@ -207,6 +215,79 @@ def check_advice(c, db, name, found):
                ("torch.compile" not in ev or not compiled or "already uses" in ev), ev)
 
 
+def derived_trace(kind, steps=6, graphs=False):
+    """A trace whose critical path is known: see the module's doc."""
+    ev, corr, t, gpu_free = [], [0], 1000, 0
+
+    def op(name, ts, dur, cat="cpu_op"):
+        ev.append({"ph": "X", "cat": cat, "name": name, "pid": 1, "tid": 1, "ts": ts,
+                   "dur": dur})
+
+    def launch(ts, kname, kstart, kdur):
+        corr[0] += 1
+        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1,
+                   "tid": 1,
+                   "ts": ts, "dur": 10 if kind == "launch" else 5,
+                   "args": {"correlation": corr[0]}})
+        ev.append({"ph": "X", "cat": "kernel", "name": kname, "pid": 0, "tid": 7, "ts": kstart,
+                   "dur": kdur, "args": {"correlation": corr[0], "stream": 7, "device": 0}})
+        return kstart + kdur
+
+    for s in range(steps):
+        start = t
+        if kind == "gpu":
+            op("aten::mm", t, 10)
+            gpu_free = launch(t + 2, "gemm_kernel", max(t + 6, gpu_free), 2000)
+            op("cudaDeviceSynchronize", t + 10, gpu_free - t - 7, cat="cuda_runtime")
+            t = gpu_free + 3
+        elif kind == "cpu":
+            op("aten::cpu_heavy", t, 2000)
+            op("aten::cpu_inner", t + 1, 1990)
+            op("aten::add", t + 2000, 10)
+            gpu_free = launch(t + 2002, "add_kernel", max(t + 2007, gpu_free), 20)
+            t += 2010
+        else:
+            for _ in range(100):
+                op("aten::add", t, 12)
+                gpu_free = launch(t + 1, "tiny_kernel", max(t + 12, gpu_free), 2)
+                t += 12
+        if graphs:  # the trace also replays a CUDA graph (inside the first op)
+            op("cudaGraphLaunch", start + 1, 1, cat="cuda_runtime")
+        op("ProfilerStep#%d" % s, start, t - start, cat="user_annotation")
+        t += 1
+    return {"traceEvents": ev}
+
+
+def check_derived_advice(c, tmp):
+    db = os.path.join(tmp, "advice.db")
+    cases = {  # name: (kind, graphs, item, in the advice, not in it)
+        "gpu-bound": ("gpu", False, "GPU compute", ["faster kernels shorten the step"],
+                      ["CPU", "launch-bound"]),
+        "cpu-bound": ("cpu", False, "CPU-bound",
+                      ["2.0 ms of it per launch in its iterations", "not launch overhead",
+                       "the CPU ops on the path first"], ["CUDA graphs", "torch.compile"]),
+        "launch-bound": ("launch", False, "waiting",
+                         ["600 on the path, 2.0 us on average, gaps of 10.0 us",
+                          "(launch-bound): fewer, larger kernels: CUDA graphs, torch.compile"],
+                         ["already uses"]),
+        "launch-bound-graphed": ("launch", True, "waiting",
+                                 ["(launch-bound): the trace already uses CUDA graphs: "
+                                  "torch.compile, fewer and larger kernels"], []),
+    }
+    for name, (kind, graphs, item, says, not_says) in cases.items():
+        path = os.path.join(tmp, name + ".json")
+        with open(path, "w") as f:
+            json.dump(derived_trace(kind, graphs=graphs), f)
+        run("ingest", "--quiet", "--run", name, path, db=db)
+        found = [r for r in run_json("report", "--run", name, "insights", db=db)
+                 if r["finding"] == "critical path"]
+        c.eq(f"{name}: the critical path finding's bound", [r["item"] for r in found], [item])
+        ev = found[0]["evidence"] if found else ""
+        c.true(f"{name}: the advice says {says}", all(x in ev for x in says), ev)
+        c.true(f"{name}: the advice does not say {not_says}",
+               not any(x in ev.split("; ", 1)[-1] for x in not_says), ev)
+
+
 def check_peak_memory(c, tmp):
     db = os.path.join(tmp, "m.db")
     path = os.path.join(SOURCE, "tests", "traces", "train_memory.trace.json.gz")
@@ -297,6 +378,7 @@ def main():
     c = Checker()
     paths = [need_corpus("traces", n) for n in NESTED]
     with tempdir() as tmp:
+        check_derived_advice(c, tmp)
         db = os.path.join(tmp, "t.db")
         for p in paths:
             check_nested(c, db, p)
