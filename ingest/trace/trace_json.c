@@ -27,6 +27,7 @@
 #include "ingest/readers.h"
 #include "ingest/trace/kineto_spellings.h"
 #include "ingest/trace/trace_event.h"
+#include "ingest/trace/trace_parse.h"
 #include "ingest/trace/trace_queue.h"
 #include "common/error.h"
 #include "common/rowq.h"
@@ -45,57 +46,11 @@
 #include <yajl/yajl_gen.h>
 #include <yajl/yajl_parse.h>
 
-#define CHUNK (256 * 1024)
-#define MAX_DEPTH 1000
-/* Captured values (args, metadata) are re-serialised with yajl_gen, which
- * holds at most 128 levels (YAJL_MAX_DEPTH) and reads past its state array
- * when asked for more (found by valgrind). args_gen adds one level. */
-#define MAX_CAPTURE_DEPTH 100
-/* yajl buffers an unfinished token (a string, a number) whole; a file whose
- * next token never ends would make it buffer everything. */
-#define MAX_TOKEN_BYTES (16 * 1024 * 1024)
-
-typedef enum { S_ROOT, S_TOP, S_EVENTS, S_EVENT, S_ARGS, S_DONE } state;
-typedef enum { CAP_NONE, CAP_META, CAP_ARGCOL, CAP_ARGREST, CAP_DISCARD } capture;
-
-/* Event-level keys we understand. */
-typedef enum { F_OTHER, F_PH, F_NAME, F_CAT, F_PID, F_TID, F_TS, F_DUR, F_ID, F_BP, F_S,
-               F_ARGS } field;
-
-typedef struct {
-    pdb_source *src;
-    yajl_handle h;
-    pdb_trace_store *store;
-    state st;
-    bool legacy;
-    bool saw_events;
-    int64_t chunk_base;
-    pdb_trace_event *ev;    /* being filled: own_ev, or a slot of the queue */
-    pdb_trace_event own_ev;
-    pdb_buf key;
-    field key_field;
-    int key_arg;            /* PDB_ARG_* for a column key in args, else -1 */
-    bool key_respelled;     /* key_arg comes from an older spelling of its name */
-    capture cap;
-    int cap_depth;
-    yajl_gen cap_gen;       /* meta values and args columns */
-    yajl_gen args_gen;      /* the rest of args */
-    bool args_open;
-    bool failed;            /* an error was recorded by a callback */
-    uint64_t tokens;        /* callbacks so far: progress within the JSON */
-    bool in_string;         /* the escape scanner (fix_surrogates) is inside a string */
-    pdb_buf clean;          /* scratch for text made valid */
-    /* Pipelined (see read_pipelined): events go into the queue instead of
-     * the store, and what the parser thread ends with waits here. */
-    pdb_trace_queue *q;
-    atomic_llong raw_read;  /* input bytes read so far, for progress */
-    bool unclosed;          /* legacy array without its ']' (a skip) */
-    int rc;
-    char errmsg[2048];
-} parser;
 
 static int64_t offset_now(const parser *p)
 {
+    if (p->fast)
+        return p->fast_off;
     return p->chunk_base + (int64_t)yajl_get_bytes_consumed(p->h);
 }
 
@@ -475,24 +430,32 @@ static int on_scalar(parser *p, const scalar *v)
 
 static int cb_null(void *ctx)
 {
+    if (((parser *)ctx)->replay)
+        return 1;
     scalar v = {.type = PDB_V_NONE};
     return on_scalar(ctx, &v);
 }
 
 static int cb_bool(void *ctx, int b)
 {
+    if (((parser *)ctx)->replay)
+        return 1;
     scalar v = {.type = PDB_V_NONE, .is_bool = true, .boolean = b};
     return on_scalar(ctx, &v);
 }
 
 static int cb_number(void *ctx, const char *s, size_t len)
 {
+    if (((parser *)ctx)->replay)
+        return 1;
     scalar v = {.type = pdb_number_is_integer(s, len) ? PDB_V_INT : PDB_V_REAL, .s = s, .len = len};
     return on_scalar(ctx, &v);
 }
 
 static int cb_string(void *ctx, const unsigned char *s, size_t len)
 {
+    if (((parser *)ctx)->replay)
+        return 1;
     scalar v = {.type = PDB_V_TEXT, .s = (const char *)s, .len = len};
     return on_scalar(ctx, &v);
 }
@@ -647,14 +610,31 @@ static int close_container(parser *p, bool is_map)
     }
 }
 
-static int cb_start_map(void *ctx) { return open_container(ctx, true); }
-static int cb_end_map(void *ctx) { return close_container(ctx, true); }
-static int cb_start_array(void *ctx) { return open_container(ctx, false); }
-static int cb_end_array(void *ctx) { return close_container(ctx, false); }
+static int cb_start_map(void *ctx)
+{
+    return ((parser *)ctx)->replay ? 1 : open_container(ctx, true);
+}
+
+static int cb_end_map(void *ctx)
+{
+    return ((parser *)ctx)->replay ? 1 : close_container(ctx, true);
+}
+
+static int cb_start_array(void *ctx)
+{
+    return ((parser *)ctx)->replay ? 1 : open_container(ctx, false);
+}
+
+static int cb_end_array(void *ctx)
+{
+    return ((parser *)ctx)->replay ? 1 : close_container(ctx, false);
+}
 
 static int cb_map_key(void *ctx, const unsigned char *k, size_t len)
 {
     parser *p = ctx;
+    if (p->replay)
+        return 1;
     p->tokens++;
     if (p->cap != CAP_NONE) {
         if (p->cap != CAP_DISCARD)
@@ -685,8 +665,10 @@ static bool near_nan(const unsigned char *chunk, size_t len, size_t at)
                          memmem(chunk + from, to - from, "Infinity", 8));
 }
 
-/* Turns yajl's message ("parse error: ...\n") into our one-line form. */
-static int yajl_failure(parser *p, const unsigned char *chunk, size_t len)
+/* Turns yajl's message ("parse error: ...\n") into our one-line form. The
+ * pre bytes before chunk were read with it (parsed by the tokenizer) and
+ * count for the NaN hint as if yajl had been given them. */
+static int yajl_failure(parser *p, const unsigned char *chunk, size_t len, size_t pre)
 {
     unsigned char *msg = yajl_get_error(p->h, 0, chunk, len);
     const char *m = (const char *)msg;
@@ -696,7 +678,7 @@ static int yajl_failure(parser *p, const unsigned char *chunk, size_t len)
     char text[256];
     snprintf(text, sizeof text, "invalid JSON: %s", m);
     text[strcspn(text, "\n")] = '\0';
-    if (near_nan(chunk, len, yajl_get_bytes_consumed(p->h)))
+    if (near_nan(chunk - pre, len + pre, yajl_get_bytes_consumed(p->h) + pre))
         snprintf(text, sizeof text, "invalid JSON: NaN and Infinity are not JSON numbers "
                                     "(Python's json.dump writes them; the writer should write null)");
     pdb_fail_at(p->src->path, offset_now(p), "%s", text);
@@ -771,61 +753,108 @@ static size_t fix_surrogates(parser *p, unsigned char *buf, size_t n, bool last)
     return n;
 }
 
-static int parse_all(parser *p)
+/* Which reader: the tokenizer unless PROFDB_TRACE_PARSER=yajl (a switch for
+ * tests and debugging: both must give the same tables). */
+static bool fast_wanted(void)
+{
+    const char *v = getenv("PROFDB_TRACE_PARSER");
+    return !(v && strcmp(v, "yajl") == 0);
+}
+
+/* yajl from where r says: the start of the input (r->buf NULL), or where
+ * the tokenizer stopped. */
+static int parse_yajl(parser *p, pdb_trace_resume *r)
 {
     enum { CARRY = 16 }; /* at most an escape pair held back */
-    unsigned char *buf = pdb_xmalloc(CHUNK + CARRY);
+    unsigned char *buf = r->buf;
+    if (!buf)
+        buf = pdb_xmalloc(CHUNK + CARRY);
     size_t carry = 0;
     int rc = PDB_OK;
-    uint64_t tokens_before = 0;
-    size_t quiet = 0;
+    uint64_t tokens_before = r->tokens_before;
+    size_t quiet = r->quiet;
+    bool resumed = r->buf != NULL;
     for (;;) {
-        /* buf holds the bytes held back from the last chunk, then new ones;
-         * chunk_base is the input offset of buf[0]. */
-        p->chunk_base = pdb_input_offset(p->src->in) - (int64_t)carry;
-        ssize_t n = pdb_input_read(p->src->in, buf + carry, CHUNK);
-        atomic_store_explicit(&p->raw_read, pdb_input_raw_bytes(p->src->in),
-                              memory_order_relaxed);
-        if (n < 0) {
-            rc = PDB_ERR;
-            break;
+        /* at holds the bytes held back from the last chunk, then new ones;
+         * chunk_base is the input offset of at[0]. */
+        unsigned char *at = buf;
+        size_t total, pre = 0;
+        ssize_t n;
+        if (resumed) { /* the rest of the tokenizer's last chunk */
+            at = buf + r->start;
+            pre = r->start - r->window;
+            p->chunk_base = r->base;
+            n = r->n;
+            total = r->end - r->start;
+        } else {
+            p->chunk_base = pdb_input_offset(p->src->in) - (int64_t)carry;
+            n = pdb_input_read(p->src->in, buf + carry, CHUNK);
+            atomic_store_explicit(&p->raw_read, pdb_input_raw_bytes(p->src->in),
+                                  memory_order_relaxed);
+            if (n < 0) {
+                rc = PDB_ERR;
+                break;
+            }
+            total = carry + (size_t)n;
         }
-        size_t total = carry + (size_t)n;
+        resumed = false;
         if (total == 0)
             break;
-        size_t feed = fix_surrogates(p, buf, total, n == 0);
+        size_t feed = fix_surrogates(p, at, total, n == 0);
         assert(total - feed <= CARRY);
         size_t skip = 0;
-        if (p->chunk_base == 0 && feed >= 3 && buf[0] == 0xEF && buf[1] == 0xBB && buf[2] == 0xBF)
+        if (p->chunk_base == 0 && feed >= 3 && at[0] == 0xEF && at[1] == 0xBB && at[2] == 0xBF)
             skip = 3; /* a UTF-8 byte order mark, which yajl does not accept */
         p->chunk_base += (int64_t)skip;
-        yajl_status s = yajl_parse(p->h, buf + skip, feed - skip);
+        yajl_status s = yajl_parse(p->h, at + skip, feed - skip);
         if (s == yajl_status_client_canceled) {
             rc = PDB_ERR;
             break;
         }
         if (s != yajl_status_ok) {
-            rc = yajl_failure(p, buf + skip, feed - skip);
+            rc = yajl_failure(p, at + skip, feed - skip, pre + skip);
             break;
         }
         carry = total - feed;
-        memmove(buf, buf + feed, carry);
+        memmove(buf, at + feed, carry);
         if (n == 0)
             break;
-        /* Consecutive chunks without a single token mean one token (or
-         * padding) keeps growing inside yajl's buffer. */
-        quiet = p->tokens == tokens_before ? quiet + (size_t)n : 0;
-        tokens_before = p->tokens;
-        if (quiet > MAX_TOKEN_BYTES) {
-            rc = pdb_fail_at(p->src->path, pdb_input_offset(p->src->in),
-                             "no complete JSON value in %d MiB (a string or number this long "
-                             "is not a trace); refusing to buffer it", MAX_TOKEN_BYTES >> 20);
+        if ((rc = pdb_trace_quiet(p, (size_t)n, &tokens_before, &quiet)) != PDB_OK)
             break;
-        }
-        if (!p->q) /* else the store thread shows it */
-            pdb_progress(p->src, p->src->records);
     }
     free(buf);
+    r->buf = NULL;
+    return rc;
+}
+
+/* Brings the fresh yajl handle to where the tokenizer stopped: JSON text
+ * with the same open containers in the same states, its callbacks off. */
+static void replay(parser *p, const pdb_trace_resume *r)
+{
+    if (r->replay.len == 0)
+        return;
+    p->replay = true;
+    yajl_status s = yajl_parse(p->h, (const unsigned char *)r->replay.p, r->replay.len);
+    p->replay = false;
+    (void)s;
+    assert(s == yajl_status_ok);
+}
+
+static int parse_all(parser *p)
+{
+    pdb_trace_resume r = {0};
+    int rc = PDB_OK;
+    if (fast_wanted()) {
+        p->fast = true;
+        rc = pdb_trace_fast(p, &callbacks, &r);
+        p->fast = false;
+        if (rc == PDB_OK)
+            replay(p, &r);
+    }
+    if (rc == PDB_OK)
+        rc = parse_yajl(p, &r);
+    free(r.buf);
+    pdb_buf_free(&r.replay);
     return rc;
 }
 
