@@ -292,11 +292,21 @@ void pdb_steplog_box_free(pdb_steplog_box *b);
 bool pdb_steplog_lightning_bar(const char *s, size_t len);
 /* What a Lightning bar's description ("Epoch 3", "Validation DataLoader 0")
  * says it counts (PDB_BAR_*); *after is set past its ':'. */
-enum { PDB_BAR_NONE, PDB_BAR_EPOCH, PDB_BAR_VAL, PDB_BAR_SANITY, PDB_BAR_OTHER, PDB_BAR_STEPS };
+enum {
+    PDB_BAR_NONE,
+    PDB_BAR_EPOCH,       /* Lightning's "Epoch 3" (epochs from 0) */
+    PDB_BAR_EPOCH_TQDM,  /* a training loop's own "epoch 3", "Epoch 3/10" */
+    PDB_BAR_VAL,
+    PDB_BAR_SANITY,
+    PDB_BAR_OTHER,
+    PDB_BAR_STEPS
+};
 int pdb_steplog_lightning_desc(const char *t, size_t tl, const char **after);
 int pdb_steplog_lightning_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno);
 int pdb_steplog_lightning_end(pdb_steplog *w);
 void pdb_steplog_lightning_free(pdb_steplog_lightning *lt);
+/* Whether a described bar ("Epoch 3", "epoch 3", "steps") counted steps. */
+bool pdb_steplog_lightning_counted(const pdb_steplog *w);
 
 /* Like pdb_steplog_timestamp, also "MM/DD/YYYY HH:MM:SS", "MM/DD HH:MM:SS"
  * (a date without a year is read in 2000) and "HH:MM:SS" (a time of day, on

