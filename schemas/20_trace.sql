@@ -157,13 +157,17 @@ CREATE VIEW gpu_events AS SELECT * FROM slice_view WHERE stream IS NOT NULL
     AND coalesce(cat, '') NOT IN ('cuda_runtime', 'cuda_driver', 'hip_runtime', 'cpu_op',
                                   'user_annotation', 'python_function');
 
+-- Process and thread names (metadata events), then the trace's run_id, the
+-- run's name and the rank (schema version 17).
 CREATE VIEW process_names AS
-SELECT trace_id, pid, json_extract(args, '$.name') AS name
-FROM metadata_events WHERE name = 'process_name';
+SELECT m.trace_id, m.pid, json_extract(m.args, '$.name') AS name, t.run_id,
+       (SELECT name FROM runs WHERE run_id = t.run_id) AS run, t.rank
+FROM metadata_events m JOIN traces t ON t.trace_id = m.trace_id WHERE m.name = 'process_name';
 
 CREATE VIEW thread_names AS
-SELECT trace_id, pid, tid, json_extract(args, '$.name') AS name
-FROM metadata_events WHERE name = 'thread_name';
+SELECT m.trace_id, m.pid, m.tid, json_extract(m.args, '$.name') AS name, t.run_id,
+       (SELECT name FROM runs WHERE run_id = t.run_id) AS run, t.rank
+FROM metadata_events m JOIN traces t ON t.trace_id = m.trace_id WHERE m.name = 'thread_name';
 
 -- Indexes named bulk_* are dropped at the start of an ingest whose inputs
 -- are large next to what the database holds, and rebuilt at its end (inside

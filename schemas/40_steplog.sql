@@ -128,8 +128,9 @@ BEGIN
 END;
 
 -- Every value with its context and its place: steplog_values plus series_id,
--- chunk_id, slot (1..32), pos and ctx_id. profdb's own readers use it where
--- they need the order of values within a record (record, pos). CROSS JOIN
+-- chunk_id, slot (1..32), pos and ctx_id (then run, the run's name, last).
+-- profdb's own readers use it where they need the order of values within a
+-- record (record, pos). CROSS JOIN
 -- fixes the loops: series (few, indexed by run and metric) outside their
 -- chunks, chunks outside their slots; without it SQLite, knowing no sizes,
 -- may loop over the 32 slots outside and read every chunk 32 times.
@@ -170,7 +171,7 @@ SELECT s.run_id, s.source_id, x.ctx_id - s.ctx_base - x.rec_off AS record,
     WHEN 31 THEN c.v31
     WHEN 32 THEN c.v32
     END AS value, s.unit, s.agg, c.window, s.raw_name, c.series_id, c.chunk_id, k.i AS slot,
-    c.pos, x.ctx_id
+    c.pos, x.ctx_id, (SELECT name FROM runs WHERE run_id = s.run_id) AS run
 FROM steplog_series s
 CROSS JOIN steplog_chunks c ON c.series_id = s.series_id
 CROSS JOIN steplog_slots k ON k.i <= c.n AND (c.gaps IS NULL OR (c.gaps >> (k.i - 1)) & 1 = 0)
@@ -185,9 +186,10 @@ JOIN steplog_contexts x ON x.ctx_id = c.ctx + (k.i - 1) * c.stride;
 --   step, epoch, wall_time: the context's (steplog_contexts)
 --   value      in `unit`; NULL for nan/inf
 --   window     steps the value covers, or NULL
+--   run        the run's name (runs.name; schema version 17), last
 CREATE VIEW steplog_values AS
 SELECT run_id, source_id, record, line, kind, rank, loader, split, step, epoch, wall_time,
-    metric, value, unit, agg, window, raw_name
+    metric, value, unit, agg, window, raw_name, run
 FROM steplog_points;
 
 -- Writing through the view. INSERT stores each row as a chunk of its own

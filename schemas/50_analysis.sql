@@ -88,9 +88,15 @@ CREATE TABLE analysis_kernels_by_id (
     PRIMARY KEY (run_id, rank, name_id, mode)
 ) WITHOUT ROWID;
 
+-- The views of the analysis tables below (analysis_kernels, analysis_ops,
+-- analysis_op_steps, gpu_attribution, analysis_annotations) add the names
+-- as text and, last, run: the run's name (schema version 17; last, so
+-- that the columns of analysis_kernels and analysis_ops, tables before
+-- version 8, keep their places).
 CREATE VIEW analysis_kernels AS
 SELECT k.run_id, k.mode, k.rank, s.value AS name, k.kernel_type, k.count, k.total_ns,
-       k.min_ns, k.max_ns, k.mean_ns, k.std_ns, k.name_id
+       k.min_ns, k.max_ns, k.mean_ns, k.std_ns, k.name_id,
+       (SELECT name FROM runs WHERE run_id = k.run_id) AS run
 FROM analysis_kernels_by_id k JOIN strings s ON s.id = k.name_id;
 
 -- CPU operators (slices without a stream arg) per rank, name and input shape.
@@ -121,7 +127,8 @@ CREATE TABLE analysis_ops_by_id (
 
 CREATE VIEW analysis_ops AS
 SELECT o.run_id, o.rank, s.value AS name, c.value AS cat, o.input_dims, o.count, o.self_ns,
-       o.total_ns, o.gpu_self_ns, o.gpu_total_ns, o.name_id
+       o.total_ns, o.gpu_self_ns, o.gpu_total_ns, o.name_id,
+       (SELECT name FROM runs WHERE run_id = o.run_id) AS run
 FROM analysis_ops_by_id o JOIN strings s ON s.id = o.name_id
 LEFT JOIN strings c ON c.id = o.cat_id;
 
@@ -143,7 +150,7 @@ CREATE TABLE analysis_op_steps_by_id (
 
 CREATE VIEW analysis_op_steps AS
 SELECT o.run_id, o.rank, o.step, s.value AS name, c.value AS cat, o.calls, o.total_ns,
-       o.self_ns, o.name_id
+       o.self_ns, o.name_id, (SELECT name FROM runs WHERE run_id = o.run_id) AS run
 FROM analysis_op_steps_by_id o JOIN strings s ON s.id = o.name_id
 LEFT JOIN strings c ON c.id = o.cat_id;
 
@@ -197,7 +204,8 @@ SELECT a.run_id, a.rank, a.slice_id, k.value AS kernel,
        a.step, a.launch_id, (SELECT n.value FROM slices l JOIN strings n ON n.id = l.name
                              WHERE l.id = a.launch_id) AS launch,
        a.op_id, o.value AS op, t.value AS top_op, u.value AS annotation,
-       g.value AS gpu_annotation, m.value AS module
+       g.value AS gpu_annotation, m.value AS module,
+       (SELECT name FROM runs WHERE run_id = a.run_id) AS run
 FROM analysis_gpu_attribution a
 JOIN strings k ON k.id = a.name
 LEFT JOIN strings o ON o.id = a.op
@@ -235,7 +243,8 @@ CREATE TABLE analysis_annotations_by_id (
 
 CREATE VIEW analysis_annotations AS
 SELECT a.run_id, a.mode, a.rank, a.kind, s.value AS name, a.count, a.total_ns, a.min_ns,
-       a.max_ns, a.mean_ns, a.std_ns, a.kernel_ns, a.kernel_self_ns, a.kernels, a.name_id
+       a.max_ns, a.mean_ns, a.std_ns, a.kernel_ns, a.kernel_self_ns, a.kernels, a.name_id,
+       (SELECT name FROM runs WHERE run_id = a.run_id) AS run
 FROM analysis_annotations_by_id a JOIN strings s ON s.id = a.name_id;
 
 -- Per rank and ProfilerStep: the step's wall time split into TensorBoard

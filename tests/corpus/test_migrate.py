@@ -156,6 +156,12 @@ def main():
                          rows(db, f"SELECT count(*) FROM \"{name}\" WHERE name_id IS NOT"
                                   " (SELECT id FROM strings WHERE value = name)")[0][0], 0)
                     continue
+                if added == "run":  # migration 017: the run's name, on views of old tables
+                    c.eq(f"table {name}: run is the name of run_id",
+                         rows(db, f"SELECT count(*) FROM \"{name}\" WHERE run IS NOT"
+                                  f" (SELECT name FROM runs r WHERE r.run_id = \"{name}\".run_id)")
+                         [0][0], 0)
+                    continue
                 if added == "first_slice":  # migration 013: unknown for traces stored before
                     c.eq(f"table {name}: first_slice unknown (NULL)",
                          rows(db, f"SELECT count(*) FROM \"{name}\" WHERE first_slice IS NOT"

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """SQL without traps (schema version 14): the per-mode views of the analysis
 tables with a mode column, the run name on slice_view and gpu_events, and the
-reports' short_name() in `profdb sql`.
+reports' short_name() in `profdb sql`. Schema version 17: the run name, a
+last column run, on the older views too (RUN_VIEWS), checked on the corpus
+runs, a step log, and a database migrated from version 9.
 
 On two corpus runs (trace_filter_sampled, two ranks; the AlexNet benchmark
 trace) every view's rows and sums must equal what the reports print in that
@@ -159,6 +161,25 @@ def check_short_names(c, db, name):
     c.true("short_name(name, -1) is an error", code != 0 and "width" in err, err)
 
 
+RUN_VIEWS = ("analysis_kernels", "analysis_ops", "analysis_op_steps", "gpu_attribution",
+             "analysis_annotations", "process_names", "thread_names", "steplog_points",
+             "steplog_values")
+
+
+def check_run_names(c, db, what, runs):
+    """Each of RUN_VIEWS names each row's run (runs.name of its run_id), and
+    the runs that have rows there are among runs."""
+    seen = set()
+    for v in RUN_VIEWS:
+        bad = sql(db, f"SELECT count(*) AS n FROM {v} v WHERE run IS NOT"
+                      " (SELECT name FROM runs r WHERE r.run_id = v.run_id)")[0]["n"]
+        names = {r["run"] for r in sql(db, f"SELECT DISTINCT run FROM {v}")}
+        c.true(f"{what}: {v}.run names each row's run", bad == 0 and names <= set(runs),
+               (bad, names))
+        seen |= names
+    c.eq(f"{what}: every run has rows in the views", seen, set(runs))
+
+
 def check_migrated(c, tmp):
     """Migration 014 on a database of schema version 9 (tests/migrate/v9.db.gz,
     a trace run analysed in both modes): the views hold each mode's rows."""
@@ -177,6 +198,9 @@ def check_migrated(c, tmp):
     got = sql(db, "SELECT run, count(*) AS n FROM slice_view GROUP BY run")
     c.true("migrated v9: slice_view names the run", len(got) == 1 and got[0]["run"] == "trace"
            and got[0]["n"] > 0, got)
+    runs = [r["name"] for r in sql(db, "SELECT name FROM runs")]
+    c.true("migrated v9: a trace run and step-log runs", "trace" in runs and len(runs) > 1, runs)
+    check_run_names(c, db, "migrated v9", runs)
 
 
 def main():
@@ -201,6 +225,9 @@ def main():
                        if v == "gpu_events" else "") + " GROUP BY r.name")}
             c.true(f"{v}: run names each slice's run", got == want and set(got) == set(RUNS),
                    (got, want))
+        run("ingest", "--run", "log", os.path.join(SOURCE, "tests", "steplogs",
+                                                    "dllogger_dlperf_rn50_excerpt.log"), db=db)
+        check_run_names(c, db, "corpus", list(RUNS) + ["log"])
         for name in RUNS:
             for mode in ("exact", "hta"):
                 check_run(c, db, name, mode)
