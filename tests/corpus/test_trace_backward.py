@@ -210,7 +210,7 @@ def links_of(evs, flows):
         c = at.get((thread(f), f["s"]), [])
         return min(c, key=lambda e: (e["e"] - e["s"], e["i"]))["i"] if c else None
 
-    starts, links, nflow = {}, {}, 0
+    starts, links = {}, {}
     for f in flows:
         if f["ph"] == "s" and bound(f) is not None:
             starts.setdefault(f["id"], []).append(bound(f))
@@ -218,7 +218,15 @@ def links_of(evs, flows):
         b = bound(f) if f["ph"] == "f" else None
         if b is not None and f["id"] in starts and b not in links:
             links[b] = min(starts[f["id"]])
-            nflow += 1
+    flowed = dict(links)
+    for b, f in by_sequence(cpu).items():
+        links.setdefault(b, f)
+    return links, flowed
+
+
+def by_sequence(cpu):
+    """backward op index -> forward op index by sequence number alone."""
+    links = {}
     fwd, bwd = {}, []
     for e in cpu:
         a = e.get("args", {})
@@ -231,10 +239,10 @@ def links_of(evs, flows):
             fwd.setdefault(n, []).append(e)
     for b in bwd:
         cands = fwd.get(b["args"]["Sequence number"], [])
-        if b["i"] in links or not cands or len({thread(e) for e in cands}) != 1:
+        if not cands or len({thread(e) for e in cands}) != 1:
             continue
         links[b["i"]] = min(cands, key=lambda e: (-e["s"], e["e"] - e["s"], e["i"]))["i"]
-    return links, nflow
+    return links
 
 
 def recompute(evs, flows):
@@ -325,12 +333,17 @@ def main():
             if b"fwdbwd" not in raw and b"Sequence number" not in raw:
                 continue
             evs, flows = load_all(path)
-            links, nflow = links_of(evs, flows)
+            links, flowed = links_of(evs, flows)
+            nflow = len(flowed)
             events = recompute(evs, flows)
             if not links or not events:
                 continue
             linked += 1
             name = os.path.basename(path)[:-len(".json.gz")]
+            if nflow:  # PyTorch's own rule: a flow and the sequence number agree
+                seq = by_sequence([e for e in evs if "stream" not in e.get("args", {})])
+                c.eq(f"{name}: each of the {nflow} flows goes to the forward op of its "
+                     "backward op's sequence number", {b: seq.get(b) for b in flowed}, flowed)
             run("ingest", "--quiet", "--run", name, path, db=db)
             total = sum(e[0] for e in events)
             for key in ("annotation", "module", "op"):
