@@ -117,6 +117,7 @@ typedef struct {
     char micro_word[16];
     bool in_epoch;        /* the step counter says it counts within an epoch
                            * ("Epoch Step: 41", The Annotated Transformer) */
+    int64_t step_total;   /* M of the step counter's "N/M", or 0 */
 } gen_counters;
 
 /* The counter marks of a line's pairs (see save_marks). */
@@ -177,6 +178,11 @@ struct pdb_steplog_general {
     bool seen_step, last_has_step, last_has_epoch;
     int64_t last_step, prev_step;
     bool have_prev_step;
+    bool step_restarts;    /* the step counter restarted with an epoch */
+    bool restarted;        /* ... at the record being written, whose */
+    int64_t cur_local;     /* step within the epoch is this */
+    int64_t gap, gap_seen; /* the steps between step records (the log
+                            * interval), and how often it was seen */
     double last_epoch;
     /* time fields that measure the logging window, not one step (profile
      * pass): Marian's "Time 1153.11s" per 2000 updates, fairseq's
@@ -191,6 +197,8 @@ struct pdb_steplog_general {
     bool prof_prev;
     int64_t prof_step;
     double prof_wall;
+    bool prof_local;      /* prof_step is a batch within epoch win_epoch */
+    double win_epoch;
     /* micro-batches: the last record's step and finer counter */
     bool have_micro;
     int64_t micro_step, micro;
@@ -815,6 +823,40 @@ static int duration_part(const char *t, size_t n, double *seconds)
     return (int)(u - units) + 1;
 }
 
+
+/* "Time=06:13:23" (PyTorch/XLA's test scripts), "time: 12:00:01.5", "train
+ * begin 06:12:38": a value named as a clock or an event's moment, printed
+ * with hours, minutes and seconds, is the
+ * line's wall clock (a time of day, or a clock since the start: either way
+ * its differences time the steps), not a duration of the step. The pair is
+ * dropped and the line gets the wall time, unless it has one already. */
+static bool time_of_day(scanner *sc, gen_pair *p, const char *v, size_t vl)
+{
+    static const char *const names[] = {"time", "Time", "TIME", "timestamp", "Timestamp",
+                                        "now", "clock", "wall_clock", NULL};
+    const char *c1 = memchr(v, ':', vl);
+    const char *c2 = c1 ? memchr(c1 + 1, ':', (size_t)(v + vl - c1 - 1)) : NULL;
+    if (!c2 || p->nl == 0 || p->progress || p->in_bracket || sc->L->has_wall ||
+        strcmp(p->unit ? p->unit : "", PDB_UNIT_SECONDS) != 0 || !isfinite(p->v) || p->v < 0)
+        return false;
+    /* and an event's clock: "Epoch 1 train begin 06:12:38" */
+    static const char *const events[] = {" begin", " begins", " start", " started", " end",
+                                         " ended", " finished", " at", NULL};
+    bool named = false;
+    for (int k = 0; names[k] && !named; k++)
+        named = pdb_mem_is(p->name, p->nl, names[k]);
+    for (int k = 0; events[k] && !named; k++)
+        named = pdb_ends_with_icase(p->name, p->nl, events[k]);
+    if (!named)
+        return false;
+    sc->L->has_wall = true;
+    sc->L->wall = p->v;
+    sc->L->wall_fine = memchr(c2, '.', (size_t)(v + vl - c2)) != NULL;
+    sc->L->n--;
+    reset_name(sc);
+    return true;
+}
+
 /* A duration in parts, largest first: StyleGAN's "time 1h 23m 02s",
  * CatBoost's "remaining: 22m 48s". At v (the value's token, ending at
  * sc->i): the total in *seconds and the end of the last part, or 0 when v
@@ -949,6 +991,8 @@ static bool add_value(scanner *sc, const char *v, size_t vl)
         p->opens = *c == ' ' || *c == '\t';
     take_name(sc, p);
     name_unit(p);
+    if (time_of_day(sc, p, v, vl))
+        return true;
     /* a named time in brackets is data: BigDL's "[Wall Clock 26290.67s]" */
     if (p->in_bracket && p->nl && !p->progress && p->unit && strcmp(p->unit, PDB_UNIT_SECONDS) == 0)
         p->in_bracket = false;
@@ -1382,6 +1426,29 @@ static bool fraction(const char *t, size_t n)
     return false;
 }
 
+/* After a timestamp, TensorFlow's C++ log prefix: ": W      79
+ * tensorflow/compiler/.../gpu_conv_algorithm_picker.cc:729] " (severity,
+ * thread id, file:line]): blanked, it is no metric. */
+static void severity_and_place(char *b, size_t n, size_t i)
+{
+    if (i < n && b[i] == ':')
+        i++;
+    while (i < n && b[i] == ' ')
+        i++;
+    if (i + 1 >= n || !strchr("IWEF", b[i]) || b[i + 1] != ' ')
+        return;
+    size_t k = i + 1;
+    while (k < n && (b[k] == ' ' || isdigit((unsigned char)b[k])))
+        k++;
+    size_t e = k;
+    while (e < n && b[e] != ' ' && b[e] != ']')
+        e++;
+    if (e >= n || b[e] != ']' || e < k + 3 || !isdigit((unsigned char)b[e - 1]) ||
+        !memchr(b + k, ':', e - k))
+        return;
+    memset(b + i, ' ', e + 1 - i);
+}
+
 /* Blanks the timestamp at the start of the line (within its first bytes,
  * possibly in brackets) and the rank tag, setting wall time and rank. */
 static void line_prefix(char *b, size_t n, gen_line *L)
@@ -1402,6 +1469,7 @@ static void line_prefix(char *b, size_t n, gen_line *L)
         memset(b + i, ' ', k);
         if (i + k + 1 < n && b[i + k] == '-' && isalpha((unsigned char)b[i + k + 1]))
             b[i + k] = ' '; /* glued to the message: InsightFace's "...,110-Speed 884.42" */
+        severity_and_place(b, n, i + k);
         break;
     }
     /* "[rank3]:" (torchrun --tee), "[Rank 3]" */
@@ -1651,6 +1719,20 @@ static size_t prefix_gap(const char *b, size_t n, size_t i)
     return i;
 }
 
+/* A time after "LEVEL:logger:" (GluonNLP's "INFO:gluonnlp:16:42:47 Epoch:
+ * 0, ..."): the record's wall time, no value. */
+static void glued_time(char *b, size_t n, size_t i, gen_line *L)
+{
+    double t;
+    size_t k = pdb_steplog_timestamp_any(b + i, n - i, &t);
+    if (k == 0 || L->has_wall || i + k >= n || b[i + k] != ' ')
+        return;
+    L->has_wall = true;
+    L->wall = t;
+    L->wall_fine = fraction(b + i, k);
+    memset(b + i, ' ', k);
+}
+
 /* Blanks the log prefix of the line: glog's header, then from the start
  * (after the timestamp, already blanked) the run of prefix fields: levels,
  * "LEVEL:logger:" glued to the text ("INFO:tensorflow:global step 9:"),
@@ -1680,6 +1762,7 @@ static void log_prefix(char *b, size_t n, gen_line *L)
             const char *c2 = memchr(c1 + 1, ':', (size_t)(b + e - c1 - 1));
             if (c2 && c2 > c1 + 1 && glued_logger(b, (size_t)(c1 + 1 - b), (size_t)(c2 - b))) {
                 memset(b + i, ' ', (size_t)(c2 + 1 - (b + i)));
+                glued_time(b, n, (size_t)(c2 + 1 - b), L);
                 break; /* the text follows, glued */
             }
         }
@@ -2180,6 +2263,7 @@ static bool per_epoch_records(const pdb_steplog_general *g, const gen_counters *
 
 static bool global_step(pdb_steplog_general *g, const gen_counters *c, bool train, int64_t *out)
 {
+    g->restarted = false;
     if (train && per_epoch_records(g, c)) {
         *out = (int64_t)c->epoch;
         return true;
@@ -2206,10 +2290,18 @@ static bool global_step(pdb_steplog_general *g, const gen_counters *c, bool trai
      * restart of the counter continues after the previous epoch. The stride
      * (the log interval) is kept either way: a field's time per step is the
      * mean over it */
-    bool by_total = !c->has_step && c->total > 0;
+    bool restart = g->have_prev && c->epoch != g->prev_epoch && local <= g->prev_local;
+    /* a step counter with a total that restarts with the epoch counts
+     * within it: "N/M" then gives the global step too (GluonNLP's "Epoch:
+     * 1, Batch: 399/32986") */
+    g->step_restarts |= restart && c->has_step;
+    g->restarted = restart;
+    g->cur_local = local;
+    int64_t total = c->has_step ? c->step_total : c->total;
+    bool by_total = (!c->has_step || g->step_restarts) && total > 0;
     g->local_from_zero |= local == 0;
     if (g->have_prev) {
-        if (c->epoch != g->prev_epoch && local <= g->prev_local) {
+        if (restart) {
             /* the counter restarted: a counter from 0 printed its last
              * interval's start, one from 1 (MindSpore's "epoch: 2 step: 10",
              * ten steps an epoch) its epoch's last step */
@@ -2223,7 +2315,7 @@ static bool global_step(pdb_steplog_general *g, const gen_counters *c, bool trai
     g->have_prev = true;
     g->prev_epoch = c->epoch;
     g->prev_local = local;
-    *out = by_total ? (int64_t)((c->epoch - g->epoch0) * (double)c->total) + local
+    *out = by_total ? (int64_t)((c->epoch - g->epoch0) * (double)total) + local
                     : g->base + local;
     return true;
 }
@@ -2579,8 +2671,11 @@ static bool time_pair(const gen_pair *p)
            !pdb_ends_with_icase(p->name, p->nl, "_cost") && !step_time_name(p->name, p->nl) &&
            p->nl < GEN_NAME && p->v > 0 &&
            ((p->unit && strcmp(p->unit, PDB_UNIT_SECONDS) == 0) ||
-            ((!p->unit || !p->unit[0]) && pdb_units_from_name(p->name, p->nl, &f) &&
-             strcmp(pdb_units_from_name(p->name, p->nl, &f), PDB_UNIT_SECONDS) == 0));
+            ((!p->unit || !p->unit[0]) &&
+             /* a bare number named a time: GluonNLP's "Time cost=108.2" */
+             ((pdb_units_from_name(p->name, p->nl, &f) &&
+               strcmp(pdb_units_from_name(p->name, p->nl, &f), PDB_UNIT_SECONDS) == 0) ||
+              pdb_steplog_name_has_word(p->name, p->nl, "time"))));
 }
 
 /* Profile pass: for consecutive step lines with wall times, whether each
@@ -2589,10 +2684,18 @@ static bool time_pair(const gen_pair *p)
  * (fairseq's wall) is neither: it exceeds the wall time between the lines. */
 static void profile_windows(pdb_steplog_general *g, const gen_line *L, const gen_counters *c)
 {
-    if (!c->has_step || !L->has_wall)
+    /* a batch within an epoch counts as well within that epoch (GluonNLP's
+     * "Epoch: 0, Batch: 399/32986, ... Time cost=108.2" every 400 batches) */
+    bool local = !c->has_step && c->has_local && c->has_epoch;
+    if ((!c->has_step && !local) || !L->has_wall)
         return;
-    if (g->prof_prev && c->step > g->prof_step + 1 && L->wall > g->prof_wall) {
-        double dw = L->wall - g->prof_wall, n = (double)(c->step - g->prof_step);
+    int64_t step = local ? c->local : c->step;
+    if (local && g->prof_prev && (!g->prof_local || g->win_epoch != c->epoch))
+        g->prof_prev = false; /* a new epoch: the batches count from 0 again */
+    g->prof_local = local;
+    g->win_epoch = c->epoch;
+    if (g->prof_prev && step > g->prof_step + 1 && L->wall > g->prof_wall) {
+        double dw = L->wall - g->prof_wall, n = (double)(step - g->prof_step);
         for (int k = 0; k < L->n; k++) {
             const gen_pair *p = &L->p[k];
             if (!time_pair(p))
@@ -2609,8 +2712,8 @@ static void profile_windows(pdb_steplog_general *g, const gen_line *L, const gen
     }
     /* per-step times against the wall time per step, over windows long
      * enough for a 1-second clock */
-    if (g->prof_prev && c->step > g->prof_step && L->wall >= g->prof_wall + 2) {
-        double per = (L->wall - g->prof_wall) / (double)(c->step - g->prof_step);
+    if (g->prof_prev && step > g->prof_step && L->wall >= g->prof_wall + 2) {
+        double per = (L->wall - g->prof_wall) / (double)(step - g->prof_step);
         for (int k = 0; k < L->n; k++) {
             const gen_pair *p = &L->p[k];
             if (!seconds_pair(p))
@@ -2625,7 +2728,7 @@ static void profile_windows(pdb_steplog_general *g, const gen_line *L, const gen
         }
     }
     g->prof_prev = true;
-    g->prof_step = c->step;
+    g->prof_step = step;
     g->prof_wall = L->wall;
 }
 
@@ -2667,6 +2770,14 @@ static int store_pair(pdb_steplog *w, const pdb_steplog_general *g, const gen_pa
         if (!has_step || !g->have_prev_step || step <= g->prev_step)
             return PDB_OK;
         int64_t n = step - g->prev_step;
+        /* after a gap of several intervals (lines cut from an excerpt, or
+         * lost) the window is still the log's interval */
+        if (g->gap > 0 && g->gap_seen >= 2 && n >= 3 * g->gap && n % g->gap == 0)
+            n = g->gap;
+        /* the first record of an epoch: a loop's window timer starts with
+         * the epoch (GluonNLP's "Time cost" at "Epoch: 1, Batch: 399") */
+        if (g->restarted && g->cur_local > 0 && g->cur_local < n)
+            n = g->cur_local;
         snprintf(name, sizeof name, "%.*s/step_time", (int)p->nl, p->name);
         return pdb_steplog_value(w, name, strlen(name), p->v / (double)n, PDB_UNIT_SECONDS,
                                  "interval_mean", n);
@@ -3077,6 +3188,8 @@ static int write_record(pdb_steplog *w, pdb_steplog_general *g, gen_line *L)
     }
     int64_t step = 0;
     bool rounds = evaluation_rounds(g, kind, &c);
+    if (c.has_step && c.step_at >= 0 && L->p[c.step_at].progress)
+        c.step_total = L->p[c.step_at].total;
     bool has_step = counted ? global_step(g, &c, kind == K_STEP || rounds, &step) : false;
     if (!has_step && kind != K_STEP && c.has_epoch && !c.has_step && !c.has_local &&
         g->last_has_step && g->last_has_epoch && g->last_epoch == c.epoch) {
@@ -3152,6 +3265,13 @@ static int write_record(pdb_steplog *w, pdb_steplog_general *g, gen_line *L)
         g->last_has_epoch = c.has_epoch;
         g->last_epoch = c.epoch;
         if (has_step) {
+            int64_t gap = g->have_prev_step ? step - g->prev_step : 0;
+            if (gap > 0 && gap == g->gap) {
+                g->gap_seen++;
+            } else if (gap > 0 && !(g->gap > 0 && gap > g->gap && gap % g->gap == 0)) {
+                g->gap = gap; /* (a multiple of it, lines lost, keeps the interval) */
+                g->gap_seen = 1;
+            }
             g->have_prev_step = true;
             g->prev_step = step;
         }
