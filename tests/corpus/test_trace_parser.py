@@ -9,15 +9,22 @@ byte offsets) and, table by table and row by row in rowid order, the same
 database (only the wall-clock columns left out). Inputs:
   - every corpus trace (traces/, torch_legacy/), the era traces of
     tests/traces/eras and the samples;
-  - a generated trace, whole, gzipped, and with the shapes the tokenizer
-    leaves to yajl put in at the start, the middle and the end (a \\u
-    escape, a lone surrogate, a control character, a deep value, a number
-    yajl reads its own way, a token longer than the tokenizer's buffer);
+  - a generated trace, whole, gzipped, and with shapes put in at the start
+    and in the middle (a \\u escape and a lone surrogate, which yajl takes
+    over at; the other escapes; a deep value; numbers with exponents, a
+    20-digit one and a fractional stream; \\v and \\f as whitespace; a
+    token longer than the tokenizer's buffer);
   - small traces with escapes, BOMs, invalid UTF-8, odd whitespace, every
     JSON literal in every position, metadata after the events, and an
     unclosed legacy array;
+  - tokens across the reader's chunk boundaries (65,536 and 327,680
+    bytes), from a byte before to a byte after: a \\u escape (where yajl
+    takes over), an escape the tokenizer decodes, a number, a bad number
+    and NaN (whose error hint looks at the bytes around it);
   - malformed traces: truncated at many offsets, bad tokens at many
     offsets, NaN, trailing garbage, wrong types.
+The fuzz inputs (fuzz/fuzz_trace_diff.c) are at most 4 KiB, within one
+chunk: the boundaries are this test's.
 A failed first ingest leaves no database either way.
 
 Sanitizer builds (PROFDB_SANITIZED=1) take every third corpus file and
@@ -193,6 +200,38 @@ def main():
         for name, blob in cases.items():
             path = write(tmp, f"{name}.json", blob)
             compare(c, tmp, name, [path], analyze=False)
+
+        # Chunk boundaries: the first read ends at 65,536 bytes (the sniffer's
+        # peek), the next at 327,680. A token the tokenizer leaves to yajl,
+        # an escape it decodes, a bad token and NaN, each put across both,
+        # a byte before to a byte after.
+        evs = [EV % (i, 1000 + i, i) for i in range(2400)]
+        head = b'{"schemaVersion": 1, "traceEvents": ['
+        kinds = {
+            "u": (b'{"ph": "i", "name": "', b'\\u00e9x", "ts": 1, "pid": 1, "tid": 1}'),
+            "esc": (b'{"ph": "i", "name": "', b'\\nx", "ts": 1, "pid": 1, "tid": 1}'),
+            "num": (b'{"ph": "i", "name": "', b'", "ts": 12345e1, "pid": 1, "tid": 1}'),
+            "bad": (b'{"ph": "i", "name": "', b'", "ts": 123x, "pid": 1, "tid": 1}'),
+            "nan": (b'{"ph": "i", "name": "', b'", "ts": NaN, "pid": 1, "tid": 1}'),
+        }
+        checked = 0
+        for bound in (65536, 327680):
+            for kind, (pre, post) in kinds.items():
+                for d in checked_subset(range(-3, 4), 3, f"offsets around {bound}"):
+                    body = b""
+                    k = 0
+                    while len(head) + len(body) < bound - 400:
+                        body += evs[k] + b",\n"
+                        k += 1
+                    at = len(head) + len(body) + len(pre)
+                    # the token's first byte after the pad lands at bound + d
+                    pad = b"p" * (bound + d - at - (0 if kind in ("u", "esc") else 10))
+                    tail = b",\n".join(evs[k:k + 20])
+                    blob = head + body + pre + pad + post + b",\n" + tail + b"]}"
+                    path = write(tmp, f"bound{bound}{kind}{d}.json", blob)
+                    compare(c, tmp, f"bound{bound}{kind}{d}", [path], analyze=False)
+                    checked += 1
+        print(f"{checked} tokens across chunk boundaries compared")
 
         # Malformed at many offsets: truncated, and a bad byte put in.
         base = cases["meta_last"]
