@@ -4,7 +4,9 @@
 # `profdb ingest --no-analyze` of it, `profdb analyze` (all passes, both
 # modes) on the result, and a plain `profdb ingest` (loading and analysis in
 # one command, as users run it), in the same run; prints the ratios,
-# events/s and peak RSS of each.
+# events/s and peak RSS of each, and the CPU seconds of the ingest and of
+# zcat (user + system, which a busy machine moves less than wall time).
+# PROFDB_TRACE_PARSER=yajl in the environment measures the yajl reader.
 #
 # usage: bench/ingest.sh [BUILD_DIR] [STEPS]   (default build, 8500 steps ~ 520 MB)
 set -eu
@@ -24,7 +26,9 @@ bytes=$(zcat "$trace" | wc -c)
 fresh="$out/bench.db $out/bench.db-wal $out/bench.db-shm"
 
 zc=$(measure sh -c "zcat '$trace' > /dev/null")
+zcpu=$(cat "$out/measure_cpu.txt")
 ing=$(MEASURE_FRESH=$fresh measure "$build/profdb" --db "$out/bench.db" ingest --quiet --no-analyze "$trace")
+icpu=$(cat "$out/measure_cpu.txt")
 ana=$(measure "$build/profdb" --db "$out/bench.db" analyze)
 both=$(MEASURE_FRESH=$fresh measure "$build/profdb" --db "$out/bench.db" ingest --quiet "$trace")
 events=$("$build/profdb" --db "$out/bench.db" sql "SELECT records FROM sources" --format tsv | tail -1)
@@ -32,6 +36,7 @@ zt=${zc% *}; it=${ing% *}; rss=${ing#* }; at=${ana% *}; arss=${ana#* }; bt=${bot
 echo "trace: $(echo "scale=1; $bytes / 1000000" | bc) MB uncompressed, $events events"
 echo "zcat:   ${zt} s"
 echo "ingest: ${it} s  (ratio ingest/zcat $(echo "scale=2; $it / $zt" | bc))"
+echo "CPU: ingest ${icpu} s, zcat ${zcpu} s; ingest CPU s per MB of JSON: $(echo "scale=4; $icpu * 1000000 / $bytes" | bc)"
 echo "events/s: $(echo "$events / $it" | bc)"
 echo "peak RSS: $(echo "$rss / 1024" | bc) MB"
 echo "analyze: ${at} s  (ratio analyze/ingest $(echo "scale=2; $at / $it" | bc)), peak RSS $(echo "$arss / 1024" | bc) MB"
