@@ -98,6 +98,8 @@ typedef struct pdb_steplog {
     int64_t hf_epochs;           /* num_train_epochs, when printed */
     int64_t hf_bar_totals[16];   /* totals of the bars not known as the training loop's */
     int hf_bars;
+    bool bar_steps; /* a described bar ("Epoch 3", "epoch 3", "steps") counted
+                     * the steps (steplog_lightning.c): no bar is to be found */
     char hf_bar_note[256];       /* which bar times the steps, and why (the reading; HF
                                   * Trainer and Lightning bars) */
     char hf_bar_warn[320];       /* why no bar does (a weak reading) */
@@ -305,8 +307,6 @@ int pdb_steplog_lightning_desc(const char *t, size_t tl, const char **after);
 int pdb_steplog_lightning_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno);
 int pdb_steplog_lightning_end(pdb_steplog *w);
 void pdb_steplog_lightning_free(pdb_steplog_lightning *lt);
-/* Whether a described bar ("Epoch 3", "epoch 3", "steps") counted steps. */
-bool pdb_steplog_lightning_counted(const pdb_steplog *w);
 
 /* Like pdb_steplog_timestamp, also "MM/DD/YYYY HH:MM:SS", "MM/DD HH:MM:SS"
  * (a date without a year is read in 2000) and "HH:MM:SS" (a time of day, on

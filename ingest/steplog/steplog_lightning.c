@@ -79,10 +79,6 @@ void pdb_steplog_lightning_free(pdb_steplog_lightning *lt)
     free(lt);
 }
 
-bool pdb_steplog_lightning_counted(const pdb_steplog *w)
-{
-    return w->lightning && (w->lightning->have_epoch || w->lightning->steps);
-}
 
 static void add_post(lt_bar *b, const char *name, size_t nl, const char *v, size_t vl)
 {
@@ -197,6 +193,7 @@ static int flush(pdb_steplog *w, pdb_steplog_lightning *lt)
     lt->held = false;
     const lt_bar *b = &lt->hold;
     pdb_steplog_record(w, b->kind == PDB_BAR_EPOCH ? "lightning" : "tqdm", b->line);
+    w->bar_steps = true;
     w->split = "train";
     if (b->rank >= 0) {
         w->has_rank = true;

@@ -682,7 +682,7 @@ static void cumulative_name(sqlite3_stmt *st, char *out, size_t cap)
  * never taken for the training loop's). */
 static int hf_training_bar(pdb_steplog *w)
 {
-    if (w->hf_max_steps > 0 || w->hf_bars == 0 || pdb_steplog_lightning_counted(w))
+    if (w->hf_max_steps > 0 || w->hf_bars == 0 || w->bar_steps)
         return PDB_OK; /* (a Lightning log's note stays; its bars counted the steps) */
     w->hf_bar_note[0] = w->hf_bar_warn[0] = '\0';
     sqlite3_stmt *st;
