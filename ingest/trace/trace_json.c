@@ -100,17 +100,6 @@ static pdb_val text_val(parser *p, const unsigned char *s, size_t len)
     return v;
 }
 
-static pdb_val number_val(parser *p, const char *s, size_t len)
-{
-    pdb_val v = {.type = PDB_V_INT};
-    if (pdb_number_is_integer(s, len) && pdb_decimal_scaled(s, len, 0, &v.i) == PDB_NUM_OK)
-        return v;
-    v.type = PDB_V_REAL;
-    if (pdb_number_to_double(s, len, &v.d) != PDB_NUM_OK)
-        v.type = PDB_V_NONE;
-    return v;
-}
-
 /* ---- key classification -------------------------------------------- */
 
 static field event_field(const char *k, size_t n)
@@ -267,6 +256,19 @@ typedef struct {
     bool is_bool;
 } scalar;
 
+/* A number's value. Its type is cb_number's: PDB_V_INT when the text is a
+ * plain integer (pdb_number_is_integer), so that is not decided again. */
+static pdb_val number_val(const scalar *v)
+{
+    pdb_val n = {.type = PDB_V_INT};
+    if (v->type == PDB_V_INT && pdb_decimal_scaled(v->s, v->len, 0, &n.i) == PDB_NUM_OK)
+        return n;
+    n.type = PDB_V_REAL;
+    if (pdb_number_to_double(v->s, v->len, &n.d) != PDB_NUM_OK)
+        n.type = PDB_V_NONE;
+    return n;
+}
+
 static void gen_scalar(yajl_gen g, const scalar *v)
 {
     if (v->is_bool)
@@ -300,7 +302,7 @@ static int set_idval(parser *p, const scalar *v, pdb_val *out, const char *expec
     if (v->type == PDB_V_TEXT)
         *out = text_val(p, (const unsigned char *)v->s, v->len);
     else if (v->type == PDB_V_INT || v->type == PDB_V_REAL)
-        *out = number_val(p, v->s, v->len);
+        *out = number_val(v);
     else if (v->is_bool)
         return failf_key(p, expected);
     return 1;
@@ -348,16 +350,15 @@ static int event_scalar(parser *p, const scalar *v)
     return 1;
 }
 
-static void add_series(parser *p, const scalar *v)
+static void add_series(parser *p, const pdb_val *n)
 {
     if (p->ev->nseries >= PDB_MAX_COUNTER_SERIES)
         return;
-    pdb_val n = number_val(p, v->s, v->len);
     pdb_series *s = &p->ev->series[p->ev->nseries++];
     pdb_val k = text_val(p, (const unsigned char *)pdb_buf_str(&p->key), p->key.len);
     s->key_off = k.off;
     s->key_len = k.len;
-    s->value = n.type == PDB_V_INT ? (double)n.i : n.d;
+    s->value = n->type == PDB_V_INT ? (double)n->i : n->d;
 }
 
 /* A stream written as a fraction: 7.0 is stream 7; 7.5 names no stream, and
@@ -377,8 +378,12 @@ static bool stream_from_real(parser *p, const scalar *v)
 
 static int args_scalar(parser *p, const scalar *v)
 {
-    if (v->type == PDB_V_INT || v->type == PDB_V_REAL)
-        add_series(p, v);
+    /* A number is converted once, for the counter series and the column. */
+    pdb_val num = {.type = PDB_V_NONE};
+    if (v->type == PDB_V_INT || v->type == PDB_V_REAL) {
+        num = number_val(v);
+        add_series(p, &num);
+    }
     int col = p->key_arg;
     if (col == PDB_ARG_STREAM && v->type == PDB_V_REAL && stream_from_real(p, v))
         return 1;
@@ -390,7 +395,7 @@ static int args_scalar(parser *p, const scalar *v)
         if (v->type == PDB_V_TEXT)
             p->ev->arg[col] = text_val(p, (const unsigned char *)v->s, v->len);
         else
-            p->ev->arg[col] = number_val(p, v->s, v->len);
+            p->ev->arg[col] = num;
         return 1;
     }
     if (col == PDB_ARG_INPUT_DIMS) {
