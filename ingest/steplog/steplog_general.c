@@ -92,6 +92,8 @@ typedef struct {
     bool has_bar;         /* draws a progress bar ("[>>>>>", "=====") */
     int dialect;
     int dropped;          /* values beyond GEN_PAIRS */
+    int64_t span;         /* the steps a nameless duration covers ("Ran 499
+                           * train steps in 5.77 secs"), or 0 */
     gen_pair p[GEN_PAIRS]; /* last: copy_line copies the n in use only */
 } gen_line;
 
@@ -1803,6 +1805,77 @@ static void log_prefix(char *b, size_t n, gen_line *L)
     trailing_origin(b, n);
 }
 
+/* "Ran 499 train steps in 5.77 secs" (Trax's training loop): the time that
+ * follows covers that many steps. The count, its verb and the words up to
+ * "in" are blanked, so the time is a nameless duration of the line, and
+ * L->span says how many steps it covers. */
+static void steps_in(char *b, size_t n, gen_line *L)
+{
+    static const char *const words[] = {" steps in ", " iterations in ", " iters in ",
+                                        " batches in ", " updates in ", NULL};
+    for (int w = 0; words[w]; w++) {
+        const char *at = pdb_steplog_find(b, n, words[w]);
+        if (!at)
+            continue;
+        size_t e = (size_t)(at - b), k = e;
+        /* one word may stand between the count and "steps": "499 train steps" */
+        size_t j = k;
+        while (j > 0 && isalpha((unsigned char)b[j - 1]))
+            j--;
+        if (j < k && j > 1 && b[j - 1] == ' ' && isdigit((unsigned char)b[j - 2]))
+            k = j - 1;
+        size_t d = k;
+        while (d > 0 && isdigit((unsigned char)b[d - 1]))
+            d--;
+        if (d == k || (d > 0 && b[d - 1] != ' '))
+            continue;
+        int64_t steps = 0;
+        size_t q = d;
+        if (!pdb_steplog_read_int(b, k, &q, &steps) || steps < 1)
+            continue;
+        size_t v = d; /* and the verb before the count: "Ran" */
+        while (v > 0 && b[v - 1] == ' ')
+            v--;
+        size_t vs = v;
+        while (vs > 0 && isalpha((unsigned char)b[vs - 1]))
+            vs--;
+        if (vs < v && (vs == 0 || b[vs - 1] == ' ' || b[vs - 1] == ':'))
+            d = vs;
+        memset(b + d, ' ', e + strlen(words[w]) - 1 - d);
+        L->span = steps;
+        return;
+    }
+}
+
+/* "Step 500: train WeightedCategoryCrossEntropy |  0.62914723" (Trax's
+ * training loop): a name, a bar and one number that ends the line are a
+ * name and its value; the bar becomes a colon. A bar after a number
+ * ("loss 2.1 | lr 0.1") separates fields and stays. */
+static void name_bar_value(char *b, size_t n)
+{
+    char *bar = NULL;
+    for (size_t j = n; j > 1 && !bar; j--)
+        if (b[j - 1] == '|')
+            bar = b + j - 1;
+    if (!bar)
+        return;
+    size_t i = (size_t)(bar - b) + 1;
+    while (i < n && b[i] == ' ')
+        i++;
+    double x;
+    size_t k = i < n ? pdb_units_number(b + i, n - i, &x) : 0;
+    if (k == 0)
+        return;
+    for (k += i; k < n; k++)
+        if (b[k] != ' ' && b[k] != '\t')
+            return;
+    const char *e = bar;
+    while (e > b && e[-1] == ' ')
+        e--;
+    if (e > b && isalpha((unsigned char)e[-1]))
+        *bar = ':';
+}
+
 /* Lines that print a whole configuration: a Python dict or list, an
  * argparse Namespace, a dataclass repr. Their numbers are settings. */
 static bool paren_record(const char *t, size_t n)
@@ -1950,6 +2023,7 @@ static void parse_line(pdb_buf *work, const char *s, size_t len, gen_line *L)
     L->lead[0] = '\0';
     L->val_tag = L->after_best = L->has_bar = false;
     L->dropped = 0;
+    L->span = 0;
     L->indent = 0;
     while ((size_t)L->indent < len && (s[L->indent] == ' ' || s[L->indent] == '\t'))
         L->indent++;
@@ -1976,6 +2050,8 @@ static void parse_line(pdb_buf *work, const char *s, size_t len, gen_line *L)
     log_prefix(work->p, len, L); /* the fields after a timestamp */
     tqdm_count(work->p, len);
     counter_hashes(work->p, len);
+    name_bar_value(work->p, len);
+    steps_in(work->p, len, L);
     size_t i = 0; /* past blanks and the brackets of a blanked timestamp */
     while (i < len && (work->p[i] == ' ' || work->p[i] == '\t' || work->p[i] == ']' ||
                        (work->p[i] == '[' && i + 1 < len && work->p[i + 1] == ' ')))
@@ -2747,6 +2823,7 @@ enum {
     ROLE_MICRO,  /* one micro-batch's time where a step has several */
     ROLE_PART,   /* named like a step time, but well below the wall time per step */
     ROLE_EPOCH,  /* the time of an epoch, on an epoch line */
+    ROLE_SPAN,   /* the time of the steps the line says it covers (L->span) */
 };
 
 /* Stores one value of a record: under its printed name, but in the role the
@@ -2782,6 +2859,13 @@ static int store_pair(pdb_steplog *w, const pdb_steplog_general *g, const gen_pa
         return pdb_steplog_value(w, name, strlen(name), p->v / (double)n, PDB_UNIT_SECONDS,
                                  "interval_mean", n);
     }
+    case ROLE_SPAN:
+        snprintf(name, sizeof name, "%.*s (span)", (int)p->nl, p->name);
+        if (pdb_steplog_value(w, name, strlen(name), p->v, PDB_UNIT_SECONDS, agg, 0) != PDB_OK)
+            return PDB_ERR;
+        snprintf(name, sizeof name, "%.*s/step_time", (int)p->nl, p->name);
+        return pdb_steplog_value(w, name, strlen(name), p->v / (double)window, PDB_UNIT_SECONDS,
+                                 "interval_mean", window);
     case ROLE_STEP: {
         double secs = p->v;
         seconds_of(p, &secs);
@@ -2944,7 +3028,13 @@ static void value_roles(pdb_steplog *w, pdb_steplog_general *g, const gen_line *
             continue;
         int e = window_entry(g, p->name, p->nl);
         bool is_step = cls & PDB_SL_NAME_STEP_TIME;
-        if (ratio >= 2 && pdb_steplog_name_has_word(p->name, p->nl, c->micro_word)) {
+        double uf;
+        const char *un = pdb_units_canon(p->name, p->nl, &uf);
+        if (L->span > 0 && seconds_pair(p) &&
+            (pdb_mem_is(p->name, p->nl, "duration") || (un && strcmp(un, PDB_UNIT_SECONDS) == 0))) {
+            role[k] = ROLE_SPAN;
+            named++;
+        } else if (ratio >= 2 && pdb_steplog_name_has_word(p->name, p->nl, c->micro_word)) {
             role[k] = ROLE_MICRO; /* "iter time" where 5 iters make a step */
             g->micro_values++;
             g->micro_ratio = ratio;
@@ -3239,6 +3329,8 @@ static int write_record(pdb_steplog *w, pdb_steplog_general *g, gen_line *L)
             window = !w->has_step ? 0
                      : g->have_epoch_line ? w->step - g->epoch_line_step : w->step;
         }
+        if (role[k] == ROLE_SPAN)
+            window = L->span;
         if (store_pair(w, g, p, agg, window, role[k], has_step, step) != PDB_OK)
             return PDB_ERR;
     }
