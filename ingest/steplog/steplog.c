@@ -597,6 +597,7 @@ int pdb_read_steplog(pdb_source *src)
         rc = pdb_sl_patterns_store(src->db, pat);
     pdb_steplog_close(&w);
     pdb_steplog_box_free(w.box);
+    pdb_steplog_html_free(w.html);
     pdb_steplog_lightning_free(w.lightning);
     pdb_sl_reading_free(w.reading);
     if (w.gen)

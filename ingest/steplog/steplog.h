@@ -31,6 +31,7 @@ typedef enum {
 } pdb_steplog_linekind;
 typedef struct pdb_steplog_general pdb_steplog_general;
 typedef struct pdb_steplog_box pdb_steplog_box;
+typedef struct pdb_steplog_html pdb_steplog_html;
 typedef struct pdb_steplog_lightning pdb_steplog_lightning;
 
 /* DeepSpeed-Chat: a first engine's "step=N" line, held until the next step
@@ -111,6 +112,7 @@ typedef struct pdb_steplog {
     int blk_mode, blk_section;   /* summary block being read (steplog_blocks.c) */
     int64_t blk_record;
     pdb_steplog_box *box;        /* boxed key/value table being read (steplog_boxes.c) */
+    pdb_steplog_html *html;      /* a notebook's HTML table being read (steplog_html.c) */
     pdb_steplog_lightning *lightning; /* Lightning's bars (steplog_lightning.c) */
     pdb_steplog_general *gen;    /* the general reader (steplog_general.c), or NULL */
     pdb_sl_table *table;         /* its whitespace tables (steplog_table.c), or NULL */
@@ -287,6 +289,11 @@ int pdb_steplog_block_line(pdb_steplog *w, const char *s, size_t len, int64_t li
 int pdb_steplog_box_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno);
 int pdb_steplog_box_end(pdb_steplog *w);
 void pdb_steplog_box_free(pdb_steplog_box *b);
+/* HTML tables of a notebook's output (the HF Trainer's NotebookProgressCallback:
+ * steplog_html.c): a body row is a record; the handler takes every line from
+ * "<table" to "</table>" (1: taken, 0: not a table's line). */
+int pdb_steplog_html_line(pdb_steplog *w, const char *s, size_t len, int64_t lineno);
+void pdb_steplog_html_free(pdb_steplog_html *h);
 /* PyTorch Lightning's tqdm bars (steplog_lightning.c): whether a line is one
  * ("Epoch 1:  50%|...| 1/2 [..., 9.30it/s, loss=0.341]", "Validation
  * DataLoader 0: ...", "Sanity Checking ..."); the line handler (1: taken);

@@ -745,6 +745,10 @@ static int handle_segment(pdb_steplog *w, const char *s, size_t len, int64_t lin
      * another trainer's "iter 5: val loss 1.7" is not a nanoGPT line. */
     bool flavor_line = !w->gen || pdb_steplog_classify(s, len) != PDB_SL_NONE ||
                        w->blk_mode || w->meg_timer_block || w->has_ppo;
+    /* a notebook's HTML table is no other reader's (steplog_html.c) */
+    if ((memchr(s, '<', len) || memchr(s, '[', len)) &&
+        (r = pdb_steplog_html_line(w, s, len, lineno)) != 0)
+        return r;
     /* a boxed table's rows are no other reader's (steplog_boxes.c) */
     if ((r = pdb_steplog_box_line(w, s, len, lineno)) != 0)
         return r;

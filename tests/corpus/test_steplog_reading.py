@@ -290,6 +290,36 @@ def prose_is_no_table(c, db, tmp):
            err)
 
 
+def notebook_table(c, db, tmp):
+    """The HF Trainer's notebook table (steplog_html.c), per epoch: each body
+    row a record of its epoch, 'No log' no value, 'Validation Loss' a
+    validation value; tags on lines of their own or sharing one."""
+    path = os.path.join(tmp, "notebook_epochs.txt")
+    rows = [(1, "No log", 0.412, 0.81), (2, 0.3581, 0.377, 0.84), (3, 0.2042, 0.371, 0.85)]
+    with open(path, "w") as f:
+        f.write('<table border="1" class="dataframe">\n  <thead>\n <tr style="text-align: left;">\n'
+                "      <th>Epoch</th>\n      <th>Training Loss</th>\n"
+                "      <th>Validation Loss</th><th>Accuracy</th>\n    </tr>\n  </thead>\n  <tbody>\n")
+        for e, tr, va, acc in rows:
+            f.write(f"    <tr>\n      <td>{e}</td>\n      <td>{tr}</td>\n"
+                    f"      <td>{va}</td><td>{acc}</td>\n    </tr>\n")
+        f.write("  </tbody>\n</table><p>\n")
+    code, _, err = run("ingest", "--db", db, "--run", "nb", path, check=False)
+    c.eq("notebook table: exit", code, 0)
+    _, out, _ = run("sql", "--db", db, "--format", "json",
+                    "SELECT epoch, split, raw_name, value FROM steplog_values WHERE run = 'nb' "
+                    "ORDER BY epoch, raw_name")
+    got = [(r["epoch"], r["split"], r["raw_name"], r["value"]) for r in json.loads(out)]
+    want = []
+    for e, tr, va, acc in rows:
+        want.append((e, "val", "Accuracy", acc))
+        if tr != "No log":
+            want.append((e, "train", "Training Loss", tr))
+        want.append((e, "val", "Validation Loss", va))
+    c.eq("notebook table: every cell of every row, by its column", sorted(got, key=str),
+         sorted(want, key=str))
+
+
 def main():
     d = need_corpus("steplogs")
     c = Checker()
@@ -305,6 +335,7 @@ def main():
         collisions(c, db, tmp)
         quiet(c, db, tmp)
         prose_is_no_table(c, db, tmp)
+        notebook_table(c, db, tmp)
     c.close()
 
 
