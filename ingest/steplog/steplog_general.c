@@ -2446,9 +2446,11 @@ static int classify(const pdb_steplog_general *g, const gen_line *L, const gen_c
         named_val |= (cls & PDB_SL_NAME_VAL) != 0;
         train |= (cls & PDB_SL_NAME_TRAIN_KEY) != 0;
         /* an average on a line with a step counter is the step's running
-         * mean (darknet's "11000: 0.05, 0.08 avg loss, ..."), not a summary */
+         * mean (darknet's "11000: 0.05, 0.08 avg loss, ..."), in a log of
+         * epochs the epoch's ("Epoch: 3 | Avg Loss: 0.31", candle's
+         * examples), not a summary */
         summary |= metrics == 1 && summary_name(p->name, p->nl) &&
-                   !(c->has_step && average_name(p->name, p->nl));
+                   !((c->has_step || per_epoch_records(g, c)) && average_name(p->name, p->nl));
         eval |= (cls & PDB_SL_NAME_EVAL) != 0;
     }
     /* a counter that says evaluation ("Valid: [61/70][0/88]", "Epoch(val)")
