@@ -19,12 +19,17 @@
 #include <string.h>
 
 /* Copies s without ANSI CSI escapes (ESC [ ... final byte) and other ESCs. */
-/* rsyslog, and so CloudWatch and the SageMaker training logs it keeps, print
- * a tab as "#011" ("Epoch[0] Batch [5]#011Speed: 207.89 samples/sec#011loss=
- * 1.58"): a tab again, in place. */
-static void syslog_escapes(pdb_buf *b)
+/* Control characters printed visibly: rsyslog (and so CloudWatch and the
+ * SageMaker training logs it keeps) writes a tab as "#011" ("Batch
+ * [5]#011Speed: 207.89 samples/sec"), `cat -v` a carriage return as "^M"
+ * (tqdm's updates: "^MSteps:   2%|...| 2/100 [00:26<21:13, 12.99s/it]^MSteps:
+ * ..."). They become the characters again, in place. */
+static void visible_controls(pdb_buf *b)
 {
-    char *p = b->len >= 4 ? memchr(b->p, '#', b->len) : NULL;
+    char *p = b->len >= 2 ? memchr(b->p, '#', b->len) : NULL;
+    char *q = b->len >= 2 ? memchr(b->p, '^', b->len) : NULL;
+    if (!p || (q && q < p))
+        p = q;
     if (!p)
         return;
     size_t o = (size_t)(p - b->p);
@@ -32,6 +37,9 @@ static void syslog_escapes(pdb_buf *b)
         if (b->p[i] == '#' && i + 3 < b->len && memcmp(b->p + i + 1, "011", 3) == 0) {
             b->p[o++] = '\t';
             i += 3;
+        } else if (b->p[i] == '^' && i + 1 < b->len && b->p[i + 1] == 'M') {
+            b->p[o++] = '\r';
+            i += 1;
         } else {
             b->p[o++] = b->p[i];
         }
@@ -61,7 +69,7 @@ static void strip_ansi(const char *s, size_t len, pdb_buf *out)
         }
         pdb_buf_addc(out, s[i]);
     }
-    syslog_escapes(out);
+    visible_controls(out);
 }
 
 /* Finds a "YYYY-MM-DD HH:MM:SS" timestamp in the first part of a line. */
