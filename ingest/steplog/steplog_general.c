@@ -181,6 +181,12 @@ struct pdb_steplog_general {
     int64_t last_step, prev_step;
     bool have_prev_step;
     bool step_restarts;    /* the step counter restarted with an epoch */
+    /* "Batch 4/203700" then "Batch 4/203800" (WeNet's executor prints epoch
+     * and batch so): a count that stays while its "total" grows is an epoch
+     * and its step (profile pass: records where it did, where it did not) */
+    bool swap_epoch_step, sw_have;
+    int64_t sw_v, sw_t;
+    int sw_yes, sw_no;
     bool restarted;        /* ... at the record being written, whose */
     int64_t cur_local;     /* step within the epoch is this */
     int64_t gap, gap_seen; /* the steps between step records (the log
@@ -2016,6 +2022,21 @@ static void counter_hashes(char *b, size_t n)
     }
 }
 
+/* "... lr 0.00032621 rank 0" (WeNet's executor, one line per rank): a
+ * value named rank is the line's rank, not a metric. */
+static void rank_pair(gen_line *L)
+{
+    for (int k = 0; k < L->n && !L->has_rank; k++) {
+        gen_pair *p = &L->p[k];
+        if (p->is_int && !p->progress && !p->counter && p->v >= 0 && p->v < 1e6 &&
+            (pdb_mem_is(p->name, p->nl, "rank") || pdb_mem_is(p->name, p->nl, "Rank"))) {
+            L->has_rank = true;
+            L->rank = (int64_t)p->v;
+            p->counter = true; /* read, and not stored as a value */
+        }
+    }
+}
+
 static void parse_line(pdb_buf *work, const char *s, size_t len, gen_line *L)
 {
     L->n = 0;
@@ -2063,6 +2084,7 @@ static void parse_line(pdb_buf *work, const char *s, size_t len, gen_line *L)
     scanner sc = {.b = work->p, .n = len, .L = L};
     scan_pairs(&sc);
     self_counters(L);
+    rank_pair(L);
 }
 
 /* A time value of a record, in seconds: printed with a time unit, or bare
@@ -2911,6 +2933,7 @@ static void saw_counter(pdb_steplog *w, const pdb_steplog_general *g, const gen_
         .step = step,
         .per_epoch = !c->has_step && c->total > 0 ? c->total : 0,
         .from_one = g->epoch0 == 1,
+        .epoch_first = g->swap_epoch_step && c->has_step && p->progress,
     };
     pdb_steplog_saw_counter(w, &sc);
 }
@@ -3255,10 +3278,36 @@ static void note_header(pdb_steplog_general *g, gen_line *L)
     }
 }
 
+static void profile_swap(pdb_steplog_general *g, const gen_line *L, const gen_counters *c)
+{
+    if (!c->has_step || c->step_at < 0 || !L->p[c->step_at].progress)
+        return;
+    int64_t v = c->step, t = L->p[c->step_at].total;
+    if (g->sw_have && v == g->sw_v && t > g->sw_t)
+        g->sw_yes++;
+    else if (g->sw_have && v != g->sw_v)
+        g->sw_no++;
+    g->sw_have = true;
+    g->sw_v = v;
+    g->sw_t = t;
+    g->swap_epoch_step = g->sw_yes > 3 * g->sw_no;
+}
+
+static void swap_counter(const pdb_steplog_general *g, const gen_line *L, gen_counters *c)
+{
+    if (!g->swap_epoch_step || !c->has_step || c->step_at < 0 || !L->p[c->step_at].progress ||
+        c->has_epoch)
+        return;
+    c->has_epoch = true;
+    c->epoch = (double)c->step;
+    c->step = L->p[c->step_at].total;
+}
+
 static int write_record(pdb_steplog *w, pdb_steplog_general *g, gen_line *L)
 {
     gen_counters c;
     find_counters(L, &c);
+    swap_counter(g, L, &c);
     int kind = classify(g, L, &c);
     if (kind == K_STEP && g->eval_phase)
         kind = eval_phase_kind(g, L, &c);
@@ -3650,6 +3699,8 @@ void pdb_steplog_general_profile(pdb_steplog_general *g, const char *d, size_t l
             continue;
         gen_counters c;
         find_counters(L, &c);
+        profile_swap(g, L, &c);
+        swap_counter(g, L, &c);
         g->epoch_progress |= c.has_epoch && c.has_local;
         g->epoch_steps |= c.has_epoch && c.has_step;
         g->any_step_counter |= c.has_step || c.has_local;

@@ -202,7 +202,10 @@ void pdb_steplog_saw_counter(pdb_steplog *w, const pdb_sl_counter *c)
         n = snprintf(t, sizeof t, "\"%.*s E, ", (int)(c->el < 24 ? c->el : 24), c->epoch);
     else
         n = snprintf(t, sizeof t, "\"");
-    if (c->name && c->nl)
+    if (c->name && c->nl && c->epoch_first)
+        snprintf(t + n, sizeof t - (size_t)n, "%.*s E/N\" (E stays while N grows: epoch, step)",
+                 (int)(c->nl < 32 ? c->nl : 32), c->name);
+    else if (c->name && c->nl)
         snprintf(t + n, sizeof t - (size_t)n, "%.*s N%s\"", (int)(c->nl < 32 ? c->nl : 32),
                  c->name, c->progress ? "/M" : "");
     else

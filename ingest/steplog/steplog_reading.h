@@ -33,6 +33,8 @@ typedef struct {
     int64_t step;         /* the global step it became */
     int64_t per_epoch;    /* M when the step became epoch x M + N, else 0 */
     bool from_one;        /* ... as (epoch - 1) x M + N: epochs counted from 1 */
+    bool epoch_first;     /* printed "E/N": the epoch, then the step (the count
+                           * stays while the "total" grows) */
 } pdb_sl_counter;
 
 /* The counter of the current step record (once per record). */
