@@ -70,6 +70,8 @@ struct pdb_sl_reading {
     bool any_step;
     int64_t step_min, step_max;  /* of training records */
     int64_t back_line, back_step, back_from; /* the first step back */
+    int64_t gap, gap_seen;       /* steps between a group's records (the log
+                                  * interval), and how often it was seen */
     pdb_buf key;
 };
 
@@ -245,6 +247,13 @@ static void follow_step(pdb_sl_reading *r, pdb_steplog *w, const char *raw, size
         i = r->last.group;
     else if ((i = group_of(r, w, rank, raw, rawlen)) < 0)
         return; /* the group's first record */
+    int64_t gap = w->step - r->group_step[i];
+    if (gap > 0 && gap == r->gap) {
+        r->gap_seen++;
+    } else if (gap > 0 && r->gap_seen < 2) {
+        r->gap = gap;
+        r->gap_seen = 1;
+    }
     if (w->step == r->group_step[i]) {
         r->repeats++;
     } else if (w->step < r->group_step[i]) {
@@ -685,6 +694,16 @@ static int weak_reading(pdb_steplog *w, const pdb_sl_reading *r, bool lines, int
         else
             warn_add(f, "step times from timestamps at %g s resolution", f->resolution);
     }
+    /* a step's time that would put hours between log lines printed every
+     * N steps is likely the interval's (GluonNLP's "time=163.24" every 250
+     * steps): said, as nothing in the log tells the two apart */
+    if (!f->from_timestamps && f->agg && strcmp(f->agg, "point") == 0 && r->gap >= 10 &&
+        r->gap_seen >= 2 && isfinite(f->step_mean) && f->step_mean * (double)r->gap > 3600)
+        warn_add(f, "a step time of %.3g s with records %lld steps apart puts %.1f h between "
+                    "log lines: if it is the time of those %lld steps, a --pattern field "
+                    "{NAME:window} says so",
+                 f->step_mean, (long long)r->gap, f->step_mean * (double)r->gap / 3600,
+                 (long long)r->gap);
     if (w->hf_bar_warn[0])
         warn_add(f, "%s", w->hf_bar_warn);
     /* a CSV or JSON Lines log without a step, epoch or time column: records in
