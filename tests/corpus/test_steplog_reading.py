@@ -320,6 +320,19 @@ def notebook_table(c, db, tmp):
          sorted(want, key=str))
 
 
+def interval_time_warned(c, db, tmp):
+    """A printed time that would put hours between lines logged every 250
+    steps is warned as likely the interval's (GluonNLP pretraining)."""
+    path = os.path.join(tmp, "interval_time.txt")
+    with open(path, "w") as f:
+        for i in range(1, 6):
+            f.write(f"INFO:root:[step {i * 250 - 1}]\tmlm_loss={9.0 - i / 10:.4f}\t"
+                    f"time={160 + i:.2f}\n")
+    code, _, err = run("ingest", "--db", db, "--run", "interval", path, check=False)
+    c.true("a step time of hours between lines: exit 0, warned with the gap and the hours",
+           code == 0 and "records 250 steps apart puts" in err and "{NAME:window}" in err, err)
+
+
 def main():
     d = need_corpus("steplogs")
     c = Checker()
@@ -336,6 +349,7 @@ def main():
         quiet(c, db, tmp)
         prose_is_no_table(c, db, tmp)
         notebook_table(c, db, tmp)
+        interval_time_warned(c, db, tmp)
     c.close()
 
 
