@@ -241,6 +241,16 @@ int pdb_steplog_html_line(pdb_steplog *w, const char *s, size_t len, int64_t lin
         h->state = HT_HEAD;
         h->ncols = h->ncells = 0;
     }
+    if (!memchr(s, '<', len)) {
+        /* a line without a tag ends the table (one never closed must not
+         * swallow the log after it) */
+        if (emit_row(w, h) != PDB_OK)
+            return PDB_ERR;
+        h->state = HT_NONE;
+        const char *t = s;
+        size_t tl = pdb_steplog_trim(&t, len);
+        return tl > 0 && t[0] == '[' ? widget_line(w, t, tl, lineno) : 0;
+    }
     int64_t before = w->record;
     if (html_tags(w, h, s, len, lineno) != PDB_OK)
         return PDB_ERR;
