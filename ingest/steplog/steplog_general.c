@@ -314,6 +314,18 @@ static bool summary_name(const char *name, size_t nl)
     return word_in(name, first, words) || pdb_ends_with_icase(name, nl, "runtime");
 }
 
+/* "total loss", "total_loss": on a step's line, the step's loss summed over
+ * its terms (TFLearn's "Training Step: 20 | total loss: 5.015"), not a
+ * summary of the run */
+static bool total_loss_name(const char *name, size_t nl)
+{
+    const char *rest;
+    size_t rl;
+    return (pdb_skip_prefix_icase(name, nl, "total ", &rest, &rl) ||
+            pdb_skip_prefix_icase(name, nl, "total_", &rest, &rl)) &&
+           pdb_mem_is(rest, rl, "loss");
+}
+
 static bool average_name(const char *name, size_t nl)
 {
     static const char *const words[] = {"avg", "average", NULL};
@@ -2472,7 +2484,8 @@ static int classify(const pdb_steplog_general *g, const gen_line *L, const gen_c
          * epochs the epoch's ("Epoch: 3 | Avg Loss: 0.31", candle's
          * examples), not a summary */
         summary |= metrics == 1 && summary_name(p->name, p->nl) &&
-                   !((c->has_step || per_epoch_records(g, c)) && average_name(p->name, p->nl));
+                   !((c->has_step || per_epoch_records(g, c)) && average_name(p->name, p->nl)) &&
+                   !(c->has_step && total_loss_name(p->name, p->nl));
         eval |= (cls & PDB_SL_NAME_EVAL) != 0;
     }
     /* a counter that says evaluation ("Valid: [61/70][0/88]", "Epoch(val)")
@@ -3531,6 +3544,26 @@ static bool same_step(const pdb_steplog_general *g, gen_marks *mr, gen_marks *ml
     return same;
 }
 
+/* Whether record R counts steps by a counter that line L does not have
+ * (L has none, or another: TFLearn's "-- iter: 64/1224" samples under
+ * "Training Step: 1"); fairseq's "| epoch 001 | ... | num_updates 100"
+ * lines all have the same one. */
+static bool other_counter(pdb_steplog_general *g, gen_line *R, gen_line *L)
+{
+    gen_counters a, b;
+    save_marks(R, &g->marks[0]);
+    save_marks(L, &g->marks[1]);
+    find_counters(R, &a);
+    find_counters(L, &b);
+    bool other = a.has_step && a.step_at >= 0 &&
+                 (!b.has_step || b.step_at < 0 ||
+                  R->p[a.step_at].nl != L->p[b.step_at].nl ||
+                  memcmp(R->p[a.step_at].name, L->p[b.step_at].name, R->p[a.step_at].nl) != 0);
+    restore_marks(R, &g->marks[0]);
+    restore_marks(L, &g->marks[1]);
+    return other;
+}
+
 /* The kind a line would have, its pairs left unmarked. */
 static int peek_kind(const pdb_steplog_general *g, gen_marks *m, gen_line *L)
 {
@@ -3595,6 +3628,19 @@ static int general_line(pdb_steplog *w, pdb_steplog_general *g, const char *s, s
         !names_repeat(&g->rec, L)) {
         /* values indented under a counter line that has its own: Lasagne's
          * "Epoch 1 of 500 took 1.858s" then "    training loss: 1.233348" */
+        merge(g, L);
+        pdb_steplog_saw_lines(w, 1);
+        return PDB_OK;
+    }
+    if (t[0] == '|' && metrics > 0 && g->pending && !g->block && metric_count(&g->rec) > 0 &&
+        lineno == g->rec.line + 1 && other_counter(g, &g->rec, L)) {
+        /* a line that opens with the separator goes on with the record above
+         * (TFLearn's "Training Step: 20 | total loss: 5.015 | time: 110.055s"
+         * then "| Adam | epoch: 001 | loss: 5.015 - acc: 0.0821 -- iter:
+         * 1224/1224"): its values join it, its progress (samples) does not */
+        for (int k = 0; k < L->n; k++)
+            if (L->p[k].progress)
+                L->p[k--] = L->p[--L->n];
         merge(g, L);
         pdb_steplog_saw_lines(w, 1);
         return PDB_OK;
