@@ -1,0 +1,76 @@
+#!/bin/sh
+# Merge scaling benchmark (issue 35): N shards made from copies of one real
+# corpus trace, each copy given its own rank (distributedInfo.rank rewritten),
+# each ingested into a shard database of its own as a Slurm array task would,
+# then `profdb merge` of 8, 32 (and more when asked) of them into a new job
+# database. Prints the merge time, the time per shard, and the merged
+# database's size against the shards' total size. Set MERGE_ARGS to pass
+# options to `profdb merge` (MERGE_ARGS=--full: today's full copy).
+#
+# usage: bench/merge_scale.sh [BUILD_DIR] [COUNT...]   (default: build 8 32)
+#   TRACE=FILE.json.gz picks the trace (default: the corpus's nccl trace,
+#   40,573 events; negative_queue_length_values_check_rank0.json.gz has 108,936)
+set -eu
+build=$(cd "${1:-build}" && pwd)
+[ $# -gt 0 ] && shift
+[ $# -gt 0 ] || set -- 8 32
+corpus=${PROFDB_CORPUS:-$(cd "$(dirname "$0")/../.." && pwd)/shared/corpus}
+trace=${TRACE:-$corpus/traces/nccl_parser_config_nccl_data.json.gz}
+[ -f "$trace" ] || { echo "merge_scale.sh: no trace $trace (set TRACE or PROFDB_CORPUS)" >&2; exit 2; }
+out=$(cd "$(dirname "$0")" && pwd)/out/merge_scale
+mkdir -p "$out"
+max=0
+for n in "$@"; do [ "$n" -gt "$max" ] && max=$n; done
+
+# Rank copies and their shards, made once per trace and kept between runs.
+key=$(basename "$trace")
+if [ "$(cat "$out/key" 2>/dev/null)" != "$key" ]; then
+    rm -rf "$out/copies" "$out/shards"
+    echo "$key" >"$out/key"
+fi
+mkdir -p "$out/copies" "$out/shards"
+python3 - "$trace" "$out/copies" "$max" <<'EOF'
+import gzip, json, os, sys
+src, folder, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+todo = [r for r in range(n) if not os.path.exists(os.path.join(folder, f"rank-{r}.json.gz"))]
+if todo:
+    with gzip.open(src, "rt") as f:
+        d = json.load(f)
+    for r in todo:
+        info = dict(d.get("distributedInfo") or {})
+        info["rank"] = r
+        info["world_size"] = max(n, r + 1)
+        d["distributedInfo"] = info
+        tmp = os.path.join(folder, f".rank-{r}.json.gz")
+        with gzip.open(tmp, "wt", compresslevel=1) as f:
+            json.dump(d, f)
+        os.rename(tmp, os.path.join(folder, f"rank-{r}.json.gz"))
+EOF
+start=$(date +%s)
+r=0
+while [ "$r" -lt "$max" ]; do
+    [ -f "$out/shards/shard-$r.db" ] || echo "$r"
+    r=$((r + 1))
+done | xargs -r -P 2 -I R "$build/profdb" --db "$out/shards/shard-R.db" ingest -q --run job \
+    "$out/copies/rank-R.json.gz"
+echo "trace: $key, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "shards: $max made or reused in $(($(date +%s) - start)) s"
+printf '%-7s %10s %10s %12s %12s %8s\n' shards "merge s" "per shard" "shards MB" "merged MB" "merged %"
+for n in "$@"; do
+    set --
+    r=0
+    bytes=0
+    while [ "$r" -lt "$n" ]; do
+        set -- "$@" "$out/shards/shard-$r.db"
+        bytes=$((bytes + $(stat -c %s "$out/shards/shard-$r.db")))
+        r=$((r + 1))
+    done
+    rm -f "$out/job.db" "$out/job.db-wal" "$out/job.db-shm"
+    # shellcheck disable=SC2086 # MERGE_ARGS: options, split at blanks
+    /usr/bin/time -f "%e" -o "$out/time.txt" "$build/profdb" merge -q ${MERGE_ARGS:-} "$out/job.db" "$@"
+    secs=$(cat "$out/time.txt")
+    merged=$(stat -c %s "$out/job.db")
+    printf '%-7s %10s %10s %12s %12s %8s\n' "$n" "$secs" "$(echo "scale=3; $secs / $n" | bc)" \
+        "$(echo "scale=1; $bytes / 1048576" | bc)" "$(echo "scale=1; $merged / 1048576" | bc)" \
+        "$(echo "scale=2; 100 * $merged / $bytes" | bc)"
+done
