@@ -823,27 +823,6 @@ static size_t days_and_clock(const scanner *sc, const char *v, size_t k, double 
     return t;
 }
 
-/* One part of a duration written in parts: "1h", "23m", "02s", "2d". The
- * part's unit letter is its rank (d > h > m > s), returned with its seconds;
- * 0 when it is not one. */
-static int duration_part(const char *t, size_t n, double *seconds)
-{
-    static const char units[] = "smhd";
-    static const double scale[] = {1, 60, 3600, 86400};
-    if (n < 2 || !isdigit((unsigned char)t[0]))
-        return 0;
-    const char *u = strchr(units, t[n - 1]);
-    if (!u || !*u)
-        return 0;
-    double x;
-    size_t used = pdb_units_number(t, n - 1, &x);
-    if (used != n - 1)
-        return 0;
-    *seconds = x * scale[u - units];
-    return (int)(u - units) + 1;
-}
-
-
 /* "Time=06:13:23" (PyTorch/XLA's test scripts), "time: 12:00:01.5", "train
  * begin 06:12:38": a value named as a clock or an event's moment, printed
  * with hours, minutes and seconds, is the
@@ -885,7 +864,7 @@ static bool time_of_day(scanner *sc, gen_pair *p, const char *v, size_t vl)
 static size_t duration_in_parts(const scanner *sc, const char *v, size_t vl, double *seconds)
 {
     double x;
-    int rank = duration_part(v, vl, &x);
+    int rank = pdb_units_span_part(v, vl, &x);
     if (rank == 0)
         return 0;
     double total = x;
@@ -896,7 +875,7 @@ static size_t duration_in_parts(const scanner *sc, const char *v, size_t vl, dou
         size_t e = token_end(sc->b, sc->n, k), te = e;
         while (te > k && memchr(",;", sc->b[te - 1], 2))
             te--;
-        int r = te > k ? duration_part(sc->b + k, te - k, &x) : 0;
+        int r = te > k ? pdb_units_span_part(sc->b + k, te - k, &x) : 0;
         if (r == 0 || r >= rank)
             break;
         total += x;

@@ -197,7 +197,7 @@ static int html_tags(pdb_steplog *w, pdb_steplog_html *h, const char *s, size_t 
 /* The widget's text, "[22/22 01:00, Epoch 1/1]" (or "[10/22 00:30 < 00:36,
  * Epoch 0.45/1]" during the run): steps done and the clock since training
  * started, so their mean step time (a window of all the steps so far). */
-static int widget_line(pdb_steplog *w, const char *t, size_t tl, int64_t lineno)
+static int widget_line(pdb_steplog *w, const char *t, size_t tl)
 {
     size_t i = 1;
     int64_t n, total;
@@ -213,7 +213,6 @@ static int widget_line(pdb_steplog *w, const char *t, size_t tl, int64_t lineno)
     double secs;
     if (i == c || !pdb_units_clock(t + c, i - c, &secs) || secs <= 0)
         return 0;
-    (void)lineno;
     pdb_steplog_html *h = w->html;
     if (!h)
         h = w->html = pdb_xcalloc(1, sizeof *h);
@@ -233,7 +232,7 @@ int pdb_steplog_html_line(pdb_steplog *w, const char *s, size_t len, int64_t lin
         const char *t = s;
         size_t tl = pdb_steplog_trim(&t, len);
         if (tl > 0 && t[0] == '[')
-            return widget_line(w, t, tl, lineno);
+            return widget_line(w, t, tl);
         if (!pdb_skip_prefix_mem(t, tl, "<table", NULL, NULL))
             return 0;
         if (!h)
@@ -249,7 +248,7 @@ int pdb_steplog_html_line(pdb_steplog *w, const char *s, size_t len, int64_t lin
         h->state = HT_NONE;
         const char *t = s;
         size_t tl = pdb_steplog_trim(&t, len);
-        return tl > 0 && t[0] == '[' ? widget_line(w, t, tl, lineno) : 0;
+        return tl > 0 && t[0] == '[' ? widget_line(w, t, tl) : 0;
     }
     int64_t before = w->record;
     if (html_tags(w, h, s, len, lineno) != PDB_OK)

@@ -245,35 +245,40 @@ bool pdb_units_clock(const char *s, size_t len, double *seconds)
     return true;
 }
 
+int pdb_units_span_part(const char *t, size_t n, double *seconds)
+{
+    static const char letters[] = "smhd";
+    static const double scale[] = {1, 60, 3600, 86400};
+    if (n < 2 || !isdigit((unsigned char)t[0]))
+        return 0;
+    const char *u = strchr(letters, t[n - 1]);
+    if (!u || !*u)
+        return 0;
+    double x;
+    if (pdb_units_number(t, n - 1, &x) != n - 1 || !isfinite(x))
+        return 0;
+    *seconds = x * scale[u - letters];
+    return (int)(u - letters) + 1;
+}
+
 bool pdb_units_span(const char *s, size_t len, double *seconds)
 {
-    static const struct {
-        const char *u;
-        double f;
-    } parts_of[] = {{"d", 86400}, {"h", 3600}, {"min", 60}, {"m", 60}, {"s", 1}};
     size_t i = skip_blanks(s, len, 0);
     double sum = 0;
-    int parts = 0;
+    int rank = 5; /* parts come largest first: "1h 2m 3s" */
     while (i < len) {
-        double v;
-        size_t n = pdb_units_number(s + i, len - i, &v);
-        if (n == 0 || !isfinite(v) || v < 0)
+        size_t e = i;
+        while (e < len && s[e] != ' ' && s[e] != '\t')
+            e++;
+        double x;
+        int r = pdb_units_span_part(s + i, e - i, &x);
+        if (r == 0 || r >= rank)
             return false;
-        i += n;
-        size_t k = i;
-        while (k < len && isalpha((unsigned char)s[k]))
-            k++;
-        int u = -1;
-        for (int j = 0; j < 5 && u < 0; j++)
-            if (k - i == strlen(parts_of[j].u) && memcmp(s + i, parts_of[j].u, k - i) == 0)
-                u = j;
-        if (u < 0)
-            return false;
-        sum += v * parts_of[u].f;
-        parts++;
-        i = skip_blanks(s, len, k);
+        sum += x;
+        rank = r;
+        i = skip_blanks(s, len, e);
     }
-    if (parts == 0)
+    if (rank == 5)
         return false;
     *seconds = sum;
     return true;

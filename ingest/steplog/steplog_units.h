@@ -36,9 +36,15 @@ bool pdb_units_quantity(const char *s, size_t len, double *value, const char **u
 /* Parses "[D day[s], ]H:MM:SS[.f]" or "MM:SS" into seconds. */
 bool pdb_units_clock(const char *s, size_t len, double *seconds);
 
-/* Parses a span written in parts, "43s", "3m 53s", "1h 2m 3s", "2d 3h"
- * (ms-swift's elapsed_time), into seconds. */
+/* Parses a span written in parts, largest first and one part per word,
+ * "43s", "3m 53s", "1h 2m 3s", "2d 3h" (ms-swift's elapsed_time), into
+ * seconds. */
 bool pdb_units_span(const char *s, size_t len, double *seconds);
+
+/* One part of such a span: "1h", "23m", "02s", "2d". Returns its rank (the
+ * unit letter: s 1, m 2, h 3, d 4) with its seconds, or 0 when it is not
+ * one. */
+int pdb_units_span_part(const char *t, size_t n, double *seconds);
 
 /* The unit a metric's name implies ("time_forward_ms" -> ms, factor 0.001
  * to seconds; "epoch_time" -> s; "mem_gb" -> bytes), or NULL. */

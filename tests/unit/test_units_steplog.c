@@ -1,10 +1,11 @@
 /* test_units_steplog.c: the step-log pieces below the readers: timestamps,
- * line classification, and the phase statistics (percentiles, std, shares,
+ * spans in parts, line classification, and the phase statistics (percentiles, std, shares,
  * other/overhead, --skip-first) on an in-memory database. */
 #include "report/steplog_stats.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "ingest/steplog/steplog.h"
+#include "ingest/steplog/steplog_units.h"
 #include "check.h"
 
 #include <math.h>
@@ -29,6 +30,28 @@ static void timestamps(void)
     CHECK_INT(pdb_steplog_timestamp("2024-13-01 00:00:00", 19, &t), 0);
     CHECK_INT(pdb_steplog_timestamp("2024-01-01 00:00", 16, &t), 0);
     CHECK_INT(pdb_steplog_timestamp("", 0, &t), 0);
+}
+
+/* Spans in parts (ms-swift's elapsed_time, StyleGAN's "1h 23m 02s"): the
+ * parts come largest first, one per word. */
+static void spans(void)
+{
+    double t = 0;
+    CHECK(pdb_units_span("3m 53s", 6, &t) && near(t, 233));
+    CHECK(pdb_units_span(" 1h 2m 3s ", 10, &t) && near(t, 3723));
+    CHECK(pdb_units_span("2d 3h", 5, &t) && near(t, 183600));
+    CHECK(pdb_units_span("43s", 3, &t) && near(t, 43));
+    CHECK(!pdb_units_span("53s 3m", 6, &t)); /* not largest first */
+    CHECK(!pdb_units_span("3m 3m", 5, &t));
+    CHECK(!pdb_units_span("3 m", 3, &t));
+    CHECK(!pdb_units_span("", 0, &t));
+    CHECK(!pdb_units_span("3 metres", 8, &t));
+    CHECK_INT(pdb_units_span_part("02s", 3, &t), 1);
+    CHECK(near(t, 2));
+    CHECK_INT(pdb_units_span_part("1.5h", 4, &t), 3);
+    CHECK(near(t, 5400));
+    CHECK_INT(pdb_units_span_part("h", 1, &t), 0);
+    CHECK_INT(pdb_units_span_part("5x", 2, &t), 0);
 }
 
 static pdb_steplog_linekind kind(const char *s)
@@ -132,6 +155,7 @@ static void phase_stats(void)
 int main(void)
 {
     timestamps();
+    spans();
     classify();
     phase_stats();
     return check_report();
