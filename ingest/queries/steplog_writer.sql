@@ -121,9 +121,12 @@ WITH v AS (SELECT raw_name AS rn, kind AS k, split AS sp, rank AS rk, loader AS 
  ORDER BY r, k, rk, ld, pick
 
 -- name: steps_timed
--- Whether something other than timestamps times the steps.
+-- Whether something other than timestamps times the steps. A progress bar
+-- not found to be the training loop's (split 'progress': a dataset load's
+-- "1/1 [00:00<00:00, 19.27it/s]") times its own items, not the steps.
 SELECT EXISTS (SELECT 1 FROM steplog_points WHERE source_id = ?1
- AND metric = 'step_time' AND unit = 's' AND agg <> :tentative)
+ AND metric = 'step_time' AND unit = 's' AND agg <> :tentative
+ AND coalesce(split, '') <> 'progress')
 
 -- name: keep_tentative
 UPDATE steplog_series SET agg = 'derived' WHERE source_id = ?1 AND agg = :tentative

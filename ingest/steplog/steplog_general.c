@@ -594,8 +594,10 @@ static bool bracket_counter(const scanner *sc, const char *v, size_t vl, const g
     size_t k = (size_t)(v + vl - sc->b);
     if (k >= sc->n || sc->b[k] != ']')
         return false;
-    while (++k < sc->n && (sc->b[k] == ' ' || sc->b[k] == '\t'))
-        ;
+    /* and "[21500] | gnorm 0.25 lr ..." (XLNet): a bar may stand between */
+    bool bar = false;
+    while (++k < sc->n && (sc->b[k] == ' ' || sc->b[k] == '\t' || (sc->b[k] == '|' && !bar)))
+        bar |= sc->b[k] == '|';
     return k < sc->n && isalpha((unsigned char)sc->b[k]);
 }
 
@@ -1738,6 +1740,28 @@ static void glued_time(char *b, size_t n, size_t i, gen_line *L)
  * logger names before a level, "file:line", "logger:line", "host:rank",
  * bracketed tags ("[PC]", "[1,0]<stdout>:", "(trainer:486)"). The first
  * field of another kind ends the prefix. */
+/* After a line's timestamp, before its message: a time zone, "(CET)", or a
+ * clock since the run started, "0:03:12" (mistral-finetune's "2024-12-19
+ * 09:24:38 (CET) - 0:03:12 - train - INFO - step: 000001 ..."). The
+ * timestamp times the steps; neither is a metric. */
+static bool since_start_token(const char *b, size_t s, size_t e)
+{
+    if (e - s >= 4 && e - s <= 7 && b[s] == '(' && b[e - 1] == ')') {
+        for (size_t k = s + 1; k + 1 < e; k++)
+            if (!isupper((unsigned char)b[k]))
+                return false;
+        return true;
+    }
+    int colons = 0;
+    for (size_t k = s; k < e; k++) {
+        if (b[k] == ':')
+            colons++;
+        else if (!isdigit((unsigned char)b[k]))
+            return false;
+    }
+    return colons == 2 && isdigit((unsigned char)b[s]) && isdigit((unsigned char)b[e - 1]);
+}
+
 static void log_prefix(char *b, size_t n, gen_line *L)
 {
     size_t g = glog_header(b, n, L);
@@ -1792,7 +1816,7 @@ static void log_prefix(char *b, size_t n, gen_line *L)
             continue;
         }
         if (level_token(b, i, e) || origin_token(b, i, e) || before_level ||
-            tag_token(b, i, e, L)) {
+            tag_token(b, i, e, L) || (L->has_wall && since_start_token(b, i, e))) {
             memset(b + i, ' ', e - i);
             i = e;
             continue;
@@ -1842,6 +1866,43 @@ static void steps_in(char *b, size_t n, gen_line *L)
         L->span = steps;
         return;
     }
+}
+
+/* "[12 | 265.70] loss=3.07 avg=3.40" (nshepperd's gpt-2 and gpt-2-simple):
+ * the step and the seconds since training started, in the brackets that open
+ * the message. The seconds become the line's clock (its differences time
+ * the steps); "[12]" stays, for bracket_counter. */
+static void step_and_clock(char *b, size_t n, gen_line *L)
+{
+    size_t i = 0;
+    while (i < n && (b[i] == ' ' || b[i] == '\t'))
+        i++;
+    if (i >= n || b[i] != '[' || L->has_wall)
+        return;
+    size_t d = ++i;
+    while (i < n && isdigit((unsigned char)b[i]))
+        i++;
+    size_t bar = i;
+    while (bar < n && b[bar] == ' ')
+        bar++;
+    if (i == d || bar >= n || b[bar] != '|')
+        return;
+    size_t t = bar + 1;
+    while (t < n && b[t] == ' ')
+        t++;
+    double secs;
+    size_t k = t < n ? pdb_units_number(b + t, n - t, &secs) : 0;
+    size_t close = t + k;
+    while (close < n && b[close] == ' ')
+        close++;
+    if (k == 0 || close >= n || b[close] != ']' || !memchr(b + t, '.', k) || !isfinite(secs) ||
+        secs < 0)
+        return;
+    L->has_wall = true;
+    L->wall = secs;
+    L->wall_fine = true;
+    memset(b + i, ' ', close + 1 - i);
+    b[i] = ']';
 }
 
 /* "Step 500: train WeightedCategoryCrossEntropy |  0.62914723" (Trax's
@@ -2028,6 +2089,29 @@ static void rank_pair(gen_line *L)
     }
 }
 
+/* "[flaml.automl: 11-12 18:21:44]", "ETA: >2024-12-30 22:04:34", a rich
+ * console's glued "[09/30/22 02:45:43]": a date read as a name and its time
+ * of day as the value. A name without a letter names no metric; the pair is
+ * dropped (and counted as a value without a name). */
+static void letterless_names(gen_line *L)
+{
+    int n = 0;
+    for (int k = 0; k < L->n; k++) {
+        const gen_pair *p = &L->p[k];
+        bool letter = p->nl == 0 || p->counter;
+        for (size_t i = 0; i < p->nl && !letter; i++)
+            letter = isalpha((unsigned char)p->name[i]) || (unsigned char)p->name[i] >= 0x80;
+        if (!letter) {
+            L->dropped++;
+            continue;
+        }
+        if (n != k)
+            L->p[n] = L->p[k];
+        n++;
+    }
+    L->n = n;
+}
+
 static void parse_line(pdb_buf *work, const char *s, size_t len, gen_line *L)
 {
     L->n = 0;
@@ -2057,11 +2141,15 @@ static void parse_line(pdb_buf *work, const char *s, size_t len, gen_line *L)
     if (len > 3 && (work->p[0] == '#') && (work->p[1] == '#' || work->p[1] == '>') &&
         work->p[2] == ' ')
         memset(work->p, ' ', 3);
+    /* and a log pasted into an e-mail or Markdown quote: "> [12 | 265.70] ..." */
+    if (len > 1 && work->p[0] == '>' && work->p[1] == ' ')
+        work->p[0] = ' ';
     log_prefix(work->p, len, L);
     line_prefix(work->p, len, L);
     log_prefix(work->p, len, L); /* the fields after a timestamp */
     tqdm_count(work->p, len);
     counter_hashes(work->p, len);
+    step_and_clock(work->p, len, L);
     name_bar_value(work->p, len);
     steps_in(work->p, len, L);
     size_t i = 0; /* past blanks and the brackets of a blanked timestamp */
@@ -2074,6 +2162,7 @@ static void parse_line(pdb_buf *work, const char *s, size_t len, gen_line *L)
     }
     scanner sc = {.b = work->p, .n = len, .L = L};
     scan_pairs(&sc);
+    letterless_names(L);
     self_counters(L);
     rank_pair(L);
 }

@@ -22,6 +22,7 @@ still warned."""
 
 import json
 import os
+import sqlite3
 import re
 import sys
 
@@ -333,6 +334,35 @@ def interval_time_warned(c, db, tmp):
            code == 0 and "records 250 steps apart puts" in err and "{NAME:window}" in err, err)
 
 
+def dates_are_no_names(c, db, tmp):
+    """A date before a time of day is no metric's name (FLAML's logger, an
+    ETA date), and a time zone and a clock since the start after a timestamp
+    are prefix fields (mistral-finetune): the timestamps time the steps."""
+    flaml = [f"[flaml.automl: 11-12 18:21:{44 + i}] {{1826}} INFO - iteration {i}, "
+             f"loss {2.0 - i / 10:.2f}" for i in range(4)]
+    mistral = [f"2024-12-19 09:{24 + 2 * i}:38 (CET) - 0:0{3 + 2 * i}:12 - train - INFO - "
+               f"step: {i + 1:06d} - loss: {1.7 - i / 10:.3f} - ETA: >2024-12-31 06:50:16"
+               for i in range(4)]
+    for name, lines in (("flaml", flaml), ("mistral", mistral)):
+        path = os.path.join(tmp, name + ".txt")
+        with open(path, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        code, _, err = run("ingest", "--db", db, "--run", name, path, check=False)
+        c.true(f"{name}: exit 0", code == 0, err)
+        with sqlite3.connect(db) as con:
+            names = [r[0] for r in con.execute(
+                "SELECT DISTINCT v.raw_name FROM steplog_values v JOIN runs r USING (run_id)"
+                " WHERE r.name = ? ORDER BY 1", (name,))]
+        c.true(f"{name}: every stored name has a letter (no 11-12, no >2024-12-31)",
+               all(any(ch.isalpha() for ch in n) for n in names), names)
+        c.true(f"{name}: the loss is read", "loss" in names, names)
+    with sqlite3.connect(db) as con:
+        mean = con.execute("SELECT round(avg(v.value), 1) FROM steplog_values v JOIN runs r"
+                           " USING (run_id) WHERE r.name = 'mistral' AND v.metric = 'step_time'"
+                           ).fetchone()[0]
+    c.eq("mistral: the timestamps time the steps, not the clock since the start", mean, 120.0)
+
+
 def main():
     d = need_corpus("steplogs")
     c = Checker()
@@ -350,6 +380,7 @@ def main():
         prose_is_no_table(c, db, tmp)
         notebook_table(c, db, tmp)
         interval_time_warned(c, db, tmp)
+        dates_are_no_names(c, db, tmp)
     c.close()
 
 
