@@ -55,8 +55,36 @@ static int on_step(void *arg, const pdb_cp_step *s)
     return pdb_db_step_done(p->db, st);
 }
 
+/* The summary fill's launches in window w of rank (trace_critical.sql's
+ * window_launches) onto the window's row, the last inserted. */
+static int store_launches(sqlite3 *db, int64_t run_id, int rank, const pdb_cp_window *w)
+{
+    int64_t row = sqlite3_last_insert_rowid(db), n = 0;
+    sqlite3_stmt *st;
+    if (pdb_report_prepare(db, "trace_critical.window_launches", &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_int(st, 2, rank);
+    sqlite3_bind_int64(st, 3, w->start);
+    sqlite3_bind_int64(st, 4, w->end);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        n = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW)
+        return pdb_db_fail(db, "critical path: launches in a window");
+    if (pdb_report_prepare(db, "trace_critical.set_launches", &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, row);
+    sqlite3_bind_int64(st, 2, n);
+    rc = pdb_db_step_done(db, st);
+    sqlite3_finalize(st);
+    return rc;
+}
+
 static int store_window(sqlite3 *db, int rank, long instance, const char *annotation,
-                        const char *name, const pdb_cp_window *w, const pdb_cp_result *r)
+                        const char *name, const pdb_cp_window *w, const pdb_cp_result *r,
+                        int64_t launches_of_run)
 {
     sqlite3_stmt *st;
     if (pdb_report_prepare(db, "trace_critical.insert_window", &st) != PDB_OK)
@@ -87,6 +115,8 @@ static int store_window(sqlite3 *db, int rank, long instance, const char *annota
             sqlite3_bind_null(st, 8 + i);
     int rc = pdb_db_step_done(db, st);
     sqlite3_finalize(st);
+    if (rc == PDB_OK && launches_of_run >= 0 && !w->whole)
+        rc = store_launches(db, launches_of_run, rank, w);
     if (rc != PDB_OK || !r->ok)
         return rc;
     if (pdb_report_prepare(db, "trace_critical.insert_bound", &st) != PDB_OK)
@@ -135,6 +165,7 @@ typedef struct {
     bool hta, zero_weight_launch, with_path;
     const char *annotation;
     long instance, max_windows;
+    int64_t launches_of_run; /* the summary fill: count each window's launches (cp_windows) */
 } cp_request;
 
 static int run_trace(const cp_request *q, int64_t trace_id, int rank, path_sink *sink)
@@ -154,7 +185,7 @@ static int run_trace(const cp_request *q, int64_t trace_id, int rank, path_sink 
         sink->seq = 0;
         rc = pdb_cp_run(cp, &w, &r, on_step, sink);
         if (rc == PDB_OK)
-            rc = store_window(q->db, rank, 0, "", "the whole trace", &w, &r);
+            rc = store_window(q->db, rank, 0, "", "the whole trace", &w, &r, -1);
     }
     if (rc == PDB_OK && !whole)
         rc = windows_of(q->db, trace_id, hta, annotation, &wins);
@@ -171,7 +202,8 @@ static int run_trace(const cp_request *q, int64_t trace_id, int rank, path_sink 
         rc = pdb_cp_run(cp, &w, &r, q->with_path ? on_step : NULL, sink);
         if (rc == PDB_OK)
             rc = store_window(q->db, rank, i, annotation,
-                              (const char *)sqlite3_column_text(wins, 2), &w, &r);
+                              (const char *)sqlite3_column_text(wins, 2), &w, &r,
+                              q->launches_of_run);
     }
     sqlite3_finalize(wins);
     pdb_cp_close(cp);
@@ -240,7 +272,7 @@ int pdb_report_critical_path(pdb_report_ctx *ctx)
         return PDB_OK;
     cp_request q = {ctx->db, strcmp(mode, "hta") == 0, ctx->zero_weight_launch,
                     ctx->by && strcmp(ctx->by, "node") == 0,
-                    ctx->annotation ? ctx->annotation : "ProfilerStep", ctx->instance, -1};
+                    ctx->annotation ? ctx->annotation : "ProfilerStep", ctx->instance, -1, -1};
     if (fill(&q, ctx->run_id) != PDB_OK)
         return PDB_ERR;
     return pdb_trace_query(ctx, query, mode, NULL);
@@ -262,7 +294,7 @@ int pdb_critical_summary(sqlite3 *db, int64_t run_id)
         return PDB_ERR;
     /* Without GPU events there is no path from a launch to a kernel: the
      * tables stay empty and what reads them finds nothing. */
-    cp_request q = {db, false, false, false, "ProfilerStep", -1, PDB_CP_FIRST_STEPS};
+    cp_request q = {db, false, false, false, "ProfilerStep", -1, PDB_CP_FIRST_STEPS, run_id};
     int rc = gpu ? fill(&q, run_id)
                  : pdb_db_exec(db, pdb_report_sql("trace_critical.create_critical"));
     if (rc != PDB_OK)

@@ -29,6 +29,80 @@ static int launch_hta(pdb_report_ctx *ctx, bool rows)
                            "hta", NULL);
 }
 
+/* Runs the named statement with ?1 bound to run_id. */
+static int run_bound(sqlite3 *db, const char *query, int64_t run_id)
+{
+    sqlite3_stmt *st;
+    if (pdb_report_prepare(db, query, &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, run_id);
+    int rc = pdb_db_step_done(db, st);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* The p50, p90 and p99 of each rank of temp.launch_ranks: by nearest rank,
+ * the delay at place max(1, ceil(n * p / 100)) of the rank's, read in the
+ * (rank, delay) index. The ranks first: the updates need no statement
+ * running on the connection. */
+static int launch_percentiles(sqlite3 *db)
+{
+    sqlite3_stmt *ranks, *at = NULL, *set = NULL;
+    int64_t (*v)[2] = NULL;
+    size_t n = 0;
+    if (pdb_report_prepare(db, "trace_launch.launch_ranks", &ranks) != PDB_OK)
+        return PDB_ERR;
+    while (sqlite3_step(ranks) == SQLITE_ROW) {
+        v = pdb_xrealloc(v, (n + 1) * sizeof *v);
+        v[n][0] = sqlite3_column_int64(ranks, 0);
+        v[n++][1] = sqlite3_column_int64(ranks, 1);
+    }
+    int rc = sqlite3_finalize(ranks) == SQLITE_OK ? PDB_OK : pdb_db_fail(db, "launch: ranks");
+    if (rc == PDB_OK && (pdb_report_prepare(db, "trace_launch.launch_delay_at", &at) != PDB_OK ||
+                         pdb_report_prepare(db, "trace_launch.set_launch_percentiles", &set) !=
+                             PDB_OK))
+        rc = PDB_ERR;
+    static const int pct[3] = {50, 90, 99};
+    for (size_t i = 0; rc == PDB_OK && i < n; i++) {
+        sqlite3_bind_int64(set, 1, v[i][0]);
+        for (int k = 0; k < 3 && rc == PDB_OK; k++) {
+            int64_t place = (v[i][1] * pct[k] + 99) / 100;
+            sqlite3_bind_int64(at, 1, v[i][0]);
+            sqlite3_bind_int64(at, 2, (place > 1 ? place : 1) - 1);
+            if (sqlite3_step(at) == SQLITE_ROW)
+                sqlite3_bind_value(set, 2 + k, sqlite3_column_value(at, 0));
+            else
+                rc = pdb_db_fail(db, "launch: percentiles");
+            sqlite3_reset(at);
+        }
+        if (rc == PDB_OK)
+            rc = pdb_db_step_done(db, set);
+    }
+    sqlite3_finalize(at);
+    sqlite3_finalize(set);
+    free(v);
+    return rc;
+}
+
+/* temp.launch_delays of the run, filled once per connection and run
+ * (trace_launch.sql's create_launch_delays). */
+static int launch_delays(sqlite3 *db, int64_t run_id)
+{
+    int64_t have;
+    if (pdb_db_exec(db, pdb_report_sql("trace_launch.create_launch_delays_of")) != PDB_OK ||
+        pdb_report_number(db, "trace_launch.launch_delays_of", run_id, &have) != PDB_OK)
+        return PDB_ERR;
+    if (have)
+        return PDB_OK;
+    if (pdb_db_exec(db, pdb_report_sql("trace_launch.create_launch_delays")) != PDB_OK ||
+        run_bound(db, "trace_launch.fill_launch_delays", run_id) != PDB_OK ||
+        pdb_db_exec(db, pdb_report_sql("trace_launch.index_launch_delays")) != PDB_OK ||
+        pdb_db_exec(db, pdb_report_sql("trace_launch.fill_launch_ranks")) != PDB_OK ||
+        launch_percentiles(db) != PDB_OK)
+        return PDB_ERR;
+    return run_bound(db, "trace_launch.insert_launch_delays_of", run_id);
+}
+
 int pdb_report_launch(pdb_report_ctx *ctx)
 {
     bool ok;
@@ -51,7 +125,8 @@ int pdb_report_launch(pdb_report_ctx *ctx)
         return launch_hta(ctx, ctx->by != NULL);
     if (ctx->by)
         return pdb_trace_query(ctx, "trace_launch.launch_rows", mode, NULL);
-    if (pdb_report_query_mode(ctx, "trace_launch.launch", "exact") != PDB_OK)
+    if (launch_delays(ctx->db, ctx->run_id) != PDB_OK ||
+        pdb_report_query_mode(ctx, "trace_launch.launch", "exact") != PDB_OK)
         return PDB_ERR;
     /* Machine formats carry one table: the summary. */
     if (ctx->render.format != PDB_OUT_TABLE && ctx->render.format != PDB_OUT_MD)

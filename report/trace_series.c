@@ -91,10 +91,30 @@ static int on_point(void *arg, int rank, const char *kind, int64_t ts, double gb
     return pdb_db_step_done(sqlite3_db_handle(b->ins), b->ins);
 }
 
+/* Whether temp.memory_bw holds run_id's series in this mode already. */
+static int bw_filled(sqlite3 *db, int64_t run_id, bool hta, bool *filled)
+{
+    sqlite3_stmt *st;
+    if (pdb_db_exec(db, pdb_report_sql("trace_series.create_memory_bw_filled")) != PDB_OK ||
+        pdb_report_prepare(db, "trace_series.memory_bw_filled", &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_int(st, 2, hta);
+    int rc = sqlite3_step(st);
+    *filled = rc == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0;
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? PDB_OK : pdb_db_fail(db, "memory-bw: fill state");
+}
+
 int pdb_memory_bw_fill(sqlite3 *db, int64_t run_id, bool hta)
 {
     bw_sink b = {0};
     sqlite3_stmt *traces;
+    bool filled;
+    if (bw_filled(db, run_id, hta, &filled) != PDB_OK)
+        return PDB_ERR;
+    if (filled)
+        return PDB_OK;
     if (pdb_db_exec(db, pdb_report_sql("trace_series.create_memory_bw")) != PDB_OK ||
         pdb_report_prepare(db, "trace_series.insert_memory_bw", &b.ins) != PDB_OK)
         return PDB_ERR;
@@ -107,6 +127,15 @@ int pdb_memory_bw_fill(sqlite3 *db, int64_t run_id, bool hta)
         sqlite3_finalize(traces);
     }
     sqlite3_finalize(b.ins);
+    if (rc == PDB_OK && pdb_report_prepare(db, "trace_series.insert_memory_bw_filled",
+                                           &traces) == PDB_OK) {
+        sqlite3_bind_int64(traces, 1, run_id);
+        sqlite3_bind_int(traces, 2, hta);
+        rc = pdb_db_step_done(db, traces);
+        sqlite3_finalize(traces);
+    } else if (rc == PDB_OK) {
+        rc = PDB_ERR;
+    }
     return rc;
 }
 

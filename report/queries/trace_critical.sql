@@ -10,7 +10,7 @@ CREATE TEMP TABLE IF NOT EXISTS cp_windows (rank INTEGER, instance INTEGER, anno
   name TEXT,
   start_ts INTEGER, end_ts INTEGER, ok INTEGER, why TEXT, nodes INTEGER, graph_nodes INTEGER,
   edges INTEGER, clipped INTEGER, path_ns INTEGER, object_path_ns INTEGER, path_nodes INTEGER,
-  critical_events INTEGER, first_ts INTEGER, last_ts INTEGER);
+  critical_events INTEGER, first_ts INTEGER, last_ts INTEGER, launches INTEGER);
 CREATE TEMP TABLE IF NOT EXISTS cp_bounds (rank INTEGER, instance INTEGER, kind TEXT, name TEXT,
   duration_ns INTEGER, edges INTEGER);
 CREATE TEMP TABLE IF NOT EXISTS cp_path (rank INTEGER, instance INTEGER, seq INTEGER,
@@ -28,6 +28,19 @@ INSERT INTO temp.cp_windows (rank, instance, annotation, start_ts, end_ts, ok, w
  graph_nodes, edges, clipped, path_ns, object_path_ns, path_nodes, critical_events, first_ts,
  last_ts, name)
  VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+
+-- name: window_launches
+-- The summary fill's count for the insights (trace_insights.sql's cpl): the
+-- launches (CPU-side events with a correlation) of the run's traces of rank
+-- ?2 that start in [?3, ?4). Counted once per window as the fill stores it,
+-- not by every reading of the insights (a report folder reads them five
+-- times: on the largest corpus trace, 36 ms a reading).
+SELECT count(*) FROM traces t JOIN slices l ON l.trace_id = t.trace_id
+ WHERE t.run_id = ?1 AND t.rank = ?2 AND l.ts >= ?3 AND l.ts < ?4
+ AND l.correlation IS NOT NULL AND l.stream IS NULL
+
+-- name: set_launches
+UPDATE temp.cp_windows SET launches = ?2 WHERE rowid = ?1
 
 -- name: insert_bound
 INSERT INTO temp.cp_bounds VALUES (?,?,?,?,?,?)

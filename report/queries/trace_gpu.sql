@@ -162,7 +162,7 @@ WITH
 
 -- name: by_require
 -- Whether the run has attributed GPU events (exact mode only).
-SELECT count(*) FROM analysis_gpu_attribution WHERE run_id = ?1
+SELECT EXISTS (SELECT 1 FROM analysis_gpu_attribution WHERE run_id = ?1)
 
 -- fragment: carried
 -- Every GPU event of the run (analysis_gpu_attribution) with its key for

@@ -63,11 +63,9 @@ WITH steps AS (SELECT rank, sum(dur_ns) AS step_ns, sum(dataloader_ns) AS dl_ns,
    FROM cp_bounds WHERE kind = 'bound' GROUP BY rank),
  -- the launches (CPU-side events with a correlation) in the path's
  -- iterations: a CPU-bound path with much CPU time per launch is CPU work
- -- of its own, not launch overhead
- cpl AS (SELECT w.rank, count(l.id) AS launches FROM cp_windows w
-   JOIN traces t ON t.run_id = ?1 AND t.rank = w.rank
-   LEFT JOIN slices l ON l.trace_id = t.trace_id AND l.ts >= w.start_ts AND l.ts < w.end_ts
-    AND l.correlation IS NOT NULL AND l.stream IS NULL
+ -- of its own, not launch overhead (counted by the summary fill,
+ -- trace_critical.sql's window_launches)
+ cpl AS (SELECT w.rank, sum(w.launches) AS launches FROM cp_windows w
    WHERE w.ok GROUP BY w.rank),
  cpt AS (SELECT rank, sum(ns) AS ns, (SELECT count(*) FROM cp_windows w WHERE w.rank = b.rank
    AND w.ok) AS windows FROM cpb b GROUP BY rank),

@@ -10,59 +10,119 @@
 -- string id, the category list is written out, and tests/unit/test_queries.c
 -- checks it is the same list.
 
--- fragment: launches
--- GPU events and their launching runtime call: the launch of
+-- name: create_launch_delays
+-- GPU events and their launching runtime call, into temp.launch_delays
+-- (report/trace_launch.c fills it once per run: the summary, the longest
+-- delays and a report folder's three renderings read it): the launch of
 -- analysis_gpu_attribution (the earliest CPU-side event with the event's
 -- correlation), the call `launch --by launch` shows; a correlation of 0
 -- links nothing. (Looking the call up per event cost four times as much.)
-p AS (SELECT a.rank, a.slice_id AS gid, a.name AS gname, g.ts AS gts, a.dur_ns AS gdur,
+-- Per rank (temp.launch_ranks) the counts and extremes, and the
+-- percentiles read at their place in a (rank, delay) index: a window
+-- function over every launch cost three sorts (2 M events: 1.3 s of the
+-- report's 1.5 s).
+CREATE TEMP TABLE IF NOT EXISTS launch_delays (rank INTEGER, gid INTEGER, gts INTEGER,
+  gname INTEGER, rname INTEGER, delay_ns INTEGER, kernel_ns INTEGER, runtime_ns INTEGER);
+CREATE TEMP TABLE IF NOT EXISTS launch_ranks (rank INTEGER, n INTEGER, mean_delay_ns,
+  min_delay_ns INTEGER, max_delay_ns INTEGER, shorter INTEGER, p50 INTEGER, p90 INTEGER,
+  p99 INTEGER);
+CREATE TEMP TABLE IF NOT EXISTS launch_delays_of (run_id INTEGER);
+DROP INDEX IF EXISTS temp.launch_delays_rank;
+DELETE FROM temp.launch_delays;
+DELETE FROM temp.launch_ranks;
+DELETE FROM temp.launch_delays_of
+
+-- name: launch_delays_of
+-- Whether temp.launch_delays holds run ?1.
+SELECT count(*) FROM temp.launch_delays_of WHERE run_id = ?1
+
+-- name: create_launch_delays_of
+CREATE TEMP TABLE IF NOT EXISTS launch_delays_of (run_id INTEGER)
+
+-- name: fill_launch_delays
+INSERT INTO temp.launch_delays
+WITH p AS (SELECT a.rank, a.slice_id AS gid, a.name AS gname, g.ts AS gts, a.dur_ns AS gdur,
    a.launch_id AS rid
  FROM analysis_gpu_attribution a JOIN slices g ON g.id = a.slice_id
- WHERE a.run_id = ?1 AND a.launch_id IS NOT NULL AND g.correlation <> 0),
- l AS (SELECT p.rank, p.gid, p.gts, (SELECT value FROM strings WHERE id = p.gname) AS kernel,
-   (SELECT value FROM strings WHERE id = r.name) AS runtime, p.gts - r.ts AS delay_ns,
-   p.gdur AS kernel_ns, r.dur AS runtime_ns FROM p JOIN slices r ON r.id = p.rid)
+ WHERE a.run_id = ?1 AND a.launch_id IS NOT NULL AND g.correlation <> 0)
+ SELECT p.rank, p.gid, p.gts, p.gname, r.name, p.gts - r.ts, p.gdur, r.dur
+ FROM p JOIN slices r ON r.id = p.rid
+
+-- name: index_launch_delays
+CREATE INDEX temp.launch_delays_rank ON launch_delays (rank, delay_ns)
+
+-- name: fill_launch_ranks
+INSERT INTO temp.launch_ranks (rank, n, mean_delay_ns, min_delay_ns, max_delay_ns, shorter)
+SELECT rank, count(*), avg(delay_ns), min(delay_ns), max(delay_ns), sum(kernel_ns < runtime_ns)
+ FROM temp.launch_delays NOT INDEXED GROUP BY rank
+
+-- name: launch_ranks
+SELECT rank, n FROM temp.launch_ranks ORDER BY rank
+
+-- name: launch_delay_at
+-- The delay at place ?2 (from 0) of rank ?1's sorted delays.
+SELECT delay_ns FROM temp.launch_delays WHERE rank = ?1 ORDER BY delay_ns LIMIT 1 OFFSET ?2
+
+-- name: set_launch_percentiles
+UPDATE temp.launch_ranks SET p50 = ?2, p90 = ?3, p99 = ?4 WHERE rank = ?1
+
+-- name: insert_launch_delays_of
+INSERT INTO temp.launch_delays_of VALUES (?1)
 
 -- name: launch_require
-SELECT count(*) FROM slices g JOIN traces t USING (trace_id)
+-- Whether there is one (a require query's first column > 0): EXISTS stops
+-- at the first, where count(*) read every slice of the run.
+SELECT EXISTS (SELECT 1 FROM slices g JOIN traces t USING (trace_id)
  WHERE t.run_id = ?1
  AND (g.stream IS NOT NULL AND coalesce(g.cat, 0) NOT IN (SELECT id FROM strings
    WHERE value IN ('cuda_runtime', 'cuda_driver', 'hip_runtime', 'cpu_op', 'user_annotation', 'python_function')))
- AND g.correlation IS NOT NULL
+ AND g.correlation IS NOT NULL)
 
 -- name: launch
--- Launch delays per rank; percentiles by nearest rank over the sorted delays.
-WITH
--- include: launches
- , o AS (SELECT rank, delay_ns, kernel_ns, runtime_ns,
-   row_number() OVER (PARTITION BY rank ORDER BY delay_ns) AS i,
-   count(*) OVER (PARTITION BY rank) AS n FROM l)
- SELECT rank, count(*) AS launches, avg(delay_ns) AS mean_delay_ns,
- min(delay_ns) AS min_delay_ns,
- max(CASE WHEN i = max(1, (n * 50 + 99) / 100) THEN delay_ns END) AS p50_delay_ns,
- max(CASE WHEN i = max(1, (n * 90 + 99) / 100) THEN delay_ns END) AS p90_delay_ns,
- max(CASE WHEN i = max(1, (n * 99 + 99) / 100) THEN delay_ns END) AS p99_delay_ns,
- max(delay_ns) AS max_delay_ns,
- sum(kernel_ns < runtime_ns) AS shorter_than_launch,
- 100.0 * sum(kernel_ns < runtime_ns) / count(*) AS shorter_than_launch_pct
- FROM o GROUP BY rank ORDER BY rank
+-- Launch delays per rank (temp.launch_ranks, filled by report/trace_launch.c
+-- from temp.launch_delays); percentiles by nearest rank over the sorted
+-- delays: the delay at place max(1, ceil(n * p / 100)).
+SELECT rank, n AS launches, mean_delay_ns, min_delay_ns, p50 AS p50_delay_ns,
+ p90 AS p90_delay_ns, p99 AS p99_delay_ns, max_delay_ns, shorter AS shorter_than_launch,
+ 100.0 * shorter / n AS shorter_than_launch_pct
+ FROM temp.launch_ranks ORDER BY rank
 
 -- name: longest
 -- The longest launch delays (?3 of them, 10 by default); ties in the order
 -- the GPU events started.
-WITH
--- include: launches
- SELECT rank, kernel, runtime, delay_ns, kernel_ns, runtime_ns FROM l
+SELECT rank, (SELECT value FROM strings WHERE id = gname) AS kernel,
+ (SELECT value FROM strings WHERE id = rname) AS runtime, delay_ns, kernel_ns, runtime_ns
+ FROM temp.launch_delays
  ORDER BY delay_ns DESC, gts, rank, gid LIMIT (CASE WHEN ?3 < 0 THEN 10 ELSE ?3 END)
 
+-- fragment: comm_events
+-- The run's collectives: GPU events named like a NCCL or HCCL kernel. The
+-- names are matched once in strings and the events found through
+-- analysis_gpu_attribution (one row per GPU event, the gpu_events rule),
+-- not by resolving the name of every slice of the run (2 M events: 1.7 s
+-- of CPU for comm and again for its test, against a few ms); a run
+-- analysed by a profdb from before the attribution falls back on the
+-- scan.
+cm AS (SELECT id FROM strings WHERE value LIKE 'nccl%' OR value LIKE '%ncclKernel%'
+   OR value LIKE 'hccl%'),
+ ce AS (SELECT a.slice_id AS id FROM analysis_gpu_attribution a
+   WHERE a.run_id = ?1 AND a.name IN cm
+   UNION ALL SELECT g.id FROM gpu_events g
+   WHERE NOT EXISTS (SELECT 1 FROM analysis_gpu_attribution WHERE run_id = ?1)
+   AND g.run_id = ?1 AND (g.name LIKE 'nccl%' OR g.name LIKE '%ncclKernel%'
+   OR g.name LIKE 'hccl%'))
+
 -- name: comm_require
-SELECT count(*) FROM gpu_events WHERE run_id = ?1 AND (name LIKE 'nccl%'
- OR name LIKE '%ncclKernel%' OR name LIKE 'hccl%')
+WITH
+-- include: comm_events
+SELECT EXISTS (SELECT 1 FROM ce)
 
 -- name: comm
 -- NCCL collectives: kind from the Collective name arg or the kernel name;
 -- bytes from the element count and the dtype's size.
-WITH c AS (SELECT rank, dur, coalesce(coll_name, CASE
+WITH
+-- include: comm_events
+ , c AS (SELECT rank, dur, coalesce(coll_name, CASE
    WHEN name LIKE '%AllReduce%' THEN 'allreduce' WHEN name LIKE '%AllGather%' THEN 'allgather'
    WHEN name LIKE '%ReduceScatter%' THEN 'reduce_scatter' WHEN name LIKE '%Broadcast%'
    THEN 'broadcast' WHEN name LIKE '%SendRecv%' THEN 'send_recv' WHEN name LIKE '%AllToAll%'
@@ -72,8 +132,7 @@ WITH c AS (SELECT rank, dur, coalesce(coll_name, CASE
      WHEN 'bfloat16' THEN 2 WHEN 'double' THEN 8 WHEN 'long' THEN 8 WHEN 'int64' THEN 8
      WHEN 'byte' THEN 1 WHEN 'char' THEN 1 WHEN 'bool' THEN 1 WHEN 'uint8' THEN 1
      WHEN 'int8' THEN 1 END AS bytes, group_size
-   FROM gpu_events WHERE run_id = ?1 AND (name LIKE 'nccl%' OR name LIKE '%ncclKernel%'
-   OR name LIKE 'hccl%'))
+   FROM ce JOIN gpu_events USING (id))
  SELECT rank, kind, count(*) AS count, sum(dur) AS time_ns, avg(dur) AS mean_ns,
  sum(bytes) AS bytes, count(bytes) AS with_size,
  sum(bytes) / (sum(CASE WHEN bytes IS NOT NULL THEN dur END) / 1e9) / 1e9 AS algbw_gbps

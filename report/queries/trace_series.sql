@@ -98,7 +98,21 @@ WITH
 -- the bandwidth series of one mode, per rank and kind, in order (seq).
 CREATE TEMP TABLE IF NOT EXISTS memory_bw (rank INTEGER, name TEXT, seq INTEGER, ts INTEGER,
   bw_gbps REAL);
-DELETE FROM memory_bw
+CREATE TEMP TABLE IF NOT EXISTS memory_bw_filled (run_id INTEGER, hta INTEGER);
+DELETE FROM memory_bw;
+DELETE FROM memory_bw_filled
+
+-- name: memory_bw_filled
+-- Whether temp.memory_bw holds the series of run ?1 in mode ?2 (1: hta)
+-- already: a report folder reads it four times (the report's three
+-- renderings and its chart), and each fill reads every copy of the run.
+SELECT count(*) FROM temp.memory_bw_filled WHERE run_id = ?1 AND hta = ?2
+
+-- name: create_memory_bw_filled
+CREATE TEMP TABLE IF NOT EXISTS memory_bw_filled (run_id INTEGER, hta INTEGER)
+
+-- name: insert_memory_bw_filled
+INSERT INTO temp.memory_bw_filled VALUES (?1, ?2)
 
 -- name: insert_memory_bw
 INSERT INTO temp.memory_bw VALUES (?,?,?,?,?)
