@@ -5,6 +5,8 @@
 #include "common/error.h"
 #include "common/runs.h"
 
+#include <stdbool.h>
+
 static const pdb_cmd_help help = {
     "profdb analyze [--db FILE] [RUN...]",
     "Recomputes the analysis_* tables (GPU breakdown, kernel types, kernels, CPU ops)\n"
@@ -16,12 +18,30 @@ static const pdb_cmd_help help = {
     NULL,
 };
 
+/* A run merged without --full has its events in shard files: the passes
+ * would find none and replace its analysis with nothing. */
+static int in_shards(sqlite3 *db, int64_t run_id, bool *yes)
+{
+    int64_t n;
+    if (pdb_run_shard_files(db, "main", run_id, &n) != PDB_OK)
+        return PDB_ERR;
+    *yes = n > 0;
+    return PDB_OK;
+}
+
 static int analyze_named(sqlite3 *db, char **names, int n)
 {
     for (int i = 0; i < n; i++) {
         int64_t run_id;
+        bool shards;
         if (pdb_run_need(db, names[i], &run_id) != PDB_OK ||
-            pdb_cli_after_load(db, run_id, true) != PDB_OK)
+            in_shards(db, run_id, &shards) != PDB_OK)
+            return PDB_ERR;
+        if (shards)
+            return pdb_fail("run '%s' keeps its events in its shard files (merged without "
+                            "--full): analyze the shards ('profdb analyze --db SHARD'), then "
+                            "merge them again", names[i]);
+        if (pdb_cli_after_load(db, run_id, true) != PDB_OK)
             return PDB_ERR;
     }
     return PDB_OK;
@@ -30,7 +50,10 @@ static int analyze_named(sqlite3 *db, char **names, int n)
 static int analyze_one(sqlite3 *db, int64_t run_id, void *arg)
 {
     (void)arg;
-    return pdb_cli_after_load(db, run_id, true);
+    bool shards;
+    if (in_shards(db, run_id, &shards) != PDB_OK)
+        return PDB_ERR;
+    return shards ? PDB_OK : pdb_cli_after_load(db, run_id, true); /* its shards' analysis */
 }
 
 int cmd_analyze(int argc, char **argv, pdb_cli *cli)

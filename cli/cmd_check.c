@@ -8,9 +8,11 @@
 #include "cli/cli.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "common/runs.h"
 #include "common/xalloc.h"
 #include "compare/check.h"
 #include "compare/metrics.h"
+#include "report/shard_guard.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -99,6 +101,19 @@ static int open_baseline(const char *path, sqlite3 **db)
     return rc;
 }
 
+/* A run merged without --full: no metric reads its missing events
+ * (report/shard_guard.h). */
+static int guard_shards(const pdb_cmp_run *base, const pdb_cmp_run *test)
+{
+    int64_t a, b;
+    if (pdb_run_shard_files(base->db, base->schema, base->run_id, &a) != PDB_OK ||
+        pdb_run_shard_files(test->db, test->schema, test->run_id, &b) != PDB_OK)
+        return PDB_ERR;
+    if (a + b > 0)
+        pdb_shard_guard_on(base->db);
+    return PDB_OK;
+}
+
 static int run_check(pdb_cli *cli, const check_opts *o, char **pos, int npos,
                      pdb_check_run *run)
 {
@@ -112,9 +127,12 @@ static int run_check(pdb_cli *cli, const check_opts *o, char **pos, int npos,
     /* The run names are printed below, before close frees an owned one. */
     run->base = base.name;
     run->test = test.name;
-    int rc = PDB_OK;
+    int rc = guard_shards(&base, &test);
     for (int i = 0; i < run->n && rc == PDB_OK; i++)
         rc = pdb_check_metric(&base, &test, run, &run->r[i]);
+    if (rc != PDB_OK)
+        pdb_shard_guard_fail("profdb check");
+    pdb_shard_guard_stop(base.db);
     if (rc == PDB_OK && !o->quiet)
         pdb_check_write_details(run, stderr);
     if (rc == PDB_OK && o->junit)

@@ -6,8 +6,10 @@
 #include "cli/cli.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "common/runs.h"
 #include "compare/compare.h"
 #include "compare/diff.h"
+#include "report/shard_guard.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -93,9 +95,20 @@ int cmd_diff(int argc, char **argv, pdb_cli *cli)
         /* --save: one transaction, so a failed diff leaves the saved ones as they were */
         if (save)
             rc = pdb_db_begin_immediate(ctx.db);
+        /* a run merged without --full: nothing reads its missing events */
+        int64_t a = 0, b = 0;
+        if (rc == PDB_OK &&
+            (pdb_run_shard_files(base.db, base.schema, base.run_id, &a) != PDB_OK ||
+             pdb_run_shard_files(test.db, test.schema, test.run_id, &b) != PDB_OK))
+            rc = PDB_ERR;
+        if (rc == PDB_OK && a + b > 0)
+            pdb_shard_guard_on(ctx.db);
         if (rc == PDB_OK)
             rc = out_dir ? pdb_diff_folder(&ctx, argv + 3, npos - 2, out_dir)
                          : pdb_diff_run(&ctx, argv + 3, npos - 2);
+        if (rc != PDB_OK)
+            pdb_shard_guard_fail("profdb diff");
+        pdb_shard_guard_stop(ctx.db);
         if (save && rc == PDB_OK)
             rc = pdb_db_commit(ctx.db);
         if (save && rc != PDB_OK)

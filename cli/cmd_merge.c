@@ -11,9 +11,13 @@
 #include <stdio.h>
 
 static const pdb_cmd_help help = {
-    "profdb merge OUT.db SHARD.db...",
-    "Copies every run of the shard databases into OUT.db (created when missing), in\n"
-    "one transaction: on any error OUT.db is unchanged. Runs of the same name become\n"
+    "profdb merge [--full] OUT.db SHARD.db...",
+    "Combines the runs of the shard databases into OUT.db (created when missing), in\n"
+    "one transaction: on any error OUT.db is unchanged. By default the events stay in\n"
+    "the shards: OUT.db gets runs, ranks, sources and the per-rank analysis tables that\n"
+    "cross-rank reports read, and the shards' paths (keep the shards where they are;\n"
+    "'profdb report --rank N' reads rank N's events from its shard). --full copies\n"
+    "every event too, for one self-contained file. Runs of the same name become\n"
     "one run with the ranks of all of them (a run made of the ranks that Slurm array\n"
     "tasks or 'profdb ingest --jobs' workers ingested separately); all ids and strings\n"
     "are re-keyed, analysis results are carried over, pstats statistics of one run\n"
@@ -24,12 +28,12 @@ static const pdb_cmd_help help = {
 };
 
 /* The merge, inside a write transaction on out (interruptible). */
-static int merge_all(sqlite3 *out, const char *const *shards, int n, bool quiet)
+static int merge_all(sqlite3 *out, const char *const *shards, int n, bool quiet, bool full)
 {
     /* another merge into the same database (a second Slurm array) is waited for */
     if (pdb_ingest_begin_write(out, quiet) != PDB_OK)
         return PDB_ERR;
-    pdb_merge_opts o = {0};
+    pdb_merge_opts o = {.shard_backed = !full};
     int rc = pdb_merge(out, shards, n, &o);
     if (rc == PDB_OK && pdb_ingest_interrupted())
         rc = pdb_fail("interrupted; nothing was merged");
@@ -47,8 +51,10 @@ static int merge_all(sqlite3 *out, const char *const *shards, int n, bool quiet)
 
 int cmd_merge(int argc, char **argv, pdb_cli *cli)
 {
-    bool quiet = false;
+    bool quiet = false, full = false;
     const pdb_opt opts[] = {
+        {PDB_OPT_FLAG, "full", 0, &full, NULL,
+         "copy every event into OUT.db too (default: events stay in the shards)"},
         {PDB_OPT_FLAG, "quiet", 'q', &quiet, NULL, "print nothing but errors"},
         {0},
     };
@@ -76,7 +82,7 @@ int cmd_merge(int argc, char **argv, pdb_cli *cli)
     pdb_fresh_db *fresh; /* a new OUT is built aside (ingest/shards/fresh_db.h) */
     if (pdb_fresh_db_open(out_path, &out, &fresh) != PDB_OK)
         return pdb_cli_fail();
-    int rc = pdb_fresh_db_close(fresh, out, merge_all(out, shards, n, quiet), false, false, quiet);
+    int rc = pdb_fresh_db_close(fresh, out, merge_all(out, shards, n, quiet, full), false, false, quiet);
     if (rc == PDB_OK && !quiet && pdb_db_open(out_path, PDB_DB_READONLY, &out) == PDB_OK) {
         int64_t runs = 0, traces = 0;
         pdb_db_query_int(out, pdb_common_sql("runs.count"), 0, &runs);

@@ -6,10 +6,12 @@
 #include "common/error.h"
 #include "common/runs.h"
 #include "common/xalloc.h"
+#include "ingest/shards/shard_file.h"
 #include "render/text.h"
 #include "report/folder.h"
 #include "report/overview.h"
 #include "report/reports.h"
+#include "report/shard_guard.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +26,9 @@ static const pdb_cmd_help help = {
     "per table, gnuplot charts (.gp, .dat, and .png/.svg when gnuplot is on PATH).\n"
     "One-shot: an argument that is not a report name but an existing file or directory\n"
     "(or '-') is an input; inputs are ingested into an in-memory database (--db is not\n"
-    "touched) as one run, and reported on: 'profdb report trace.json.gz kernels'.",
+    "touched) as one run, and reported on: 'profdb report trace.json.gz kernels'.\n"
+    "A run merged without --full keeps its events in its shards: reports that read\n"
+    "events need --rank N, which reports on rank N from its shard file.",
     NULL, /* the list of reports is printed by print_reports() */
 };
 
@@ -104,6 +108,51 @@ static int check_applies(pdb_report_ctx *ctx, const pdb_report *r)
     return PDB_OK;
 }
 
+/* --rank N: the reports read rank N of a run merged without --full from
+ * the shard that holds its events (ctx->db and run_id become the shard's;
+ * *job keeps the job database open). */
+static int open_rank(pdb_report_ctx *ctx, long rank, sqlite3 **job)
+{
+    sqlite3 *shard;
+    int64_t shard_run;
+    char *path;
+    if (pdb_shard_open_rank(ctx->db, ctx->run_id, ctx->run_name, rank, &shard, &shard_run,
+                            &path) != PDB_OK) {
+        free(path);
+        return PDB_ERR;
+    }
+    if (!shard) {
+        free(path);
+        return pdb_fail("--rank %ld: run '%s' has no rank %ld in a shard file (--rank reads a "
+                        "rank of a run merged without --full; the reports of a run whose "
+                        "events are in the database cover all its ranks)", rank, ctx->run_name,
+                        rank);
+    }
+    fflush(stdout);
+    fprintf(stderr, "profdb: rank %ld of run '", rank);
+    pdb_fput_term(stderr, ctx->run_name);
+    fputs("': events read from ", stderr);
+    pdb_fput_term(stderr, path);
+    fputc('\n', stderr);
+    free(path);
+    *job = ctx->db;
+    ctx->db = shard;
+    ctx->run_id = shard_run;
+    return PDB_OK;
+}
+
+/* A report refused by the shard guard: what it wanted and how to get it. */
+static int events_elsewhere(pdb_report_ctx *ctx, const char *report, int64_t shards)
+{
+    const char *table = pdb_shard_guard_refused();
+    if (!table)
+        return PDB_ERR;
+    return pdb_fail("%s reads the events of run '%s' (%s), which stay in its %lld shard "
+                    "file%s (merged without --full): ask for one rank with --rank N, or merge "
+                    "with --full", report ? report : "the overview", ctx->run_name, table,
+                    (long long)shards, shards == 1 ? "" : "s");
+}
+
 static int run_reports(pdb_report_ctx *ctx, char **names, int n)
 {
     if (n == 0)
@@ -123,11 +172,13 @@ int cmd_report(int argc, char **argv, pdb_cli *cli)
     pdb_report_ctx ctx = {.out = stdout, .top = -1, .skip_first = 0, .queue_limit = -1,
                           .instance = -1, .min_len = -1};
     const char *format = NULL, *unit = NULL, *run = NULL, *outdir = NULL, *columns = NULL;
+    long rank = -1;
     bool wide = false;
     long width = 60;
     const pdb_opt opts[] = {
         PDB_OPT_DB(cli),
         {PDB_OPT_STRING, "run", 'r', &run, "NAME", "the run to report on (default: newest)"},
+        {PDB_OPT_INT, "rank", 0, &rank, "N", "rank N of a run merged without --full, read from its shard file"},
         PDB_OPT_FORMAT(format), PDB_OPT_UNIT(unit), PDB_OPT_WIDTH(width),
         PDB_OPT_WIDE(wide), PDB_OPT_COLUMNS(columns),
         {PDB_OPT_INT, "top", 'n', &ctx.top, "N", "show the first N rows, then an 'others' row"},
@@ -193,9 +244,20 @@ int cmd_report(int argc, char **argv, pdb_cli *cli)
                      : pdb_cli_open_db(cli, PDB_DB_READONLY, &ctx.db);
     if (rc == PDB_OK)
         rc = pick_run(&ctx, run);
+    sqlite3 *job = NULL;
+    int64_t shards = 0;
+    if (rc == PDB_OK && rank >= 0)
+        rc = open_rank(&ctx, rank, &job);
+    else if (rc == PDB_OK)
+        rc = pdb_shard_guard_start(ctx.db, "main", ctx.run_id, &shards);
     if (rc == PDB_OK)
         rc = outdir && !nnames ? pdb_report_folder(&ctx, outdir)
                                : run_reports(&ctx, names, nnames);
+    if (rc != PDB_OK && shards > 0)
+        events_elsewhere(&ctx, outdir && !nnames ? "the report folder"
+                               : nnames == 1 ? names[0] : NULL, shards);
+    pdb_shard_guard_stop(ctx.db);
+    pdb_db_close(job);
     if (rc == PDB_OK && outdir && !nnames) {
         fputs("profdb: wrote ", stderr); /* a path from the command line */
         pdb_fput_term(stderr, outdir);

@@ -86,6 +86,18 @@ int pdb_run_count(sqlite3 *db, int64_t *count)
     return pdb_db_query_int(db, pdb_common_sql("runs.count"), 0, count);
 }
 
+int pdb_run_shard_files(sqlite3 *db, const char *schema, int64_t run_id, int64_t *count)
+{
+    sqlite3_stmt *st;
+    if (pdb_common_prepare(db, "runs.shard_files", schema, &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, run_id);
+    int rc = sqlite3_step(st);
+    *count = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    pdb_db_release(st);
+    return rc == SQLITE_ROW ? PDB_OK : pdb_db_fail(db, "database error");
+}
+
 int pdb_run_name(sqlite3 *db, const char *schema, int64_t run_id, char **name)
 {
     sqlite3_stmt *st;

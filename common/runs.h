@@ -35,6 +35,11 @@ int pdb_run_unknown(sqlite3 *db, const char *schema, const char *name, const cha
 /* The number of runs in main. */
 int pdb_run_count(sqlite3 *db, int64_t *count);
 
+/* The shard files a run of schema (main, an attached database) merged
+ * without --full keeps its ranks' events in (schemas/90_shards.sql; 0: its
+ * events are all in db). */
+int pdb_run_shard_files(sqlite3 *db, const char *schema, int64_t run_id, int64_t *count);
+
 /* The name of run run_id in schema, in *name (the caller frees it; NULL
  * when there is no such run). */
 int pdb_run_name(sqlite3 *db, const char *schema, int64_t run_id, char **name);

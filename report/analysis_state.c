@@ -4,6 +4,7 @@
 #include "common/db.h"
 #include "common/error.h"
 #include "report/queries.h"
+#include "report/shard_guard.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -12,8 +13,15 @@ int pdb_analysis_state_get(sqlite3 *db, int64_t run_id, pdb_analysis_state *s)
 {
     memset(s, 0, sizeof *s);
     sqlite3_stmt *st;
-    if (pdb_report_prepare(db, "analysis_state.state", &st) != PDB_OK)
+    /* it asks whether event rows exist, and knows a run whose events stay
+     * in shard files (report/shard_guard.h); a statement is prepared again
+     * under the authorizer in place when it runs, so the pause lasts until
+     * it is finalized */
+    pdb_shard_guard_pause(db, true);
+    if (pdb_report_prepare(db, "analysis_state.state", &st) != PDB_OK) {
+        pdb_shard_guard_pause(db, false);
         return PDB_ERR;
+    }
     sqlite3_bind_int64(st, 1, run_id);
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) {
@@ -33,6 +41,7 @@ int pdb_analysis_state_get(sqlite3 *db, int64_t run_id, pdb_analysis_state *s)
         s->missing = s->what != NULL;
     }
     sqlite3_finalize(st);
+    pdb_shard_guard_pause(db, false);
     return rc == SQLITE_ROW ? PDB_OK : pdb_db_fail(db, "database error");
 }
 

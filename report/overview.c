@@ -6,6 +6,7 @@
 #include "common/strbuf.h"
 #include "common/utf8.h"
 #include "report/queries.h"
+#include "report/shard_guard.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -139,8 +140,12 @@ int pdb_report_applies(pdb_report_ctx *ctx, const pdb_report *r, const pdb_run_f
         bool nothing;
         if (strcmp(r->name, finds_rows[i].name) != 0)
             continue;
-        if (prints_nothing(ctx, r, &nothing) != PDB_OK)
-            return PDB_ERR;
+        if (prints_nothing(ctx, r, &nothing) != PDB_OK) {
+            if (!pdb_shard_guard_take())
+                return PDB_ERR;
+            *what = PDB_SHARD_GUARD_NEEDS; /* a run merged without --full */
+            return PDB_OK;
+        }
         *what = nothing ? finds_rows[i].what : NULL;
     }
     return PDB_OK;
@@ -239,10 +244,15 @@ static int findings(pdb_report_ctx *ctx, const char *name)
 {
     char *text;
     int rows;
-    if (pdb_report_capture(ctx, pdb_report_find(name), 12, &text, &rows) != PDB_OK)
-        return PDB_ERR;
     char title[80];
     snprintf(title, sizeof title, "key findings (profdb report %s)", name);
+    if (pdb_report_capture(ctx, pdb_report_find(name), 12, &text, &rows) != PDB_OK) {
+        if (!pdb_shard_guard_take())
+            return PDB_ERR;
+        heading(ctx, title); /* a run merged without --full */
+        fprintf(ctx->out, "%s: it needs %s\n", name, PDB_SHARD_GUARD_NEEDS);
+        return PDB_OK;
+    }
     heading(ctx, title);
     fputs(text, ctx->out);
     free(text);

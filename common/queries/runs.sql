@@ -77,3 +77,8 @@ DELETE FROM diff_rows WHERE run_id = ?1 OR test_run_id = ?1
 -- name: forget_diffs
 -- ?1 = the run (as forget_diff_rows).
 DELETE FROM diffs WHERE run_id = ?1 OR test_run_id = ?1
+
+-- name: shard_files
+-- ?1 = the run: the shard files a merge without --full left its ranks'
+-- events in (schemas/90_shards.sql).
+SELECT count(DISTINCT path) FROM {schema}.shard_files WHERE run_id = ?1

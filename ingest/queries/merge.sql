@@ -297,3 +297,16 @@ SELECT r.name, t.rank, t.rank_from, s.path FROM {schema}.traces t
 -- name: add_shard_seen
 INSERT INTO seen SELECT r.name, t.rank, s.path FROM {schema}.traces t
  JOIN {schema}.runs r USING (run_id) JOIN {schema}.sources s USING (source_id)
+
+-- name: add_shard_files
+-- A merge without --full (schemas/90_shards.sql): the shard's own traces
+-- keep their events in it; the traces it lists in its own shard_files (a
+-- job database merged again, a group's intermediate file) came with that
+-- table. ?1 = the shard's absolute path, ?2 size, ?3 mtime_ns, ?4 change
+-- counter, ?5 page count, ?6 schema version, ?7 the trace id offset.
+INSERT INTO main.shard_files (trace_id, run_id, rank, path, size, mtime_ns, change_counter,
+ page_count, schema_version)
+ SELECT t.trace_id + ?7, (SELECT new FROM temp.merge_runs WHERE old = t.run_id), t.rank,
+ ?1, ?2, ?3, ?4, ?5, ?6 FROM {schema}.traces t
+ WHERE NOT EXISTS (SELECT 1 FROM {schema}.shard_files f WHERE f.trace_id = t.trace_id)
+ ORDER BY t.trace_id

@@ -17,6 +17,7 @@
  * first merged in groups into intermediate files. */
 #include "ingest/shards/merge.h"
 #include "ingest/shards/shard_dir.h"
+#include "ingest/shards/shard_file.h"
 #include "ingest/ingest.h"
 #include "ingest/queries.h"
 #include "common/db.h"
@@ -103,12 +104,22 @@ static const struct {
 
 /* How a table is copied, and the query that copies it (merge.sql). */
 typedef enum {
-    COPY_ALL, COPY_OR_IGNORE, COPY_FRESH_RUNS, COPY_FRESH_PAIRS, COPY_UNLESS_ADDED, COPY_NOT
+    COPY_ALL, COPY_OR_IGNORE, COPY_FRESH_RUNS, COPY_FRESH_PAIRS, COPY_UNLESS_ADDED, COPY_NOT,
+    COPY_EVENTS /* COPY_ALL, but left in the shard with o->shard_backed */
 } copy_mode;
 static const char *const copy_query[] = {
     [COPY_ALL] = "merge.copy", [COPY_OR_IGNORE] = "merge.copy_or_ignore",
     [COPY_FRESH_RUNS] = "merge.copy_fresh_runs", [COPY_FRESH_PAIRS] = "merge.copy_fresh_pairs",
-    [COPY_UNLESS_ADDED] = "merge.copy_unless_added",
+    [COPY_UNLESS_ADDED] = "merge.copy_unless_added", [COPY_EVENTS] = "merge.copy",
+};
+
+/* The tables whose rows grow with a rank's events: a merge without --full
+ * leaves them in the shard (schemas/90_shards.sql). Everything else (runs,
+ * sources, traces, their counts and metadata, the step windows, the
+ * per-rank analysis tables) is copied. */
+static const char *const event_tables[] = {
+    "slices", "instants", "counters", "flows", "metadata_events",
+    "analysis_gpu_attribution", "analysis_memory_allocs",
 };
 
 static copy_mode copy_mode_of(const char *table)
@@ -132,6 +143,9 @@ static copy_mode copy_mode_of(const char *table)
     /* pstats statistics of a run that has some are added (merge_pstats.c) */
     if (strcmp(table, "pstats_functions") == 0 || strcmp(table, "pstats_edges") == 0)
         return COPY_UNLESS_ADDED;
+    for (size_t i = 0; i < sizeof event_tables / sizeof *event_tables; i++)
+        if (strcmp(table, event_tables[i]) == 0)
+            return COPY_EVENTS;
     return COPY_ALL;
 }
 
@@ -517,6 +531,8 @@ static int copy_tables(merger *m, const char *schema)
     while (rc == PDB_OK && sqlite3_step(tables) == SQLITE_ROW) {
         char *table = pdb_xstrdup((const char *)sqlite3_column_text(tables, 0));
         copy_mode mode = copy_mode_of(table);
+        if (mode == COPY_EVENTS && m->o->shard_backed)
+            mode = COPY_NOT;
         if (mode != COPY_NOT) {
             rc = build_copy(m, schema, table, mode);
             if (rc == PDB_OK)
@@ -528,10 +544,50 @@ static int copy_tables(merger *m, const char *schema)
     return rc;
 }
 
+/* A merge without --full: the shard's own traces keep their events in it
+ * (before: the file as it was before it was read). It is read again after
+ * the copy: a shard written meanwhile is refused, so each is taken whole or
+ * not at all. */
+static int record_shard_files(merger *m, const char *schema, const char *path,
+                              const pdb_shard_identity *before)
+{
+    pdb_shard_identity after;
+    if (pdb_shard_identity_read(path, &after) != PDB_OK)
+        return PDB_ERR;
+    if (!pdb_shard_identity_same(before, &after))
+        return pdb_fail("%s: changed while being merged; merge it once it is complete", path);
+    char *abs = realpath(path, NULL);
+    if (!abs)
+        return pdb_fail("%s: cannot resolve the shard's path: %s", path, strerror(errno));
+    sqlite3_stmt *st;
+    int rc = prepare_in(m->db, "merge.add_shard_files", schema, &st);
+    if (rc == PDB_OK) {
+        sqlite3_bind_text(st, 1, abs, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(st, 2, after.size);
+        sqlite3_bind_int64(st, 3, after.mtime_ns);
+        sqlite3_bind_int64(st, 4, after.change_counter);
+        sqlite3_bind_int64(st, 5, after.page_count);
+        sqlite3_bind_int64(st, 6, PDB_SCHEMA_VERSION);
+        sqlite3_bind_int64(st, 7, m->offset[K_TRACE]);
+        rc = pdb_db_step_done(m->db, st);
+        sqlite3_finalize(st);
+    }
+    free(abs);
+    return rc;
+}
+
 static int merge_shard(merger *m, const char *path, int index)
 {
     char schema[16];
     snprintf(schema, sizeof schema, "shard%d", index);
+    pdb_shard_identity before;
+    if (m->o->shard_backed) {
+        if (pdb_shard_identity_read(path, &before) != PDB_OK)
+            return PDB_ERR;
+        if (before.wal)
+            return pdb_fail("%s: is being written (its -wal file holds commits not yet in the "
+                            "shard); merge it once it is complete", path);
+    }
     if (attach(m, path, schema) != PDB_OK || compute_offsets(m) != PDB_OK ||
         map_runs(m, schema) != PDB_OK || map_strings(m, schema) != PDB_OK ||
         check_ranks(m, schema, path) != PDB_OK || check_pyspy(m, schema, path) != PDB_OK)
@@ -539,6 +595,8 @@ static int merge_shard(merger *m, const char *path, int index)
     bool add_pstats;
     if (find_pstats_runs(m, schema, &add_pstats) != PDB_OK || forget_gaining_runs(m) != PDB_OK ||
         copy_tables(m, schema) != PDB_OK)
+        return PDB_ERR;
+    if (m->o->shard_backed && record_shard_files(m, schema, path, &before) != PDB_OK)
         return PDB_ERR;
     if (!add_pstats)
         return PDB_OK;
@@ -687,12 +745,12 @@ static int check_ranks_across(sqlite3 *db, const char *const *shards, int n,
 }
 
 /* Merges shards[0..n) into a new database file path (its own transaction). */
-static int merge_to_file(const char *path, const char *const *shards, int n)
+static int merge_to_file(const char *path, const char *const *shards, int n, bool shard_backed)
 {
     sqlite3 *db;
     if (pdb_db_open(path, PDB_DB_CREATE | PDB_DB_PRIVATE, &db) != PDB_OK)
         return PDB_ERR;
-    pdb_merge_opts o = {0};
+    pdb_merge_opts o = {.shard_backed = shard_backed};
     int rc = pdb_db_begin(db);
     if (rc == PDB_OK)
         rc = merge_into(db, shards, n, &o);
@@ -728,7 +786,7 @@ static int merge_in_groups(sqlite3 *db, const char *const *shards, int n,
         parts[made++] = p.p;
         int first = g * MAX_ATTACHED;
         int count = n - first < MAX_ATTACHED ? n - first : MAX_ATTACHED;
-        rc = merge_to_file(p.p, shards + first, count);
+        rc = merge_to_file(p.p, shards + first, count, o->shard_backed);
     }
     if (rc == PDB_OK)
         rc = merge_into(db, (const char *const *)parts, groups, o);

@@ -31,6 +31,11 @@ typedef struct pdb_merge_opts {
     /* A folder for intermediate merges when there are more shards than
      * SQLite attaches at once (10); NULL: next to the target. */
     const char *tmpdir;
+    /* `profdb merge` without --full: the shards' events stay in them; the
+     * target gets their runs, traces and analysis tables and a row of
+     * shard_files per trace naming the shard (schemas/90_shards.sql). A
+     * shard that is itself such a job database brings its shard_files. */
+    bool shard_backed;
 } pdb_merge_opts;
 
 /* Checks that path is a profdb database of this schema version (a clear

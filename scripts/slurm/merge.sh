@@ -30,8 +30,10 @@ while [ "$i" -lt "$n" ]; do
     shards="$shards shard-$i.db"
     i=$((i + 1))
 done
+# --full: every event is copied, since the shards are deleted below (a
+# merge without it leaves the events in the shards, which must then stay)
 # shellcheck disable=SC2086 # the shard names are made above
-"$profdb" merge "$out" $shards
+"$profdb" merge --full "$out" $shards
 set -- --db "$out" report "$@"
 [ -n "${PROFDB_RUN:-}" ] && set -- "$@" --run "$PROFDB_RUN"
 "$profdb" "$@" > report.txt

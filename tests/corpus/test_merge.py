@@ -2,7 +2,9 @@
 
 1. Shards merged equal a direct ingest of the same files: two ranks of one
    run (plus its pstats dump and step log) ingested into different shards,
-   other traces into two more, then `profdb merge OUT a b c d`; the result
+   other traces into two more, then `profdb merge --full OUT a b c d` (the
+   events copied too: test_merge_shards.py checks the default, which leaves
+   them in the shards); the result
    has the same runs, ranks, row count in every table, the same analysis
    rows (ids resolved to names), the same step-log values, and the same
    output of every trace, pstats and step-log report, as `ingest --jobs 1`.
@@ -214,13 +216,13 @@ def check_merge_equals_ingest(c, tmp):
     ingest(shards[2], *OTHERS[:2])
     ingest(shards[3], *OTHERS[2:])
     merged = os.path.join(tmp, "merged.db")
-    code, _, err = run("merge", merged, *shards, check=False)
+    code, _, err = run("merge", "--full", merged, *shards, check=False)
     c.eq("merge: exit 0", (code, err.count("\n")), (0, 1))
     same_db(c, "merge of four shards vs one ingest", merged, direct)
     # the same, one shard at a time into a growing database
     step = os.path.join(tmp, "stepwise.db")
     for s in shards:
-        run("merge", "-q", step, s)
+        run("merge", "-q", "--full", step, s)
     same_db(c, "four merges, one shard each", step, direct, with_reports=False)
     return direct, shards
 
@@ -342,7 +344,7 @@ def check_atomic_merge(c, tmp, direct, shards):
         parts.append(os.path.join(tmp, f"pstats{i}.db"))
         ingest(parts[-1], "--run", "prof", d)
     added = os.path.join(tmp, "pstats-added.db")
-    code, _, err = run("merge", added, *parts, check=False)
+    code, _, err = run("merge", "--full", added, *parts, check=False)
     c.eq("merge, pstats of one run in three shards: exit 0", (code, err.count("\n")), (0, 1))
     same_db(c, "pstats of one run in three shards", added, one, min_reports=3)
 
@@ -381,7 +383,7 @@ def check_many_shards(c, tmp):
     direct = os.path.join(d, "direct.db")
     ingest(direct, "-q", "--run", "job", *traces)
     merged = os.path.join(d, "merged.db")
-    code, _, err = run("merge", merged, *shards, check=False)
+    code, _, err = run("merge", "--full", merged, *shards, check=False)
     c.eq("merge of 12 shards: exit 0", code, 0)
     same_db(c, "merge of 12 shards", merged, direct, with_reports=False)
     jobs = os.path.join(d, "jobs.db")
@@ -542,12 +544,12 @@ def check_merge_interrupt(c, tmp, base):
     db = os.path.join(tmp, "merge-interrupted.db")
     shutil.copy(base, os.path.join(tmp, "merge-timing.db"))
     t0 = time.time()
-    run("merge", "-q", os.path.join(tmp, "merge-timing.db"), shard)
+    run("merge", "-q", "--full", os.path.join(tmp, "merge-timing.db"), shard)
     took = time.time() - t0
     print(f"an uninterrupted merge took {took:.2f} s")
     shutil.copy(base, db)
     before = (table_counts(db), content(db))
-    p = subprocess.Popen([PROFDB, "merge", db, shard], stdout=subprocess.PIPE,
+    p = subprocess.Popen([PROFDB, "merge", "--full", db, shard], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
     time.sleep(took * 0.4)
     p.send_signal(signal.SIGINT)

@@ -1,0 +1,240 @@
+"""`profdb merge` without --full: the events stay in the shards (issue 35).
+
+Shards: the corpus's two sampled rank traces (ranks 0 and 1) and copies of
+rank 0 given ranks 2 to 13 (distributedInfo.rank rewritten), one shard
+each, as Slurm array tasks make them, and a pstats dump in a shard of its
+own run.
+
+1. The job database: one shard_files row per trace with the shard's
+   absolute path, none of the event tables' rows, the pstats run whole;
+   smaller than the shards.
+2. Cross-rank reports read only the job database: the same output as on a
+   `--full` merge of the same shards (exact and --compat hta). Every other
+   trace report prints the same output or refuses with exit 2, one line,
+   nothing on stdout, naming --rank: never another answer.
+3. Drill-down: `report --rank 1 R` on the job database prints what `report
+   R` prints on a --full merge of that one shard, for every trace report,
+   and names the shard it read on stderr.
+4. Incremental: shards merged two at a time into a growing database give
+   the same reports; more shards than SQLite attaches at once (merged in
+   groups through intermediate files) record the real shards, not the
+   intermediates; a job database merged into another brings its shard
+   files.
+5. diff and check of two runs in shards: the same output as on --full, or a
+   metric read from events refused (exit 2) naming --full.
+6. A deleted or modified shard: --rank gives exit 2, one line naming the
+   file; cross-rank reports still answer from the job database. `profdb
+   analyze` of such a run is refused (it would replace the analysis with
+   nothing)."""
+
+import gzip
+import json
+import os
+import shutil
+
+from common import Checker, need_corpus, run, tempdir, table_counts
+
+TRACES = need_corpus("traces")
+RANK0 = os.path.join(TRACES, "trace_filter_sampled_rank-0.json.gz")
+RANK1 = os.path.join(TRACES, "trace_filter_sampled_rank-1.json.gz")
+PSTATS = need_corpus("pstats", "stdlib_compileall.prof")
+
+CROSS_RANK = ["summary", "gpu", "kernel-types", "kernels", "ops", "steps", "idle",
+              "queue-length", "ranks"]
+TRACE_REPORTS = CROSS_RANK + ["attribution", "annotations", "launch", "kernel-sequences",
+                              "comm", "critical-path", "memory-bw", "insights"]
+EVENT_TABLES = ["slices", "instants", "counters", "flows", "metadata_events",
+                "analysis_gpu_attribution", "analysis_memory_allocs"]
+
+
+def rank_copy(src, dst, rank):
+    with gzip.open(src, "rt") as f:
+        d = json.load(f)
+    d["distributedInfo"] = dict(d.get("distributedInfo") or {}, rank=rank)
+    with gzip.open(dst, "wt", compresslevel=1) as f:
+        json.dump(d, f)
+
+
+def report(db, *args):
+    return run("report", "--run", "job", *args, db=db, check=False)
+
+
+def make_shards(tmp):
+    traces = [RANK0, RANK1]
+    for r in range(2, 14):
+        traces.append(os.path.join(tmp, f"rank-{r}.json.gz"))
+        rank_copy(RANK0, traces[-1], r)
+    shards = []
+    for i, t in enumerate(traces):
+        shards.append(os.path.join(tmp, f"shard-{i}.db"))
+        run("ingest", "-q", "--run", "job", t, db=shards[-1])
+    prof = os.path.join(tmp, "pstats.db")
+    run("ingest", "-q", "--run", "prof", PSTATS, db=prof)
+    return shards, prof
+
+
+def check_job_db(c, tmp, shards, prof):
+    job = os.path.join(tmp, "job.db")
+    code, _, err = run("merge", job, *shards[:4], prof, check=False)
+    c.eq("merge: exit 0, one line", (code, err.count("\n")), (0, 1))
+    full = os.path.join(tmp, "full.db")
+    run("merge", "-q", "--full", full, *shards[:4], prof)
+    counts, fcounts = table_counts(job), table_counts(full)
+    c.eq("job database: no event rows", {t: counts[t] for t in EVENT_TABLES},
+         {t: 0 for t in EVENT_TABLES})
+    c.true("--full: the events are copied", fcounts["slices"] > 0 and fcounts["metadata_events"] > 0,
+           str(fcounts))
+    c.eq("job database: the tables that are not events as --full has them",
+         {t: n for t, n in counts.items() if t not in EVENT_TABLES + ["shard_files"]},
+         {t: n for t, n in fcounts.items() if t not in EVENT_TABLES + ["shard_files"]})
+    _, out, _ = run("sql", "SELECT rank, path FROM shard_files ORDER BY rank", "--format",
+                    "json", db=job)
+    c.eq("shard_files: a row per rank naming its shard by its absolute path",
+         [(r["rank"], r["path"]) for r in json.loads(out)],
+         [(i, os.path.realpath(s)) for i, s in enumerate(shards[:4])])
+    c.eq("--full: no shard files", fcounts["shard_files"], 0)
+    size = os.path.getsize(job)
+    total = sum(os.path.getsize(s) for s in shards[:4])
+    print(f"job database {size} bytes, the shards {total} ({100 * size / total:.1f}%)")
+    c.true("job database smaller than a third of the shards", size * 3 < total,
+           f"{size} vs {total}")
+    # the pstats run is copied whole
+    c.eq("pstats run: the same report", run("report", "--run", "prof", "pstats", db=job)[1],
+         run("report", "--run", "prof", "pstats", db=full)[1])
+    return job, full
+
+
+def check_reports(c, job, full):
+    for r in CROSS_RANK:
+        for extra in ([], ["--compat", "hta"]) if r in ("gpu", "idle", "kernels") else ([],):
+            got, want = report(job, r, *extra), report(full, r, *extra)
+            c.eq(f"{r} {' '.join(extra)}: the same output as --full", got, want)
+    for r in TRACE_REPORTS:
+        got, want = report(job, r), report(full, r)
+        if got == want:
+            continue
+        code, out, err = got
+        c.true(f"{r}: refused (exit 2, one line naming --rank, nothing on stdout)",
+               code == 2 and out == "" and err.count("\n") == 1 and "--rank N" in err,
+               repr(got)[:300])
+    code, out, err = report(job)
+    c.eq("overview: exit 0", (code, err), (0, ""))
+    c.true("overview: says comm needs the ranks' events",
+           "comm (it needs its ranks' events" in out, out[:2000])
+
+
+def check_drill_down(c, tmp, job, shards):
+    one = os.path.join(tmp, "one.db")
+    run("merge", "-q", "--full", one, shards[1])
+    for r in TRACE_REPORTS:
+        code, out, err = report(job, "--rank", "1", r)
+        want = report(one, r)
+        c.eq(f"--rank 1 {r}: the output of a --full merge of that shard", (code, out),
+             want[:2])
+        c.true(f"--rank 1 {r}: names the shard it read",
+               err.startswith(f"profdb: rank 1 of run 'job': events read from "
+                              f"{os.path.realpath(shards[1])}\n"), err)
+    code, out, err = report(job, "--rank", "9", "gpu")
+    c.eq("--rank of no shard: exit 2, one line", (code, out, err.count("\n")), (2, "", 1))
+
+
+def check_incremental(c, tmp, shards, job, full):
+    inc = os.path.join(tmp, "inc.db")
+    run("merge", "-q", inc, *shards[:2])
+    run("merge", "-q", inc, *shards[2:4])
+    for r in ("gpu", "kernels", "ranks", "steps"):
+        c.eq(f"incremental merge: {r} as one merge", report(inc, r), report(job, r))
+    c.eq("incremental merge: a shard again is refused", run("merge", "-q", inc, shards[3],
+                                                            check=False)[0], 2)
+    many = os.path.join(tmp, "many.db")
+    run("merge", "-q", many, *shards)
+    _, out, _ = run("sql", "SELECT rank, path FROM shard_files ORDER BY rank", "--format",
+                    "json", db=many)
+    c.eq("14 shards (merged in groups): the real shards recorded",
+         [(r["rank"], r["path"]) for r in json.loads(out)],
+         [(i, os.path.realpath(s)) for i, s in enumerate(shards)])
+    fullmany = os.path.join(tmp, "fullmany.db")
+    run("merge", "-q", "--full", fullmany, *shards)
+    for r in ("gpu", "ranks"):
+        c.eq(f"14 shards: {r} as --full", report(many, r), report(fullmany, r))
+    c.eq("14 shards: --rank 13 launch as a --full merge of that shard",
+         report(many, "--rank", "13", "launch")[:2],
+         report(one_rank_db(tmp, shards[13]), "launch")[:2])
+    # a job database merged into another brings its shard files
+    again = os.path.join(tmp, "again.db")
+    run("merge", "-q", again, inc)
+    c.eq("a job database merged again: its shard files",
+         run("sql", "SELECT rank, path FROM shard_files ORDER BY rank", db=again)[1],
+         run("sql", "SELECT rank, path FROM shard_files ORDER BY rank", db=inc)[1])
+    c.eq("a job database merged again: --rank 2 gpu", report(again, "--rank", "2", "gpu")[:2],
+         report(inc, "--rank", "2", "gpu")[:2])
+
+
+def one_rank_db(tmp, shard):
+    path = os.path.join(tmp, "one-" + os.path.basename(shard))
+    if not os.path.exists(path):
+        run("merge", "-q", "--full", path, shard)
+    return path
+
+
+def check_broken_shards(c, tmp, job, shards):
+    before = report(job, "gpu")
+    # modified: a row written into the shard
+    run("sql", "--write", "UPDATE runs SET created_at = created_at || ' '", db=shards[2])
+    code, out, err = report(job, "--rank", "2", "launch")
+    c.eq("modified shard: exit 2, one line, nothing on stdout",
+         (code, out, err.count("\n")), (2, "", 1))
+    c.true("modified shard: names the file and says it changed",
+           err.startswith(f"profdb: {os.path.realpath(shards[2])}: ") and "changed" in err, err)
+    # deleted
+    os.rename(shards[3], shards[3] + ".away")
+    code, out, err = report(job, "--rank", "3", "gpu")
+    c.eq("deleted shard: exit 2, one line, nothing on stdout",
+         (code, out, err.count("\n")), (2, "", 1))
+    c.true("deleted shard: names the file",
+           err.startswith(f"profdb: {os.path.realpath(shards[3])}: "), err)
+    c.eq("deleted and modified shards: cross-rank reports still answer",
+         report(job, "gpu"), before)
+    os.rename(shards[3] + ".away", shards[3])
+    code, _, err = run("analyze", "job", db=job, check=False)
+    c.eq("analyze of a run in shards: refused, one line", (code, err.count("\n")), (2, 1))
+
+
+def check_compare(c, tmp, shards):
+    other = os.path.join(tmp, "job2.db")
+    run("ingest", "-q", "--run", "job2", RANK1, db=other)
+    two, twofull = os.path.join(tmp, "two.db"), os.path.join(tmp, "twofull.db")
+    run("merge", "-q", two, shards[0], other)
+    run("merge", "-q", "--full", twofull, shards[0], other)
+    for kind in ([], ["gpu"], ["kernels"], ["ops"], ["steps"]):
+        c.eq(f"diff {' '.join(kind)}: as on --full",
+             run("diff", "job", "job2", *kind, db=two, check=False),
+             run("diff", "job", "job2", *kind, db=twofull, check=False))
+    c.eq("check -m step_time: as on --full",
+         run("check", "job", "job2", "-m", "step_time=10%", db=two, check=False),
+         run("check", "job", "job2", "-m", "step_time=10%", db=twofull, check=False))
+    code, _, err = run("check", "job", "job2", "-m", "kernel-type:COMPUTATION=10%", db=two,
+                       check=False)
+    c.true("check of a metric read from events: refused, naming --full",
+           code == 2 and err.splitlines()[-1].endswith("merge the shards with --full to "
+                                                      "compare such runs"), err)
+    c.true("the same check on --full: answered (exit 0 or 1)",
+           run("check", "job", "job2", "-m", "kernel-type:COMPUTATION=10%", db=twofull,
+               check=False)[0] in (0, 1))
+
+
+def main():
+    c = Checker()
+    with tempdir() as tmp:
+        shards, prof = make_shards(tmp)
+        job, full = check_job_db(c, tmp, shards, prof)
+        check_reports(c, job, full)
+        check_drill_down(c, tmp, job, shards)
+        check_incremental(c, tmp, shards, job, full)
+        check_compare(c, tmp, shards)
+        check_broken_shards(c, tmp, job, shards)
+    c.close()
+
+
+if __name__ == "__main__":
+    main()
