@@ -53,6 +53,12 @@ while [ "$r" -lt "$max" ]; do
     r=$((r + 1))
 done | xargs -r -P 2 -I R "$build/profdb" --db "$out/shards/shard-R.db" ingest -q --run job \
     "$out/copies/rank-R.json.gz"
+# shards of an older schema version (an earlier profdb made them) are upgraded
+r=0
+while [ "$r" -lt "$max" ]; do
+    "$build/profdb" --db "$out/shards/shard-$r.db" migrate --no-vacuum >/dev/null 2>&1 || true
+    r=$((r + 1))
+done
 echo "trace: $key, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "shards: $max made or reused in $(($(date +%s) - start)) s"
 printf '%-7s %10s %10s %12s %12s %8s\n' shards "merge s" "per shard" "shards MB" "merged MB" "merged %"
