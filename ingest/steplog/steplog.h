@@ -65,6 +65,8 @@ typedef struct pdb_steplog {
     int nts;
     pdb_buf ts_key;
     int64_t ts_record;           /* the last record that counted */
+    bool has_eval_wall;          /* the timestamp of the last evaluation record */
+    double eval_wall;
     int64_t ts_values;           /* values stored, deleted when the log times its steps */
     pdb_strmap *interned;        /* kinds and splits of derived values (derive()) */
     char **interned_strs;
@@ -93,6 +95,8 @@ typedef struct pdb_steplog {
     bool has_pipe_step;          /* DeepSpeed's pipeline engine printed "steps: N ..." */
     int64_t pipe_step;
     double tt_wall;
+    bool has_prefix_wall;        /* the timestamp before a Trainer dict on its line */
+    double prefix_wall;
     double ppo_epoch;            /* DeepSpeed-Chat: the epoch of the last "epoch: E|step: N" */
     int64_t meg_first_record;    /* first iteration record, window unknown until the next */
     int64_t hf_max_steps, hf_logging_steps, hf_train_dicts; /* HF Trainer stdout */

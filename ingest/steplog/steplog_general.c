@@ -231,12 +231,16 @@ static bool word_in(const char *w, size_t n, const char *const *set)
 /* Step counters, most specific first: when a line has several (LitGPT's
  * "iter 3050700 step 610140"), the optimizer step wins. Plurals are totals
  * ("max_steps: 1000", "epochs: 90"), not counters. */
-static const char *const step_names[] = {"global_step", "step", "env_step", "num_updates", "update",
+static const char *const step_names[] = {"global_step", "globalstep", "step", "env_step",
+                                         "num_updates", "update",
                                          "updates", "up.", "train_step", "iteration", "iter",
-                                         "it", "batch", "iters", "round", NULL};
+                                         "it", "batch", "iters", "round", "steps",
+                                         "iterations", NULL};
 /* "Ep." and "Up." are Marian's abbreviations ("Ep. 1 : Up. 14000"); "iters"
  * is PaddleGAN's counter ("Epoch: 1, iters: 0"), last so that a line that
- * also prints "iter" counts by it; "round" XGBoost's ("boosting round 51"). */
+ * also prints "iter" counts by it; "round" XGBoost's ("boosting round 51");
+ * the plurals last: Acme's "[Learner] Loss = 0.002 | Steps = 3795 | ...";
+ * "GlobalStep:210" is Mozilla TTS's, beside its "Step:209/281" in the epoch. */
 static const char *const epoch_names[] = {"epoch", "ep", "ep.", NULL};
 /* Words that may come before a counter name: "Train Epoch", "Global Step",
  * "completed step: 12". */
@@ -2557,8 +2561,10 @@ static int classify(const pdb_steplog_general *g, const gen_line *L, const gen_c
         eval |= (cls & PDB_SL_NAME_EVAL) != 0;
     }
     /* a counter that says evaluation ("Valid: [61/70][0/88]", "Epoch(val)")
-     * decides, loss or not; else validation names without training ones */
-    if (c->val_hint || ((val || named_val) && !train))
+     * or a tag that opens the message ("[Eval][Epoch 1][Iter: 0/4]loss: ...",
+     * PaddleClas) decides, loss or not; else validation names without
+     * training ones */
+    if (c->val_hint || L->val_tag || ((val || named_val) && !train))
         return K_VAL;
     /* "# Start epoch 0, step 0, lr 1, Tue Apr 25 23:17:41 2017" (tensorflow/nmt):
      * an announcement of what comes, its numbers settings, not a step's */

@@ -72,13 +72,16 @@ static void strip_ansi(const char *s, size_t len, pdb_buf *out)
     visible_controls(out);
 }
 
-/* Finds a "YYYY-MM-DD HH:MM:SS" timestamp in the first part of a line. */
+/* Finds a "YYYY-MM-DD HH:MM:SS" timestamp in the first part of a line, or
+ * "MM/DD/YYYY HH:MM:SS" (the HF examples' logging datefmt, "01/18/2021
+ * 14:15:18 - INFO - transformers.trainer - {'loss': ...}"). */
 static bool line_timestamp(const char *s, size_t len, double *out)
 {
     size_t lim = len < 80 ? len : 80;
     for (size_t i = 0; i + 19 <= lim; i++)
         if (isdigit((unsigned char)s[i]) && (i == 0 || !isdigit((unsigned char)s[i - 1])) &&
-            pdb_steplog_timestamp(s + i, len - i, out))
+            (pdb_steplog_timestamp(s + i, len - i, out) ||
+             (s[i + 2] == '/' && s[i + 5] == '/' && pdb_steplog_timestamp_any(s + i, len - i, out))))
             return true;
     return false;
 }
@@ -439,6 +442,8 @@ static int hf_dict_line(pdb_steplog *w, const char *s, size_t len, int64_t linen
         return 1;
     }
     pdb_steplog_record(w, "hf-log", lineno);
+    w->has_wall = w->has_prefix_wall;
+    w->wall = w->prefix_wall;
     bool training = false;
     int step_key = -1;
     for (int k = 0; k < n; k++) {
@@ -742,7 +747,12 @@ static int handle_segment(pdb_steplog *w, const char *s, size_t len, int64_t lin
             return bracketed_dict(w, s, pl, dict, (size_t)(s + len - dict), lineno, kv);
         if (handle_segment(w, s, pl, lineno, kv) < 0)
             return PDB_ERR;
-        return handle_segment(w, dict, (size_t)(s + len - dict), lineno, kv);
+        /* "01/18/2021 14:15:18 - INFO - transformers.trainer - {'loss': ...}":
+         * the logger's timestamp times the dict's step */
+        w->has_prefix_wall = line_timestamp(s, pl, &w->prefix_wall);
+        r = handle_segment(w, dict, (size_t)(s + len - dict), lineno, kv);
+        w->has_prefix_wall = false;
+        return r;
     }
     /* a table's row names its values by the header above it, whatever a
      * flavor would take it for (Ultralytics puts a tqdm bar after it) */

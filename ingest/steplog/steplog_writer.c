@@ -373,6 +373,11 @@ static int timestamp_delta(pdb_steplog *w, const pdb_sl_key *k, int64_t ctx)
     ts_last *last = &w->ts_last[i];
     int64_t ds = seen ? w->step - last->step : 0;
     double dw = seen ? w->wall - last->wall : 0;
+    /* an evaluation between the two records: the steps ran after it ended
+     * (the HF Trainer evaluates at a logging step; its "{'eval_loss': ...}"
+     * line is printed when the evaluation is over) */
+    if (seen && w->has_eval_wall && w->eval_wall > last->wall && w->eval_wall < w->wall)
+        dw = w->wall - w->eval_wall;
     last->step = w->step;
     last->wall = w->wall;
     if (!(ds > 0 && dw > 0))
@@ -439,6 +444,11 @@ int pdb_steplog_value(pdb_steplog *w, const char *raw, size_t rawlen, double val
         pdb_sl_reading_value(w, k.split, raw, rawlen);
     w->src->records++;
     pdb_progress(w->src, w->src->records);
+    if (!w->derived && !w->is_step && w->has_wall && isfinite(w->wall) && k.split &&
+        strcmp(k.split, "val") == 0) {
+        w->has_eval_wall = true;
+        w->eval_wall = w->wall;
+    }
     if (!w->derived && w->is_step && w->has_step && w->has_wall && isfinite(w->wall) &&
         w->ts_record != w->record && (!k.split || strcmp(k.split, "train") == 0)) {
         w->ts_record = w->record;
