@@ -363,6 +363,27 @@ def dates_are_no_names(c, db, tmp):
     c.eq("mistral: the timestamps time the steps, not the clock since the start", mean, 120.0)
 
 
+def eval_tag_decides(c, db, tmp):
+    """A tag that opens the message says evaluation even when the values are
+    named like training ones (PaddleClas: '[Eval][Epoch 1][Iter: 0/4]loss')."""
+    path = os.path.join(tmp, "eval_tag.txt")
+    with open(path, "w") as f:
+        for i in range(3):
+            f.write(f"[2021/08/13 10:4{i}:49] root INFO: [Train][Epoch 1/20][Iter: {i}/36]"
+                    f"lr: 0.10000, loss: {2.0 + i:.5f}, batch_cost: 1.5s\n")
+        for i in range(2):
+            f.write(f"[2021/08/13 11:1{i}:02] root INFO: [Eval][Epoch 1][Iter: {i}/4]"
+                    f"CELoss: 51.0, loss: {51.0 + i:.5f}, batch_cost: 0.3s\n")
+    code, _, err = run("ingest", "--db", db, "--run", "eval_tag", path, check=False)
+    c.true("eval tag: exit 0", code == 0, err)
+    with sqlite3.connect(db) as con:
+        rows = con.execute("SELECT coalesce(v.split, 'train'), count(*) FROM steplog_values v"
+                           " JOIN runs r USING (run_id) WHERE r.name = 'eval_tag' AND"
+                           " v.metric = 'loss' GROUP BY 1 ORDER BY 1").fetchall()
+    c.eq("eval tag: three training losses, two validation ones", rows,
+         [("train", 3), ("val", 2)])
+
+
 def main():
     d = need_corpus("steplogs")
     c = Checker()
@@ -381,6 +402,7 @@ def main():
         notebook_table(c, db, tmp)
         interval_time_warned(c, db, tmp)
         dates_are_no_names(c, db, tmp)
+        eval_tag_decides(c, db, tmp)
     c.close()
 
 
