@@ -11,7 +11,9 @@ own run.
 2. Cross-rank reports read only the job database: the same output as on a
    `--full` merge of the same shards (exact and --compat hta). Every other
    trace report prints the same output or refuses with exit 2, one line,
-   nothing on stdout, naming --rank: never another answer.
+   nothing on stdout, naming --rank: never another answer. The overview and
+   the report folder (--out) list the latter as needing the ranks' events;
+   the folder's tables are those of --full.
 3. Drill-down: `report --rank 1 R` on the job database prints what `report
    R` prints on a --full merge of that one shard, for every trace report,
    and names the shard it read on stderr.
@@ -117,6 +119,22 @@ def check_reports(c, job, full):
         c.true(f"{r}: refused (exit 2, one line naming --rank, nothing on stdout)",
                code == 2 and out == "" and err.count("\n") == 1 and "--rank N" in err,
                repr(got)[:300])
+    folders = {}
+    for name, db in (("job", job), ("full", full)):
+        folders[name] = os.path.join(os.path.dirname(job), f"folder-{name}")
+        code, _, err = report(db, "--out", folders[name])
+        c.eq(f"report folder of the {name} database: exit 0", code, 0)
+    csvs = sorted(f for f in os.listdir(folders["job"]) if f.endswith(".csv"))
+    c.true("report folder: the cross-rank tables", {"gpu.csv", "kernels.csv", "ranks.csv"}
+           <= set(csvs), str(csvs))
+    for f in csvs:
+        with open(os.path.join(folders["job"], f)) as a, \
+                open(os.path.join(folders["full"], f)) as b:
+            c.eq(f"report folder: {f} as --full", a.read(), b.read())
+    with open(os.path.join(folders["job"], "index.md")) as f:
+        index = f.read()
+    c.true("report folder: launch listed as needing the ranks' events",
+           "- `launch`: it needs its ranks' events" in index, index[-1500:])
     code, out, err = report(job)
     c.eq("overview: exit 0", (code, err), (0, ""))
     c.true("overview: says comm needs the ranks' events",
