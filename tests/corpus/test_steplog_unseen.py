@@ -11,7 +11,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from common import run, tempdir  # noqa: E402
+from common import checked_subset, run, tempdir  # noqa: E402
 from steplog_checks import chk, close, sql, step_time_mean, where_run  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -99,7 +99,9 @@ def main():
     chk.true("at least fifteen unseen families", len(expected) >= 15, len(expected))
     with tempdir() as tmp:
         db = os.path.join(tmp, "unseen.db")
-        for name, want in sorted(expected.items()):
+        # sanitizer builds: every third log (the reader's memory errors show
+        # on a spread of shapes; the normal build checks every reading)
+        for name, want in checked_subset(sorted(expected.items()), 3, "logs"):
             check_log(db, name, want)
     chk.close()
 
