@@ -3,6 +3,7 @@
  * change points and verdicts are compare/trend.c's; this file parses the
  * command line and wires them together. */
 #include "cli/cli.h"
+#include "common/query.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/xalloc.h"
@@ -11,6 +12,7 @@
 #include "compare/compare.h"
 #include "compare/metrics.h"
 #include "compare/trend.h"
+#include "report/shard_guard.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -250,8 +252,18 @@ int cmd_trend(int argc, char **argv, pdb_cli *cli)
         rc = add_checks(&l, &o.checks, argv + 1, npos);
     if (rc == PDB_OK)
         rc = open_db(cli, &db);
+    /* runs merged without --full: no metric reads their missing events */
+    int64_t shards = 0;
+    if (rc == PDB_OK &&
+        pdb_db_query_int(db, pdb_common_sql("runs.any_shard_files"), 0, &shards) != PDB_OK)
+        rc = PDB_ERR;
+    if (rc == PDB_OK && shards)
+        pdb_shard_guard_on(db);
     if (rc == PDB_OK)
         rc = run_trend(db, &o, &l, &regressed);
+    if (rc != PDB_OK && shards)
+        pdb_shard_guard_fail("profdb trend");
+    pdb_shard_guard_stop(db);
     pdb_db_close(db);
     for (int i = 0; i < l.nowned; i++)
         free(l.owned[i]);

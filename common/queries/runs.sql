@@ -82,3 +82,7 @@ DELETE FROM diffs WHERE run_id = ?1 OR test_run_id = ?1
 -- ?1 = the run: the shard files a merge without --full left its ranks'
 -- events in (schemas/90_shards.sql).
 SELECT count(DISTINCT path) FROM {schema}.shard_files WHERE run_id = ?1
+
+-- name: any_shard_files
+-- Whether a run of the database keeps its events in shard files.
+SELECT EXISTS (SELECT 1 FROM shard_files)

@@ -22,7 +22,7 @@ own run.
    groups through intermediate files) record the real shards, not the
    intermediates; a job database merged into another brings its shard
    files.
-5. diff and check of two runs in shards: the same output as on --full, or a
+5. diff, check and trend of two runs in shards: the same output as on --full, or a
    metric read from events refused (exit 2) naming --full.
 6. A deleted or modified shard: --rank gives exit 2, one line naming the
    file; cross-rank reports still answer from the job database. `profdb
@@ -236,6 +236,11 @@ def check_compare(c, tmp, shards):
     c.true("check of a metric read from events: refused, naming --full",
            code == 2 and err.splitlines()[-1].endswith("merge the shards with --full to "
                                                       "compare such runs"), err)
+    c.eq("trend step_time: as on --full", run("trend", "step_time", db=two, check=False),
+         run("trend", "step_time", db=twofull, check=False))
+    code, out, err = run("trend", "kernel-type:COMPUTATION", db=two, check=False)
+    c.true("trend of a metric read from events: refused, one line naming --full",
+           code == 2 and out == "" and err.count("\n") == 1 and "with --full" in err, err)
     c.true("the same check on --full: answered (exit 0 or 1)",
            run("check", "job", "job2", "-m", "kernel-type:COMPUTATION=10%", db=twofull,
                check=False)[0] in (0, 1))
