@@ -1458,12 +1458,14 @@ static void severity_and_place(char *b, size_t n, size_t i)
  * possibly in brackets) and the rank tag, setting wall time and rank. */
 static void line_prefix(char *b, size_t n, gen_line *L)
 {
-    size_t lim = n < 64 ? n : 64;
+    size_t lim = n < 64 ? n : 64, f = 0;
+    while (f < n && (b[f] == ' ' || b[f] == '\t'))
+        f++; /* a notebook indents its output */
     for (size_t i = 0; i < lim; i++) {
         if (!isdigit((unsigned char)b[i]) || (i > 0 && isalnum((unsigned char)b[i - 1])))
             continue;
         /* a bare time of day only at the very start ("[12:00:01]", "12:00:01 ...") */
-        bool start = i == 0 || (i == 1 && b[0] == '[');
+        bool start = i == f || (i == f + 1 && b[f] == '[');
         double t;
         size_t k = pdb_steplog_timestamp_any(b + i, n - i, &t);
         if (k == 0 || (k <= 12 && !start))
@@ -2545,6 +2547,14 @@ static int classify(const pdb_steplog_general *g, const gen_line *L, const gen_c
     int metrics = 0;
     for (int k = 0; k < L->n; k++) {
         const gen_pair *p = &L->p[k];
+        /* a progress named by evaluation: fairseq's "| epoch 010 | valid on
+         * 'valid' subset  1000 / 1311 loss=1.60" */
+        size_t w1 = 0;
+        while (w1 < p->nl && isalpha((unsigned char)p->name[w1]))
+            w1++;
+        if (p->progress && w1 > 0 && w1 < p->nl && p->name[w1] == ' ' &&
+            word_in(p->name, w1, val_words))
+            return K_VAL;
         if (p->counter || p->in_bracket || p->nl == 0)
             continue;
         metrics++;

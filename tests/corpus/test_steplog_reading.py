@@ -382,6 +382,20 @@ def eval_tag_decides(c, db, tmp):
                            " v.metric = 'loss' GROUP BY 1 ORDER BY 1").fetchall()
     c.eq("eval tag: three training losses, two validation ones", rows,
          [("train", 3), ("val", 2)])
+    # and a progress named by evaluation (fairseq 0.x)
+    path = os.path.join(tmp, "valid_progress.txt")
+    with open(path, "w") as f:
+        for n in (1000, 2000, 3000):
+            f.write(f"| epoch 010  {n} / 8223 loss=1.27 (1.50), wps=962, wpb=908, bsz=32\n")
+        f.write("| epoch 010 | valid on 'valid' subset  1000 / 1311 loss=1.60\n")
+    code, _, err = run("ingest", "--db", db, "--run", "valid_progress", path, check=False)
+    c.true("valid progress: exit 0", code == 0, err)
+    with sqlite3.connect(db) as con:
+        rows = con.execute("SELECT coalesce(v.split, 'train'), count(*) FROM steplog_values v"
+                           " JOIN runs r USING (run_id) WHERE r.name = 'valid_progress' AND"
+                           " v.raw_name = 'loss' GROUP BY 1 ORDER BY 1").fetchall()
+    c.eq("valid progress: three training losses, one validation loss", rows,
+         [("train", 3), ("val", 1)])
 
 
 def main():
