@@ -378,23 +378,57 @@ int pdb_chart_write(sqlite3_stmt *st, const pdb_chart_spec *d, const char *subti
     return rc;
 }
 
-/* Runs gnuplot on dir/NAME.gp, removing old images first (gnuplot writes
+/* gnuplot runs at once for a folder's charts, at most: a trend folder may
+ * have many. */
+#define MAX_RUNNING 4
+
+struct pdb_chart_draws {
+    char gnuplot[4096];
+    pdb_gp_job *jobs;
+    int n, done;   /* jobs started; of them finished, in order */
+    int rc;        /* the first failure, in chart order */
+};
+
+/* Finishes the oldest running job. */
+static void finish_one(pdb_chart_draws *d)
+{
+    int r = pdb_gp_finish(d->gnuplot, &d->jobs[d->done++], d->rc == PDB_OK);
+    if (d->rc == PDB_OK)
+        d->rc = r;
+}
+
+/* Starts gnuplot on dir/NAME.gp, removing old images first (gnuplot writes
  * them itself, and must not write through a link planted there). */
-static int draw(const char *gnuplot, const char *dir, const char *name)
+static int draw(const char *gnuplot, const char *dir, const char *name, pdb_gp_job *job)
 {
     char script[48];
     snprintf(script, sizeof script, "%s.gp", name);
     if (pdb_out_clear(dir, name, "png") != PDB_OK || pdb_out_clear(dir, name, "svg") != PDB_OK)
         return PDB_ERR;
-    return pdb_gp_run(gnuplot, dir, script);
+    return pdb_gp_start(gnuplot, dir, script, job);
 }
 
-int pdb_chart_section(const char *dir, const pdb_chart *charts, int n, const char *none,
-                      FILE *md)
+int pdb_chart_draws_wait(pdb_chart_draws *d)
+{
+    if (!d)
+        return PDB_OK;
+    /* Every started gnuplot is waited for; the first failure in chart order
+     * is the one reported, as when they ran one after the other. */
+    while (d->done < d->n)
+        finish_one(d);
+    int rc = d->rc;
+    free(d->jobs);
+    free(d);
+    return rc;
+}
+
+int pdb_chart_section_start(const char *dir, const pdb_chart *charts, int n, const char *none,
+                            FILE *md, pdb_chart_draws **draws)
 {
     char gnuplot[4096];
     bool have = pdb_gp_find(gnuplot, sizeof gnuplot);
-    int rc = PDB_OK;
+    pdb_chart_draws *d = NULL;
+    *draws = NULL;
     fputs("\n## Charts\n\n", md);
     if (!n)
         fprintf(md, "%s\n", none);
@@ -404,14 +438,36 @@ int pdb_chart_section(const char *dir, const pdb_chart *charts, int n, const cha
         pdb_warn("gnuplot not found: charts written as scripts; render them with: "
                  "cd %s && for f in *.gp; do gnuplot \"$f\"; done", dir);
     }
+    if (have && n) {
+        d = pdb_xcalloc(1, sizeof *d);
+        memcpy(d->gnuplot, gnuplot, sizeof gnuplot);
+        d->jobs = pdb_xcalloc((size_t)n, sizeof *d->jobs);
+        *draws = d;
+    }
     for (int i = 0; i < n; i++) {
         const pdb_chart *ch = &charts[i];
-        if (have && rc == PDB_OK)
-            rc = draw(gnuplot, dir, ch->name);
+        /* Charts render side by side (gnuplot runs are independent): nine
+         * one after the other took a second of a report folder's time. */
+        if (d && d->n - d->done >= MAX_RUNNING)
+            finish_one(d);
+        if (d && d->rc == PDB_OK) {
+            d->rc = draw(gnuplot, dir, ch->name, &d->jobs[d->n]);
+            if (d->rc == PDB_OK)
+                d->n++;
+        }
         fprintf(md, "### %s\n\n", ch->title);
         if (have)
             fprintf(md, "![%s](%s.png)\n\n[SVG](%s.svg) · ", ch->title, ch->name, ch->name);
         fprintf(md, "[gnuplot script](%s.gp) · [data](%s.dat)\n\n", ch->name, ch->name);
     }
-    return rc;
+    return PDB_OK;
+}
+
+int pdb_chart_section(const char *dir, const pdb_chart *charts, int n, const char *none,
+                      FILE *md)
+{
+    pdb_chart_draws *d;
+    if (pdb_chart_section_start(dir, charts, n, none, md, &d) != PDB_OK)
+        return PDB_ERR;
+    return pdb_chart_draws_wait(d);
 }

@@ -86,4 +86,13 @@ typedef struct pdb_chart {
 int pdb_chart_section(const char *dir, const pdb_chart *charts, int n, const char *none,
                       FILE *md);
 
+/* pdb_chart_section with gnuplot left running: every chart's gnuplot starts
+ * at once and *draws (NULL when none runs) must be passed to
+ * pdb_chart_draws_wait, which waits for them all and returns the first
+ * failure in chart order (the caller's pages are written meanwhile). */
+typedef struct pdb_chart_draws pdb_chart_draws;
+int pdb_chart_section_start(const char *dir, const pdb_chart *charts, int n, const char *none,
+                            FILE *md, pdb_chart_draws **draws);
+int pdb_chart_draws_wait(pdb_chart_draws *d);
+
 #endif

@@ -1,5 +1,6 @@
 /* gnuplot.c: escaping for gnuplot scripts and data files, and running
  * gnuplot as a child process (see gnuplot.h). */
+#define _GNU_SOURCE /* pipe2 */
 #include "render/gnuplot.h"
 #include "common/error.h"
 #include "render/render.h"
@@ -7,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
@@ -133,10 +135,15 @@ static void child(const char *gnuplot, const char *dir, const char *script, int 
     _exit(127);
 }
 
-int pdb_gp_run(const char *gnuplot, const char *dir, const char *script)
+int pdb_gp_start(const char *gnuplot, const char *dir, const char *script, pdb_gp_job *job)
 {
     int fds[2];
-    if (pipe(fds) != 0)
+    job->pid = -1;
+    job->fd = -1;
+    snprintf(job->script, sizeof job->script, "%s", script);
+    /* Close-on-exec: a gnuplot started later holds no end of this pipe (the
+     * child's dup2 onto stderr keeps its own end open across exec). */
+    if (pipe2(fds, O_CLOEXEC) != 0)
         return pdb_fail("pipe: %s", strerror(errno));
     fflush(NULL);
     pid_t pid = fork();
@@ -150,27 +157,49 @@ int pdb_gp_run(const char *gnuplot, const char *dir, const char *script)
         child(gnuplot, dir, script, fds[1]);
     }
     close(fds[1]);
+    job->pid = pid;
+    job->fd = fds[0];
+    return PDB_OK;
+}
+
+int pdb_gp_finish(const char *gnuplot, pdb_gp_job *job, bool report)
+{
+    if (job->pid < 0)
+        return PDB_OK;
     char err[4096];
     size_t len = 0;
     ssize_t got;
     char sink[512];
     /* Keep the start of the message; drain the rest so gnuplot never blocks. */
-    while ((got = read(fds[0], len < sizeof err - 1 ? err + len : sink,
+    while ((got = read(job->fd, len < sizeof err - 1 ? err + len : sink,
                        len < sizeof err - 1 ? sizeof err - 1 - len : sizeof sink)) > 0 ||
            (got < 0 && errno == EINTR))
         if (got > 0 && len < sizeof err - 1)
             len += (size_t)got;
     err[len] = '\0';
-    close(fds[0]);
+    close(job->fd);
+    job->fd = -1;
     int status;
+    pid_t pid = job->pid;
+    job->pid = -1;
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR)
             return pdb_fail("waitpid: %s", strerror(errno));
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
         return PDB_OK;
+    if (!report)
+        return PDB_ERR;
     char line[300];
     first_line(err, line, sizeof line);
     if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-        return pdb_fail("%s: cannot run %s", script, gnuplot);
-    return pdb_fail("gnuplot %s failed%s%s", script, *line ? ": " : "", line);
+        return pdb_fail("%s: cannot run %s", job->script, gnuplot);
+    return pdb_fail("gnuplot %s failed%s%s", job->script, *line ? ": " : "", line);
+}
+
+int pdb_gp_run(const char *gnuplot, const char *dir, const char *script)
+{
+    pdb_gp_job job;
+    if (pdb_gp_start(gnuplot, dir, script, &job) != PDB_OK)
+        return PDB_ERR;
+    return pdb_gp_finish(gnuplot, &job, true);
 }

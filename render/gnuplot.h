@@ -12,6 +12,7 @@
 #define PDB_GNUPLOT_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -41,5 +42,19 @@ bool pdb_gp_find(char *path, size_t cap);
  * working directory: fork and exec with an argument vector, never a shell.
  * On failure records gnuplot's first error line and returns PDB_ERR. */
 int pdb_gp_run(const char *gnuplot, const char *dir, const char *script);
+
+/* pdb_gp_run in two halves, so that several charts render at once (and
+ * beside the caller's own work): start forks gnuplot and returns; finish
+ * reads its error output, waits for it and says how it went as
+ * pdb_gp_run does (with report false, a failure returns PDB_ERR without
+ * recording a message: the one recorded first is kept). A started job
+ * must be finished. */
+typedef struct {
+    pid_t pid;          /* -1: nothing running */
+    int fd;             /* gnuplot's stderr */
+    char script[48];
+} pdb_gp_job;
+int pdb_gp_start(const char *gnuplot, const char *dir, const char *script, pdb_gp_job *job);
+int pdb_gp_finish(const char *gnuplot, pdb_gp_job *job, bool report);
 
 #endif

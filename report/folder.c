@@ -149,15 +149,22 @@ static const pdb_report *next_table(const pdb_report *prev)
     return next;
 }
 
-/* Writes the charts, renders them when gnuplot is there, links them. */
+typedef struct {
+    const char *dir;
+    pdb_chart_draws *draws; /* gnuplot still running, waited for at the end */
+} chart_args;
+
+/* Writes the charts and links them; gnuplot, when there, renders them while
+ * the tables are written (pdb_report_folder waits for it at the end). */
 static int chart_section(pdb_report_ctx *ctx, void *arg)
 {
-    const char *dir = arg;
+    chart_args *a = arg;
     pdb_chart_list charts;
-    if (pdb_charts_write(ctx->db, ctx->run_id, ctx->run_name, dir, ctx->top, &charts) != PDB_OK)
+    if (pdb_charts_write(ctx->db, ctx->run_id, ctx->run_name, a->dir, ctx->top, &charts) !=
+        PDB_OK)
         return PDB_ERR;
-    int rc = pdb_chart_section(dir, charts.v, charts.n, "No chart applies to this run.",
-                               ctx->out);
+    int rc = pdb_chart_section_start(a->dir, charts.v, charts.n, "No chart applies to this run.",
+                                     ctx->out, &a->draws);
     pdb_chart_list_free(&charts);
     return rc;
 }
@@ -254,9 +261,10 @@ int pdb_report_folder(pdb_report_ctx *ctx, const char *dir)
     c.render.format = PDB_OUT_MD;
     c.titles = false;
     flame_args fa = {&facts, dir};
+    chart_args ca = {dir, NULL};
     int rc = section(&c, &pg, overview, NULL, true);
     if (rc == PDB_OK)
-        rc = section(&c, &pg, chart_section, (void *)dir, false);
+        rc = section(&c, &pg, chart_section, &ca, false);
     if (rc == PDB_OK)
         rc = section(&c, &pg, flame_section, &fa, false);
     pdb_buf left_out = PDB_BUF_INIT;
@@ -267,6 +275,9 @@ int pdb_report_folder(pdb_report_ctx *ctx, const char *dir)
         both(&pg, left_out.p);
     }
     pdb_buf_free(&left_out);
+    int drawn = pdb_chart_draws_wait(ca.draws);
+    if (rc == PDB_OK)
+        rc = drawn;
     pdb_html_close(pg.html);
     int closed = pdb_out_close(md, "index.md");
     int closed_html = pdb_out_close(html, "index.html");

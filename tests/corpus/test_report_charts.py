@@ -13,7 +13,9 @@
     name just as hostile: the charts render, no PWNED file appears, the CSV
     keeps every name exactly;
   - without gnuplot (PROFDB_GNUPLOT=''), the folder is written and the
-    message says how to render;
+    message says how to render; with a gnuplot that fails on two charts
+    (they render side by side), the folder is written, exit 2, and the
+    message names the first failing one in chart order;
   - one-shot: `profdb report PATH [REPORT]` ingests into memory;
   - the timelines (launch queue, memory bandwidth, memory) and the critical
     path chart show the reports' numbers (check_timelines), on the samples,
@@ -376,6 +378,40 @@ def test_no_gnuplot(c, tmp, db):
     check_folder(c, out, "no gnuplot", rendered=False)
 
 
+def test_failing_gnuplot(c, tmp, db):
+    """gnuplot renders a folder's charts side by side while the tables are
+    written (render/chart.c): with a gnuplot that fails on two charts the
+    folder is still written, the exit is 2 and the message names the first
+    of them in the folder's chart order, as when the charts were drawn one
+    after the other; every chart before it was drawn, none twice."""
+    fake = os.path.join(tmp, "fake-gnuplot")
+    log = os.path.join(tmp, "fake-gnuplot.log")
+    with open(fake, "w") as f:
+        f.write("#!/bin/sh\necho \"$1\" >> %s\ncase $1 in\n"
+                "  kernel-types.gp|top-ops.gp) echo \"line 3: boom in $1\" >&2; exit 1 ;;\n"
+                "esac\nsleep 0.2\n" % shlex.quote(log))
+    os.chmod(fake, 0o755)
+    out = os.path.join(tmp, "failing-gnuplot")
+    p = subprocess.run([PROFDB, "--db", db, "report", "--run", "s-traces", "--out", out],
+                       capture_output=True, text=True, env=dict(os.environ, PROFDB_GNUPLOT=fake))
+    c.eq("failing gnuplot: exit", p.returncode, 2)
+    md = open(os.path.join(out, "index.md")).read()
+    order = re.findall(r"\[gnuplot script\]\(([a-z-]+\.gp)\)", md)
+    failing = [g for g in order if g in ("kernel-types.gp", "top-ops.gp")]
+    c.true("failing gnuplot: both failing charts in the folder", len(failing) == 2, order)
+    if len(failing) == 2:
+        first, second = failing
+        c.true("failing gnuplot: the first failing chart in chart order named, its message",
+               f"gnuplot {first} failed: line 3: boom in {first}" in p.stderr
+               and second not in p.stderr, p.stderr)
+        ran = open(log).read().split()
+        before = order[:order.index(first) + 1]
+        c.true("failing gnuplot: every chart up to the first failing one drawn, none twice",
+               set(before) <= set(ran) and len(ran) == len(set(ran)), (ran, before))
+    c.true("failing gnuplot: the tables are written",
+           os.path.exists(os.path.join(out, "kernels.csv")))
+
+
 def test_oneshot(c, tmp):
     traces = os.path.join(SOURCE, "samples", "traces")
     rc, out, _ = run("report", traces, check=False)
@@ -461,6 +497,7 @@ def main():
         test_adversarial(c, tmp)
         test_adversarial_pstats(c, tmp)
         test_no_gnuplot(c, tmp, db)
+        test_failing_gnuplot(c, tmp, db)
         test_oneshot(c, tmp)
         d = have_corpus("traces")
         if d:
