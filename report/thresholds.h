@@ -40,6 +40,13 @@
 #define PDB_STRAGGLER_ALPHA 0.01
 #define PDB_STRAGGLER_MIN_PCT 5.0
 
+/* Trace rank-spread: a rank is named on a measure when its value is more
+ * than this many median absolute deviations above the ranks' median ... */
+#define PDB_SPREAD_MADS 3.0
+/* ... and at least this many percent above the median (ranks of one job
+ * that differ by a few percent are not worth naming). */
+#define PDB_SPREAD_MIN_PCT 5.0
+
 /* Step-log insights (the profilers' own guides): data generation of batch
  * time, host-to-device transfer of step time, peak RAM, peak GPU memory. */
 #define PDB_DATA_GENERATION_PCT 30.0

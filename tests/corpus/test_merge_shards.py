@@ -24,7 +24,11 @@ own run.
    files.
 5. diff, check and trend of two runs in shards: the same output as on --full, or a
    metric read from events refused (exit 2) naming --full.
-6. A deleted or modified shard: --rank gives exit 2, one line naming the
+6. rank-spread on the 14 ranks, one of them stretched by 1.3 (a designed
+   straggler): its distributions and named ranks as recomputed here from
+   the job database's analysis tables, rank 13 named ~30% above on step
+   time, the same output as --full.
+7. A deleted or modified shard: --rank gives exit 2, one line naming the
    file; cross-rank reports still answer from the job database. `profdb
    analyze` of such a run is refused (it would replace the analysis with
    nothing)."""
@@ -32,7 +36,7 @@ own run.
 import gzip
 import json
 import os
-import shutil
+import sqlite3
 
 from common import Checker, need_corpus, run, tempdir, table_counts
 
@@ -49,10 +53,19 @@ EVENT_TABLES = ["slices", "instants", "counters", "flows", "metadata_events",
                 "analysis_gpu_attribution", "analysis_memory_allocs"]
 
 
-def rank_copy(src, dst, rank):
+def rank_copy(src, dst, rank, slower=1.0):
+    """A copy of src as rank; slower > 1 stretches its time (a designed
+    straggler: every step and GPU time that much longer)."""
     with gzip.open(src, "rt") as f:
         d = json.load(f)
     d["distributedInfo"] = dict(d.get("distributedInfo") or {}, rank=rank)
+    if slower != 1.0:
+        t0 = min(e["ts"] for e in d["traceEvents"] if isinstance(e.get("ts"), (int, float)))
+        for e in d["traceEvents"]:
+            if isinstance(e.get("ts"), (int, float)):
+                e["ts"] = round(t0 + (e["ts"] - t0) * slower, 3)
+            if isinstance(e.get("dur"), (int, float)):
+                e["dur"] = round(e["dur"] * slower, 3)
     with gzip.open(dst, "wt", compresslevel=1) as f:
         json.dump(d, f)
 
@@ -65,7 +78,7 @@ def make_shards(tmp):
     traces = [RANK0, RANK1]
     for r in range(2, 14):
         traces.append(os.path.join(tmp, f"rank-{r}.json.gz"))
-        rank_copy(RANK0, traces[-1], r)
+        rank_copy(RANK0, traces[-1], r, slower=1.3 if r == 13 else 1.0)
     shards = []
     for i, t in enumerate(traces):
         shards.append(os.path.join(tmp, f"shard-{i}.db"))
@@ -246,6 +259,53 @@ def check_compare(c, tmp, shards):
                check=False)[0] in (0, 1))
 
 
+def nearest(sorted_values, p_num, p_den):
+    """The value at position ceil(p * n) (1-based) of sorted values."""
+    n = len(sorted_values)
+    return sorted_values[max(1, -(-p_num * n // p_den)) - 1]
+
+
+def check_spread(c, tmp, shards):
+    """rank-spread on the 14 ranks (rank 13 stretched by 1.3) against a
+    recomputation from the job database's analysis tables."""
+    many = os.path.join(tmp, "many.db")
+    code, out, err = report(many, "rank-spread", "--format", "json", "--unit", "ns")
+    c.eq("rank-spread: exit 0", (code, err), (0, ""))
+    got = {r["measure"]: r for r in json.loads(out)}
+    con = sqlite3.connect(f"file:{many}?mode=ro", uri=True)
+    steps = "SELECT rank, avg({}) FROM analysis_steps GROUP BY rank"
+    gpu = "SELECT rank, {} FROM analysis_gpu WHERE mode = 'exact'"
+    measures = {"step": steps.format("dur_ns"),
+                "step: data loading": steps.format("dataloader_ns"),
+                "step: CPU execution": steps.format("cpu_exec_ns"),
+                "step: GPU kernels": steps.format("kernel_ns"),
+                "GPU busy": gpu.format("busy_ns"), "GPU computation": gpu.format("compute_ns"),
+                "GPU communication": gpu.format("comm_ns"), "GPU idle": gpu.format("idle_ns")}
+    c.eq("rank-spread: its measures", list(got), list(measures))
+    for name, query in measures.items():
+        vals = dict(con.execute(query).fetchall())
+        order = sorted(vals.values())
+        med = nearest(order, 1, 2)
+        mad = nearest(sorted(abs(v - med) for v in order), 1, 2)
+        high = sorted((r for r, v in vals.items()
+                       if v > med + 3 * mad and v >= med * 1.05 and v > med),
+                      key=lambda r: (-vals[r], r))
+        row = got.get(name, {})
+        want = {"ranks": len(order), "min_ns": order[0], "p10_ns": nearest(order, 1, 10),
+                "median_ns": med, "p90_ns": nearest(order, 9, 10), "max_ns": order[-1],
+                "high_ranks": len(high)}
+        c.eq(f"rank-spread {name}: as recomputed",
+             {k: round(row.get(k, 0), 3) for k in want}, {k: round(v, 3) for k, v in want.items()})
+        named = [x.split(" ")[0] for x in row.get("highest", "").split(", ") if x and "more" not in x]
+        c.eq(f"rank-spread {name}: the highest ranks named", named, [str(r) for r in high[:5]])
+    con.close()
+    c.true("rank-spread: the stretched rank 13 is the step's outlier, about 30% above",
+           got["step"]["highest"].startswith("13 (+30.") or
+           got["step"]["highest"].startswith("13 (+29."), got["step"])
+    full = os.path.join(tmp, "fullmany.db")
+    c.eq("rank-spread: as on --full", report(many, "rank-spread"), report(full, "rank-spread"))
+
+
 def main():
     c = Checker()
     with tempdir() as tmp:
@@ -254,6 +314,7 @@ def main():
         check_reports(c, job, full)
         check_drill_down(c, tmp, job, shards)
         check_incremental(c, tmp, shards, job, full)
+        check_spread(c, tmp, shards)
         check_compare(c, tmp, shards)
         check_broken_shards(c, tmp, job, shards)
     c.close()

@@ -1,0 +1,64 @@
+-- trace_spread.sql: the ranks of a run as distributions (report/trace_spread.c).
+-- A query starts at "-- name: NAME" and is known to C as trace_spread.NAME
+-- (common/query.h).
+
+-- name: spread
+-- One row per per-rank measure: over the run's ranks, its minimum, 10th
+-- percentile, median, 90th percentile and maximum (nearest rank: the value
+-- at position ceil(p * n) of the n ranks' values in ascending order), and
+-- the ranks above the others: more than ?2 median absolute deviations
+-- above the median and at least ?3 percent above it (the largest five
+-- named, each with its excess over the median). Read from the analysis
+-- tables only (per-rank rows written at ingest), so it answers for a run
+-- whose events stay in shard files, and is as long for 1,024 ranks as for
+-- two. Step measures are means over the rank's ProfilerSteps; GPU measures
+-- the rank's whole trace (exact mode, the gpu report's columns).
+-- ?1 = the run.
+WITH v AS (
+   SELECT 1 AS ord, 'step' AS measure, rank, avg(dur_ns) AS value FROM analysis_steps
+    WHERE run_id = ?1 GROUP BY rank
+   UNION ALL SELECT 2, 'step: data loading', rank, avg(dataloader_ns) FROM analysis_steps
+    WHERE run_id = ?1 GROUP BY rank
+   UNION ALL SELECT 3, 'step: CPU execution', rank, avg(cpu_exec_ns) FROM analysis_steps
+    WHERE run_id = ?1 GROUP BY rank
+   UNION ALL SELECT 4, 'step: GPU kernels', rank, avg(kernel_ns) FROM analysis_steps
+    WHERE run_id = ?1 GROUP BY rank
+   UNION ALL SELECT 5, 'GPU busy', rank, busy_ns FROM analysis_gpu
+    WHERE run_id = ?1 AND mode = 'exact'
+   UNION ALL SELECT 6, 'GPU computation', rank, compute_ns FROM analysis_gpu
+    WHERE run_id = ?1 AND mode = 'exact'
+   UNION ALL SELECT 7, 'GPU communication', rank, comm_ns FROM analysis_gpu
+    WHERE run_id = ?1 AND mode = 'exact'
+   UNION ALL SELECT 8, 'GPU idle', rank, idle_ns FROM analysis_gpu
+    WHERE run_id = ?1 AND mode = 'exact'),
+ o AS (SELECT ord, measure, rank, value,
+   row_number() OVER (PARTITION BY ord ORDER BY value, rank) AS i,
+   count(*) OVER (PARTITION BY ord) AS n FROM v),
+ q AS (SELECT ord, measure, n, min(value) AS lo, max(value) AS hi,
+   max(CASE WHEN i = (n + 9) / 10 THEN value END) AS p10,
+   max(CASE WHEN i = (n + 1) / 2 THEN value END) AS med,
+   max(CASE WHEN i = (9 * n + 9) / 10 THEN value END) AS p90
+   FROM o GROUP BY ord, measure),
+ d AS (SELECT o.ord, abs(o.value - q.med) AS dev, q.n,
+   row_number() OVER (PARTITION BY o.ord ORDER BY abs(o.value - q.med), o.rank) AS j
+   FROM o JOIN q USING (ord)),
+ mad AS (SELECT ord, max(CASE WHEN j = (n + 1) / 2 THEN dev END) AS mad FROM d GROUP BY ord),
+ high AS (SELECT o.ord, o.rank, o.value, q.med,
+   row_number() OVER (PARTITION BY o.ord ORDER BY o.value DESC, o.rank) AS k
+   FROM o JOIN q USING (ord) JOIN mad USING (ord)
+   WHERE o.value > q.med + ?2 * mad.mad AND o.value >= q.med * (1 + ?3 / 100.0)
+   AND o.value > q.med),
+ named AS (SELECT ord, count(*) AS outliers,
+   group_concat(CASE WHEN k <= 5 THEN rank || ' (' || CASE WHEN med > 0
+     THEN printf('+%.1f%%', 100.0 * (value - med) / med) ELSE 'median 0' END || ')' END,
+     ', ') AS ranks
+   FROM (SELECT * FROM high ORDER BY ord, k) GROUP BY ord)
+ SELECT q.measure, q.n AS ranks, q.lo AS min_ns, q.p10 AS p10_ns, q.med AS median_ns,
+ q.p90 AS p90_ns, q.hi AS max_ns, coalesce(named.outliers, 0) AS high_ranks,
+ coalesce(named.ranks || CASE WHEN named.outliers > 5
+   THEN ', +' || (named.outliers - 5) || ' more' ELSE '' END, '') AS highest
+ FROM q LEFT JOIN named USING (ord) ORDER BY q.ord
+
+-- name: require
+-- ?1 = the run: ranks with an analysis row (exact mode).
+SELECT count(*) FROM analysis_gpu WHERE run_id = ?1 AND mode = 'exact'

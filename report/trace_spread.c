@@ -1,0 +1,31 @@
+/* trace_spread.c: `profdb report rank-spread`: a run's ranks as
+ * distributions with the outlying ranks named (report/queries/trace_spread.sql).
+ *
+ * At 1,024 ranks the per-rank table of `ranks` is 1,024 rows; this is one
+ * row per measure (step time and its parts, GPU busy, computation,
+ * communication, idle) however many ranks there are, read from the
+ * per-rank analysis tables alone, so it answers for a run whose events
+ * stay in shard files (issue 35). A rank is named when it is far above the
+ * others on a measure: the step row names the stragglers, the rows of the
+ * parts say where their time went. */
+#include "report/reports.h"
+#include "report/queries.h"
+#include "report/thresholds.h"
+
+int pdb_report_rank_spread(pdb_report_ctx *ctx)
+{
+    bool ok;
+    pdb_report_title(ctx, "rank-spread");
+    if (pdb_report_require(ctx, "rank-spread", "trace_spread.require", "exact",
+                           "no analysed traces in this run", &ok) != PDB_OK)
+        return PDB_ERR;
+    if (!ok)
+        return PDB_OK;
+    sqlite3_stmt *st;
+    if (pdb_report_prepare(ctx->db, "trace_spread.spread", &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, ctx->run_id);
+    sqlite3_bind_double(st, 2, PDB_SPREAD_MADS);
+    sqlite3_bind_double(st, 3, PDB_SPREAD_MIN_PCT);
+    return pdb_report_render(ctx, st);
+}
