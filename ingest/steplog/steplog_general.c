@@ -274,6 +274,11 @@ static int counter_rank(const char *name, size_t nl, const char *const *set, boo
         while (nl && name[nl - 1] == ' ')
             nl--;
     }
+    /* "Number of iterations: 101, batch_size=8, ..." (GRIT's loop) */
+    if (nl > 10 && strncasecmp(name, "number of ", 10) == 0) {
+        name += 10;
+        nl -= 10;
+    }
     const char *last = name;
     for (const char *c = name; c < name + nl; c++)
         if (*c == ' ')
@@ -410,6 +415,8 @@ static bool copula_value(const scanner *sc)
 }
 
 /* Joins the name's words with single blanks into p->name. */
+#define NAME_BLANK '\x1f'
+
 static void take_name(scanner *sc, gen_pair *p)
 {
     size_t o = 0;
@@ -443,6 +450,9 @@ static void take_name(scanner *sc, gen_pair *p)
         o--;
     p->name[o] = '\0';
     p->nl = o;
+    for (size_t k = 0; k < o; k++)
+        if (p->name[k] == NAME_BLANK)
+            p->name[k] = ' ';
 }
 
 static gen_pair *new_pair(scanner *sc)
@@ -1911,6 +1921,25 @@ static void step_and_clock(char *b, size_t n, gen_line *L)
     b[i] = ']';
 }
 
+/* "Total time per 1 batch: 0.31104s" (GRIT's loop): a count after "per" is
+ * part of the name, not a value; its blanks become NAME_BLANK, which
+ * take_name turns back into blanks. */
+static void per_count_names(char *b, size_t n)
+{
+    for (size_t i = 1; i + 6 < n; i++) {
+        if (b[i - 1] != ' ' || strncasecmp(b + i, "per ", 4) != 0 ||
+            !isdigit((unsigned char)b[i + 4]))
+            continue;
+        size_t d = i + 4;
+        while (d < n && isdigit((unsigned char)b[d]))
+            d++;
+        if (d + 1 < n && b[d] == ' ' && isalpha((unsigned char)b[d + 1])) {
+            b[i + 3] = NAME_BLANK;
+            b[d] = NAME_BLANK;
+        }
+    }
+}
+
 /* "Step 500: train WeightedCategoryCrossEntropy |  0.62914723" (Trax's
  * training loop): a name, a bar and one number that ends the line are a
  * name and its value; the bar becomes a colon. A bar after a number
@@ -2156,6 +2185,7 @@ static void parse_line(pdb_buf *work, const char *s, size_t len, gen_line *L)
     tqdm_count(work->p, len);
     counter_hashes(work->p, len);
     step_and_clock(work->p, len, L);
+    per_count_names(work->p, len);
     name_bar_value(work->p, len);
     steps_in(work->p, len, L);
     size_t i = 0; /* past blanks and the brackets of a blanked timestamp */
@@ -2735,18 +2765,24 @@ static bool step_time_name(const char *name, size_t nl)
         }
         i = j;
     }
-    bool step = false, time = false, adjacent = false;
+    bool step = false, time = false, adjacent = false, per = false, total = false;
     for (int k = 0; k < n; k++) {
-        if (word_in(w[k], wl[k], phases))
+        /* "Total time per 1 batch" (GRIT) is the step's whole time */
+        if (pdb_mem_is(w[k], wl[k], "total") || pdb_mem_is(w[k], wl[k], "Total"))
+            total = true;
+        else if (word_in(w[k], wl[k], phases))
             return false;
         bool s = word_in(w[k], wl[k], steps), t = time_word(name, nl, w[k], wl[k]);
+        bool t_per_s = t && k + 2 < n && pdb_mem_is(w[k + 1], wl[k + 1], "per") &&
+                       word_in(w[k + 2], wl[k + 2], steps);
         adjacent |= (s && k + 1 < n && time_word(name, nl, w[k + 1], wl[k + 1])) ||
-                    (t && k + 1 < n && word_in(w[k + 1], wl[k + 1], steps)) ||
-                    (t && k + 2 < n && pdb_mem_is(w[k + 1], wl[k + 1], "per") &&
-                     word_in(w[k + 2], wl[k + 2], steps));
+                    (t && k + 1 < n && word_in(w[k + 1], wl[k + 1], steps)) || t_per_s;
+        per |= t_per_s;
         step |= s;
         time |= t;
     }
+    if (total && !per)
+        return false;
     /* "steptime", "per-step time", ssd.pytorch's "timer: 0.2051 sec." (a bare
      * time word, as the rule for "time" maps it) */
     return (step && time && adjacent) ||
