@@ -91,6 +91,7 @@ for n in "$@"; do
     /usr/bin/time -f "%e" -o "$out/time.txt" "$build/profdb" merge -q ${MERGE_ARGS:-} "$out/job.db" "$@"
     secs=$(cat "$out/time.txt")
     merged=$(stat -c %s "$out/job.db")
+    # shellcheck disable=SC2016 # $1 and $2 are the inner shell's arguments
     /usr/bin/time -f "%e" -o "$out/time.txt" sh -c '"$1" --db "$2" report ranks gpu >/dev/null' \
         sh "$build/profdb" "$out/job.db"
     printf '%-7s %10s %10s %12s %12s %8s %10s\n' "$n" "$secs" "$(echo "scale=3; $secs / $n" | bc)" \

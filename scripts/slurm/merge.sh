@@ -1,7 +1,8 @@
 #!/bin/sh
 # merge.sh: the Slurm job that runs after every ingest-array.sh task has
 # succeeded (--dependency=afterok): merges the shards into OUT.db in one
-# transaction, writes a report next to it, and deletes the shards.
+# transaction, writes a report next to it, and deletes the shards (with
+# PROFDB_KEEP_SHARDS=1: merges without --full and keeps them).
 #
 #   sbatch --dependency=afterok:ARRAY_JOB merge.sh OUT.db SHARD_DIR [REPORT...]
 #
@@ -30,12 +31,16 @@ while [ "$i" -lt "$n" ]; do
     shards="$shards shard-$i.db"
     i=$((i + 1))
 done
-# --full: every event is copied, since the shards are deleted below (a
-# merge without it leaves the events in the shards, which must then stay)
-# shellcheck disable=SC2086 # the shard names are made above
-"$profdb" merge --full "$out" $shards
+# --full: every event is copied, since the shards are deleted below.
+# PROFDB_KEEP_SHARDS=1: the events stay in the shards, which are kept where
+# they are (the job database names them; a merge that does not grow with
+# the events: README, profdb merge).
+if [ "${PROFDB_KEEP_SHARDS:-0}" = 1 ]; then full=""; else full="--full"; fi
+# shellcheck disable=SC2086 # the shard names are made above; $full one word or none
+"$profdb" merge $full "$out" $shards
 set -- --db "$out" report "$@"
 [ -n "${PROFDB_RUN:-}" ] && set -- "$@" --run "$PROFDB_RUN"
 "$profdb" "$@" > report.txt
 echo "profdb: $out: report in $dir/report.txt" >&2
+[ -z "$full" ] && exit 0
 for s in $shards; do rm -f "$s" "$s-wal" "$s-shm"; done

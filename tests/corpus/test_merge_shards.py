@@ -28,7 +28,10 @@ own run.
    straggler): its distributions and named ranks as recomputed here from
    the job database's analysis tables, rank 13 named ~30% above on step
    time, the same output as --full.
-7. A deleted or modified shard: --rank gives exit 2, one line naming the
+7. scripts/slurm/merge.sh, run by hand: PROFDB_KEEP_SHARDS=1 merges
+   without --full and keeps the shards, by default --full and deletes them;
+   report.txt as a --full merge's report.
+8. A deleted or modified shard: --rank gives exit 2, one line naming the
    file; cross-rank reports still answer from the job database. `profdb
    analyze` of such a run is refused (it would replace the analysis with
    nothing)."""
@@ -36,9 +39,12 @@ own run.
 import gzip
 import json
 import os
+import shutil
 import sqlite3
 
-from common import Checker, need_corpus, run, tempdir, table_counts
+import subprocess
+
+from common import PROFDB, SOURCE, Checker, need_corpus, run, tempdir, table_counts
 
 TRACES = need_corpus("traces")
 RANK0 = os.path.join(TRACES, "trace_filter_sampled_rank-0.json.gz")
@@ -306,6 +312,44 @@ def check_spread(c, tmp, shards):
     c.eq("rank-spread: as on --full", report(many, "rank-spread"), report(full, "rank-spread"))
 
 
+def check_slurm_merge(c, tmp, shards):
+    """scripts/slurm/merge.sh run by hand (what the dependent Slurm job
+    runs): PROFDB_KEEP_SHARDS=1 merges without --full and keeps the shards;
+    by default --full, and the shards are deleted."""
+    script = os.path.join(SOURCE, "scripts", "slurm", "merge.sh")
+    for keep in ("1", None):
+        d = os.path.join(tmp, f"slurm-{keep}")
+        os.mkdir(d)
+        with open(os.path.join(d, "inputs.txt"), "w") as f:
+            f.write("rank-0\nrank-1\n")
+        for i in range(2):
+            shutil.copy(shards[i], os.path.join(d, f"shard-{i}.db"))
+        out = os.path.join(tmp, f"slurm-{keep}.db")
+        env = dict(os.environ, PROFDB=PROFDB, PROFDB_RUN="job")
+        if keep:
+            env["PROFDB_KEEP_SHARDS"] = keep
+        p = subprocess.run(["sh", script, out, d, "rank-spread"], env=env,
+                           capture_output=True, text=True)
+        what = "merge.sh with PROFDB_KEEP_SHARDS=1" if keep else "merge.sh"
+        c.eq(f"{what}: exit 0", p.returncode, 0)
+        kept = sorted(f for f in os.listdir(d) if f.startswith("shard-"))
+        c.eq(f"{what}: the shards kept or deleted", kept,
+             ["shard-0.db", "shard-1.db"] if keep else [])
+        counts = table_counts(out)
+        c.eq(f"{what}: events left in the shards or copied",
+             (counts["shard_files"], counts["slices"] > 0), (2, False) if keep else (0, True))
+        with open(os.path.join(d, "report.txt")) as f:
+            c.eq(f"{what}: report.txt as the report of a --full merge", f.read(),
+                 run("report", "--run", "job", "rank-spread", db=two_ranks(tmp, shards))[1])
+
+
+def two_ranks(tmp, shards):
+    path = os.path.join(tmp, "two-ranks-full.db")
+    if not os.path.exists(path):
+        run("merge", "-q", "--full", path, shards[0], shards[1])
+    return path
+
+
 def main():
     c = Checker()
     with tempdir() as tmp:
@@ -316,6 +360,7 @@ def main():
         check_incremental(c, tmp, shards, job, full)
         check_spread(c, tmp, shards)
         check_compare(c, tmp, shards)
+        check_slurm_merge(c, tmp, shards)
         check_broken_shards(c, tmp, job, shards)
     c.close()
 
