@@ -36,6 +36,8 @@ own run.
    analyze` of such a run is refused (it would replace the analysis with
    nothing)."""
 
+# ctest-labels: slow (16 s: 16 ingests, 10 merges, about 150 reports)
+
 import gzip
 import json
 import os
