@@ -234,12 +234,13 @@ static bool word_in(const char *w, size_t n, const char *const *set)
 static const char *const step_names[] = {"global_step", "globalstep", "step", "env_step",
                                          "num_updates", "update",
                                          "updates", "up.", "train_step", "iteration", "iter",
-                                         "it", "batch", "iters", "round", "steps",
-                                         "iterations", NULL};
+                                         "it", "batch", "iters", "round", "generation",
+                                         "steps", "iterations", NULL};
 /* "Ep." and "Up." are Marian's abbreviations ("Ep. 1 : Up. 14000"); "iters"
  * is PaddleGAN's counter ("Epoch: 1, iters: 0"), last so that a line that
  * also prints "iter" counts by it; "round" XGBoost's ("boosting round 51");
- * the plurals last: Acme's "[Learner] Loss = 0.002 | Steps = 3795 | ...";
+ * "generation" a genetic search's (TPOT's "Generation 3 - Current best
+ * internal CV score: 0.78"); the plurals last: Acme's "[Learner] Loss = 0.002 | Steps = 3795 | ...";
  * "GlobalStep:210" is Mozilla TTS's, beside its "Step:209/281" in the epoch. */
 static const char *const epoch_names[] = {"epoch", "ep", "ep.", NULL};
 /* Words that may come before a counter name: "Train Epoch", "Global Step",

@@ -398,6 +398,31 @@ def eval_tag_decides(c, db, tmp):
          [("train", 3), ("val", 1)])
 
 
+def counter_words(c, db, tmp):
+    """Counters named in words the first readers did not know: a genetic
+    search's generations (TPOT), a plural (Acme's 'Steps = N'), 'Number of
+    iterations: N' (GRIT)."""
+    shapes = {
+        "generation": "Generation {n} - Current best internal CV score: 0.7{n}",
+        "plural": "[Learner] Loss = 0.00{n} | Steps = {s} | Walltime = {w}.5",
+        "number_of": "Number of iterations: {s}, batch_size=8, Total time per 1 batch: 0.3{n}s",
+    }
+    for name, shape in shapes.items():
+        path = os.path.join(tmp, name + ".txt")
+        with open(path, "w") as f:
+            for n in range(1, 5):
+                f.write(shape.format(n=n, s=100 * n + 1, w=10 * n) + "\n")
+        code, _, err = run("ingest", "--db", db, "--run", "cw_" + name, path, check=False)
+        c.true(f"{name}: exit 0", code == 0, err)
+        with sqlite3.connect(db) as con:
+            got = con.execute("SELECT count(DISTINCT v.step), min(v.step), max(v.step) FROM"
+                              " steplog_values v JOIN runs r USING (run_id) WHERE r.name = ?"
+                              " AND coalesce(v.split, 'train') = 'train'",
+                              ("cw_" + name,)).fetchone()
+        want = (4, 1, 4) if name == "generation" else (4, 101, 401)
+        c.eq(f"{name}: four records at their steps", got, want)
+
+
 def main():
     d = need_corpus("steplogs")
     c = Checker()
@@ -417,6 +442,7 @@ def main():
         interval_time_warned(c, db, tmp)
         dates_are_no_names(c, db, tmp)
         eval_tag_decides(c, db, tmp)
+        counter_words(c, db, tmp)
     c.close()
 
 
