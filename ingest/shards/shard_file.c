@@ -111,7 +111,8 @@ int pdb_shard_open_rank(sqlite3 *job, int64_t run_id, const char *run, int64_t r
                         "again", *path, (long long)rank, run);
     if (version != PDB_SCHEMA_VERSION)
         return pdb_fail("%s: the shard was merged at schema version %lld, this profdb reads "
-                        "%d: merge it again", *path, (long long)version, PDB_SCHEMA_VERSION);
+                        "%d: upgrade it ('profdb migrate --db %s') and merge it again", *path,
+                        (long long)version, PDB_SCHEMA_VERSION, *path);
     if (pdb_db_open(*path, PDB_DB_READONLY, shard) != PDB_OK)
         return PDB_ERR;
     if (shard_run_of(*shard, *path, run, rank, shard_run) != PDB_OK) {
