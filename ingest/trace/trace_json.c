@@ -75,6 +75,12 @@ static int failf_key(parser *p, const char *expected)
 static bool valid_utf8(const unsigned char *s, size_t len)
 {
     size_t i = 0;
+    /* Eight bytes a step while no byte has its high bit set. */
+    for (uint64_t w; i + 8 <= len; i += 8) {
+        memcpy(&w, s + i, 8);
+        if (w & 0x8080808080808080u)
+            break;
+    }
     while (i < len && s[i] < 0x80)
         i++;
     return i == len || !pdb_utf8_needs_clean((const char *)s + i, len - i, 0);
