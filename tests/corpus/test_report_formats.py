@@ -3,7 +3,7 @@
 For the samples (always) and every corpus trace, pstats dump and step log
 (when ../shared/corpus is present; required with PROFDB_REQUIRE_PREREQS=1),
 each input must ingest (a refusal fails the test) and each applicable report
-(on up to 8 runs spread over the inputs it applies to) is rendered as
+(on up to 6 runs spread over the inputs it applies to) is rendered as
 table, csv, tsv, json and md, and:
   - JSON parses to an array of objects with the same keys in every row;
   - CSV parses (RFC 4180) back to the same header, rows and numbers as JSON;
@@ -15,7 +15,7 @@ table, csv, tsv, json and md, and:
   - and none of it is vacuous: a report that applies to a run has at least
     one row, and every format prints something."""
 
-# ctest-labels: slow (each report on up to 8 of ~40 runs in 5 formats)
+# ctest-labels: slow (each report on up to 6 of ~40 runs in 5 formats)
 
 import concurrent.futures
 import csv
@@ -222,7 +222,7 @@ def inputs():
     return items
 
 
-RUNS_PER_REPORT = 8
+RUNS_PER_REPORT = 6
 
 
 def spread_per_report(jobs):
