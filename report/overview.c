@@ -136,10 +136,12 @@ int pdb_report_applies(pdb_report_ctx *ctx, const pdb_report *r, const pdb_run_f
             *what = reasons[i].what;
             return PDB_OK;
         }
+    bool found = false;
     for (size_t i = 0; i < sizeof finds_rows / sizeof finds_rows[0]; i++) {
         bool nothing;
         if (strcmp(r->name, finds_rows[i].name) != 0)
             continue;
+        found = true;
         if (prints_nothing(ctx, r, &nothing) != PDB_OK) {
             if (!pdb_shard_guard_take())
                 return PDB_ERR;
@@ -147,6 +149,14 @@ int pdb_report_applies(pdb_report_ctx *ctx, const pdb_report *r, const pdb_run_f
             return PDB_OK;
         }
         *what = nothing ? finds_rows[i].what : NULL;
+    }
+    /* A run merged without --full: a report that reads events is run once
+     * to find out (the guard refuses it before it reads anything). */
+    bool nothing;
+    if (!found && pdb_shard_guard_active() && prints_nothing(ctx, r, &nothing) != PDB_OK) {
+        if (!pdb_shard_guard_take())
+            return PDB_ERR;
+        *what = PDB_SHARD_GUARD_NEEDS;
     }
     return PDB_OK;
 }

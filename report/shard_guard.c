@@ -63,6 +63,11 @@ const char *pdb_shard_guard_refused(void)
     return guard.refused;
 }
 
+bool pdb_shard_guard_active(void)
+{
+    return guard.on;
+}
+
 bool pdb_shard_guard_take(void)
 {
     bool was = guard.refused != NULL;

@@ -30,6 +30,9 @@ void pdb_shard_guard_on(sqlite3 *db);
  * that what (a command) compares such a run ("profdb check"); PDB_ERR. */
 int pdb_shard_guard_fail(const char *what);
 
+/* Whether the guard is on (a run merged without --full is reported on). */
+bool pdb_shard_guard_active(void);
+
 /* Pauses (true) or resumes (false) a started guard on db. */
 void pdb_shard_guard_pause(sqlite3 *db, bool pause);
 

@@ -160,6 +160,10 @@ def check_reports(c, job, full):
     c.eq("overview: exit 0", (code, err), (0, ""))
     c.true("overview: says comm needs the ranks' events",
            "comm (it needs its ranks' events" in out, out[:2000])
+    applies = next((line for line in out.splitlines() if line.startswith("reports that apply:")),
+                   "").split()[3:]
+    c.eq("overview: the reports that apply are those the job database answers",
+         [r for r in TRACE_REPORTS if r in applies], CROSS_RANK)
 
 
 def check_drill_down(c, tmp, job, shards):
