@@ -230,7 +230,9 @@ static bool word_in(const char *w, size_t n, const char *const *set)
 
 /* Step counters, most specific first: when a line has several (LitGPT's
  * "iter 3050700 step 610140"), the optimizer step wins. Plurals are totals
- * ("max_steps: 1000", "epochs: 90"), not counters. */
+ * ("max_steps: 1000", "epochs: 90"), except "updates", "iters", "steps" and
+ * "iterations" when no other word counts the line (Acme's "[Learner] Loss =
+ * 0.002 | Steps = 3795 | ..."). */
 static const char *const step_names[] = {"global_step", "globalstep", "step", "env_step",
                                          "num_updates", "update",
                                          "updates", "up.", "train_step", "iteration", "iter",
@@ -240,8 +242,8 @@ static const char *const step_names[] = {"global_step", "globalstep", "step", "e
  * is PaddleGAN's counter ("Epoch: 1, iters: 0"), last so that a line that
  * also prints "iter" counts by it; "round" XGBoost's ("boosting round 51");
  * "generation" a genetic search's (TPOT's "Generation 3 - Current best
- * internal CV score: 0.78"); the plurals last: Acme's "[Learner] Loss = 0.002 | Steps = 3795 | ...";
- * "GlobalStep:210" is Mozilla TTS's, beside its "Step:209/281" in the epoch. */
+ * internal CV score: 0.78"); "GlobalStep:210" is Mozilla TTS's, beside its
+ * "Step:209/281" in the epoch. */
 static const char *const epoch_names[] = {"epoch", "ep", "ep.", NULL};
 /* Words that may come before a counter name: "Train Epoch", "Global Step",
  * "completed step: 12". */
@@ -304,6 +306,18 @@ static int counter_rank(const char *name, size_t nl, const char *const *set, boo
 
 /* The rank of a pair among the step counters: by its name, else last when
  * the line names it a counter itself (self_counters). */
+/* The rank of "steps", the first of the plurals that end step_names: a
+ * plural counts a line only after another value on it ("Loss = 0.002 |
+ * Steps = 3795 | ...") or as "Number of iterations: 101", never first (a
+ * configuration's "  iterations: 500"). */
+static int plural_rank(void)
+{
+    int i = 0;
+    while (step_names[i] && strcmp(step_names[i], "steps") != 0)
+        i++;
+    return i;
+}
+
 static int step_rank(const gen_pair *p, bool *val)
 {
     int r = counter_rank(p->name, p->nl, step_names, val);
@@ -415,9 +429,11 @@ static bool copula_value(const scanner *sc)
     return e < sc->n && (isdigit((unsigned char)sc->b[e]) || sc->b[e] == '-');
 }
 
-/* Joins the name's words with single blanks into p->name. */
+/* A blank inside a name's word, which take_name turns back into a blank
+ * (per_count_names). */
 #define NAME_BLANK '\x1f'
 
+/* Joins the name's words with single blanks into p->name. */
 static void take_name(scanner *sc, gen_pair *p)
 {
     size_t o = 0;
@@ -1751,12 +1767,6 @@ static void glued_time(char *b, size_t n, size_t i, gen_line *L)
     memset(b + i, ' ', k);
 }
 
-/* Blanks the log prefix of the line: glog's header, then from the start
- * (after the timestamp, already blanked) the run of prefix fields: levels,
- * "LEVEL:logger:" glued to the text ("INFO:tensorflow:global step 9:"),
- * logger names before a level, "file:line", "logger:line", "host:rank",
- * bracketed tags ("[PC]", "[1,0]<stdout>:", "(trainer:486)"). The first
- * field of another kind ends the prefix. */
 /* After a line's timestamp, before its message: a time zone, "(CET)", or a
  * clock since the run started, "0:03:12" (mistral-finetune's "2024-12-19
  * 09:24:38 (CET) - 0:03:12 - train - INFO - step: 000001 ..."). The
@@ -1779,6 +1789,12 @@ static bool since_start_token(const char *b, size_t s, size_t e)
     return colons == 2 && isdigit((unsigned char)b[s]) && isdigit((unsigned char)b[e - 1]);
 }
 
+/* Blanks the log prefix of the line: glog's header, then from the start
+ * (after the timestamp, already blanked) the run of prefix fields: levels,
+ * "LEVEL:logger:" glued to the text ("INFO:tensorflow:global step 9:"),
+ * logger names before a level, "file:line", "logger:line", "host:rank",
+ * bracketed tags ("[PC]", "[1,0]<stdout>:", "(trainer:486)"). The first
+ * field of another kind ends the prefix. */
 static void log_prefix(char *b, size_t n, gen_line *L)
 {
     size_t g = glog_header(b, n, L);
@@ -2302,6 +2318,9 @@ static void find_counters(gen_line *L, gen_counters *c)
         if (p->avg || !p->is_int || p->nl == 0)
             continue;
         int r = step_rank(p, &val);
+        if (r >= plural_rank() && r < 1000 && k == 0 &&
+            !(p->nl > 10 && strncasecmp(p->name, "number of ", 10) == 0))
+            r = -1;
         if (r >= 0 && r < rank) {
             rank = r;
             best = k;

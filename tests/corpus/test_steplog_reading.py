@@ -421,6 +421,16 @@ def counter_words(c, db, tmp):
                               ("cw_" + name,)).fetchone()
         want = (4, 1, 4) if name == "generation" else (4, 101, 401)
         c.eq(f"{name}: four records at their steps", got, want)
+    # a plural that opens a line is a setting, not a counter
+    path = os.path.join(tmp, "config_plurals.txt")
+    with open(path, "w") as f:
+        f.write("config:\n  steps: 1000\n  iterations: 500\n  lr: 0.1\n")
+        f.write("".join(f"step {n} loss {2 - n / 10}\n" for n in range(1, 4)))
+    code, _, err = run("ingest", "--db", db, "--run", "cw_config", path, check=False)
+    with sqlite3.connect(db) as con:
+        got = con.execute("SELECT min(v.step), max(v.step) FROM steplog_values v JOIN runs r"
+                          " USING (run_id) WHERE r.name = 'cw_config'").fetchone()
+    c.eq("a configuration's 'steps: 1000' and 'iterations: 500' count no step", got, (1, 3))
 
 
 def main():
