@@ -308,7 +308,7 @@ static bool name_in(const char *name, const char *const *set)
     return false;
 }
 
-static const char *const step_words[] = {"step", "global_step", "iter", "iteration", "it",
+static const char *const step_words[] = {"step", "global_step", "iter", "iteration", "it", "itn",
                                          "batch", "update", "num_updates", "#", NULL};
 static const char *const epoch_words[] = {"epoch", "ep", "e", NULL};
 

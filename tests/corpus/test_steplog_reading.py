@@ -421,6 +421,19 @@ def counter_words(c, db, tmp):
                               ("cw_" + name,)).fetchone()
         want = (4, 1, 4) if name == "generation" else (4, 101, 401)
         c.eq(f"{name}: four records at their steps", got, want)
+    # spaCy v2's table counts by its "Itn" column
+    path = os.path.join(tmp, "itn_table.txt")
+    with open(path, "w") as f:
+        f.write("Itn    Dep Loss    NER Loss      UAS    CPU WPS\n")
+        f.write("---  ----------  ----------  -------  -------\n")
+        for n in range(4):
+            f.write(f"{n:3d}  {125910.684 - n:10.3f}  {7581.375 - n:10.3f}   84.740     6890\n")
+    code, _, err = run("ingest", "--db", db, "--run", "cw_itn", path, check=False)
+    with sqlite3.connect(db) as con:
+        got = con.execute("SELECT count(DISTINCT v.step), min(v.step), max(v.step) FROM"
+                          " steplog_values v JOIN runs r USING (run_id) WHERE r.name = 'cw_itn'"
+                          " AND v.raw_name = 'Dep Loss'").fetchone()
+    c.eq("spaCy v2's Itn column counts the rows", got, (4, 0, 3))
     # a plural that opens a line is a setting, not a counter
     path = os.path.join(tmp, "config_plurals.txt")
     with open(path, "w") as f:
