@@ -1938,6 +1938,35 @@ static void step_and_clock(char *b, size_t n, gen_line *L)
     b[i] = ']';
 }
 
+/* "Validating:  100% |████████|" (DJL's progress bars, tqdm without its
+ * count): a percentage that a drawn bar follows measures the bar, not the
+ * model; it is blanked with the bar. */
+static void bar_percent(char *b, size_t n)
+{
+    for (size_t i = 1; i + 3 < n; i++) {
+        if (b[i] != '%' || !isdigit((unsigned char)b[i - 1]))
+            continue;
+        size_t k = i + 1;
+        while (k < n && b[k] == ' ')
+            k++;
+        if (k + 3 >= n || b[k] != '|')
+            continue;
+        unsigned char g = (unsigned char)b[k + 1];
+        /* a block element (U+2580-U+259F: E2 96 80-9F), '#' or '=' */
+        bool drawn = (g == 0xe2 && (unsigned char)b[k + 2] == 0x96) || g == '#' || g == '=';
+        if (!drawn)
+            continue;
+        size_t d = i;
+        while (d > 0 && (isdigit((unsigned char)b[d - 1]) || b[d - 1] == '.'))
+            d--;
+        size_t e = k + 1;
+        while (e < n && b[e] != '|')
+            e++;
+        memset(b + d, ' ', (e < n ? e + 1 : n) - d);
+        return;
+    }
+}
+
 /* "Total time per 1 batch: 0.31104s" (GRIT's loop): a count after "per" is
  * part of the name, not a value; its blanks become NAME_BLANK, which
  * take_name turns back into blanks. */
@@ -2203,6 +2232,7 @@ static void parse_line(pdb_buf *work, const char *s, size_t len, gen_line *L)
     counter_hashes(work->p, len);
     step_and_clock(work->p, len, L);
     per_count_names(work->p, len);
+    bar_percent(work->p, len);
     name_bar_value(work->p, len);
     steps_in(work->p, len, L);
     size_t i = 0; /* past blanks and the brackets of a blanked timestamp */

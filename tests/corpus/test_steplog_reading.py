@@ -446,6 +446,23 @@ def counter_words(c, db, tmp):
     c.eq("a configuration's 'steps: 1000' and 'iterations: 500' count no step", got, (1, 3))
 
 
+def bar_percent_is_no_metric(c, db, tmp):
+    """A percentage a drawn bar follows measures the bar (DJL's 'Validating:
+    100% |████|'), not the model."""
+    path = os.path.join(tmp, "bar_percent.txt")
+    with open(path, "w") as f:
+        for e in range(1, 4):
+            f.write("Training:    100% |" + "\u2588" * 20 + f"| Accuracy: 0.9{e}, Loss: 0.2{e}\n")
+            f.write("Validating:  100% |" + "\u2588" * 20 + "|\n")
+            f.write(f"[INFO ] - Epoch {e} finished.\n")
+    code, _, err = run("ingest", "--db", db, "--run", "bar_percent", path, check=False)
+    with sqlite3.connect(db) as con:
+        names = [r[0] for r in con.execute(
+            "SELECT DISTINCT v.raw_name FROM steplog_values v JOIN runs r USING (run_id)"
+            " WHERE r.name = 'bar_percent' AND v.value = 100")]
+    c.eq("a bar's percentage is stored as no metric", names, [])
+
+
 def main():
     d = need_corpus("steplogs")
     c = Checker()
@@ -466,6 +483,7 @@ def main():
         dates_are_no_names(c, db, tmp)
         eval_tag_decides(c, db, tmp)
         counter_words(c, db, tmp)
+        bar_percent_is_no_metric(c, db, tmp)
     c.close()
 
 
