@@ -2656,6 +2656,11 @@ static int classify(const pdb_steplog_general *g, const gen_line *L, const gen_c
      * training ones */
     if (c->val_hint || L->val_tag || ((val || named_val) && !train))
         return K_VAL;
+    /* a line without a step of its own that opens with an evaluation word,
+     * under a training line of the same names (luz's "Train metrics: Loss:
+     * 0.43 - AUC: 0.83" then "Valid metrics: Loss: 0.48 - AUC: 0.83") */
+    if (word_in(L->lead, strlen(L->lead), val_words) && !c->has_step && !c->has_local)
+        return K_VAL;
     /* "# Start epoch 0, step 0, lr 1, Tue Apr 25 23:17:41 2017" (tensorflow/nmt):
      * an announcement of what comes, its numbers settings, not a step's */
     static const char *const announce[] = {"start", "starting", "begin", "beginning", NULL};
