@@ -13,6 +13,11 @@
 -- whose events stay in shard files, and is as long for 1,024 ranks as for
 -- two. Step measures are means over the rank's ProfilerSteps; GPU measures
 -- the rank's whole trace (exact mode, the gpu report's columns).
+-- A rank named on the step row is named with its cause: of data loading, CPU
+-- execution, GPU computation and GPU communication, each per step (the GPU
+-- times divided by the rank's steps), the one where the rank is furthest
+-- above that measure's median, in ns ("617 (+15.7%: GPU computation)",
+-- "3 (+9.0%: data loading)").
 -- ?1 = the run.
 WITH v AS (
    SELECT 1 AS ord, 'step' AS measure, rank, avg(dur_ns) AS value FROM analysis_steps
@@ -42,6 +47,17 @@ WITH v AS (
  d AS (SELECT o.ord, abs(o.value - q.med) AS dev, q.n,
    row_number() OVER (PARTITION BY o.ord ORDER BY abs(o.value - q.med), o.rank) AS j
    FROM o JOIN q USING (ord)),
+ per_step AS (SELECT o.ord, o.measure, o.rank, o.value / CASE WHEN o.ord >= 5
+   THEN st.n ELSE 1 END AS value
+   FROM o JOIN (SELECT rank, count(*) AS n FROM analysis_steps WHERE run_id = ?1
+   GROUP BY rank) st USING (rank) WHERE o.ord IN (2, 3, 6, 7)),
+ part_med AS (SELECT ord, max(CASE WHEN i = (n + 1) / 2 THEN value END) AS med
+   FROM (SELECT ord, value, row_number() OVER (PARTITION BY ord ORDER BY value, rank) AS i,
+   count(*) OVER (PARTITION BY ord) AS n FROM per_step) GROUP BY ord),
+ cause AS (SELECT rank, CASE WHEN measure LIKE 'step: %' THEN substr(measure, 7)
+   ELSE measure END AS measure FROM (SELECT p.rank, p.measure,
+   row_number() OVER (PARTITION BY p.rank ORDER BY p.value - m.med DESC, p.ord) AS c
+   FROM per_step p JOIN part_med m USING (ord) WHERE p.value > m.med) WHERE c = 1),
  mad AS (SELECT ord, max(CASE WHEN j = (n + 1) / 2 THEN dev END) AS mad FROM d GROUP BY ord),
  high AS (SELECT o.ord, o.rank, o.value, q.med,
    row_number() OVER (PARTITION BY o.ord ORDER BY o.value DESC, o.rank) AS k
@@ -50,9 +66,10 @@ WITH v AS (
    AND o.value > q.med),
  named AS (SELECT ord, count(*) AS outliers,
    group_concat(CASE WHEN k <= 5 THEN rank || ' (' || CASE WHEN med > 0
-     THEN printf('+%.1f%%', 100.0 * (value - med) / med) ELSE 'median 0' END || ')' END,
-     ', ') AS ranks
-   FROM (SELECT * FROM high ORDER BY ord, k) GROUP BY ord)
+     THEN printf('+%.1f%%', 100.0 * (value - med) / med) ELSE 'median 0' END
+     || coalesce(': ' || cause, '') || ')' END, ', ') AS ranks
+   FROM (SELECT high.*, CASE WHEN high.ord = 1 THEN cause.measure END AS cause
+   FROM high LEFT JOIN cause USING (rank) ORDER BY high.ord, high.k) GROUP BY ord)
  SELECT q.measure, q.n AS ranks, q.lo AS min_ns, q.p10 AS p10_ns, q.med AS median_ns,
  q.p90 AS p90_ns, q.hi AS max_ns, coalesce(named.outliers, 0) AS high_ranks,
  coalesce(named.ranks || CASE WHEN named.outliers > 5

@@ -10,6 +10,14 @@
  * usage: profdb-gentrace [--steps N] [--rank R] [--world W] [--seed S] [--gzip] OUT
  *        (OUT '-' writes to stdout). Deterministic for a given seed.
  *
+ * A rank of a job with a designed straggler (bench/job_scale.sh):
+ *   --straggle compute|comm|data:F   this rank's compute kernels, all-reduce
+ *        kernels or data loading take F times as long (F from 1 to 100). With
+ *        the option the all-reduces also wait for the gradient kernels they
+ *        reduce (as NCCL's stream dependency does), so slower kernels make a
+ *        longer step: give every rank of the job the same KIND, F = 1 for all
+ *        but the straggler.
+ *
  * Hostile shapes, for the resource-limit tests and bench/shapes.sh (about N
  * events each, streamed, so none is ever written to disk unless asked):
  *   --shape names --events N [--name-len L]   every annotation, op, kernel and
@@ -35,6 +43,10 @@ typedef struct {
     int64_t corr;      /* next correlation id */
     int64_t ext;       /* next External id */
     int rank;
+    /* --straggle: factors of compute kernels, all-reduce kernels and data
+     * loading (1 without it), and whether all-reduces wait for gradients */
+    double slow_compute, slow_comm, slow_data;
+    bool grad_wait;
     bool first;        /* no comma before the first event */
     int64_t events;
 } gen;
@@ -141,7 +153,7 @@ static int64_t launch(gen *g, int tid, int64_t t, int k, int stream, int64_t *gp
     int64_t start = launch_at + launch_dur + 2000;
     if (start < *gpu_free)
         start = *gpu_free;
-    int64_t kdur = jitter(g, k == 0 ? 180000 : 60000);
+    int64_t kdur = (int64_t)((double)jitter(g, k == 0 ? 180000 : 60000) * g->slow_compute);
     snprintf(args, sizeof args, "\"queued\": 0, \"device\": %d, \"context\": 1, \"stream\": %d, "
              "\"correlation\": %" PRId64 ", \"registers per thread\": 96, \"grid\": [128, 1, 1], "
              "\"block\": [256, 1, 1], \"External id\": %" PRId64, GPU, stream, corr, ext);
@@ -170,7 +182,7 @@ static int64_t memop(gen *g, int64_t t, const char *cat, const char *name, const
     return t + rdur + jitter(g, 2000);
 }
 
-static int64_t allreduce(gen *g, int world, int64_t t, int64_t *comm_free)
+static int64_t allreduce(gen *g, int world, int64_t t, int64_t *comm_free, int64_t grads_ready)
 {
     int64_t corr = g->corr++, ext = g->ext++;
     int64_t nelems = 4194304;
@@ -184,7 +196,9 @@ static int64_t allreduce(gen *g, int world, int64_t t, int64_t *comm_free)
              ext, corr);
     complete(g, "cuda_runtime", "cudaLaunchKernel", PID, TID_BWD, t + 5000, 7000, args);
     int64_t start = t + 14000 > *comm_free ? t + 14000 : *comm_free;
-    int64_t dur = jitter(g, 900000);
+    if (g->grad_wait && grads_ready > start)
+        start = grads_ready;
+    int64_t dur = (int64_t)((double)jitter(g, 900000) * g->slow_comm);
     snprintf(args, sizeof args, "\"queued\": 0, \"device\": %d, \"context\": 1, \"stream\": 20, "
              "\"correlation\": %" PRId64 ", \"External id\": %" PRId64 ", \"Collective name\": \"allreduce\", "
              "\"In msg nelems\": %" PRId64 ", \"Out msg nelems\": %" PRId64 ", \"Group size\": %d, "
@@ -202,7 +216,7 @@ static int64_t step(gen *g, int n, int world, int64_t t, int64_t *gpu_free, int6
     int64_t start = t;
     char name[64];
     /* Data loading, then the host-to-device copy of the batch. */
-    int64_t dl = jitter(g, 300000);
+    int64_t dl = (int64_t)((double)jitter(g, 300000) * g->slow_data);
     complete(g, "cpu_op", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", PID,
              TID_MAIN, t + 1000, dl, "\"External id\": 0");
     t += dl + 2000;
@@ -218,7 +232,7 @@ static int64_t step(gen *g, int n, int world, int64_t t, int64_t *gpu_free, int6
         for (int k = 0; k < 3; k++)
             bt = launch(g, TID_BWD, bt, k, layer % 2 ? 8 : 7, layer % 2 ? &stream8_free : gpu_free);
         if (layer % 2 == 1)
-            bt = allreduce(g, world, bt, comm_free);
+            bt = allreduce(g, world, bt, comm_free, stream8_free > *gpu_free ? stream8_free : *gpu_free);
     }
     t = bt > t ? bt : t;
     if (stream8_free > *gpu_free)
@@ -344,7 +358,7 @@ static void usage(void)
 {
     fprintf(stderr, "usage: profdb-gentrace [--steps N] [--rank R] [--world W] [--seed S] "
                     "[--gzip] [--shape names|tids|streams|steps --events N [--name-len L] "
-                    "[--streams S]] OUT\n");
+                    "[--streams S]] [--straggle compute|comm|data:F] OUT\n");
     exit(2);
 }
 
@@ -352,7 +366,7 @@ int main(int argc, char **argv)
 {
     long steps = 5, rank = 0, world = 2, seed = 1, events = 0, name_len = 16, streams = 100000;
     bool gz = false;
-    const char *path = NULL, *shape = NULL;
+    const char *path = NULL, *shape = NULL, *straggle = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--gzip") == 0)
             gz = true;
@@ -372,6 +386,8 @@ int main(int argc, char **argv)
             name_len = atol(argv[++i]);
         else if (i + 1 < argc && strcmp(argv[i], "--streams") == 0)
             streams = atol(argv[++i]);
+        else if (i + 1 < argc && strcmp(argv[i], "--straggle") == 0)
+            straggle = argv[++i];
         else if (argv[i][0] == '-' && argv[i][1] != '\0')
             usage(); /* --help or a typo: not a file name ("-" alone is stdout) */
         else if (!path)
@@ -383,7 +399,25 @@ int main(int argc, char **argv)
         (shape && (events < 10 || name_len < 1 || name_len > 1000 || streams < 1)))
         usage();
     gen g = {.rng = 0x9E3779B97F4A7C15ULL ^ (uint64_t)(seed * 7919 + rank), .corr = 1,
-             .ext = 1, .rank = (int)rank, .first = true};
+             .ext = 1, .rank = (int)rank, .first = true, .slow_compute = 1.0,
+             .slow_comm = 1.0, .slow_data = 1.0};
+    if (straggle) {
+        const char *colon = strchr(straggle, ':');
+        char *end = NULL;
+        double f = colon ? strtod(colon + 1, &end) : 0.0;
+        size_t kl = colon ? (size_t)(colon - straggle) : 0;
+        if (!colon || end == colon + 1 || *end != '\0' || !(f >= 1.0 && f <= 100.0) || shape)
+            usage();
+        if (kl == 7 && strncmp(straggle, "compute", 7) == 0)
+            g.slow_compute = f;
+        else if (kl == 4 && strncmp(straggle, "comm", 4) == 0)
+            g.slow_comm = f;
+        else if (kl == 4 && strncmp(straggle, "data", 4) == 0)
+            g.slow_data = f;
+        else
+            usage();
+        g.grad_wait = true;
+    }
     if (gz) {
         g.gz = strcmp(path, "-") == 0 ? gzdopen(1, "wb6") : gzopen(path, "wb6");
     } else {

@@ -1,0 +1,98 @@
+"""rank-spread names a straggler with its cause (issue 35).
+
+Small generated jobs (profdb-gentrace, 8 ranks of 3 steps, ingested by
+`ingest --jobs 2` into one node's shard and merged without --full), rank 5
+a designed straggler (`--straggle KIND:F`, the other ranks KIND:1) whose
+extra time is in its compute kernels, its all-reduces or its data loading:
+
+1. The step row of rank-spread names rank 5 first, with the cause the
+   straggler was made with ('GPU computation', 'GPU communication', 'data
+   loading'); every rank it names carries the cause recomputed here from the
+   job database's analysis tables (the part, per step, furthest above its
+   median); the output is that of the shard itself (all its events).
+2. profdb-gentrace --straggle: KIND:1 is the same trace for every KIND (the
+   bench's other ranks are shared between kinds); a wrong KIND or F is its
+   usage line and exit 2.
+
+bench/job_scale.sh does the same at 1,024 ranks."""
+
+import json
+import os
+import sqlite3
+import subprocess
+
+from common import GENTRACE, Checker, run, tempdir
+
+RANKS, STRAGGLER, STEPS = 8, 5, 3
+KINDS = {"compute:1.5": "GPU computation", "comm:1.5": "GPU communication",
+         "data:4": "data loading"}
+PARTS = {"data loading": "SELECT rank, avg(dataloader_ns) FROM analysis_steps GROUP BY rank",
+         "CPU execution": "SELECT rank, avg(cpu_exec_ns) FROM analysis_steps GROUP BY rank",
+         "GPU computation": "SELECT g.rank, 1.0 * g.compute_ns / s.n FROM analysis_gpu g JOIN "
+                            "(SELECT rank, count(*) AS n FROM analysis_steps GROUP BY rank) s "
+                            "USING (rank) WHERE g.mode = 'exact'",
+         "GPU communication": "SELECT g.rank, 1.0 * g.comm_ns / s.n FROM analysis_gpu g JOIN "
+                              "(SELECT rank, count(*) AS n FROM analysis_steps GROUP BY rank) s "
+                              "USING (rank) WHERE g.mode = 'exact'"}
+
+
+def gen(path, rank, straggle):
+    subprocess.run([GENTRACE, "--steps", str(STEPS), "--rank", str(rank), "--world", str(RANKS),
+                    "--seed", str(rank), "--straggle", straggle, path], check=True,
+                   capture_output=True)
+    return path
+
+
+def causes(db):
+    """Each rank's cause as rank-spread defines it: of the parts per step,
+    the one furthest above its median (nearest rank), in ns."""
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    best = {}
+    for part, query in PARTS.items():
+        vals = dict(con.execute(query).fetchall())
+        order = sorted(vals.values())
+        med = order[(len(order) + 1) // 2 - 1]
+        for rank, v in vals.items():
+            if v > med and (rank not in best or v - med > best[rank][0]):
+                best[rank] = (v - med, part)
+    con.close()
+    return {r: p for r, (_, p) in best.items()}
+
+
+def main():
+    c = Checker()
+    with tempdir() as tmp:
+        for kf, cause in KINDS.items():
+            kind = kf.split(":")[0]
+            traces = [gen(os.path.join(tmp, f"{kind}-{r}.json"), r,
+                          kf if r == STRAGGLER else f"{kind}:1") for r in range(RANKS)]
+            # one node's shard (ingest --jobs keeps every event: as a --full merge)
+            full = os.path.join(tmp, f"{kind}-node.db")
+            run("ingest", "-q", "--jobs", "2", "--run", "job", *traces, db=full)
+            job = os.path.join(tmp, f"{kind}-job.db")
+            run("merge", "-q", job, full)
+            _, out, _ = run("report", "rank-spread", "--format", "json", db=job)
+            step = {r["measure"]: r for r in json.loads(out)}["step"]["highest"]
+            c.true(f"{kf}: rank {STRAGGLER} named first on the step row with '{cause}'",
+                   step.startswith(f"{STRAGGLER} (+") and
+                   step.split(", ")[0].endswith(f": {cause})"), step)
+            want = causes(job)
+            for named in (x for x in step.split(", ") if x and "more" not in x):
+                rank = int(named.split(" ")[0])
+                c.eq(f"{kf}: rank {rank}'s cause as recomputed", named.split(": ")[-1].rstrip(")"),
+                     want.get(rank))
+            c.eq(f"{kf}: rank-spread as on --full", run("report", "rank-spread", db=job),
+                 run("report", "rank-spread", db=full))
+        same = [open(gen(os.path.join(tmp, f"one-{k}.json"), 3, f"{k}:1"), "rb").read()
+                for k in ("compute", "comm", "data")]
+        c.true("--straggle KIND:1: the same trace for every KIND", same[0] == same[1] == same[2])
+        for bad in ("fast:2", "data:0.5", "data:", "data", "comm:2x", "compute:101"):
+            p = subprocess.run([GENTRACE, "--straggle", bad, os.path.join(tmp, "bad.json")],
+                               capture_output=True, text=True)
+            c.eq(f"--straggle {bad}: usage, exit 2",
+                 (p.returncode, p.stderr.startswith("usage: profdb-gentrace")), (2, True))
+    c.close()
+
+
+if __name__ == "__main__":
+    main()
