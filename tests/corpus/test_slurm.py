@@ -24,6 +24,17 @@ name, the run equal to a local ingest, the logs in the shard folder under
 their own names. A shard folder with a backslash, which sbatch cannot name
 per-task logs in (it then replaces no '%a'), is refused before anything is
 submitted.
+
+A named long run, not in CI: PROFDB_SLURM_RANKS=N (N >= 8; 1,024 for issue
+35) replaces all of the above with one job of N ranks: small generated
+traces (profdb-gentrace, 5 steps each, one rank a designed straggler whose
+data loading takes 4 times as long) submitted as an N-task array with
+PROFDB_KEEP_SHARDS=1 and a dependent merge+report job (rank-spread). Checks
+that every task and the merge completed, the job database has N ranks and
+N shard files and no events, report.txt names the straggler first on the
+step row with 'data loading', and `report --rank` of the straggler prints
+what a local ingest of its trace prints; prints the times (README, "On a
+Slurm cluster").
 """
 
 # ctest-labels: slow (starts a Slurm cluster, about 10 to 20 s)
@@ -35,11 +46,12 @@ import socket
 import subprocess
 import time
 
-from common import PROFDB, SOURCE, Checker, missing, need_corpus, run, tempdir
+from common import GENTRACE, PROFDB, SOURCE, Checker, missing, need_corpus, run, tempdir
 from test_merge import OTHERS, RANK0, RANK1, content, reports, table_counts
 
 DAEMONS = ["munged", "slurmctld", "slurmd", "sbatch", "squeue", "scontrol"]
 WAIT = 120  # seconds for the jobs (the first scheduling pass can take a while)
+SCALE = int(os.environ.get("PROFDB_SLURM_RANKS") or 0)  # the long run: N ranks
 
 
 def free_port():
@@ -53,6 +65,7 @@ def write_conf(d, host):
     # small traces; one job per core kept all but two of the 18 jobs
     # waiting, and slurmctld starts the next about 3 s after one ends (the
     # test took 37 s, 30 of them waiting; with sharing, 17 s).
+    # MaxArraySize: Slurm's default, 1001, allows no 1,024-task array.
     conf = os.path.join(d, "slurm.conf")
     with open(conf, "w") as f:
         f.write(f"""ClusterName=profdbtest
@@ -82,6 +95,7 @@ AccountingStorageType=accounting_storage/none
 JobAcctGatherType=jobacct_gather/none
 InactiveLimit=0
 MinJobAge=600
+MaxArraySize=4097
 NodeName={host} NodeAddr=127.0.0.1 CPUs={os.cpu_count() or 1} State=UNKNOWN
 PartitionName=debug Nodes={host} Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:4
 """)
@@ -129,8 +143,8 @@ class Cluster:
             time.sleep(0.3)
         return False
 
-    def wait_idle(self):
-        deadline = time.time() + WAIT
+    def wait_idle(self, wait=WAIT):
+        deadline = time.time() + wait
         while time.time() < deadline:
             p = subprocess.run(["squeue", "-h"], env=self.env, capture_output=True, text=True)
             if p.returncode == 0 and not p.stdout.strip():
@@ -248,6 +262,66 @@ def check_hostile(c, cluster, tmp, submitted):
     c.true("... nothing made", not os.path.exists(os.path.join(tmp, "back\\slash")))
 
 
+def scale_job(c, cluster, tmp, n):
+    """PROFDB_SLURM_RANKS=n: an n-task array of generated ranks and its
+    dependent merge (without --full) and report; prints the times."""
+    straggler = n * 617 // 1024
+    traces = os.path.join(tmp, "traces")
+    os.mkdir(traces)
+    t0 = time.time()
+    paths, procs = [], []
+    for r in range(n):
+        path = os.path.join(traces, f"rank-{r}.json.gz")
+        paths.append(path)
+        procs.append(subprocess.Popen(
+            [GENTRACE, "--steps", "5", "--rank", str(r), "--world", str(n), "--seed", str(r),
+             "--straggle", "data:4" if r == straggler else "data:1", "--gzip", path],
+            stderr=subprocess.DEVNULL))
+        if len(procs) >= 2:
+            procs.pop(0).wait()
+    for p in procs:
+        p.wait()
+    print(f"{n} traces generated in {time.time() - t0:.1f} s, straggler rank {straggler}")
+    out, shards = os.path.join(tmp, "job.db"), os.path.join(tmp, "shards")
+    t1 = time.time()
+    jobs = submit(c, cluster, "--run", "job", out, shards, *paths, "--", "rank-spread",
+                  env={"PROFDB_KEEP_SHARDS": "1"})
+    print(f"submitted in {time.time() - t1:.1f} s: jobs {jobs}")
+    c.true("the jobs finished", cluster.wait_idle(WAIT + 2 * n), cluster.log_tail())
+    t2 = time.time()
+    p = subprocess.run(["scontrol", "-o", "show", "job", jobs[-1]], env=cluster.env,
+                       capture_output=True, text=True)
+    merge = dict(kv.split("=", 1) for kv in p.stdout.split() if "=" in kv)
+    print(f"array and merge done {t2 - t1:.1f} s after the submission; the merge job "
+          f"ran {merge.get('RunTime')} ({merge.get('StartTime')} to {merge.get('EndTime')})")
+    states = job_states(cluster, set(jobs))
+    c.eq(f"{n} tasks and the merge completed", sorted(set(states.values())), ["COMPLETED"])
+    c.eq(f"{n} tasks and the merge", len(states), n + 1)
+    if not os.path.exists(out):
+        c.true("the job database exists", False)
+        return
+    _, counts, _ = run("sql", "SELECT (SELECT count(*) FROM traces), (SELECT count(*) FROM "
+                       "shard_files), (SELECT count(*) FROM slices)", "--format", "csv", db=out)
+    c.eq("ranks, shard files and event rows of the job database",
+         counts.strip().splitlines()[-1].strip(), f"{n},{n},0")
+    shard_mb = sum(os.path.getsize(os.path.join(shards, f)) for f in os.listdir(shards)
+                   if f.endswith(".db")) / 1048576
+    print(f"job database {os.path.getsize(out) / 1048576:.1f} MB, {n} shards {shard_mb:.1f} MB")
+    report = os.path.join(shards, "report.txt")
+    text = open(report).read() if os.path.exists(report) else ""
+    step = [line for line in text.splitlines() if line.startswith("step ")]
+    c.true(f"report.txt names rank {straggler} first on the step row, with data loading",
+           bool(step) and step[0].split("  ")[-1].startswith(f"{straggler} (+") and
+           step[0].split("  ")[-1].split(", ")[0].endswith(": data loading)"), step)
+    t3 = time.time()
+    _, full, _ = run("report", "--rank", str(straggler), "steps", db=out)
+    print(f"report --rank {straggler} steps: {time.time() - t3:.2f} s")
+    local = os.path.join(tmp, "local.db")
+    run("ingest", "-q", "--run", "job", paths[straggler], db=local)
+    c.eq(f"report --rank {straggler} steps: as a local ingest of its trace", full,
+         run("report", "steps", db=local)[1])
+
+
 def main():
     need_corpus("traces")
     if os.geteuid() != 0:
@@ -271,6 +345,9 @@ def main():
                 cluster.stop()
                 missing(f"a single-node Slurm cluster did not come up:\n{tail}")
             print(f"cluster up in {time.time() - t0:.1f} s")
+            if SCALE:
+                scale_job(c, cluster, tmp, SCALE)
+                c.close()  # exits; the cluster is stopped by the finally below
             out = os.path.join(tmp, "merged.db")
             jobs = submit(c, cluster, "--run", "job", out, os.path.join(tmp, "shards-job"),
                           RANK0, RANK1, "--", "gpu")
