@@ -39,6 +39,7 @@
 #include "analyze/queries.h"
 
 #include <assert.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,7 +102,21 @@ struct pdb_cp {
     sqlite3_stmt *range, *by_corr, *name_of, *queue, *prev_launch, *next_launch;
     i64_list swe;                     /* the trace's Stream Wait Event slice ids */
     pdb_buf tmp;
+    /* The links of large correlation groups (read_links), at most
+     * LINK_CACHE of them: a correlation shared by many events (a trace
+     * that gives every synchronisation correlation 0) was read whole by
+     * every window that has one of its events. */
+    struct cp_links {
+        int64_t corr;
+        cp_ev ev[2];
+        size_t n;
+    } *links;
+    size_t nlinks;
+    pdb_idmap links_ix;               /* correlation -> links index */
 };
+
+#define LINK_CACHE 64  /* large groups remembered */
+#define LINK_LARGE 8   /* a group of more events is remembered */
 
 /* The graph of one window. */
 typedef struct {
@@ -154,6 +169,8 @@ static int64_t us(const pdb_cp *c, int64_t n)
 {
     return c->hta ? n * PDB_HTA_US : n * PDB_HTA_US; /* HTA's thresholds are in us */
 }
+
+static void free_evs(cp_ev *v, size_t n);
 
 /* Opening a trace -------------------------------------------------------- */
 
@@ -271,6 +288,10 @@ void pdb_cp_close(pdb_cp *c)
     sqlite3_finalize(c->prev_launch);
     sqlite3_finalize(c->next_launch);
     pdb_idmap_free(&c->name_class);
+    for (size_t i = 0; i < c->nlinks; i++)
+        free_evs(c->links[i].ev, c->links[i].n);
+    free(c->links);
+    pdb_idmap_free(&c->links_ix);
     free(c->swe.v);
     pdb_buf_free(&c->tmp);
     pdb_analyze_exec(c->db, "critical_path.clear_queue");
@@ -371,6 +392,72 @@ static int64_t link_of(const pdb_cp *c, const cp_ev *e, const cp_ev *group, size
     return ic;
 }
 
+/* The links of a correlation group: its last GPU-side and last CPU-side
+ * events, in trace order. link_of gives the same answer on them as on the
+ * whole group (it names the last event of the other side), so callers that
+ * only follow links (add_launched, launch_kernel) read these; a large group
+ * is remembered, so each window does not read it again. out owns pid/tid
+ * values. */
+static int read_links(pdb_cp *c, int64_t corr, cp_ev **out, size_t *n, size_t *cap)
+{
+    int64_t slot;
+    if (*cap < 2) {
+        *cap = 2;
+        *out = pdb_xrealloc(*out, *cap * sizeof **out);
+    }
+    if (pdb_idmap_get(&c->links_ix, corr, &slot)) {
+        const struct cp_links *l = &c->links[slot];
+        *n = l->n;
+        for (size_t i = 0; i < l->n; i++) {
+            (*out)[i] = l->ev[i];
+            (*out)[i].pid = sqlite3_value_dup(l->ev[i].pid);
+            (*out)[i].tid = sqlite3_value_dup(l->ev[i].tid);
+        }
+        return PDB_OK;
+    }
+    if (read_corr(c, corr, out, n, cap) != PDB_OK)
+        return PDB_ERR;
+    size_t all = *n;
+    ptrdiff_t last_gpu = -1, last_cpu = -1;
+    for (size_t i = 0; i < all; i++) {
+        if (gpu_filter(c, &(*out)[i]))
+            last_gpu = (ptrdiff_t)i;
+        else
+            last_cpu = (ptrdiff_t)i;
+    }
+    /* Keep the two (in trace order), free the rest. */
+    cp_ev keep[2];
+    size_t k = 0;
+    for (size_t i = 0; i < all; i++) {
+        if ((ptrdiff_t)i == last_gpu || (ptrdiff_t)i == last_cpu)
+            keep[k++] = (*out)[i];
+        else
+            free_evs(&(*out)[i], 1);
+    }
+    memcpy(*out, keep, k * sizeof *keep);
+    *n = k;
+    if (all > LINK_LARGE) {
+        if (c->nlinks == LINK_CACHE) {
+            for (size_t i = 0; i < c->nlinks; i++)
+                free_evs(c->links[i].ev, c->links[i].n);
+            c->nlinks = 0;
+            pdb_idmap_free(&c->links_ix);
+        }
+        if (!c->links)
+            c->links = pdb_xmalloc(LINK_CACHE * sizeof *c->links);
+        struct cp_links *l = &c->links[c->nlinks];
+        l->corr = corr;
+        l->n = k;
+        for (size_t i = 0; i < k; i++) {
+            l->ev[i] = keep[i];
+            l->ev[i].pid = sqlite3_value_dup(keep[i].pid);
+            l->ev[i].tid = sqlite3_value_dup(keep[i].tid);
+        }
+        pdb_idmap_put(&c->links_ix, corr, (int64_t)c->nlinks++);
+    }
+    return PDB_OK;
+}
+
 static int64_t add_ev(cp_graph *g, const cp_ev *e)
 {
     int64_t i;
@@ -404,7 +491,7 @@ static int add_launched(cp_graph *g, int64_t cpu)
     size_t n = 0, cap = 0;
     if (g->ev[cpu].corr == -1)
         return PDB_OK;
-    if (read_corr(c, g->ev[cpu].corr, &group, &n, &cap) != PDB_OK)
+    if (read_links(c, g->ev[cpu].corr, &group, &n, &cap) != PDB_OK)
         return PDB_ERR;
     g->ev[cpu].ic = link_of(c, &g->ev[cpu], group, n);
     for (size_t i = 0; i < n; i++) {
@@ -880,7 +967,7 @@ static int launch_kernel(pdb_cp *c, const cp_ev *l, int64_t *kernel, sqlite3_val
     cp_ev *group = NULL;
     size_t n = 0, cap = 0;
     *kernel = 0;
-    if (l->corr == -1 || read_corr(c, l->corr, &group, &n, &cap) != PDB_OK)
+    if (l->corr == -1 || read_links(c, l->corr, &group, &n, &cap) != PDB_OK)
         return l->corr == -1 ? PDB_OK : PDB_ERR;
     int64_t k = link_of(c, l, group, n);
     for (size_t i = 0; i < n; i++)
