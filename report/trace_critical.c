@@ -173,7 +173,7 @@ static int run_trace(const cp_request *q, int64_t trace_id, int rank, path_sink 
     const char *annotation = q->annotation;
     bool hta = q->hta;
     pdb_cp *cp;
-    int rc = pdb_cp_open(q->db, trace_id, hta, &cp);
+    int rc = pdb_cp_open(q->db, trace_id, hta, q->instance >= 0 || q->max_windows > 0, &cp);
     sqlite3_stmt *wins = NULL;
     bool whole = !*annotation || strcmp(annotation, "all") == 0;
     if (rc == PDB_OK && whole) {

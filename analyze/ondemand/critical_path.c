@@ -97,7 +97,10 @@ struct pdb_cp {
     bool hta;
     pdb_hta_mode mode;
     int64_t sym[S_COUNT];
-    bool has_wait_args;               /* the trace has wait_on_cuda_event_record_corr_id */
+    int has_wait_args;                /* the trace has wait_on_cuda_event_record_corr_id
+                                       * (-1: not looked for yet) */
+    int64_t queue_to, queue_base;     /* temp.cp_queue holds every point with t <= queue_to;
+                                       * the first window's earliest point */
     pdb_idmap name_class;             /* string id -> N_* + 64 (0: not cached) */
     sqlite3_stmt *range, *by_corr, *name_of, *queue, *prev_launch, *next_launch;
     i64_list swe;                     /* the trace's Stream Wait Event slice ids */
@@ -223,33 +226,87 @@ static int name_class(pdb_cp *c, int64_t name_id)
     return k;
 }
 
-/* The queue length at every launch and launched GPU event of the trace,
- * into temp.cp_queue (critical_path.sql's queue). */
-static int build_queue(pdb_cp *c)
+/* The queue length at every launch and launched GPU event of the trace
+ * (to: INT64_MAX), or at every one at or before HTA time to (the values
+ * are the same: each sums the points before it), into temp.cp_queue
+ * (critical_path.sql's queue and queue_until). */
+static int build_queue(pdb_cp *c, int64_t to)
 {
     sqlite3_stmt *st;
+    bool all = to == INT64_MAX;
     if (pdb_analyze_exec(c->db, "critical_path.create_queue") != PDB_OK ||
-        pdb_analyze_prepare(c->db, "critical_path.queue", &st) != PDB_OK)
+        pdb_analyze_prepare(c->db, all ? "critical_path.queue" : "critical_path.queue_until",
+                            &st) != PDB_OK)
         return pdb_db_fail(c->db, "critical path: queue lengths");
     sqlite3_bind_int64(st, 1, c->trace_id);
     sqlite3_bind_int64(st, 2, c->sym[S_TRACE]);
     sqlite3_bind_int(st, 3, c->hta && c->mode.round);
     sqlite3_bind_int(st, 4, c->hta && c->mode.drop_last);
     sqlite3_bind_int64(st, 5, c->mode.cutoff);
+    if (!all)
+        sqlite3_bind_int64(st, 6, to);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
         return pdb_db_fail(c->db, "critical path: queue lengths");
+    c->queue_to = to;
     return PDB_OK;
 }
 
-int pdb_cp_open(sqlite3 *db, int64_t trace_id, bool hta, pdb_cp **out)
+/* Makes temp.cp_queue hold every point up to need (HTA time, ns; first:
+ * the window's earliest point). Each rebuild doubles the time covered from
+ * the first window's start, so reading windows in order rebuilds
+ * log(windows) times and reads about twice the events the last one needs. */
+static int queue_until(pdb_cp *c, int64_t first, int64_t need)
+{
+    if (need <= c->queue_to)
+        return PDB_OK;
+    if (c->queue_to == INT64_MIN || first < c->queue_base)
+        c->queue_base = first;
+    int64_t span = need - c->queue_base;
+    int64_t to = span > 0 && need <= INT64_MAX - span ? need + span : INT64_MAX - 1;
+    return build_queue(c, to);
+}
+
+/* critical_path.sql's stream_waits: the trace's Stream Wait Events into
+ * c->swe and has_wait_args; first: only whether there is any row (the
+ * trace has no Stream Wait Event: a row is an event with the args). */
+static int stream_waits(pdb_cp *c, bool first)
+{
+    sqlite3_stmt *st;
+    if (pdb_analyze_prepare(c->db, "critical_path.stream_waits", &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, c->trace_id);
+    sqlite3_bind_int64(st, 2, c->sym[S_STREAM_WAIT_EVENT] ? c->sym[S_STREAM_WAIT_EVENT] : -1);
+    sqlite3_bind_int64(st, 3, c->sym[S_TRACE]);
+    int rc;
+    c->has_wait_args = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (sqlite3_column_int(st, 1))
+            push(&c->swe, sqlite3_column_int64(st, 0));
+        c->has_wait_args = 1; /* a Stream Wait Event carries the args too */
+        if (first)
+            break;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return pdb_db_fail(c->db, "critical path: stream waits");
+    return PDB_OK;
+}
+
+int pdb_cp_open(sqlite3 *db, int64_t trace_id, bool hta, bool few, pdb_cp **out)
 {
     pdb_cp *c = pdb_xcalloc(1, sizeof *c);
-    *c = (pdb_cp){.db = db, .trace_id = trace_id, .hta = hta};
+    *c = (pdb_cp){.db = db, .trace_id = trace_id, .hta = hta, .has_wait_args = -1,
+                  .queue_to = INT64_MIN};
     *out = c;
     if (pdb_hta_settings(db, trace_id, &c->mode) != PDB_OK || lookup_symbols(c) != PDB_OK ||
-        pdb_hta_sql_functions(db) != PDB_OK || build_queue(c) != PDB_OK)
+        pdb_hta_sql_functions(db) != PDB_OK)
+        return PDB_ERR;
+    /* A few windows: the queue lengths up to what they need, when they
+     * need them (load_window); else the whole trace's, once. */
+    if (few ? pdb_analyze_exec(db, "critical_path.create_queue") != PDB_OK
+            : build_queue(c, INT64_MAX) != PDB_OK)
         return PDB_ERR;
     if (!hta)
         c->mode = (pdb_hta_mode){0};
@@ -261,20 +318,10 @@ int pdb_cp_open(sqlite3 *db, int64_t trace_id, bool hta, pdb_cp **out)
         pdb_analyze_prepare(db, "critical_path.next_launch", &c->next_launch) != PDB_OK)
         return PDB_ERR;
     /* The trace's stream waits (every window has them, as in HTA) and
-     * whether it writes the event-record args at all. */
-    sqlite3_stmt *st;
-    if (pdb_analyze_prepare(db, "critical_path.stream_waits", &st) != PDB_OK)
-        return PDB_ERR;
-    sqlite3_bind_int64(st, 1, trace_id);
-    sqlite3_bind_int64(st, 2, c->sym[S_STREAM_WAIT_EVENT] ? c->sym[S_STREAM_WAIT_EVENT] : -1);
-    sqlite3_bind_int64(st, 3, c->sym[S_TRACE]);
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        if (sqlite3_column_int(st, 1))
-            push(&c->swe, sqlite3_column_int64(st, 0));
-        c->has_wait_args = true; /* a Stream Wait Event carries the args too */
-    }
-    sqlite3_finalize(st);
-    return PDB_OK;
+     * whether it writes the event-record args at all: a scan of every
+     * slice's args, so only when the trace names a Stream Wait Event;
+     * else has_wait_args is looked for when a sync first needs it. */
+    return c->sym[S_STREAM_WAIT_EVENT] ? stream_waits(c, false) : PDB_OK;
 }
 
 void pdb_cp_close(pdb_cp *c)
@@ -583,6 +630,21 @@ static int load_window(cp_graph *g)
     /* Trace order, and the index rebuilt. */
     qsort(g->ev, g->nev, sizeof *g->ev, cmp_ev_id);
     pdb_idmap_free(&g->ev_of);
+    if (c->queue_to != INT64_MAX) {
+        int64_t first = INT64_MAX, need = INT64_MIN;
+        for (size_t i = 0; i < g->nev; i++) {
+            const cp_ev *e = &g->ev[i];
+            if (e->stream == -1 || e->ic < 0)
+                continue;
+            first = e->ts < first ? e->ts : first;
+            need = e->ts > need ? e->ts : need;
+            if (e->ic > 0)
+                need = e->runtime_ts > need ? e->runtime_ts : need;
+        }
+        if (w->whole ? build_queue(c, INT64_MAX) != PDB_OK
+                     : need > INT64_MIN && queue_until(c, first, need) != PDB_OK)
+            return PDB_ERR;
+    }
     for (size_t i = 0; i < g->nev; i++) {
         pdb_idmap_put(&g->ev_of, g->ev[i].id, (int64_t)i);
         if (g->ev[i].stream != -1 && g->ev[i].ic >= 0) {
@@ -1037,8 +1099,11 @@ static int previous_launch(cp_graph *g, const cp_ev *sync, int64_t *kernel)
 {
     pdb_cp *c = g->c;
     *kernel = 0;
-    if (!c->has_wait_args || !c->sym[S_EVENT_RECORD] || sync->wait_corr == -1 ||
-        sync->wait_stream <= -1)
+    if (!c->sym[S_EVENT_RECORD] || sync->wait_corr == -1 || sync->wait_stream <= -1)
+        return PDB_OK;
+    if (c->has_wait_args < 0 && stream_waits(c, true) != PDB_OK)
+        return PDB_ERR;
+    if (!c->has_wait_args)
         return PDB_OK;
     cp_ev *group = NULL;
     size_t n = 0, cap = 0;

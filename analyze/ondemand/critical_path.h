@@ -17,7 +17,9 @@
  * (trace, ts) index and a correlation lookup per launch; the queue lengths
  * the kernel edges need come from one sorted pass over the trace's launches
  * and GPU events into a temporary table (pdb_cp_open), shared by every
- * window of the trace. */
+ * window of the trace (for a few windows, the pass stops after the last
+ * point they need). A correlation shared by many events is read once, not
+ * by each window (read_links). */
 #ifndef PDB_CRITICAL_PATH_H
 #define PDB_CRITICAL_PATH_H
 
@@ -70,8 +72,11 @@ typedef int (*pdb_cp_step_fn)(void *arg, const pdb_cp_step *s);
 
 typedef struct pdb_cp pdb_cp;
 /* Prepares the analysis of one trace (queue lengths, the trace's stream
- * waits); the caller may run several windows, then closes. */
-int pdb_cp_open(sqlite3 *db, int64_t trace_id, bool hta, pdb_cp **out);
+ * waits); the caller may run several windows, then closes. few: the caller
+ * runs a few windows (one instance, the first N), so the queue lengths are
+ * computed up to the latest point a window needs, when it needs it, not
+ * for the whole trace at once (the same values either way). */
+int pdb_cp_open(sqlite3 *db, int64_t trace_id, bool hta, bool few, pdb_cp **out);
 /* The critical path of a window; step (may be NULL) receives the path. A
  * window without a path (no GPU launch, a cycle, a sync between kernels of
  * one stream) is not an error: res->ok is false and res->why says why. */
