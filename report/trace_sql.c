@@ -312,12 +312,18 @@ static void sql_mann_whitney_p(sqlite3_context *cx, int argc, sqlite3_value **ar
         sqlite3_result_double(cx, p);
 }
 
-/* The smallest p-value: sample 1 above every value of sample 2. */
+/* The smallest p-value the test gives: sample 1 above every value of
+ * sample 2 (U = n1 n2), by the same method as mann_whitney_p with the
+ * pool's ties (third argument, 0 when absent). Exact, that is 1/C(n1 + n2,
+ * n1); beyond PDB_MWU_EXACT_MAX the normal approximation's floor, which is
+ * far higher (5 steps of one rank against 5,115: 5.4e-05, not 1/C(5120, 5)),
+ * so "too few steps to test" is said where the approximation can never
+ * reach the level. */
 static void sql_mann_whitney_min_p(sqlite3_context *cx, int argc, sqlite3_value **argv)
 {
-    (void)argc;
     long n1 = (long)sqlite3_value_int64(argv[0]), n2 = (long)sqlite3_value_int64(argv[1]);
-    double p = n1 < 1 || n2 < 1 ? NAN : pdb_mwu_min_p((size_t)n1, (size_t)n2);
+    double ties = argc > 2 ? sqlite3_value_double(argv[2]) : 0.0;
+    double p = n1 < 1 || n2 < 1 ? NAN : pdb_mwu_p_greater_u((double)n1 * (double)n2, n1, n2, ties);
     if (isnan(p))
         sqlite3_result_null(cx);
     else
@@ -350,6 +356,8 @@ int pdb_trace_sql_functions(sqlite3 *db)
         sqlite3_create_function(db, "mann_whitney_p", 4, flags, NULL, sql_mann_whitney_p, NULL,
                                 NULL) != SQLITE_OK ||
         sqlite3_create_function(db, "mann_whitney_min_p", 2, flags, NULL, sql_mann_whitney_min_p,
+                                NULL, NULL) != SQLITE_OK ||
+        sqlite3_create_function(db, "mann_whitney_min_p", 3, flags, NULL, sql_mann_whitney_min_p,
                                 NULL, NULL) != SQLITE_OK ||
         sqlite3_create_function(db, "sqrt", 1, flags, NULL, sql_sqrt, NULL, NULL) != SQLITE_OK)
         return pdb_fail("cannot register SQL functions: %s", sqlite3_errmsg(db));

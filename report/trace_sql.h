@@ -30,9 +30,10 @@
  * approximation with tie and continuity corrections, as scipy.stats.
  * mannwhitneyu(alternative='greater') computes them. One-sided, because
  * the question is whether one rank is slower than the others; the report
- * says so. mann_whitney_min_p(n1, n2) is the smallest
- * p-value samples of those sizes can give: when it is not below the test's
- * level, the test cannot decide. */
+ * says so. mann_whitney_min_p(n1, n2[, ties]) is the smallest
+ * p-value the test gives samples of those sizes (sample 1 above all of
+ * sample 2, by the same exact or approximate method): when it is not below
+ * the test's level, the test cannot decide. */
 #ifndef PDB_TRACE_SQL_H
 #define PDB_TRACE_SQL_H
 

@@ -36,7 +36,8 @@ SELECT count(*) FROM traces WHERE run_id = ?1
 -- other ranks' steps by a one-sided Mann-Whitney U test at level ?6 (with a
 -- Bonferroni correction: each rank is tested, so p * ranks < ?6) and its
 -- mean step is at least ?7 percent above the other ranks' mean. With too
--- few steps the test cannot reach the level at all (mann_whitney_min_p):
+-- few steps the test cannot reach the level at all (mann_whitney_min_p, by
+-- the test's own method: exact, or the normal approximation's floor):
 -- the note says so instead of guessing. p_value is the test's one-sided
 -- p-value, vs_others_pct the mean step against the other ranks' mean.
 WITH s AS (SELECT rank, dur_ns FROM analysis_steps WHERE run_id = ?1),
@@ -50,7 +51,7 @@ WITH s AS (SELECT rank, dur_ns FROM analysis_steps WHERE run_id = ?1),
  test AS (SELECT per.*, tot.n - n1 AS n2, tot.ranks,
    1.0 * (tot.sum_ns - per.sum_ns) / nullif(tot.n - n1, 0) AS others_ns,
    mann_whitney_p(u, n1, tot.n - n1, tot.ties) AS p,
-   mann_whitney_min_p(n1, tot.n - n1) AS min_p FROM per, tot),
+   mann_whitney_min_p(n1, tot.n - n1, tot.ties) AS min_p FROM per, tot),
  r AS (SELECT t.rank,
    (SELECT n1 FROM test WHERE test.rank = t.rank) AS steps,
    (SELECT mean_ns FROM test WHERE test.rank = t.rank) AS mean_step_ns,

@@ -10,13 +10,19 @@ extra time is in its compute kernels, its all-reduces or its data loading:
    loading'); every rank it names carries the cause recomputed here from the
    job database's analysis tables (the part, per step, furthest above its
    median); the output is that of the shard itself (all its events).
-2. profdb-gentrace --straggle: KIND:1 is the same trace for every KIND (the
+2. `ranks` on 21 ranks of 3 steps (63 steps: the test's normal
+   approximation, whose smallest p-value, 3 steps above all 60 others, is
+   recomputed here, times 21 ranks stays above 0.01): every rank's note is
+   'too few steps to test' (was: none, since the floor was taken from the
+   exact distribution, 1/C(63, 3), which the approximation never reaches).
+3. profdb-gentrace --straggle: KIND:1 is the same trace for every KIND (the
    bench's other ranks are shared between kinds); a wrong KIND or F is its
    usage line and exit 2.
 
 bench/job_scale.sh does the same at 1,024 ranks."""
 
 import json
+import math
 import os
 import sqlite3
 import subprocess
@@ -36,8 +42,8 @@ PARTS = {"data loading": "SELECT rank, avg(dataloader_ns) FROM analysis_steps GR
                               "USING (rank) WHERE g.mode = 'exact'"}
 
 
-def gen(path, rank, straggle):
-    subprocess.run([GENTRACE, "--steps", str(STEPS), "--rank", str(rank), "--world", str(RANKS),
+def gen(path, rank, straggle, world=RANKS):
+    subprocess.run([GENTRACE, "--steps", str(STEPS), "--rank", str(rank), "--world", str(world),
                     "--seed", str(rank), "--straggle", straggle, path], check=True,
                    capture_output=True)
     return path
@@ -83,6 +89,20 @@ def main():
                      want.get(rank))
             c.eq(f"{kf}: rank-spread as on --full", run("report", "rank-spread", db=job),
                  run("report", "rank-spread", db=full))
+        many = [gen(os.path.join(tmp, f"r21-{r}.json"), r, "data:4" if r == 7 else "data:1", 21)
+                for r in range(21)]
+        db21 = os.path.join(tmp, "r21.db")
+        run("ingest", "-q", "--jobs", "2", "--run", "job", *many, db=db21)
+        rows = json.loads(run("report", "ranks", "--format", "json", db=db21)[1])
+        n1, n2 = STEPS, 20 * STEPS
+        sd = math.sqrt(n1 * n2 / 12.0 * (n1 + n2 + 1))
+        floor = 0.5 * math.erfc((n1 * n2 / 2.0 - 0.5) / sd / math.sqrt(2))
+        c.true("21 ranks of 3 steps: the approximation's floor times 21 is not below 0.01",
+               floor * 21 >= 0.01, floor)
+        c.eq("21 ranks of 3 steps: every note 'too few steps to test'",
+             [r["note"] for r in rows], ["too few steps to test"] * 21)
+        c.true("... and no p-value could have been flagged",
+               all(r["p_value"] >= floor * 0.999 for r in rows), [r["p_value"] for r in rows])
         same = [open(gen(os.path.join(tmp, f"one-{k}.json"), 3, f"{k}:1"), "rb").read()
                 for k in ("compute", "comm", "data")]
         c.true("--straggle KIND:1: the same trace for every KIND", same[0] == same[1] == same[2])
