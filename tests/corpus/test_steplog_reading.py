@@ -334,6 +334,27 @@ def interval_time_warned(c, db, tmp):
            code == 0 and "records 250 steps apart puts" in err and "{NAME:window}" in err, err)
 
 
+def ingest_text(c, db, tmp, name, text):
+    """Ingests text as run name; checks it exits 0."""
+    path = os.path.join(tmp, name + ".txt")
+    with open(path, "w") as f:
+        f.write(text)
+    code, _, err = run("ingest", "--db", db, "--run", name, path, check=False)
+    c.true(f"{name}: exit 0", code == 0, err)
+
+
+def run_values(db, name, select, where="1", tail=""):
+    """Rows of SELECT select over run name's step-log values v."""
+    with sqlite3.connect(db) as con:
+        return con.execute(f"SELECT {select} FROM steplog_values v JOIN runs r USING (run_id)"
+                           f" WHERE r.name = ? AND {where} {tail}", (name,)).fetchall()
+
+
+def split_counts(db, name, where):
+    return run_values(db, name, "coalesce(v.split, 'train'), count(*)", where,
+                      "GROUP BY 1 ORDER BY 1")
+
+
 def dates_are_no_names(c, db, tmp):
     """A date before a time of day is no metric's name (FLAML's logger, an
     ETA date), and a time zone and a clock since the start after a timestamp
@@ -344,122 +365,74 @@ def dates_are_no_names(c, db, tmp):
                f"step: {i + 1:06d} - loss: {1.7 - i / 10:.3f} - ETA: >2024-12-31 06:50:16"
                for i in range(4)]
     for name, lines in (("flaml", flaml), ("mistral", mistral)):
-        path = os.path.join(tmp, name + ".txt")
-        with open(path, "w") as f:
-            f.write("\n".join(lines) + "\n")
-        code, _, err = run("ingest", "--db", db, "--run", name, path, check=False)
-        c.true(f"{name}: exit 0", code == 0, err)
-        with sqlite3.connect(db) as con:
-            names = [r[0] for r in con.execute(
-                "SELECT DISTINCT v.raw_name FROM steplog_values v JOIN runs r USING (run_id)"
-                " WHERE r.name = ? ORDER BY 1", (name,))]
+        ingest_text(c, db, tmp, name, "\n".join(lines) + "\n")
+        names = [r[0] for r in run_values(db, name, "DISTINCT v.raw_name", tail="ORDER BY 1")]
         c.true(f"{name}: every stored name has a letter (no 11-12, no >2024-12-31)",
                all(any(ch.isalpha() for ch in n) for n in names), names)
         c.true(f"{name}: the loss is read", "loss" in names, names)
-    with sqlite3.connect(db) as con:
-        mean = con.execute("SELECT round(avg(v.value), 1) FROM steplog_values v JOIN runs r"
-                           " USING (run_id) WHERE r.name = 'mistral' AND v.metric = 'step_time'"
-                           ).fetchone()[0]
+    mean = run_values(db, "mistral", "round(avg(v.value), 1)", "v.metric = 'step_time'")[0][0]
     c.eq("mistral: the timestamps time the steps, not the clock since the start", mean, 120.0)
 
 
 def eval_tag_decides(c, db, tmp):
     """A tag that opens the message says evaluation even when the values are
-    named like training ones (PaddleClas: '[Eval][Epoch 1][Iter: 0/4]loss')."""
-    path = os.path.join(tmp, "eval_tag.txt")
-    with open(path, "w") as f:
-        for i in range(3):
-            f.write(f"[2021/08/13 10:4{i}:49] root INFO: [Train][Epoch 1/20][Iter: {i}/36]"
-                    f"lr: 0.10000, loss: {2.0 + i:.5f}, batch_cost: 1.5s\n")
-        for i in range(2):
-            f.write(f"[2021/08/13 11:1{i}:02] root INFO: [Eval][Epoch 1][Iter: {i}/4]"
-                    f"CELoss: 51.0, loss: {51.0 + i:.5f}, batch_cost: 0.3s\n")
-    code, _, err = run("ingest", "--db", db, "--run", "eval_tag", path, check=False)
-    c.true("eval tag: exit 0", code == 0, err)
-    with sqlite3.connect(db) as con:
-        rows = con.execute("SELECT coalesce(v.split, 'train'), count(*) FROM steplog_values v"
-                           " JOIN runs r USING (run_id) WHERE r.name = 'eval_tag' AND"
-                           " v.metric = 'loss' GROUP BY 1 ORDER BY 1").fetchall()
-    c.eq("eval tag: three training losses, two validation ones", rows,
-         [("train", 3), ("val", 2)])
-    # and a progress named by evaluation (fairseq 0.x)
-    path = os.path.join(tmp, "valid_progress.txt")
-    with open(path, "w") as f:
-        for n in (1000, 2000, 3000):
-            f.write(f"| epoch 010  {n} / 8223 loss=1.27 (1.50), wps=962, wpb=908, bsz=32\n")
-        f.write("| epoch 010 | valid on 'valid' subset  1000 / 1311 loss=1.60\n")
-    code, _, err = run("ingest", "--db", db, "--run", "valid_progress", path, check=False)
-    c.true("valid progress: exit 0", code == 0, err)
-    with sqlite3.connect(db) as con:
-        rows = con.execute("SELECT coalesce(v.split, 'train'), count(*) FROM steplog_values v"
-                           " JOIN runs r USING (run_id) WHERE r.name = 'valid_progress' AND"
-                           " v.raw_name = 'loss' GROUP BY 1 ORDER BY 1").fetchall()
-    c.eq("valid progress: three training losses, one validation loss", rows,
-         [("train", 3), ("val", 1)])
+    named like training ones (PaddleClas: '[Eval][Epoch 1][Iter: 0/4]loss'),
+    and so does a progress named by evaluation (fairseq 0.x)."""
+    text = "".join(f"[2021/08/13 10:4{i}:49] root INFO: [Train][Epoch 1/20][Iter: {i}/36]"
+                   f"lr: 0.10000, loss: {2.0 + i:.5f}, batch_cost: 1.5s\n" for i in range(3))
+    text += "".join(f"[2021/08/13 11:1{i}:02] root INFO: [Eval][Epoch 1][Iter: {i}/4]"
+                    f"CELoss: 51.0, loss: {51.0 + i:.5f}, batch_cost: 0.3s\n" for i in range(2))
+    ingest_text(c, db, tmp, "eval_tag", text)
+    c.eq("eval tag: three training losses, two validation ones",
+         split_counts(db, "eval_tag", "v.metric = 'loss'"), [("train", 3), ("val", 2)])
+    text = "".join(f"| epoch 010  {n} / 8223 loss=1.27 (1.50), wps=962, wpb=908, bsz=32\n"
+                   for n in (1000, 2000, 3000))
+    text += "| epoch 010 | valid on 'valid' subset  1000 / 1311 loss=1.60\n"
+    ingest_text(c, db, tmp, "valid_progress", text)
+    c.eq("valid progress: three training losses, one validation loss",
+         split_counts(db, "valid_progress", "v.raw_name = 'loss'"), [("train", 3), ("val", 1)])
 
 
 def counter_words(c, db, tmp):
     """Counters named in words the first readers did not know: a genetic
     search's generations (TPOT), a plural (Acme's 'Steps = N'), 'Number of
-    iterations: N' (GRIT)."""
+    iterations: N' (GRIT), spaCy v2's 'Itn' column; but a plural that opens
+    a line is a setting."""
     shapes = {
         "generation": "Generation {n} - Current best internal CV score: 0.7{n}",
         "plural": "[Learner] Loss = 0.00{n} | Steps = {s} | Walltime = {w}.5",
         "number_of": "Number of iterations: {s}, batch_size=8, Total time per 1 batch: 0.3{n}s",
     }
+    steps = "count(DISTINCT v.step), min(v.step), max(v.step)"
     for name, shape in shapes.items():
-        path = os.path.join(tmp, name + ".txt")
-        with open(path, "w") as f:
-            for n in range(1, 5):
-                f.write(shape.format(n=n, s=100 * n + 1, w=10 * n) + "\n")
-        code, _, err = run("ingest", "--db", db, "--run", "cw_" + name, path, check=False)
-        c.true(f"{name}: exit 0", code == 0, err)
-        with sqlite3.connect(db) as con:
-            got = con.execute("SELECT count(DISTINCT v.step), min(v.step), max(v.step) FROM"
-                              " steplog_values v JOIN runs r USING (run_id) WHERE r.name = ?"
-                              " AND coalesce(v.split, 'train') = 'train'",
-                              ("cw_" + name,)).fetchone()
+        ingest_text(c, db, tmp, "cw_" + name,
+                    "".join(shape.format(n=n, s=100 * n + 1, w=10 * n) + "\n"
+                            for n in range(1, 5)))
+        got = run_values(db, "cw_" + name, steps, "coalesce(v.split, 'train') = 'train'")[0]
         want = (4, 1, 4) if name == "generation" else (4, 101, 401)
         c.eq(f"{name}: four records at their steps", got, want)
-    # spaCy v2's table counts by its "Itn" column
-    path = os.path.join(tmp, "itn_table.txt")
-    with open(path, "w") as f:
-        f.write("Itn    Dep Loss    NER Loss      UAS    CPU WPS\n")
-        f.write("---  ----------  ----------  -------  -------\n")
-        for n in range(4):
-            f.write(f"{n:3d}  {125910.684 - n:10.3f}  {7581.375 - n:10.3f}   84.740     6890\n")
-    code, _, err = run("ingest", "--db", db, "--run", "cw_itn", path, check=False)
-    with sqlite3.connect(db) as con:
-        got = con.execute("SELECT count(DISTINCT v.step), min(v.step), max(v.step) FROM"
-                          " steplog_values v JOIN runs r USING (run_id) WHERE r.name = 'cw_itn'"
-                          " AND v.raw_name = 'Dep Loss'").fetchone()
-    c.eq("spaCy v2's Itn column counts the rows", got, (4, 0, 3))
-    # a plural that opens a line is a setting, not a counter
-    path = os.path.join(tmp, "config_plurals.txt")
-    with open(path, "w") as f:
-        f.write("config:\n  steps: 1000\n  iterations: 500\n  lr: 0.1\n")
-        f.write("".join(f"step {n} loss {2 - n / 10}\n" for n in range(1, 4)))
-    code, _, err = run("ingest", "--db", db, "--run", "cw_config", path, check=False)
-    with sqlite3.connect(db) as con:
-        got = con.execute("SELECT min(v.step), max(v.step) FROM steplog_values v JOIN runs r"
-                          " USING (run_id) WHERE r.name = 'cw_config'").fetchone()
-    c.eq("a configuration's 'steps: 1000' and 'iterations: 500' count no step", got, (1, 3))
+    text = "Itn    Dep Loss    NER Loss      UAS    CPU WPS\n"
+    text += "---  ----------  ----------  -------  -------\n"
+    text += "".join(f"{n:3d}  {125910.684 - n:10.3f}  {7581.375 - n:10.3f}   84.740     6890\n"
+                    for n in range(4))
+    ingest_text(c, db, tmp, "cw_itn", text)
+    c.eq("spaCy v2's Itn column counts the rows",
+         run_values(db, "cw_itn", steps, "v.raw_name = 'Dep Loss'")[0], (4, 0, 3))
+    text = "config:\n  steps: 1000\n  iterations: 500\n  lr: 0.1\n"
+    text += "".join(f"step {n} loss {2 - n / 10}\n" for n in range(1, 4))
+    ingest_text(c, db, tmp, "cw_config", text)
+    c.eq("a configuration's 'steps: 1000' and 'iterations: 500' count no step",
+         run_values(db, "cw_config", "min(v.step), max(v.step)")[0], (1, 3))
 
 
 def bar_percent_is_no_metric(c, db, tmp):
     """A percentage a drawn bar follows measures the bar (DJL's 'Validating:
     100% |████|'), not the model."""
-    path = os.path.join(tmp, "bar_percent.txt")
-    with open(path, "w") as f:
-        for e in range(1, 4):
-            f.write("Training:    100% |" + "\u2588" * 20 + f"| Accuracy: 0.9{e}, Loss: 0.2{e}\n")
-            f.write("Validating:  100% |" + "\u2588" * 20 + "|\n")
-            f.write(f"[INFO ] - Epoch {e} finished.\n")
-    code, _, err = run("ingest", "--db", db, "--run", "bar_percent", path, check=False)
-    with sqlite3.connect(db) as con:
-        names = [r[0] for r in con.execute(
-            "SELECT DISTINCT v.raw_name FROM steplog_values v JOIN runs r USING (run_id)"
-            " WHERE r.name = 'bar_percent' AND v.value = 100")]
+    bar = "\u2588" * 20
+    ingest_text(c, db, tmp, "bar_percent", "".join(
+        f"Training:    100% |{bar}| Accuracy: 0.9{e}, Loss: 0.2{e}\n"
+        f"Validating:  100% |{bar}|\n[INFO ] - Epoch {e} finished.\n" for e in range(1, 4)))
+    names = [r[0] for r in run_values(db, "bar_percent", "DISTINCT v.raw_name", "v.value = 100")]
     c.eq("a bar's percentage is stored as no metric", names, [])
 
 
