@@ -2489,8 +2489,9 @@ static bool has_named_counter(const gen_line *L)
     }
     for (int k = 0; k + 1 < L->n; k++) {
         const gen_pair *p = &L->p[k], *q = &L->p[k + 1];
-        if (p->progress && q->progress && q->nl == 0 && p->in_bracket && q->in_bracket)
-            return true; /* "Train: [61/70][0/1865]" (find_counters) */
+        if ((p->progress || (p->is_int && p->nl == 0)) && q->progress && q->nl == 0 &&
+            p->in_bracket && q->in_bracket)
+            return true; /* "Train: [61/70][0/1865]", "[1][60/162] loss=" (find_counters) */
     }
     return false;
 }

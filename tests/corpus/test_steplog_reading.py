@@ -436,6 +436,25 @@ def bar_percent_is_no_metric(c, db, tmp):
     c.eq("a bar's percentage is stored as no metric", names, [])
 
 
+def epoch_lines_of_bracket_steps(c, db, tmp):
+    """'[E][N/M] loss=...' counts steps within epochs, so 'Epoch E/5 | train:
+    ... | time: 666.9s' lines are the epochs' summaries, not steps 1, 2, 3
+    taking 663 s each (a real detection model's loop)."""
+    text = ""
+    for e in (1, 2, 3):
+        text += "".join(f"  [{e}][{n}/162] loss={9 - e - n / 200:.4f} (hm=1.0 sz=0.000)\n"
+                        for n in (10, 20, 160))
+        text += f"Epoch   {e}/5 | train: 3.{e} | val: 2.{e} | lr: 1.81e-04 | time: 66{e}.9s\n"
+    ingest_text(c, db, tmp, "bracket_epochs", text)
+    c.eq("bracket epochs: the epoch lines are summaries at the epochs' last steps",
+         run_values(db, "bracket_epochs", "coalesce(v.split, 'train'), v.step",
+                    "v.raw_name = 'train'", "ORDER BY 2"),
+         [("summary", 160), ("summary", 322), ("summary", 484)])
+    c.eq("bracket epochs: no training step time from an epoch's time",
+         run_values(db, "bracket_epochs", "count(*)", "v.metric = 'step_time' AND"
+                    " coalesce(v.split, 'train') = 'train'")[0][0], 0)
+
+
 def main():
     d = need_corpus("steplogs")
     c = Checker()
@@ -457,6 +476,7 @@ def main():
         eval_tag_decides(c, db, tmp)
         counter_words(c, db, tmp)
         bar_percent_is_no_metric(c, db, tmp)
+        epoch_lines_of_bracket_steps(c, db, tmp)
     c.close()
 
 
