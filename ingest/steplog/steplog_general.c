@@ -196,14 +196,23 @@ struct pdb_steplog_general {
      * pass): Marian's "Time 1153.11s" per 2000 updates, fairseq's
      * train_wall; yes/no: records where the value is near the wall time
      * since the last record, or near that over the steps between them */
-    struct {
+    struct gen_win {
         char name[GEN_NAME];
         int yes, no;      /* near the wall time of the window / of a step */
         int step, part;   /* within 35% of the wall time per step / below 30% of it */
+        /* without wall times: records 10 or more steps apart where the value
+         * as one step's time puts over an hour between the lines (slow) or
+         * not (fast), and the range of those values (a clock grows) */
+        int slow, fast;
+        double vmin, vmax;
     } win[8];
     int nwin;
     bool prof_prev;
     int64_t prof_step;
+    bool gap_prev;        /* step lines without wall times: the last one's step */
+    int64_t gap_step;
+    int implied_win;      /* 1 + the window entry taken as one by the hours it
+                           * implies (profile_gaps), or 0 */
     double prof_wall;
     bool prof_local;      /* prof_step is a batch within epoch win_epoch */
     double win_epoch;
@@ -2947,6 +2956,9 @@ static int prof_entry(pdb_steplog_general *g, const gen_pair *p)
         memcpy(g->win[e].name, p->name, p->nl);
         g->win[e].name[p->nl] = '\0';
         g->win[e].yes = g->win[e].no = g->win[e].step = g->win[e].part = 0;
+        g->win[e].slow = g->win[e].fast = 0;
+        g->win[e].vmin = INFINITY;
+        g->win[e].vmax = 0;
     }
     return e;
 }
@@ -2971,8 +2983,37 @@ static bool time_pair(const gen_pair *p)
  * time field is near the wall time between them (a window time) or near
  * that over the steps between them (a step time). A clock since the start
  * (fairseq's wall) is neither: it exceeds the wall time between the lines. */
+/* Without wall times nothing tells a step's time from the window's, but
+ * the hours it implies: a time that, as one step's, would put over an hour
+ * between lines printed every 10 or more steps is the window's (vietocr's
+ * "gpu time: 38.92" every 200 iterations, GluonNLP's "time=163.24" every
+ * 250 steps), unless its values grow as a clock's do. */
+static void profile_gaps(pdb_steplog_general *g, const gen_line *L, const gen_counters *c)
+{
+    if (!c->has_step || L->has_wall)
+        return;
+    if (g->gap_prev && c->step >= g->gap_step + 10) {
+        double n = (double)(c->step - g->gap_step);
+        for (int k = 0; k < L->n; k++) {
+            const gen_pair *p = &L->p[k];
+            int e = time_pair(p) ? prof_entry(g, p) : -1;
+            if (e < 0)
+                continue;
+            if (p->v * n > 3600)
+                g->win[e].slow++;
+            else
+                g->win[e].fast++;
+            g->win[e].vmin = fmin(g->win[e].vmin, p->v);
+            g->win[e].vmax = fmax(g->win[e].vmax, p->v);
+        }
+    }
+    g->gap_prev = true;
+    g->gap_step = c->step;
+}
+
 static void profile_windows(pdb_steplog_general *g, const gen_line *L, const gen_counters *c)
 {
+    profile_gaps(g, L, c);
     /* a batch within an epoch counts as well within that epoch (GluonNLP's
      * "Epoch: 0, Batch: 399/32986, ... Time cost=108.2" every 400 batches) */
     bool local = !c->has_step && c->has_local && c->has_epoch;
@@ -3021,10 +3062,24 @@ static void profile_windows(pdb_steplog_general *g, const gen_line *L, const gen
     g->prof_wall = L->wall;
 }
 
-static bool window_time(const pdb_steplog_general *g, const gen_pair *p)
+/* Whether a window entry is one by the hours it would imply (profile_gaps). */
+static bool implied_window(const pdb_steplog_general *g, int e)
+{
+    return g->win[e].yes + g->win[e].no == 0 && g->win[e].slow >= 2 &&
+           g->win[e].slow > 3 * g->win[e].fast && g->win[e].vmax <= 2 * g->win[e].vmin;
+}
+
+static bool window_time(pdb_steplog_general *g, const gen_pair *p)
 {
     int e = g->nwin ? window_entry(g, p->name, p->nl) : -1;
-    return e >= 0 && g->win[e].yes > g->win[e].no && time_pair(p);
+    if (e < 0 || !time_pair(p))
+        return false;
+    if (g->win[e].yes > g->win[e].no)
+        return true;
+    if (!implied_window(g, e))
+        return false;
+    g->implied_win = e + 1;
+    return true;
 }
 
 /* What a time value of a step record stands for, worked out from the whole
@@ -3887,6 +3942,15 @@ int pdb_steplog_general_end(pdb_steplog *w)
         pdb_warn("%s: '%s' times one micro-batch (%lld per optimizer step): kept as '%s "
                  "(micro-batch)', not as the step time", path, g->micro_name,
                  (long long)g->micro_ratio, g->micro_name);
+    if (g->implied_win > 0) {
+        const struct gen_win *v = &g->win[g->implied_win - 1];
+        pdb_warn("%s: '%s' (%.3g to %.3g s) read as the time of the %lld steps between "
+                 "records, divided by them: as one step's time it would put %.1f h or more "
+                 "between log lines, and the log prints no clock to tell; if it is one "
+                 "step's, --pattern '...{%s:s}...' says so (docs/steplogs.md)",
+                 path, v->name, v->vmin, v->vmax, (long long)g->gap,
+                 v->vmin * (double)g->gap / 3600, v->name);
+    }
     if (g->part_values > 0)
         pdb_warn("%s: '%s' is well below the time between records per step: kept as '%s "
                  "(part of step)', not as the step time", path, g->part_name, g->part_name);

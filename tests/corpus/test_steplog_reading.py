@@ -323,15 +323,29 @@ def notebook_table(c, db, tmp):
 
 def interval_time_warned(c, db, tmp):
     """A printed time that would put hours between lines logged every 250
-    steps is warned as likely the interval's (GluonNLP pretraining)."""
+    steps, in a log without a clock, is read as the interval's and said so
+    (GluonNLP pretraining's "time=163.24"; vietocr's "gpu time: 38.92"
+    every 200 iterations); a time that grows as a clock does is not."""
     path = os.path.join(tmp, "interval_time.txt")
     with open(path, "w") as f:
         for i in range(1, 6):
             f.write(f"INFO:root:[step {i * 250 - 1}]\tmlm_loss={9.0 - i / 10:.4f}\t"
                     f"time={160 + i:.2f}\n")
     code, _, err = run("ingest", "--db", db, "--run", "interval", path, check=False)
-    c.true("a step time of hours between lines: exit 0, warned with the gap and the hours",
-           code == 0 and "records 250 steps apart puts" in err and "{NAME:window}" in err, err)
+    c.true("a time of hours between lines: exit 0, said to be read as the 250 steps' time",
+           code == 0 and "read as the time of the 250 steps between records" in err and
+           "11.2 h or more" in err and "{time:s}" in err, err)
+    got = run_values(db, "interval", "v.step, v.value", "v.metric = 'step_time'",
+                     "ORDER BY v.step")
+    c.eq("... and divided by them", [(s, round(v, 6)) for s, v in got],
+         [(i * 250 - 1, round((160 + i) / 250, 6)) for i in range(2, 6)])
+    path = os.path.join(tmp, "clock_time.txt")
+    with open(path, "w") as f:
+        for i in range(1, 6):
+            f.write(f"[step {i * 250 - 1}] loss={9.0 - i / 10:.4f} time={400 * i:.2f}\n")
+    code, _, err = run("ingest", "--db", db, "--run", "clock", path, check=False)
+    c.true("a time that grows as a clock does is no window's", code == 0 and
+           "read as the time" not in err, err)
 
 
 def ingest_text(c, db, tmp, name, text):
