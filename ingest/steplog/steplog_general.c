@@ -167,6 +167,7 @@ struct pdb_steplog_general {
     bool epoch_repeats;   /* ... but one epoch is printed on several lines in a row */
     bool prof_have_epoch;
     double prof_epoch;
+    uint64_t prof_names;  /* the value names of that epoch line (names_hash) */
     int epoch_run;
     bool train_loss_keys; /* training records carry a loss or a learning rate */
     /* the global step of epoch + per-epoch counters */
@@ -371,7 +372,10 @@ static bool average_name(const char *name, size_t nl)
 /* Per-epoch values printed on their own line: "Epoch Time(s): 8.7". */
 static bool epoch_time_name(const char *name, size_t nl)
 {
-    return pdb_steplog_name_has_word(name, nl, "epoch") && pdb_steplog_name_has_word(name, nl, "time");
+    /* garage's "EpochTime 2.16 s" beside its "Time 7.42 s" since the start */
+    return (pdb_steplog_name_has_word(name, nl, "epoch") &&
+            pdb_steplog_name_has_word(name, nl, "time")) ||
+           (nl == 9 && strncasecmp(name, "epochtime", 9) == 0);
 }
 
 /* ---- parsing a line ------------------------------------------------------ */
@@ -3759,7 +3763,11 @@ static bool same_step(const pdb_steplog_general *g, gen_marks *mr, gen_marks *ml
     save_marks(L, ml);
     find_counters(R, &a);
     find_counters(L, &b);
-    bool same = a.has_step && b.has_step && a.step == b.step && a.has_epoch == b.has_epoch &&
+    /* records that are epochs: lines of one epoch (GluonTS' "Epoch[0]
+     * Learning rate is 0.001", then "Epoch[0] Elapsed time 16.197 seconds") */
+    bool steps = (a.has_step && b.has_step && a.step == b.step) ||
+                 (per_epoch_records(g, &a) && per_epoch_records(g, &b));
+    bool same = steps && a.has_epoch == b.has_epoch &&
                 (!a.has_epoch || a.epoch == b.epoch) && metric_count(L) > 0 &&
                 classify(g, R, &a) == K_STEP && classify(g, L, &b) == K_STEP;
     for (int i = 0; same && i < L->n; i++) {
@@ -3773,6 +3781,19 @@ static bool same_step(const pdb_steplog_general *g, gen_marks *mr, gen_marks *ml
     restore_marks(R, mr);
     restore_marks(L, ml);
     return same;
+}
+
+/* Whether record R is an epoch's, in a log whose records are epochs. */
+static bool epoch_record(const pdb_steplog_general *g, gen_marks *m, gen_line *R)
+{
+    if (!g->epoch_records)
+        return false;
+    gen_counters a;
+    save_marks(R, m);
+    find_counters(R, &a);
+    bool yes = per_epoch_records(g, &a) && classify(g, R, &a) == K_STEP;
+    restore_marks(R, m);
+    return yes;
 }
 
 /* Whether record R counts steps by a counter that line L does not have
@@ -3863,6 +3884,17 @@ static int general_line(pdb_steplog *w, pdb_steplog_general *g, const char *s, s
         pdb_steplog_saw_lines(w, 1);
         return PDB_OK;
     }
+    if (!counter && metrics > 0 && g->pending && !g->block && metric_count(&g->rec) > 0 &&
+        !names_repeat(&g->rec, L) && epoch_record(g, &g->marks[0], &g->rec) &&
+        peek_kind(g, &g->marks[1], L) == K_STEP) {
+        /* values without a counter inside a record that is an epoch
+         * (GluonTS' bar "64/64 [00:12<00:00, 5.07it/s, avg_epoch_loss=2.61]"
+         * between "Epoch[1] Learning rate is 0.001" and "Epoch[1] Elapsed
+         * time 12.636 seconds") are the epoch's */
+        merge(g, L);
+        pdb_steplog_saw_lines(w, 1);
+        return PDB_OK;
+    }
     if (t[0] == '|' && metrics > 0 && g->pending && !g->block && metric_count(&g->rec) > 0 &&
         lineno == g->rec.line + 1 && other_counter(g, &g->rec, L)) {
         /* a line that opens with the separator goes on with the record above
@@ -3900,6 +3932,13 @@ static int general_line(pdb_steplog *w, pdb_steplog_general *g, const char *s, s
             pdb_skip(w->src, "not a step record");
             return PDB_OK;
         }
+    }
+    if (metrics == 0 && g->pending && !g->block && !opens_evaluation(L, s, len) &&
+        epoch_record(g, &g->marks[0], &g->rec)) {
+        /* chatter inside an epoch's lines (GluonTS' bar between its
+         * "Epoch[0] ..." lines): the epoch's record stays open */
+        pdb_skip(w->src, "not a step record");
+        return PDB_OK;
     }
     if (metrics == 0 && g->pending && g->block && L->indent == 0) {
         /* chatter inside a header's block (nnU-Net's "Pseudo dice [...]"
@@ -3966,6 +4005,20 @@ int pdb_steplog_general_end(pdb_steplog *w)
 
 /* ---- the shape of the log, from its first bytes ----------------------------------- */
 
+/* A hash of the names of a line's values (not its counters), in order. */
+static uint64_t names_hash(const gen_line *L)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (int k = 0; k < L->n; k++) {
+        if (L->p[k].counter)
+            continue;
+        for (size_t i = 0; i < L->p[k].nl; i++)
+            h = (h ^ (unsigned char)L->p[k].name[i]) * 1099511628211ULL;
+        h = (h ^ 0xff) * 1099511628211ULL;
+    }
+    return h;
+}
+
 void pdb_steplog_general_profile(pdb_steplog_general *g, const char *d, size_t len, char eol,
                                  bool labels)
 {
@@ -4003,10 +4056,19 @@ void pdb_steplog_general_profile(pdb_steplog_general *g, const char *d, size_t l
         if (c.has_epoch && !c.has_step && !c.has_local) {
             /* an epoch printed on three lines in a row is no record's
              * number: gensim's "EPOCH 1 - PROGRESS: at 8.11% examples" */
-            g->epoch_run = g->prof_have_epoch && c.epoch == g->prof_epoch ? g->epoch_run + 1 : 1;
+            /* but lines that each print other values of one epoch are
+             * its record (GluonTS' "Epoch[0] Learning rate is 0.001",
+             * "Epoch[0] Elapsed time 16.197 seconds", "Epoch[0] Evaluation
+             * metric 'epoch_loss'=3.378015") */
+            uint64_t names = names_hash(L);
+            g->epoch_run = g->prof_have_epoch && c.epoch == g->prof_epoch &&
+                                   names == g->prof_names
+                               ? g->epoch_run + 1
+                               : 1;
             g->epoch_repeats |= g->epoch_run >= 3;
             g->prof_have_epoch = true;
             g->prof_epoch = c.epoch;
+            g->prof_names = names;
         }
         g->epoch_records = (g->epoch_records || (c.has_epoch && !c.has_step && !c.has_local)) &&
                            !g->epoch_repeats;

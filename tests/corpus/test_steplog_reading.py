@@ -469,6 +469,33 @@ def epoch_lines_of_bracket_steps(c, db, tmp):
                     " coalesce(v.split, 'train') = 'train'")[0][0], 0)
 
 
+def epoch_lines_are_one_record(c, db, tmp):
+    """A log whose records are epochs, each printed over several lines
+    (GluonTS: learning rate, a tqdm bar, elapsed time, the epoch's loss):
+    one record per epoch, numbered by it, the bar's values in it; an
+    evaluation after the last epoch stays out of it (the shape of a real
+    GluonTS tutorial log, search id 23505470552, which gave 41 records
+    without a step number and exit 0; candle's "Test Accuracy" after its
+    last "Epoch: 9 | ..." line)."""
+    lines = ["INFO:root:Start model training"]
+    for e in range(4):
+        lines += [f"INFO:root:Epoch[{e}] Learning rate is 0.001",
+                  f"100%|##########| 64/64 [00:12<00:00,  5.0{e}it/s, avg_epoch_loss={3 - e / 4}]",
+                  f"INFO:root:Epoch[{e}] Elapsed time {12.5 + e / 10:.3f} seconds",
+                  f"INFO:root:Epoch[{e}] Evaluation metric 'epoch_loss'={3 - e / 4 + 0.01}"]
+    lines += ["Evaluating on test set...", "Test Accuracy: 88.43%"]
+    ingest_text(c, db, tmp, "epoch_lines", "\n".join(lines) + "\n")
+    got = run_values(db, "epoch_lines", "v.step, count(DISTINCT v.record)",
+                     "coalesce(v.split, 'train') = 'train'", "GROUP BY 1 ORDER BY 1")
+    c.eq("epoch lines: one training record per epoch, numbered by it", got,
+         [(e, 1) for e in range(4)])
+    got = run_values(db, "epoch_lines", "v.step, v.raw_name", "v.raw_name LIKE 'Test%'")
+    c.true("... the test line after the last epoch is not one of its values",
+           all(split != "train" for split in
+               [r[0] for r in run_values(db, "epoch_lines", "coalesce(v.split, 'train')",
+                                         "v.raw_name LIKE 'Test%'")]), got)
+
+
 def main():
     d = need_corpus("steplogs")
     c = Checker()
@@ -491,6 +518,7 @@ def main():
         counter_words(c, db, tmp)
         bar_percent_is_no_metric(c, db, tmp)
         epoch_lines_of_bracket_steps(c, db, tmp)
+        epoch_lines_are_one_record(c, db, tmp)
     c.close()
 
 
