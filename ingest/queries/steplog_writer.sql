@@ -120,6 +120,27 @@ WITH v AS (SELECT raw_name AS rn, kind AS k, split AS sp, rank AS rk, loader AS 
   OR (i > 1 AND c > cp)
  ORDER BY r, k, rk, ld, pick
 
+-- name: clock_part
+-- A training clock whose per-step deltas are well below the time between
+-- the lines' timestamps times a part of the step, not the step (habitat's
+-- "env-time: 296.408s  pth-time: 172.698s": the PyTorch clock grew least,
+-- 8.2 s per update, where the lines are 17.1 s per update apart, the
+-- environment's clock being the rest): its deltas become "NAME per step"
+-- (no step time), and the timestamps time the steps. "Well below" is under
+-- 60% in the mean over the same records; fairseq's train_wall beside the
+-- line clock is 90% or more (its wall adds only the validations).
+UPDATE steplog_series SET raw_name = substr(raw_name, 7) || ' per step',
+ metric = substr(raw_name, 7) || ' per step'
+ WHERE source_id = ?1 AND agg = 'derived' AND metric = 'step_time'
+ AND raw_name LIKE 'delta %' AND series_id IN (
+  WITH d AS (SELECT series_id, record, value FROM steplog_points WHERE source_id = ?1
+    AND agg = 'derived' AND metric = 'step_time' AND raw_name LIKE 'delta %'
+    AND value IS NOT NULL),
+   t AS (SELECT record, value FROM steplog_points WHERE source_id = ?1
+    AND agg = :tentative AND metric = 'step_time' AND value > 0)
+  SELECT d.series_id FROM d JOIN t USING (record) GROUP BY d.series_id
+  HAVING count(*) >= 2 AND sum(d.value) < 0.6 * sum(t.value))
+
 -- name: steps_timed
 -- Whether something other than timestamps times the steps. A progress bar
 -- not found to be the training loop's (split 'progress': a dataset load's

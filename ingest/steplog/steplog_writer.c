@@ -768,6 +768,9 @@ int pdb_steplog_finish(pdb_steplog *w)
     if (derive(w, "steplog_writer.derive_cumulative", 1, cumulative_name) != PDB_OK ||
         pdb_sl_flush(w->store) != PDB_OK)
         return PDB_ERR;
+    /* a clock that times a part of the step does not time the steps */
+    if (w->ts_values > 0 && run_pass(w, "steplog_writer.clock_part") != PDB_OK)
+        return PDB_ERR;
     /* the tentative step times from timestamps stay only when nothing else
      * times the steps */
     int64_t timed;

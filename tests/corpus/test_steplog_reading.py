@@ -496,6 +496,28 @@ def epoch_lines_are_one_record(c, db, tmp):
                                          "v.raw_name LIKE 'Test%'")]), got)
 
 
+def clock_of_a_part(c, db, tmp):
+    """Two clocks since the start that together make the step (habitat's
+    PPO log: "env-time: 296.408s  pth-time: 172.698s" every 10 updates,
+    lines 171 s apart by their timestamps): the one that grew least is no
+    step time when the timestamps say the steps take twice as long; the
+    timestamps time them (a real log, facebookresearch/sound-spaces issue
+    #7, gave 7.95 s for 17.09 s)."""
+    lines = ["2020-09-29 12:14:11,793 agent number of parameters: 4346693"]
+    for i in range(1, 7):
+        t = 12 * 3600 + 14 * 60 + 11 + 171 * i
+        stamp = f"2020-09-29 {t // 3600:02d}:{t // 60 % 60:02d}:{t % 60:02d},350"
+        lines += [f"{stamp} update: {10 * i}\tfps: 31.0\t",
+                  f"{stamp} update: {10 * i}\tenv-time: {110.0 * i:.3f}s\t"
+                  f"pth-time: {61.0 * i:.3f}s\tframes: {750 * i}"]
+    ingest_text(c, db, tmp, "clock_part", "\n".join(lines) + "\n")
+    got = run_values(db, "clock_part", "round(avg(v.value), 3)", "v.metric = 'step_time'")
+    c.eq("a clock of a part of the step: the timestamps time the steps", got, [(17.1,)])
+    got = run_values(db, "clock_part", "round(avg(v.value), 3)",
+                     "v.raw_name = 'pth-time per step'")
+    c.eq("... the clock's deltas are kept per step, by name", got, [(6.1,)])
+
+
 def main():
     d = need_corpus("steplogs")
     c = Checker()
@@ -519,6 +541,7 @@ def main():
         bar_percent_is_no_metric(c, db, tmp)
         epoch_lines_of_bracket_steps(c, db, tmp)
         epoch_lines_are_one_record(c, db, tmp)
+        clock_of_a_part(c, db, tmp)
     c.close()
 
 
