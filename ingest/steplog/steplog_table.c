@@ -68,7 +68,7 @@ typedef struct {
     tbl_bar bar;
 } tbl_row;
 
-enum { T_OTHER, T_BLANK, T_RULE, T_HEADER, T_ROW };
+enum { T_OTHER, T_BLANK, T_RULE, T_HEADER, T_ROW, T_NOTE };
 
 struct pdb_sl_table {
     columns wide, narrow; /* the last header line, split at 2+ blanks / at every blank */
@@ -391,6 +391,31 @@ static bool fits(const columns *c, const char *s, tbl_row *r, bool aligned)
     return values >= 1;
 }
 
+/* A bulleted "* name: value" line: its name and value, when it is one. */
+static bool note_line(const char *s, size_t len, const char **name, size_t *nl, double *v)
+{
+    const char *t = s;
+    size_t tl = pdb_steplog_trim(&t, len);
+    if (tl < 4 || (t[0] != '*' && t[0] != '-') || t[1] != ' ')
+        return false;
+    const char *colon = memchr(t, ':', tl);
+    if (!colon)
+        return false;
+    const char *n0 = t + 2;
+    size_t n = pdb_steplog_trim(&n0, (size_t)(colon - n0));
+    const char *val = colon + 1;
+    size_t vl = pdb_steplog_trim(&val, (size_t)(t + tl - val));
+    double x;
+    if (n == 0 || vl == 0 || pdb_units_number(val, vl, &x) != vl)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!isalpha((unsigned char)n0[i]) && n0[i] != ' ' && n0[i] != '_')
+            return false;
+    if (name)
+        *name = n0, *nl = n, *v = x;
+    return true;
+}
+
 /* What a line is to the tables, updating their state: a row (r filled) of
  * the table being read or of the header just before it, a header, a rule,
  * a blank line, or another line (which ends the table). */
@@ -423,6 +448,10 @@ static int scan(pdb_sl_table *t, const char *s, size_t len, tbl_row *r)
             return T_ROW;
         }
     }
+    /* a bulleted "name: value" under a row is the row's (Optim.jl's
+     * show_trace prints " * time: 0.394" under each iteration's row) */
+    if (!t->after_header && t->cols.n && t->seen_train && note_line(s, len, NULL, NULL, NULL))
+        return T_NOTE;
     columns wide, narrow;
     header_split(s, text, split_wide, &wide);
     header_split(s, text, split_narrow, &narrow);
@@ -625,6 +654,14 @@ int pdb_steplog_table_line(pdb_steplog *w, const char *s, size_t len, int64_t li
          * not a training loop's */
         pdb_skip(w->src, "table header");
         return 1;
+    }
+    if (k == T_NOTE) {
+        const char *name;
+        size_t nl;
+        double v;
+        note_line(s, len, &name, &nl, &v);
+        pdb_steplog_saw_lines(w, 1);
+        return pdb_steplog_value(w, name, nl, v, NULL, "point", 0) == PDB_OK ? 1 : PDB_ERR;
     }
     /* rows of a table that neither counts nor evaluates are left to the
      * other readers, as if no table were there */

@@ -518,6 +518,22 @@ def clock_of_a_part(c, db, tmp):
     c.eq("... the clock's deltas are kept per step, by name", got, [(6.1,)])
 
 
+def bulleted_notes_under_rows(c, db, tmp):
+    """Optim.jl's show_trace table: a " * time: T" line (seconds since the
+    start) under each iteration's row is the row's, and the table goes on
+    after it (a real README's log in tests/steplogs/unseen gave 1 step of
+    17 and no step time)."""
+    lines = ["Iter     Function value   Gradient norm"]
+    for i in range(6):
+        lines += [f"{i:6d}    {-0.5 - i / 100:.6e}     {0.02 / (i + 1):.6e}",
+                  f" * time: {0.3 * i + 4e-5!r}"]
+    ingest_text(c, db, tmp, "optim_trace", "\n".join(lines) + "\n")
+    got = run_values(db, "optim_trace", "v.step, round(v.value, 6)", "v.metric = 'step_time'",
+                     "ORDER BY v.step")
+    c.eq("notes under rows: every row a step, the clock's differences its time", got,
+         [(i, 0.3) for i in range(1, 6)])
+
+
 def main():
     d = need_corpus("steplogs")
     c = Checker()
@@ -542,6 +558,7 @@ def main():
         epoch_lines_of_bracket_steps(c, db, tmp)
         epoch_lines_are_one_record(c, db, tmp)
         clock_of_a_part(c, db, tmp)
+        bulleted_notes_under_rows(c, db, tmp)
     c.close()
 
 
