@@ -626,8 +626,9 @@ static bool prefix_like(const char *s)
             return true;
     if (stem < n && stem > 0) /* NAME:NUMBER: a logger's line, a host's rank */
         return true;
-    if (all_digits(s, n))
-        return true;
+    /* (a name of digits alone is a column's: the general reader keeps no
+     * letterless name, and a table's class columns are digits, R
+     * randomForest's "ntree  OOB  1  2  3") */
     /* a date or a clock: digits with '-', '/', ':' */
     size_t d = 0, sep = 0;
     for (size_t i = 0; i < n; i++) {

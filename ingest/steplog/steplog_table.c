@@ -160,6 +160,27 @@ static bool column_name(const char *c, size_t n)
     return letter;
 }
 
+static const char *const step_words[];
+static const char *const epoch_words[];
+static bool name_in(const char *name, const char *const *set);
+
+static bool counter_name(const char *name)
+{
+    return name_in(name, step_words) || name_in(name, epoch_words);
+}
+
+/* A class label as a column name, after a counter column: R randomForest's
+ * do.trace "ntree      OOB      1      2      3" (per-class errors). */
+static bool class_column(const char *c, size_t n)
+{
+    if (n == 0 || n > 3)
+        return false;
+    for (size_t k = 0; k < n; k++)
+        if (!isdigit((unsigned char)c[k]))
+            return false;
+    return true;
+}
+
 /* The header a line is when split by `split`: 3 or more names, or n 0. */
 static void header_split(const char *s, size_t len, int (*split)(const char *, size_t, span *),
                          columns *c)
@@ -171,7 +192,8 @@ static void header_split(const char *s, size_t len, int (*split)(const char *, s
     }
     for (int k = 0; k < c->n; k++) {
         size_t l = c->at[k].e - c->at[k].s;
-        if (!column_name(s + c->at[k].s, l)) {
+        if (!column_name(s + c->at[k].s, l) &&
+            !(k > 0 && class_column(s + c->at[k].s, l) && counter_name(c->name[0]))) {
             c->n = 0;
             return;
         }
@@ -309,7 +331,7 @@ static bool name_in(const char *name, const char *const *set)
 }
 
 static const char *const step_words[] = {"step", "global_step", "iter", "iteration", "it", "itn",
-                                         "batch", "update", "num_updates", "#", NULL};
+                                         "batch", "update", "num_updates", "#", "ntree", NULL};
 static const char *const epoch_words[] = {"epoch", "ep", "e", NULL};
 
 /* A clock since the start, by its name: Chainer's elapsed_time. */
@@ -361,6 +383,13 @@ static void set_table(pdb_sl_table *t, const columns *c)
 /* Whether the tokens of r are a row of the columns c: each a value (a
  * counter an integer or N/M), but a label in a first column that counts
  * nothing. Sets r->col. */
+/* A counter cell's length without the colon R's do.trace puts after it
+ * ("   10:   4.88%"). */
+static size_t counter_cell(const char *v, size_t vl)
+{
+    return vl > 1 && v[vl - 1] == ':' && isdigit((unsigned char)v[vl - 2]) ? vl - 1 : vl;
+}
+
 static bool fits(const columns *c, const char *s, tbl_row *r, bool aligned)
 {
     if (!map_row(c, r, aligned) || (aligned && r->n != c->n))
@@ -375,6 +404,7 @@ static bool fits(const columns *c, const char *s, tbl_row *r, bool aligned)
         if (counter) {
             int64_t a, b;
             size_t i = 0;
+            vl = counter_cell(v, vl);
             if (!(pdb_steplog_read_int(v, vl, &i, &a) && i == vl) && !progress_cell(v, vl, &a, &b))
                 return false;
             counted = true;
@@ -487,7 +517,7 @@ static void row_counters(pdb_steplog *w, const pdb_sl_table *t, const char *s, c
         if (j != t->step_col && j != t->epoch_col)
             continue;
         const char *v = s + r->tok[k].s;
-        size_t vl = r->tok[k].e - r->tok[k].s, i = 0;
+        size_t vl = counter_cell(v, r->tok[k].e - r->tok[k].s), i = 0;
         int64_t n, total;
         if (!pdb_steplog_read_int(v, vl, &i, &n) || (i != vl && !progress_cell(v, vl, &n, &total)))
             continue;

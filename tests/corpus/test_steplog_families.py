@@ -36,14 +36,15 @@ def rows(f, pattern):
 # ---- log prefixes are not data ----------------------------------------------------
 
 # What a log prefix leaves when it is read as data: a level, a timestamp or a
-# part of one, glog's severity+date, a thread id (a name of digits), where a line
+# part of one, glog's severity+date, a thread id (a name of 4 or more digits; a
+# table's class columns are named by 1 to 3: R randomForest's "ntree  OOB  1  2"), where a line
 # was printed from (file.ext:N, logger.name:N, Class$:N, (module:N)), a host:rank,
 # a bracketed or <> tag, and the logger names of the logs here.
 LEVELS = r"(INFO|WARN|WARNING|ERROR|DEBUG|CRITICAL|FATAL|TRACE|NOTICE)"
 PREFIX = re.compile(
     r"^(\W*" + LEVELS + r"\W*"
     r"|[IWEF]\d{4}"
-    r"|\d+([-/:.,T ]\d+)*Z?"
+    r"|\d{4,}|\d+([-/:.,T ]\d+)+Z?"
     r"|\S+\.(cpp|cc|py|c|h|lua|scala|java)(:\d*)?\]?"
     r"|[\w$.-]*[.$-][\w$.-]*:\d+\]?"
     r"|[\[(<][^\s\])>]*[\])>]:?"

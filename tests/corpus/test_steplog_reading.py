@@ -534,6 +534,25 @@ def bulleted_notes_under_rows(c, db, tmp):
          [(i, 0.3) for i in range(1, 6)])
 
 
+def class_columns(c, db, tmp):
+    """R randomForest's do.trace table: "ntree  OOB  1  2  3", rows
+    "   10:   4.88%  2.63% ...": ntree counts, the colon after it is no
+    value, the class labels are columns (a real console log in
+    tests/steplogs/unseen gave one step, at 500, from "Number of trees: 500",
+    and a metric named "of variables tried at each split")."""
+    lines = ["> modelFit <- randomForest(classe ~., data=traindata, do.trace=10)",
+             "ntree      OOB      1      2      3"]
+    for i in range(1, 6):
+        lines.append(f"{10 * i:5d}:   {5 / i:.2f}%  {2 / i:.2f}%  {6 / i:.2f}%  {3 / i:.2f}%")
+    lines += ["                     Number of trees: 50",
+              "No. of variables tried at each split: 7"]
+    ingest_text(c, db, tmp, "forest", "\n".join(lines) + "\n")
+    got = run_values(db, "forest", "v.raw_name, count(*), min(v.step), max(v.step)", "1",
+                     "GROUP BY 1 ORDER BY 1")
+    c.eq("class columns: every column of every row, by ntree", got,
+         [(n, 5, 10, 50) for n in ("1", "2", "3", "OOB")])
+
+
 def main():
     d = need_corpus("steplogs")
     c = Checker()
@@ -559,6 +578,7 @@ def main():
         epoch_lines_are_one_record(c, db, tmp)
         clock_of_a_part(c, db, tmp)
         bulleted_notes_under_rows(c, db, tmp)
+        class_columns(c, db, tmp)
     c.close()
 
 
