@@ -34,6 +34,7 @@ int main(int argc, char **argv)
     /* Output often goes to `head`; a closed pipe is not an error. */
     signal(SIGPIPE, SIG_DFL);
     pdb_db_literal_names();
+    pdb_db_no_memstatus();
     pdb_cli cli = {getenv("PROFDB_DB") ? getenv("PROFDB_DB") : "profdb.db"};
     int i = 1;
     for (; i < argc && argv[i][0] == '-'; i++) {

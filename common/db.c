@@ -393,6 +393,11 @@ void pdb_db_literal_names(void)
     sqlite3_config(SQLITE_CONFIG_URI, 0);
 }
 
+void pdb_db_no_memstatus(void)
+{
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 static int open_db(const char *path, int flags, int *from, sqlite3 **out)
 {
     *out = NULL;

@@ -38,6 +38,11 @@ int pdb_db_check_user_path(const char *path, const char *what);
  * (Debian's SQLite is built with URIs on): `--db 'file:x.db?mode=memory'`
  * names that file. Called first thing by main(). */
 void pdb_db_literal_names(void);
+/* Turns off SQLite's memory statistics, which profdb never reads: with them
+ * on, every sqlite3_malloc and sqlite3_free takes a global mutex and counts
+ * (about 300,000 of each for a 300-step trace's ingest, on each thread).
+ * Called first thing by main(), before SQLite initialises. */
+void pdb_db_no_memstatus(void);
 
 /* Opens (and if needed creates and initialises) a database. ":memory:" works.
  * A writable open of an older database migrates it (saying so on stderr). */
