@@ -19,7 +19,7 @@ void pdb_buf_grow(pdb_buf *b, size_t extra)
     b->cap = cap;
 }
 
-void pdb_buf_add(pdb_buf *b, const void *data, size_t n)
+void pdb_buf_add_grow(pdb_buf *b, const void *data, size_t n)
 {
     pdb_buf_grow(b, n);
     memcpy(b->p + b->len, data, n);
@@ -31,11 +31,6 @@ void pdb_buf_add(pdb_buf *b, const void *data, size_t n)
 void pdb_buf_adds(pdb_buf *b, const char *s)
 {
     pdb_buf_add(b, s, strlen(s));
-}
-
-void pdb_buf_addc(pdb_buf *b, char c)
-{
-    pdb_buf_add(b, &c, 1);
 }
 
 void pdb_buf_addf(pdb_buf *b, const char *fmt, ...)

@@ -110,16 +110,18 @@ static pdb_val text_val(parser *p, const unsigned char *s, size_t len)
 
 static field event_field(const char *k, size_t n)
 {
-    /* Called for every key of every event: compare lengths before bytes. */
-    static const struct { const char *name; size_t len; field f; } keys[] = {
-        {"ph", 2, F_PH}, {"name", 4, F_NAME}, {"cat", 3, F_CAT}, {"pid", 3, F_PID},
-        {"tid", 3, F_TID}, {"ts", 2, F_TS}, {"dur", 3, F_DUR}, {"id", 2, F_ID},
-        {"bp", 2, F_BP}, {"s", 1, F_S}, {"args", 4, F_ARGS},
-    };
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-        if (keys[i].len == n && memcmp(keys[i].name, k, n) == 0)
-            return keys[i].f;
-    return F_OTHER;
+    /* Called for every key of every event: by length, then each compare of
+     * a known length (which the compiler inlines, where a loop over a table
+     * called memcmp for each candidate). */
+#define IS(lit) (memcmp(k, lit, sizeof lit - 1) == 0)
+    switch (n) {
+    case 1: return k[0] == 's' ? F_S : F_OTHER;
+    case 2: return IS("ph") ? F_PH : IS("ts") ? F_TS : IS("id") ? F_ID : IS("bp") ? F_BP : F_OTHER;
+    case 3: return IS("pid") ? F_PID : IS("tid") ? F_TID : IS("dur") ? F_DUR : IS("cat") ? F_CAT
+                                                                                         : F_OTHER;
+    case 4: return IS("name") ? F_NAME : IS("args") ? F_ARGS : F_OTHER;
+    default: return F_OTHER;
+    }
 }
 
 /* What a modelled event key must hold, for error messages. */
@@ -137,18 +139,20 @@ static const char *expected_for(field f)
 
 static int arg_column(const char *k, size_t n)
 {
-    static const struct { const char *name; size_t len; } names[PDB_ARG_COUNT] = {
-        [PDB_ARG_STREAM] = {"stream", 6}, [PDB_ARG_DEVICE] = {"device", 6},
-        [PDB_ARG_CONTEXT] = {"context", 7}, [PDB_ARG_CORRELATION] = {"correlation", 11},
-        [PDB_ARG_EXTERNAL_ID] = {"External id", 11}, [PDB_ARG_INPUT_DIMS] = {"Input Dims", 10},
-        [PDB_ARG_BYTES] = {"bytes", 5}, [PDB_ARG_COLL_NAME] = {"Collective name", 15},
-        [PDB_ARG_IN_NELEMS] = {"In msg nelems", 13}, [PDB_ARG_OUT_NELEMS] = {"Out msg nelems", 14},
-        [PDB_ARG_GROUP_SIZE] = {"Group size", 10}, [PDB_ARG_DTYPE] = {"dtype", 5},
-    };
-    for (int i = 0; i < PDB_ARG_COUNT; i++)
-        if (names[i].len == n && memcmp(names[i].name, k, n) == 0)
-            return i;
-    return -1;
+    switch (n) {
+    case 5: return IS("bytes") ? PDB_ARG_BYTES : IS("dtype") ? PDB_ARG_DTYPE : -1;
+    case 6: return IS("stream") ? PDB_ARG_STREAM : IS("device") ? PDB_ARG_DEVICE : -1;
+    case 7: return IS("context") ? PDB_ARG_CONTEXT : -1;
+    case 10: return IS("Input Dims") ? PDB_ARG_INPUT_DIMS : IS("Group size") ? PDB_ARG_GROUP_SIZE
+                                                                            : -1;
+    case 11: return IS("correlation") ? PDB_ARG_CORRELATION
+                    : IS("External id") ? PDB_ARG_EXTERNAL_ID : -1;
+    case 13: return IS("In msg nelems") ? PDB_ARG_IN_NELEMS : -1;
+    case 14: return IS("Out msg nelems") ? PDB_ARG_OUT_NELEMS : -1;
+    case 15: return IS("Collective name") ? PDB_ARG_COLL_NAME : -1;
+    default: return -1;
+    }
+#undef IS
 }
 
 /* An args key: a column's name, or an older profiler's spelling of it
