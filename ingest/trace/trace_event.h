@@ -75,6 +75,14 @@ int pdb_trace_store_event(pdb_trace_store *s, pdb_trace_event *ev);
 /* A top-level key other than traceEvents; value is JSON text. */
 int pdb_trace_store_meta(pdb_trace_store *s, const char *key, size_t klen,
                          const char *json, size_t jlen);
+/* Lets the store keep the X events it is given, unstored, until
+ * pdb_trace_store_flush: the caller keeps each event's memory unchanged
+ * until then (the pipeline's queue does, batch by batch). Off by default:
+ * each event is stored before pdb_trace_store_event returns. */
+void pdb_trace_store_hold(pdb_trace_store *s);
+/* Stores the events held (see pdb_trace_store_hold); on an error the
+ * message names the first of them. */
+int pdb_trace_store_flush(pdb_trace_store *s);
 /* Finishes the trace (unmatched B events, counts, rank) and frees the store. */
 int pdb_trace_store_finish(pdb_trace_store *s);
 void pdb_trace_store_free(pdb_trace_store *s);

@@ -927,15 +927,20 @@ static int store_item(parser *p, pdb_tq_item *it)
                                 it->ev.arena.len - it->key_len);
 }
 
-/* The store thread's side: every batch in order into the store. */
+/* The store thread's side: every batch in order into the store. A batch's
+ * events stay as they are until it is given back, so the store may hold X
+ * events until then and insert several with one statement. */
 static int store_batches(parser *p)
 {
     int rc = PDB_OK;
     pdb_tq_batch *b;
+    pdb_trace_store_hold(p->store);
     while (rc == PDB_OK && (b = pdb_tq_take(p->q)) != NULL) {
         int n = pdb_tq_batch_len(b);
         for (int i = 0; i < n && rc == PDB_OK; i++)
             rc = store_item(p, pdb_tq_batch_item(b, i));
+        if (rc == PDB_OK)
+            rc = pdb_trace_store_flush(p->store);
         pdb_tq_give_back(p->q, b);
         if (rc == PDB_OK && pdb_ingest_interrupted())
             rc = pdb_fail("%s: interrupted", p->src->path); /* the session says by what */

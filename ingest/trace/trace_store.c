@@ -29,6 +29,8 @@
 #include <string.h>
 
 #define MAX_OPEN_PER_THREAD 10000
+#define SLICE_COLS 21                 /* trace.add_slice's values */
+#define SLICE_ROWS 16                 /* X events stored by one statement (held ones) */
 #define OPEN_IN_MEMORY 4096           /* open B events kept in memory... */
 #define OPEN_BYTES (16 << 20)         /* ...and their bytes */
 
@@ -44,6 +46,17 @@ struct pdb_trace_store {
     int64_t trace_id;
     sqlite3_stmt *ins_slice, *ins_instant, *ins_counter, *ins_flow, *ins_mevent, *ins_meta,
         *rank_of, *ins_step;
+    /* X events held (pdb_trace_store_hold) until SLICE_ROWS of them are
+     * inserted by one statement, ins_slices: a row so costs about 1,500
+     * instructions less. Their names and categories are interned when they
+     * arrive, so strings get the same ids in the same order. */
+    bool hold;
+    sqlite3_stmt *ins_slices;
+    int held;
+    struct held_slice {
+        const pdb_trace_event *ev;
+        int64_t name, cat; /* interned ids, or -1 for NULL */
+    } held_v[SLICE_ROWS];
     int64_t counts[128]; /* raw events per phase letter */
     int64_t other_phases;
     int64_t gpu;
@@ -146,26 +159,92 @@ static int insert_step(pdb_trace_store *s, const pdb_trace_event *ev, const char
     return step(s, st);
 }
 
-static int insert_slice(pdb_trace_store *s, const pdb_trace_event *ev, char ph, int64_t dur)
+static int intern_or_null(pdb_trace_store *s, const pdb_trace_event *ev, const pdb_val *v,
+                          int64_t *id)
 {
-    sqlite3_stmt *st = s->ins_slice;
-    char phs[2] = {ph, 0};
-    sqlite3_bind_int64(st, 1, s->trace_id);
-    sqlite3_bind_text(st, 2, phs, 1, SQLITE_TRANSIENT);
-    if (bind_interned(s, st, 3, ev, &ev->name) != PDB_OK ||
-        bind_interned(s, st, 4, ev, &ev->cat) != PDB_OK)
-        return PDB_ERR;
-    bind_val(st, 5, ev, &ev->pid);
-    bind_val(st, 6, ev, &ev->tid);
-    sqlite3_bind_int64(st, 7, ev->ts);
-    sqlite3_bind_int64(st, 8, dur);
+    *id = -1;
+    return v->type == PDB_V_TEXT ? pdb_intern(s->src, pdb_ev_text(ev, v->off), v->len, id)
+                                 : PDB_OK;
+}
+
+/* Binds one slice's values from parameter base + 1 on (trace.add_slice's
+ * order). ph is 'X' or 'B'. */
+static void bind_slice(pdb_trace_store *s, sqlite3_stmt *st, int base, const pdb_trace_event *ev,
+                       char ph, int64_t dur, int64_t name, int64_t cat)
+{
+    sqlite3_bind_int64(st, base + 1, s->trace_id);
+    sqlite3_bind_text(st, base + 2, ph == 'X' ? "X" : "B", 1, SQLITE_STATIC);
+    if (name >= 0)
+        sqlite3_bind_int64(st, base + 3, name);
+    else
+        sqlite3_bind_null(st, base + 3);
+    if (cat >= 0)
+        sqlite3_bind_int64(st, base + 4, cat);
+    else
+        sqlite3_bind_null(st, base + 4);
+    bind_val(st, base + 5, ev, &ev->pid);
+    bind_val(st, base + 6, ev, &ev->tid);
+    sqlite3_bind_int64(st, base + 7, ev->ts);
+    sqlite3_bind_int64(st, base + 8, dur);
     for (int a = 0; a < PDB_ARG_COUNT; a++)
-        bind_val(st, 9 + a, ev, &ev->arg[a]);
-    bind_args(st, 9 + PDB_ARG_COUNT, ev);
-    if (step(s, st) != PDB_OK)
+        bind_val(st, base + 9 + a, ev, &ev->arg[a]);
+    bind_args(st, base + 9 + PDB_ARG_COUNT, ev);
+}
+
+int pdb_trace_store_flush(pdb_trace_store *s)
+{
+    int n = s->held;
+    if (n == 0)
+        return PDB_OK;
+    s->held = 0;
+    int rc = PDB_OK;
+    if (n == SLICE_ROWS) {
+        for (int i = 0; i < n; i++) {
+            const struct held_slice *h = &s->held_v[i];
+            bind_slice(s, s->ins_slices, i * SLICE_COLS, h->ev, 'X', h->ev->dur, h->name,
+                       h->cat);
+        }
+        rc = step(s, s->ins_slices);
+    } else
+        for (int i = 0; i < n && rc == PDB_OK; i++) {
+            const struct held_slice *h = &s->held_v[i];
+            bind_slice(s, s->ins_slice, 0, h->ev, 'X', h->ev->dur, h->name, h->cat);
+            rc = step(s, s->ins_slice);
+        }
+    if (rc != PDB_OK && strstr(pdb_errmsg(), "byte ") == NULL)
+        pdb_fail_at(s->src->path, s->held_v[0].ev->offset, "cannot store event: %s",
+                    pdb_errmsg());
+    return rc;
+}
+
+void pdb_trace_store_hold(pdb_trace_store *s)
+{
+    s->hold = true;
+}
+
+/* held: ev may be kept until pdb_trace_store_flush (an X event the caller
+ * keeps, see pdb_trace_store_hold); a ProfilerStep slice and the file's
+ * first event are stored at once, as their slice ids are needed now. */
+static int insert_slice(pdb_trace_store *s, const pdb_trace_event *ev, char ph, int64_t dur,
+                        bool held)
+{
+    int64_t name, cat;
+    if (intern_or_null(s, ev, &ev->name, &name) != PDB_OK ||
+        intern_or_null(s, ev, &ev->cat, &cat) != PDB_OK)
+        return PDB_ERR;
+    bool step_slice = is_step_annotation(ev);
+    if (held && s->hold && !step_slice && s->events != 1) {
+        s->held_v[s->held++] = (struct held_slice){ev, name, cat};
+        return s->held == SLICE_ROWS ? pdb_trace_store_flush(s) : PDB_OK;
+    }
+    if (pdb_trace_store_flush(s) != PDB_OK)
+        return PDB_ERR;
+    bind_slice(s, s->ins_slice, 0, ev, ph, dur, name, cat);
+    if (step(s, s->ins_slice) != PDB_OK)
         return PDB_ERR;
     s->last_slice = sqlite3_last_insert_rowid(s->db);
-    return is_step_annotation(ev) ? insert_step(s, ev, phs, dur) : PDB_OK;
+    char phs[2] = {ph, 0};
+    return step_slice ? insert_step(s, ev, phs, dur) : PDB_OK;
 }
 
 static int insert_instant(pdb_trace_store *s, const pdb_trace_event *ev)
@@ -466,7 +545,7 @@ static int pop_end(pdb_trace_store *s, const pdb_trace_event *ev)
         pdb_skip(s->src, "E event earlier than its B");
     else {
         /* Both times are within +-PDB_TIME_LIMIT_NS: the difference fits. */
-        rc = insert_slice(s, b, 'B', ev->ts - b->ts);
+        rc = insert_slice(s, b, 'B', ev->ts - b->ts, false);
         s->src->records++;
     }
     if (b != &s->popped)
@@ -503,7 +582,7 @@ static int store_complete(pdb_trace_store *s, const pdb_trace_event *ev)
         return PDB_OK;
     }
     s->src->records++;
-    if (insert_slice(s, ev, 'X', ev->dur) != PDB_OK)
+    if (insert_slice(s, ev, 'X', ev->dur, true) != PDB_OK)
         return PDB_ERR;
     if (s->events == 1 && ev->cat.type == PDB_V_TEXT &&
         !(ev->cat.len == 5 && memcmp(pdb_ev_text(ev, ev->cat.off), "Trace", 5) == 0))
@@ -755,6 +834,12 @@ pdb_trace_store *pdb_trace_store_new(pdb_source *src, const char *format)
                               &s->ins_mevent, &s->ins_meta, &s->rank_of, &s->ins_step};
     for (size_t i = 0; i < sizeof stmts / sizeof stmts[0] && rc == PDB_OK; i++)
         rc = pdb_ingest_prepare(s->db, insert_queries[i], stmts[i]);
+    if (rc == PDB_OK) {
+        pdb_buf sql = PDB_BUF_INIT;
+        pdb_query_rows(pdb_ingest_sql("trace.add_slice"), SLICE_ROWS, &sql);
+        rc = pdb_db_prepare(s->db, pdb_buf_str(&sql), &s->ins_slices);
+        pdb_buf_free(&sql);
+    }
     if (rc != PDB_OK) {
         pdb_trace_store_free(s);
         return NULL;
@@ -764,6 +849,10 @@ pdb_trace_store *pdb_trace_store_new(pdb_source *src, const char *format)
 
 int pdb_trace_store_finish(pdb_trace_store *s)
 {
+    if (pdb_trace_store_flush(s) != PDB_OK) {
+        pdb_trace_store_free(s);
+        return PDB_ERR;
+    }
     for (int i = 0; i < s->nstacks; i++)
         for (int k = 0; k < s->stacks[i].n; k++)
             pdb_skip(s->src, "B event without a matching E");
@@ -794,6 +883,7 @@ void pdb_trace_store_free(pdb_trace_store *s)
                              s->ins_mevent, s->ins_meta, s->rank_of, s->ins_step};
     for (size_t i = 0; i < sizeof stmts / sizeof stmts[0]; i++)
         pdb_db_release(stmts[i]);
+    pdb_db_release(s->ins_slices);
     for (int i = 0; i < s->nstacks; i++) {
         for (int k = 0; k < s->stacks[i].n; k++)
             pdb_buf_free(&s->stacks[i].v[k].arena);
