@@ -48,13 +48,6 @@ void pdb_buf_addf(pdb_buf *b, const char *fmt, ...)
     b->len += (size_t)n;
 }
 
-void pdb_buf_reset(pdb_buf *b)
-{
-    b->len = 0;
-    if (b->p)
-        b->p[0] = '\0';
-}
-
 void pdb_buf_free(pdb_buf *b)
 {
     free(b->p);
@@ -62,7 +55,3 @@ void pdb_buf_free(pdb_buf *b)
     b->len = b->cap = 0;
 }
 
-const char *pdb_buf_str(const pdb_buf *b)
-{
-    return b->p ? b->p : "";
-}

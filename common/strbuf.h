@@ -39,9 +39,17 @@ static inline void pdb_buf_addc(pdb_buf *b, char c)
         pdb_buf_add_grow(b, &c, 1);
 }
 void pdb_buf_addf(pdb_buf *b, const char *fmt, ...) PDB_PRINTF(2, 3);
-void pdb_buf_reset(pdb_buf *b);
+static inline void pdb_buf_reset(pdb_buf *b)
+{
+    b->len = 0;
+    if (b->p)
+        b->p[0] = '\0';
+}
 void pdb_buf_free(pdb_buf *b);
 /* Returns the string (never NULL; "" when empty). */
-const char *pdb_buf_str(const pdb_buf *b);
+static inline const char *pdb_buf_str(const pdb_buf *b)
+{
+    return b->p ? b->p : "";
+}
 
 #endif
