@@ -2138,7 +2138,10 @@ static void tqdm_count(char *b, size_t n)
         k++;
     if (k == c || !memchr(b + c, ':', k - c) || k + 2 >= n || b[k] != ',' || b[k + 1] != ' ')
         return;
-    size_t r = k + 2, e = r; /* the rate */
+    size_t r = k + 2; /* the rate, which tqdm pads ("11it [00:06,  1.59it/s]") */
+    while (r < n && b[r] == ' ')
+        r++;
+    size_t e = r;
     while (e < n && (isdigit((unsigned char)b[e]) || b[e] == '.'))
         e++;
     if (e == r || e + 4 > n || (memcmp(b + e, "it/s", 4) != 0 && memcmp(b + e, "s/it", 4) != 0))

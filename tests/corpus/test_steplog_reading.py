@@ -553,6 +553,20 @@ def class_columns(c, db, tmp):
          [(n, 5, 10, 50) for n in ("1", "2", "3", "OOB")])
 
 
+def padded_bar_count(c, db, tmp):
+    """A tqdm bar without a total whose rate tqdm padded ("11it [00:06,
+    1.59it/s]", two blanks): its count is the bar's, no step counter, so a
+    log of such bars alone (wav2lip_288x288's epochs, a real issue's log)
+    is refused, not read as 26 records all at step 11."""
+    path = os.path.join(tmp, "bars.txt")
+    with open(path, "w") as f:
+        for i in range(6):
+            f.write(f"Loss: 0.52{i}: : 11it [00:06,  1.5{i}it/s]\n")
+    code, _, err = run("ingest", "--db", db, "--run", "bars", path, check=False)
+    c.true("padded bar count: no step counter, refused", code == 2 and
+           "no step records found" in err, err)
+
+
 def main():
     d = need_corpus("steplogs")
     c = Checker()
@@ -579,6 +593,7 @@ def main():
         clock_of_a_part(c, db, tmp)
         bulleted_notes_under_rows(c, db, tmp)
         class_columns(c, db, tmp)
+        padded_bar_count(c, db, tmp)
     c.close()
 
 
