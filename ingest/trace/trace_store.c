@@ -197,24 +197,42 @@ int pdb_trace_store_flush(pdb_trace_store *s)
     if (n == 0)
         return PDB_OK;
     s->held = 0;
-    int rc = PDB_OK;
     if (n == SLICE_ROWS) {
         for (int i = 0; i < n; i++) {
             const struct held_slice *h = &s->held_v[i];
             bind_slice(s, s->ins_slices, i * SLICE_COLS, h->ev, 'X', h->ev->dur, h->name,
                        h->cat);
         }
-        rc = step(s, s->ins_slices);
-    } else
-        for (int i = 0; i < n && rc == PDB_OK; i++) {
-            const struct held_slice *h = &s->held_v[i];
-            bind_slice(s, s->ins_slice, 0, h->ev, 'X', h->ev->dur, h->name, h->cat);
-            rc = step(s, s->ins_slice);
+        if (step(s, s->ins_slices) == PDB_OK)
+            return PDB_OK;
+        /* The statement's rows are undone: one at a time again, so that
+         * the error names the event that failed, as on one thread. */
+    }
+    for (int i = 0; i < n; i++) {
+        const struct held_slice *h = &s->held_v[i];
+        bind_slice(s, s->ins_slice, 0, h->ev, 'X', h->ev->dur, h->name, h->cat);
+        if (step(s, s->ins_slice) != PDB_OK) {
+            if (strstr(pdb_errmsg(), "byte ") == NULL)
+                pdb_fail_at(s->src->path, h->ev->offset, "cannot store event: %s",
+                            pdb_errmsg());
+            return PDB_ERR;
         }
-    if (rc != PDB_OK && strstr(pdb_errmsg(), "byte ") == NULL)
-        pdb_fail_at(s->src->path, s->held_v[0].ev->offset, "cannot store event: %s",
-                    pdb_errmsg());
-    return rc;
+    }
+    return PDB_OK;
+}
+
+/* After a failure while X events are held: those came first, and on one
+ * thread they would have been stored before it, so an error of theirs is
+ * the one reported; else the failure's own. */
+static int fail_after_held(pdb_trace_store *s)
+{
+    if (s->held == 0)
+        return PDB_ERR;
+    char *msg = strdup(pdb_errmsg());
+    if (pdb_trace_store_flush(s) == PDB_OK)
+        pdb_fail("%s", msg ? msg : "out of memory");
+    free(msg);
+    return PDB_ERR;
 }
 
 void pdb_trace_store_hold(pdb_trace_store *s)
@@ -667,7 +685,7 @@ int pdb_trace_store_event(pdb_trace_store *s, pdb_trace_event *ev)
     pdb_progress(s->src, s->src->records);
     if (rc != PDB_OK && strstr(pdb_errmsg(), "byte ") == NULL)
         pdb_fail_at(s->src->path, ev->offset, "cannot store event: %s", pdb_errmsg());
-    return rc;
+    return rc == PDB_OK ? PDB_OK : fail_after_held(s);
 }
 
 /* ---- trace-level keys and rank ------------------------------------------- */
@@ -680,7 +698,7 @@ int pdb_trace_store_meta(pdb_trace_store *s, const char *key, size_t klen, const
     sqlite3_bind_text(st, 2, key, (int)klen, SQLITE_STATIC);
     sqlite3_bind_text(st, 3, json, (int)jlen, SQLITE_STATIC);
     if (step(s, st) != PDB_OK)
-        return PDB_ERR;
+        return fail_after_held(s);
     if (klen == 15 && memcmp(key, "distributedInfo", 15) == 0) {
         sqlite3_bind_text(s->rank_of, 1, json, (int)jlen, SQLITE_STATIC);
         if (sqlite3_step(s->rank_of) == SQLITE_ROW &&
