@@ -261,7 +261,7 @@ static const char *const counter_qualifiers[] = {"train", "training", "global", 
                                                  "cur", "trainer", "completed", "finished",
                                                  "boosting", NULL};
 static const char *const val_words[] = {"val", "valid", "validation", "eval", "evaluation",
-                                        "test", "testing", NULL};
+                                        "test", "testing", "evaluating", "validating", NULL};
 /* "NAME is VALUE": the verb separates them, as ':' does. */
 static const char *const copulas[] = {"is", "are", "was", NULL};
 /* Words that cannot end a name: "over 6400 frames", "records in 1.47
@@ -2188,8 +2188,26 @@ static void rank_pair(gen_line *L)
 
 /* "[flaml.automl: 11-12 18:21:44]", "ETA: >2024-12-30 22:04:34", a rich
  * console's glued "[09/30/22 02:45:43]": a date read as a name and its time
- * of day as the value. A name without a letter names no metric; the pair is
- * dropped (and counted as a value without a name). */
+ * of day as the value. A name without a letter names no metric, nor does a
+ * sentence; the pair is dropped (and counted as a value without a name). */
+/* Whether a name runs over a sentence's end: a lowercase word of four or
+ * more letters, '.', a blank and a capital (DeepSpeed's "[Rank 0] Overflow
+ * detected. Skipping step. Attempted loss scale: 65536"); "Avg. Loss" and
+ * "No. of trees" are abbreviations. */
+static bool sentence_name(const char *name, size_t nl)
+{
+    for (size_t i = 4; i + 2 < nl; i++) {
+        if (name[i] != '.' || name[i + 1] != ' ' || !isupper((unsigned char)name[i + 2]))
+            continue;
+        size_t w = 0;
+        while (w < i && islower((unsigned char)name[i - 1 - w]))
+            w++;
+        if (w >= 4)
+            return true;
+    }
+    return false;
+}
+
 static void letterless_names(gen_line *L)
 {
     int n = 0;
@@ -2198,7 +2216,7 @@ static void letterless_names(gen_line *L)
         bool letter = p->nl == 0 || p->counter;
         for (size_t i = 0; i < p->nl && !letter; i++)
             letter = isalpha((unsigned char)p->name[i]) || (unsigned char)p->name[i] >= 0x80;
-        if (!letter) {
+        if (!letter || (!p->counter && sentence_name(p->name, p->nl))) {
             L->dropped++;
             continue;
         }
