@@ -2188,14 +2188,17 @@ static void rank_pair(gen_line *L)
 
 /* "[flaml.automl: 11-12 18:21:44]", "ETA: >2024-12-30 22:04:34", a rich
  * console's glued "[09/30/22 02:45:43]": a date read as a name and its time
- * of day as the value. A name without a letter names no metric, nor does a
- * sentence; the pair is dropped (and counted as a value without a name). */
-/* Whether a name runs over a sentence's end: a lowercase word of four or
- * more letters, '.', a blank and a capital (DeepSpeed's "[Rank 0] Overflow
- * detected. Skipping step. Attempted loss scale: 65536"); "Avg. Loss" and
- * "No. of trees" are abbreviations. */
-static bool sentence_name(const char *name, size_t nl)
+ * of day as the value. A name without a letter names no metric; the pair is
+ * dropped (and counted as a value without a name). A name of sentences is
+ * its last one's. */
+/* Where the last sentence of a name begins, or 0: after a lowercase word of
+ * four or more letters, '.' and a blank, at a capital. The value is the
+ * last sentence's: DeepSpeed's "[Rank 0] Overflow detected. Skipping step.
+ * Attempted loss scale: 65536", ESPnet's "2/20epoch started. Estimated time
+ * to finish: 33 minutes"; "Avg. Loss" and "No. of trees" are abbreviations. */
+static size_t last_sentence(const char *name, size_t nl)
 {
+    size_t at = 0;
     for (size_t i = 4; i + 2 < nl; i++) {
         if (name[i] != '.' || name[i + 1] != ' ' || !isupper((unsigned char)name[i + 2]))
             continue;
@@ -2203,9 +2206,9 @@ static bool sentence_name(const char *name, size_t nl)
         while (w < i && islower((unsigned char)name[i - 1 - w]))
             w++;
         if (w >= 4)
-            return true;
+            at = i + 2;
     }
-    return false;
+    return at;
 }
 
 static void letterless_names(gen_line *L)
@@ -2216,7 +2219,13 @@ static void letterless_names(gen_line *L)
         bool letter = p->nl == 0 || p->counter;
         for (size_t i = 0; i < p->nl && !letter; i++)
             letter = isalpha((unsigned char)p->name[i]) || (unsigned char)p->name[i] >= 0x80;
-        if (!letter || (!p->counter && sentence_name(p->name, p->nl))) {
+        size_t cut = p->counter ? 0 : last_sentence(p->name, p->nl);
+        if (cut > 0) {
+            memmove(L->p[k].name, p->name + cut, p->nl - cut);
+            L->p[k].nl -= cut;
+            L->p[k].name[L->p[k].nl] = '\0';
+        }
+        if (!letter) {
             L->dropped++;
             continue;
         }
