@@ -206,7 +206,15 @@ int pdb_trace_store_flush(pdb_trace_store *s)
         if (step(s, s->ins_slices) == PDB_OK)
             return PDB_OK;
         /* The statement's rows are undone: one at a time again, so that
-         * the error names the event that failed, as on one thread. */
+         * the error names the event that failed, as on one thread; unless
+         * the failure ended the transaction (an interrupt does), when
+         * nothing more may be written: it would be committed at once. */
+        if (sqlite3_get_autocommit(s->db)) {
+            if (strstr(pdb_errmsg(), "byte ") == NULL)
+                pdb_fail_at(s->src->path, s->held_v[0].ev->offset, "cannot store event: %s",
+                            pdb_errmsg());
+            return PDB_ERR;
+        }
     }
     for (int i = 0; i < n; i++) {
         const struct held_slice *h = &s->held_v[i];
@@ -223,11 +231,17 @@ int pdb_trace_store_flush(pdb_trace_store *s)
 
 /* After a failure while X events are held: those came first, and on one
  * thread they would have been stored before it, so an error of theirs is
- * the one reported; else the failure's own. */
+ * the one reported; else the failure's own. When the failure ended the
+ * transaction (an interrupt rolls it back), they are dropped: anything
+ * written now would be committed at once. */
 static int fail_after_held(pdb_trace_store *s)
 {
     if (s->held == 0)
         return PDB_ERR;
+    if (sqlite3_get_autocommit(s->db)) { /* the failure ended the transaction */
+        s->held = 0;
+        return PDB_ERR;
+    }
     char *msg = strdup(pdb_errmsg());
     if (pdb_trace_store_flush(s) == PDB_OK)
         pdb_fail("%s", msg ? msg : "out of memory");
