@@ -652,6 +652,18 @@ static bool per_step_unit(const char *t, size_t n)
            pdb_ends_with_icase(t, n, "/iter") || pdb_ends_with_icase(t, n, "/batch");
 }
 
+/* HiFi-GAN's "s/b : 1.858" (seconds for the batch): a name that is a time
+ * unit over "b" */
+static bool per_b_unit(const char *t, size_t n, double *f)
+{
+    char u[8];
+    if (n < 3 || n > 5 || t[n - 2] != '/' || (t[n - 1] != 'b' && t[n - 1] != 'B'))
+        return false;
+    snprintf(u, sizeof u, "%.*s", (int)(n - 2), t);
+    const char *c = pdb_units_canon(u, n - 2, f);
+    return c && strcmp(c, PDB_UNIT_SECONDS) == 0;
+}
+
 /* A name's "in UNIT" ending ("train_step_timing in s", "time in ms") is the
  * value's unit; a name that ends in a stop word ("over", "records in") is
  * prose, not a name. */
@@ -676,8 +688,10 @@ static void name_unit(gen_pair *p)
     }
     /* a name that is a time per step ("ms/batch 12.12", PyTorch's word
      * language model) is the value's unit, per step like "8ms/step" */
-    if ((!p->unit || !p->unit[0]) && p->nl >= 4 && (u = pdb_units_canon(p->name, p->nl, &f)) &&
-        strcmp(u, PDB_UNIT_SECONDS) == 0 && per_step_unit(p->name, p->nl)) {
+    if ((!p->unit || !p->unit[0]) &&
+        ((p->nl >= 4 && (u = pdb_units_canon(p->name, p->nl, &f)) &&
+          strcmp(u, PDB_UNIT_SECONDS) == 0 && per_step_unit(p->name, p->nl)) ||
+         (per_b_unit(p->name, p->nl, &f) && (u = PDB_UNIT_SECONDS)))) {
         p->v *= f;
         p->unit = u;
         p->per_step = true;
@@ -2391,7 +2405,10 @@ static void find_counters(gen_line *L, gen_counters *c)
         if (p->avg || !p->is_int || p->nl == 0)
             continue;
         int r = step_rank(p, &val);
-        if (r >= plural_rank() && r < 1000 && k == 0 &&
+        /* a plural first counts only as "Number of ..." or before two
+         * values or more (HiFi-GAN's "Steps : 0, Gen Loss Total : 3.475,
+         * ..., s/b : 1.858"): "  iterations: 500" is a setting */
+        if (r >= plural_rank() && r < 1000 && k == 0 && L->n < 3 &&
             !(p->nl > 10 && strncasecmp(p->name, "number of ", 10) == 0))
             r = -1;
         if (r >= 0 && r < rank) {

@@ -105,7 +105,10 @@ static bool clock_in_own_unit(const char *name, size_t nl)
 
 bool pdb_steplog_time_name(const char *name, size_t nl)
 {
-    if (pdb_steplog_count_name(name, nl) || clock_in_own_unit(name, nl))
+    /* a loss is no time, whatever it measures: MP-SENet's "Time Loss: 1.252"
+     * (of the time-domain signal) */
+    if (pdb_steplog_count_name(name, nl) || clock_in_own_unit(name, nl) ||
+        pdb_steplog_name_has_word(name, nl, "loss"))
         return false;
     double f;
     const char *u = pdb_units_from_name(name, nl, &f);

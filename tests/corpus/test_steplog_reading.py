@@ -589,6 +589,25 @@ def banners_and_sentences(c, db, tmp):
                ("loss", "val", 3), ("ppl", "val", 3)])
 
 
+def hifigan_steps(c, db, tmp):
+    """HiFi-GAN's train.py print, "Steps : 0, Gen Loss: 3.475, ..., Time
+    Loss: 1.252, ..., s/b : 1.858": a plural counter first on a line of
+    values counts, "s/b" is seconds per batch, and a loss named by time is
+    no time (MP-SENet-style notes in tests/steplogs/unseen were refused)."""
+    lines = ["Epoch: 1"]
+    for i in range(4):
+        lines.append(f"Steps : {i * 100}, Gen Loss: {3.4 - i / 10:.3f}, Time Loss: "
+                     f"{1.25 - i / 100:.3f}, s/b : {0.3 + i / 100:.3f}")
+    lines.append("  iterations: 500")
+    ingest_text(c, db, tmp, "hifigan", "\n".join(lines) + "\n")
+    got = run_values(db, "hifigan", "v.step, round(v.value, 3)", "v.metric = 'step_time'",
+                     "ORDER BY v.step")
+    c.eq("HiFi-GAN: 'Steps : N' counts, 's/b' times each step", got,
+         [(i * 100, round(0.3 + i / 100, 3)) for i in range(4)])
+    got = run_values(db, "hifigan", "count(*)", "v.raw_name = 'Time Loss'")
+    c.eq("... 'Time Loss' is kept as a loss", got, [(4,)])
+
+
 def main():
     d = need_corpus("steplogs")
     c = Checker()
@@ -617,6 +636,7 @@ def main():
         class_columns(c, db, tmp)
         padded_bar_count(c, db, tmp)
         banners_and_sentences(c, db, tmp)
+        hifigan_steps(c, db, tmp)
     c.close()
 
 
