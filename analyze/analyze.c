@@ -20,7 +20,7 @@ static int clear_run(sqlite3 *db, int64_t run_id)
                                          "analysis_annotations_by_id", "analysis_queue",
                                          "analysis_queue_ranks",
                                          "analysis_memory_ops", "analysis_memory_peaks",
-                                         "analysis_memory_allocs"};
+                                         "analysis_memory_allocs", "analysis_collectives"};
     int rc = PDB_OK;
     for (size_t i = 0; i < sizeof tables / sizeof tables[0] && rc == PDB_OK; i++) {
         const char *const fill[] = {"table", tables[i], NULL};

@@ -90,4 +90,13 @@ bool pdb_steps_acc_step_at(pdb_steps_acc *a, int64_t ts, int64_t *step, int64_t 
 void pdb_steps_acc_family(pdb_steps_acc *a, int64_t idx, int family, int64_t dur);
 void pdb_steps_acc_free(pdb_steps_acc *a);
 
+/* The collectives of a rank (coll_pass.c): communication kernels staged
+ * as the scan meets them (exact-mode GPU rows), analysis_collectives
+ * written after it. */
+typedef struct pdb_coll_acc pdb_coll_acc;
+int pdb_coll_acc_new(sqlite3 *db, int64_t run_id, int rank, pdb_coll_acc **out);
+int pdb_coll_acc_add(pdb_coll_acc *a, const pdb_row *r);
+int pdb_coll_acc_write(pdb_coll_acc *a);
+void pdb_coll_acc_free(pdb_coll_acc *a);
+
 #endif

@@ -25,6 +25,7 @@ typedef struct {
     pdb_steps_acc *steps;
     pdb_attr_acc *attr;
     pdb_series_acc *series;
+    pdb_coll_acc *coll;
     pdb_hta_mode hta;
 } accs;
 
@@ -93,7 +94,7 @@ static int feed(accs *a, pdb_row *r)
         if (!r->cat || r->cat->hta_idle) /* kernels, copies, sets: not syncs */
             pdb_idle_acc_add(a->idle[0], &r->stream, r->ts, r->ts + r->dur, r->has_launch,
                              r->launch);
-        if (pdb_attr_gpu(a->attr, r) != PDB_OK)
+        if (pdb_attr_gpu(a->attr, r) != PDB_OK || pdb_coll_acc_add(a->coll, r) != PDB_OK)
             return PDB_ERR;
     }
     if (r->cat && (r->cat->annotation || r->cat->gpu_range) &&
@@ -138,7 +139,7 @@ static int write_all(sqlite3 *db, int64_t run_id, int rank, accs *a)
         if (pdb_gpu_acc_write(a->gpu[m], db, run_id, rank, modes[m]) != PDB_OK ||
             pdb_idle_acc_write(a->idle[m], db, run_id, rank) != PDB_OK)
             return PDB_ERR;
-    if (pdb_series_acc_write(a->series) != PDB_OK)
+    if (pdb_series_acc_write(a->series) != PDB_OK || pdb_coll_acc_write(a->coll) != PDB_OK)
         return PDB_ERR;
     return pdb_steps_acc_write(a->steps, db, run_id, rank);
 }
@@ -161,7 +162,7 @@ static int fail_overflow(sqlite3 *db, int64_t trace_id)
 int pdb_analyze_trace(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank,
                       pdb_scan_reader *reader)
 {
-    accs a = {{NULL, NULL}, {NULL, NULL}, NULL, NULL, NULL, NULL, {0}};
+    accs a = {{NULL, NULL}, {NULL, NULL}, NULL, NULL, NULL, NULL, NULL, {0}};
     int rc = PDB_OK;
     for (int m = 0; m < 2 && rc == PDB_OK; m++)
         rc = pdb_idle_acc_new(db, m == 1, &a.idle[m]);
@@ -173,6 +174,8 @@ int pdb_analyze_trace(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank,
         rc = pdb_ops_acc_new(db, run_id, rank, a.steps, &a.ops);
     if (rc == PDB_OK)
         rc = pdb_attr_acc_new(db, run_id, trace_id, rank, a.ops, &a.attr);
+    if (rc == PDB_OK)
+        rc = pdb_coll_acc_new(db, run_id, rank, &a.coll);
     if (rc == PDB_OK)
         rc = pdb_hta_settings(db, trace_id, &a.hta);
     pdb_sum_clear();
@@ -191,6 +194,7 @@ int pdb_analyze_trace(sqlite3 *db, int64_t run_id, int64_t trace_id, int rank,
         pdb_idle_acc_free(a.idle[m]);
     }
     pdb_attr_acc_free(a.attr);
+    pdb_coll_acc_free(a.coll);
     pdb_series_acc_free(a.series);
     pdb_ops_acc_free(a.ops);
     pdb_steps_acc_free(a.steps);

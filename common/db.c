@@ -240,8 +240,8 @@ static int read_header(sqlite3 *db, int64_t *version, int64_t *app, int64_t *tab
 /* Migrations add analysis tables and columns that SQL cannot fill from
  * what is stored (002: GPU attribution, op steps, annotations, copy and
  * sync times; 004: the launch queue and the memory of profile_memory
- * traces): trace runs analysed before have them empty or 0 until the
- * passes run again, so the user is told how. */
+ * traces; 019: the collectives per rank): trace runs analysed before have
+ * them empty or 0 until the passes run again, so the user is told how. */
 /* Traces stored in an older profiler's spelling were respelt by migration
  * 013 (schemas/migrations): what was analysed under the old spelling is not
  * what the passes find now. */
@@ -260,14 +260,15 @@ static void note_respelt(sqlite3 *db, const char *path, int64_t from)
 static void note_reanalysis(sqlite3 *db, const char *path, int64_t from)
 {
     int64_t traces = 0;
-    if (from >= 4 || pdb_db_query_int(db, pdb_common_sql("db.traces"), 0, &traces) != PDB_OK ||
+    if (from >= 19 || pdb_db_query_int(db, pdb_common_sql("db.traces"), 0, &traces) != PDB_OK ||
         traces == 0)
         return;
     pdb_warn("%s: trace runs analysed by an older profdb lack %suntil 'profdb analyze --db %s' "
              "runs the passes again", path,
-             from < 2 ? "GPU attribution, annotation, copy and sync times, launch queue lengths "
-                        "and memory analyses "
-                      : "launch queue lengths and memory analyses ",
+             from < 2   ? "GPU attribution, annotation, copy and sync times, launch queue lengths, "
+                          "memory analyses and collectives per rank "
+             : from < 4 ? "launch queue lengths, memory analyses and collectives per rank "
+                        : "collectives per rank (report collectives) ",
              path);
 }
 

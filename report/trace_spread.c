@@ -29,3 +29,25 @@ int pdb_report_rank_spread(pdb_report_ctx *ctx)
     sqlite3_bind_double(st, 3, PDB_SPREAD_MIN_PCT);
     return pdb_report_render(ctx, st);
 }
+
+/* `profdb report collectives`: the same collective's spread across ranks,
+ * per kind and process group, from analysis_collectives alone (so it
+ * answers for a run whose events stay in shard files too); the latest
+ * ranks named. trace_spread.sql, "collectives", says how instances are
+ * matched and why arrivals are measured back from the collective's end. */
+int pdb_report_collectives(pdb_report_ctx *ctx)
+{
+    bool ok;
+    pdb_report_title(ctx, "collectives");
+    if (pdb_report_require(ctx, "collectives", "trace_spread.coll_require", "exact",
+                           "no collective kernels (NCCL, HCCL) on two or more ranks of this run",
+                           &ok) != PDB_OK)
+        return PDB_ERR;
+    if (!ok)
+        return PDB_OK;
+    sqlite3_stmt *st;
+    if (pdb_report_prepare(ctx->db, "trace_spread.collectives", &st) != PDB_OK)
+        return PDB_ERR;
+    sqlite3_bind_int64(st, 1, ctx->run_id);
+    return pdb_report_render(ctx, st);
+}

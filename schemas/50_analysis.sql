@@ -468,6 +468,35 @@ CREATE TABLE analysis_memory_allocs (
     op           TEXT                -- innermost event around the allocation on its thread
 );
 
+-- Collectives per rank (schema version 19): one row per collective a rank
+-- ran (NCCL or HCCL kernels, the communication kernel type), so that the
+-- same collective can be found on every rank of a job without its events
+-- (report collectives; a run merged without --full keeps this table and
+-- not the events). An instance is named by its kind (args["Collective
+-- name"], else the kernel name's: allreduce, allgather, reduce_scatter,
+-- broadcast, send_recv, all_to_all, reduce, other), its process group
+-- (args["Process Group Name"], '' when the trace has none) and seq: with
+-- by_seq 1 the collective's own sequence number in its group (args.Seq,
+-- PyTorch 2.4 and later: every kernel of that number is one instance, from
+-- the first one's start to the last one's end); with by_seq 0 (traces
+-- without it) the instance's place, from 1, among the rank's collectives
+-- of that kind and group in start order. Times are the rank's trace clock
+-- in ns, like slices.ts; clocks of different hosts need not agree, which
+-- is why the report measures a rank's arrival back from the collective's
+-- end (docs/reports.md, "collectives").
+CREATE TABLE analysis_collectives (
+    run_id    INTEGER NOT NULL REFERENCES runs,
+    kind      TEXT NOT NULL,
+    pg        TEXT NOT NULL,       -- process group name, '' when absent
+    by_seq    INTEGER NOT NULL,    -- 1: seq is args.Seq; 0: seq is the place in start order
+    seq       INTEGER NOT NULL,
+    rank      INTEGER NOT NULL,
+    start_ns  INTEGER NOT NULL,    -- the first kernel's start
+    end_ns    INTEGER NOT NULL,    -- the last kernel's end
+    kernels   INTEGER NOT NULL,    -- GPU kernels of the instance (1 with by_seq 0)
+    PRIMARY KEY (run_id, kind, pg, by_seq, seq, rank)
+) WITHOUT ROWID;
+
 -- Reports, the gate and trends read one run's rows; re-analysis deletes
 -- them. analysis_op_steps is indexed by run only, and
 -- analysis_gpu_attribution stored by run (schema version 5): the rows of

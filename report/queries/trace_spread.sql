@@ -79,3 +79,60 @@ WITH v AS (
 -- name: require
 -- ?1 = the run: ranks with an analysis row (exact mode).
 SELECT count(*) FROM analysis_gpu WHERE run_id = ?1 AND mode = 'exact'
+
+-- name: coll_require
+-- ?1 = the run: whether two ranks ran collectives (analysis_collectives).
+SELECT count(DISTINCT rank) > 1 FROM analysis_collectives WHERE run_id = ?1
+
+-- name: collectives
+-- The collective skew across ranks (report/trace_spread.c), one row per
+-- kind and process group. An instance is one collective on every rank
+-- that ran it: the same args.Seq in the group, else (traces without it) the
+-- same place in each rank's start order of that kind and group (matched_by
+-- says which). A rank's arrival is measured back from the collective's
+-- end on its own clock (start - end = -duration): a collective ends on
+-- every rank when the last one has arrived, and the ranks' trace clocks
+-- need not agree (different hosts; Kineto's per-process base times). The
+-- skew of an instance is its arrivals' spread, the longest kernel minus
+-- the shortest; skew_p50/p90/max are over the instances with two ranks or
+-- more (nearest rank). A rank's lateness in an instance is the instance's
+-- median duration (the upper one of an even count: of two ranks, the
+-- longer) minus its own (how long after the median rank it arrived);
+-- latest names the three ranks with the largest mean lateness, with how
+-- often each arrived last of the instances it ran, when that mean is at
+-- least half the median skew (a rank late by chance now and then is not
+-- named).
+-- ?1 = the run.
+WITH c AS (SELECT kind, pg, by_seq, seq, rank, end_ns - start_ns AS d
+   FROM analysis_collectives WHERE run_id = ?1),
+ o AS (SELECT c.*, row_number() OVER w AS i, count(*) OVER (PARTITION BY kind, pg, by_seq, seq) AS n
+   FROM c WINDOW w AS (PARTITION BY kind, pg, by_seq, seq ORDER BY d, rank)),
+ inst AS (SELECT kind, pg, by_seq, seq, n, max(d) - min(d) AS skew,
+   max(CASE WHEN i = n / 2 + 1 THEN d END) AS med,
+   max(CASE WHEN i = 1 THEN rank END) AS last_rank
+   FROM o WHERE n >= 2 GROUP BY kind, pg, by_seq, seq),
+ g AS (SELECT kind, pg, by_seq, count(*) AS instances, min(n) AS lo_n, max(n) AS hi_n
+   FROM inst GROUP BY kind, pg, by_seq),
+ sk AS (SELECT kind, pg, by_seq, skew,
+   row_number() OVER (PARTITION BY kind, pg, by_seq ORDER BY skew) AS i FROM inst),
+ q AS (SELECT g.kind, g.pg, g.by_seq, g.instances, g.lo_n, g.hi_n,
+   max(CASE WHEN sk.i = (g.instances + 1) / 2 THEN sk.skew END) AS p50,
+   max(CASE WHEN sk.i = (9 * g.instances + 9) / 10 THEN sk.skew END) AS p90,
+   max(sk.skew) AS hi
+   FROM g JOIN sk USING (kind, pg, by_seq) GROUP BY g.kind, g.pg, g.by_seq),
+ late AS (SELECT o.kind, o.pg, o.by_seq, o.rank, avg(inst.med - o.d) AS lateness,
+   sum(o.rank = inst.last_rank) AS times_last, count(*) AS seen
+   FROM o JOIN inst USING (kind, pg, by_seq, seq) GROUP BY o.kind, o.pg, o.by_seq, o.rank),
+ top AS (SELECT late.*, row_number() OVER (PARTITION BY kind, pg, by_seq
+   ORDER BY lateness DESC, rank) AS k FROM late JOIN q USING (kind, pg, by_seq)
+   WHERE lateness > 0 AND lateness >= q.p50 / 2.0),
+ named AS (SELECT kind, pg, by_seq, group_concat(rank || ' (+' || printf('%.1f', lateness / 1e3)
+   || ' us, last ' || times_last || '/' || seen || ')', ', ') AS latest
+   FROM (SELECT * FROM top WHERE k <= 3 ORDER BY kind, pg, by_seq, k) GROUP BY kind, pg, by_seq)
+ SELECT q.kind, q.pg AS process_group,
+ CASE q.by_seq WHEN 1 THEN 'Seq' ELSE 'order (no Seq in the traces)' END AS matched_by,
+ q.instances, CASE WHEN q.lo_n = q.hi_n THEN CAST(q.hi_n AS TEXT)
+   ELSE q.lo_n || '-' || q.hi_n END AS ranks,
+ q.p50 AS skew_p50_ns, q.p90 AS skew_p90_ns, q.hi AS skew_max_ns,
+ coalesce(named.latest, '') AS latest
+ FROM q LEFT JOIN named USING (kind, pg, by_seq) ORDER BY q.p50 * q.instances DESC, q.kind, q.pg

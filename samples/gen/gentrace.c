@@ -17,6 +17,11 @@
  *        reduce (as NCCL's stream dependency does), so slower kernels make a
  *        longer step: give every rank of the job the same KIND, F = 1 for all
  *        but the straggler.
+ *   --late R:US   rank R arrives US microseconds late at every all-reduce
+ *        (report collectives): its all-reduce kernels start US later and
+ *        every other rank's last US longer, waiting for it; the kernels carry
+ *        the collective's "Process Group Name" and "Seq" (1, 2, ...) as
+ *        PyTorch 2.4's do. Give every rank of the job the same option.
  *
  * Hostile shapes, for the resource-limit tests and bench/shapes.sh (about N
  * events each, streamed, so none is ever written to disk unless asked):
@@ -47,6 +52,11 @@ typedef struct {
      * loading (1 without it), and whether all-reduces wait for gradients */
     double slow_compute, slow_comm, slow_data;
     bool grad_wait;
+    /* --late: the rank that arrives late at every all-reduce and by how
+     * much (ns; late_rank -1 without it), and the all-reduces so far */
+    long late_rank;
+    int64_t late_ns;
+    int64_t seq;
     bool first;        /* no comma before the first event */
     int64_t events;
 } gen;
@@ -199,10 +209,25 @@ static int64_t allreduce(gen *g, int world, int64_t t, int64_t *comm_free, int64
     if (g->grad_wait && grads_ready > start)
         start = grads_ready;
     int64_t dur = (int64_t)((double)jitter(g, 900000) * g->slow_comm);
-    snprintf(args, sizeof args, "\"queued\": 0, \"device\": %d, \"context\": 1, \"stream\": 20, "
+    int n = snprintf(args, sizeof args, "\"queued\": 0, \"device\": %d, \"context\": 1, \"stream\": 20, "
              "\"correlation\": %" PRId64 ", \"External id\": %" PRId64 ", \"Collective name\": \"allreduce\", "
              "\"In msg nelems\": %" PRId64 ", \"Out msg nelems\": %" PRId64 ", \"Group size\": %d, "
              "\"dtype\": \"Float\"", GPU, corr, ext, nelems, nelems, world);
+    if (g->late_rank >= 0) {
+        /* the late rank starts its part late; the others wait for it, and
+         * every rank's kernel ends together with the collective */
+        ++g->seq;
+        /* the transfer takes the same time on every rank (it is one
+         * collective): set by its number, not by this rank's jitter */
+        dur = (int64_t)((double)(800000 + (g->seq * 2654435761u) % 200000) * g->slow_comm) +
+              jitter(g, 20000); /* and 15-25 us of this rank's own */
+        if (g->rank == g->late_rank)
+            start += g->late_ns;
+        else
+            dur += g->late_ns;
+        snprintf(args + n, sizeof args - (size_t)n,
+                 ", \"Process Group Name\": \"0\", \"Seq\": %" PRId64, g->seq);
+    }
     complete(g, "kernel", "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)",
              GPU, 20, start, dur, args);
     *comm_free = start + dur;
@@ -358,7 +383,7 @@ static void usage(void)
 {
     fprintf(stderr, "usage: profdb-gentrace [--steps N] [--rank R] [--world W] [--seed S] "
                     "[--gzip] [--shape names|tids|streams|steps --events N [--name-len L] "
-                    "[--streams S]] [--straggle compute|comm|data:F] OUT\n");
+                    "[--streams S]] [--straggle compute|comm|data:F] [--late R:US] OUT\n");
     exit(2);
 }
 
@@ -366,7 +391,7 @@ int main(int argc, char **argv)
 {
     long steps = 5, rank = 0, world = 2, seed = 1, events = 0, name_len = 16, streams = 100000;
     bool gz = false;
-    const char *path = NULL, *shape = NULL, *straggle = NULL;
+    const char *path = NULL, *shape = NULL, *straggle = NULL, *late = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--gzip") == 0)
             gz = true;
@@ -388,6 +413,8 @@ int main(int argc, char **argv)
             streams = atol(argv[++i]);
         else if (i + 1 < argc && strcmp(argv[i], "--straggle") == 0)
             straggle = argv[++i];
+        else if (i + 1 < argc && strcmp(argv[i], "--late") == 0)
+            late = argv[++i];
         else if (argv[i][0] == '-' && argv[i][1] != '\0')
             usage(); /* --help or a typo: not a file name ("-" alone is stdout) */
         else if (!path)
@@ -400,7 +427,17 @@ int main(int argc, char **argv)
         usage();
     gen g = {.rng = 0x9E3779B97F4A7C15ULL ^ (uint64_t)(seed * 7919 + rank), .corr = 1,
              .ext = 1, .rank = (int)rank, .first = true, .slow_compute = 1.0,
-             .slow_comm = 1.0, .slow_data = 1.0};
+             .slow_comm = 1.0, .slow_data = 1.0, .late_rank = -1};
+    if (late) {
+        char *colon = NULL, *end = NULL;
+        long r = strtol(late, &colon, 10);
+        double us_late = colon != late && *colon == ':' ? strtod(colon + 1, &end) : -1.0;
+        if (!end || end == colon + 1 || *end != '\0' || r < 0 || r >= world ||
+            !(us_late >= 0.0 && us_late <= 1e7) || shape)
+            usage();
+        g.late_rank = r;
+        g.late_ns = (int64_t)(us_late * 1000.0);
+    }
     if (straggle) {
         const char *colon = strchr(straggle, ':');
         char *end = NULL;
