@@ -2,24 +2,13 @@
 -- A query starts at "-- name: NAME" and is known to C as trace_spread.NAME
 -- (common/query.h).
 
--- name: spread
--- One row per per-rank measure: over the run's ranks, its minimum, 10th
--- percentile, median, 90th percentile and maximum (nearest rank: the value
--- at position ceil(p * n) of the n ranks' values in ascending order), and
--- the ranks above the others: more than ?2 median absolute deviations
--- above the median and at least ?3 percent above it (the largest five
--- named, each with its excess over the median). Read from the analysis
--- tables only (per-rank rows written at ingest), so it answers for a run
--- whose events stay in shard files, and is as long for 1,024 ranks as for
--- two. Step measures are means over the rank's ProfilerSteps; GPU measures
--- the rank's whole trace (exact mode, the gpu report's columns).
--- A rank named on the step row is named with its cause: of data loading, CPU
--- execution, GPU computation and GPU communication, each per step (the GPU
--- times divided by the rank's steps), the one where the rank is furthest
--- above that measure's median, in ns ("617 (+15.7%: GPU computation)",
--- "3 (+9.0%: data loading)").
--- ?1 = the run.
-WITH v AS (
+-- fragment: spread_high
+-- The per-rank measures of rank-spread (v: ord, measure, rank, value), their
+-- order (o), quantiles (q) and the ranks above the others (high: ord,
+-- rank, value, med, k = place from the highest), with ?1 = the run, ?2 =
+-- the median absolute deviations and ?3 the percent above the median a
+-- rank must be to be named.
+v AS (
    SELECT 1 AS ord, 'step' AS measure, rank, avg(dur_ns) AS value FROM analysis_steps
     WHERE run_id = ?1 GROUP BY rank
    UNION ALL SELECT 2, 'step: data loading', rank, avg(dataloader_ns) FROM analysis_steps
@@ -47,7 +36,33 @@ WITH v AS (
  d AS (SELECT o.ord, abs(o.value - q.med) AS dev, q.n,
    row_number() OVER (PARTITION BY o.ord ORDER BY abs(o.value - q.med), o.rank) AS j
    FROM o JOIN q USING (ord)),
- per_step AS (SELECT o.ord, o.measure, o.rank, o.value / CASE WHEN o.ord >= 5
+ mad AS (SELECT ord, max(CASE WHEN j = (n + 1) / 2 THEN dev END) AS mad FROM d GROUP BY ord),
+ high AS (SELECT o.ord, o.rank, o.value, q.med,
+   row_number() OVER (PARTITION BY o.ord ORDER BY o.value DESC, o.rank) AS k
+   FROM o JOIN q USING (ord) JOIN mad USING (ord)
+   WHERE o.value > q.med + ?2 * mad.mad AND o.value >= q.med * (1 + ?3 / 100.0)
+   AND o.value > q.med)
+
+-- name: spread
+-- One row per per-rank measure: over the run's ranks, its minimum, 10th
+-- percentile, median, 90th percentile and maximum (nearest rank: the value
+-- at position ceil(p * n) of the n ranks' values in ascending order), and
+-- the ranks above the others: more than ?2 median absolute deviations
+-- above the median and at least ?3 percent above it (the largest five
+-- named, each with its excess over the median). Read from the analysis
+-- tables only (per-rank rows written at ingest), so it answers for a run
+-- whose events stay in shard files, and is as long for 1,024 ranks as for
+-- two. Step measures are means over the rank's ProfilerSteps; GPU measures
+-- the rank's whole trace (exact mode, the gpu report's columns).
+-- A rank named on the step row is named with its cause: of data loading, CPU
+-- execution, GPU computation and GPU communication, each per step (the GPU
+-- times divided by the rank's steps), the one where the rank is furthest
+-- above that measure's median, in ns ("617 (+15.7%: GPU computation)",
+-- "3 (+9.0%: data loading)").
+-- ?1 = the run.
+WITH
+-- include: spread_high
+, per_step AS (SELECT o.ord, o.measure, o.rank, o.value / CASE WHEN o.ord >= 5
    THEN st.n ELSE 1 END AS value
    FROM o JOIN (SELECT rank, count(*) AS n FROM analysis_steps WHERE run_id = ?1
    GROUP BY rank) st USING (rank) WHERE o.ord IN (2, 3, 6, 7)),
@@ -58,12 +73,6 @@ WITH v AS (
    ELSE measure END AS measure FROM (SELECT p.rank, p.measure,
    row_number() OVER (PARTITION BY p.rank ORDER BY p.value - m.med DESC, p.ord) AS c
    FROM per_step p JOIN part_med m USING (ord) WHERE p.value > m.med) WHERE c = 1),
- mad AS (SELECT ord, max(CASE WHEN j = (n + 1) / 2 THEN dev END) AS mad FROM d GROUP BY ord),
- high AS (SELECT o.ord, o.rank, o.value, q.med,
-   row_number() OVER (PARTITION BY o.ord ORDER BY o.value DESC, o.rank) AS k
-   FROM o JOIN q USING (ord) JOIN mad USING (ord)
-   WHERE o.value > q.med + ?2 * mad.mad AND o.value >= q.med * (1 + ?3 / 100.0)
-   AND o.value > q.med),
  named AS (SELECT ord, count(*) AS outliers,
    group_concat(CASE WHEN k <= 5 THEN rank || ' (' || CASE WHEN med > 0
      THEN printf('+%.1f%%', 100.0 * (value - med) / med) ELSE 'median 0' END
@@ -136,3 +145,42 @@ WITH c AS (SELECT kind, pg, by_seq, seq, rank, end_ns - start_ns AS d
  q.p50 AS skew_p50_ns, q.p90 AS skew_p90_ns, q.hi AS skew_max_ns,
  coalesce(named.latest, '') AS latest
  FROM q LEFT JOIN named USING (kind, pg, by_seq) ORDER BY q.p50 * q.instances DESC, q.kind, q.pg
+
+-- name: rank_kernels
+-- The slowest ranks' top kernels (report/trace_spread.c): the ranks
+-- rank-spread names on its step row (on GPU busy when the run has no
+-- ProfilerSteps), at most five, each with its top ?5 kernels (5 when ?5 is
+-- not above 0) by GPU time, against the same kernel on the median rank (the
+-- rank at the median of that measure, nearest rank). Read from
+-- analysis_kernels_by_id (exact mode) alone, so it answers for a run whose
+-- events stay in shard files. ?1 = the run, ?2 and ?3 as in spread_high,
+-- ?4 = 1 for short names.
+WITH
+-- include: spread_high
+, m AS (SELECT CASE WHEN EXISTS (SELECT 1 FROM analysis_steps WHERE run_id = ?1)
+   THEN 1 ELSE 5 END AS ord),
+ slow AS (SELECT h.rank, h.k, h.value, h.med, q.measure FROM high h JOIN m USING (ord)
+   JOIN q USING (ord) WHERE h.k <= 5),
+ medr AS (SELECT o.rank FROM o JOIN q USING (ord) JOIN m USING (ord) WHERE o.i = (q.n + 1) / 2),
+ kr AS (SELECT rank, name_id, count, total_ns,
+   row_number() OVER (PARTITION BY rank ORDER BY total_ns DESC, name_id) AS n
+   FROM analysis_kernels_by_id WHERE run_id = ?1 AND mode = 'exact'
+   AND rank IN (SELECT rank FROM slow)),
+ mk AS (SELECT name_id, count, total_ns FROM analysis_kernels_by_id
+   WHERE run_id = ?1 AND mode = 'exact' AND rank = (SELECT rank FROM medr))
+ SELECT kr.rank, slow.measure || ' ' || CASE WHEN slow.med > 0
+   THEN printf('+%.1f%%', 100.0 * (slow.value - slow.med) / slow.med) ELSE '(median 0)' END
+   AS outlier, (SELECT rank FROM medr) AS median_rank,
+ CASE WHEN ?4 THEN short_name(s.value) ELSE s.value END AS kernel,
+ kr.count, kr.total_ns, mk.count AS median_rank_count, mk.total_ns AS median_rank_total_ns,
+ kr.total_ns - coalesce(mk.total_ns, 0) AS excess_ns
+ FROM kr JOIN slow USING (rank) JOIN strings s ON s.id = kr.name_id LEFT JOIN mk USING (name_id)
+ WHERE kr.n <= CASE WHEN ?5 > 0 THEN ?5 ELSE 5 END
+ ORDER BY slow.k, kr.n
+
+-- name: rank_kernels_require
+-- ?1, ?2, ?3 as in rank_kernels: the ranks it would name.
+WITH
+-- include: spread_high
+ SELECT count(*) FROM high
+ WHERE ord = CASE WHEN EXISTS (SELECT 1 FROM analysis_steps WHERE run_id = ?1) THEN 1 ELSE 5 END

@@ -15,7 +15,10 @@ extra time is in its compute kernels, its all-reduces or its data loading:
    recomputed here, times 21 ranks stays above 0.01): every rank's note is
    'too few steps to test' (was: none, since the floor was taken from the
    exact distribution, 1/C(63, 3), which the approximation never reaches).
-3. profdb-gentrace --straggle: KIND:1 is the same trace for every KIND (the
+3. rank-kernels (each kind): the named ranks' top 5 kernels by GPU time
+   against the median rank's, as recomputed from the job database's
+   analysis_kernels (it holds no events), and as on the shard itself.
+4. profdb-gentrace --straggle: KIND:1 is the same trace for every KIND (the
    bench's other ranks are shared between kinds); a wrong KIND or F is its
    usage line and exit 2.
 
@@ -65,6 +68,33 @@ def causes(db):
     return {r: p for r, (_, p) in best.items()}
 
 
+def top_kernels(db, named, top):
+    """rank-kernels recomputed from analysis_kernels: each named rank's top
+    kernels by GPU time (exact mode) against the median rank's (by mean
+    step time, nearest rank), the step row's excess as rank-spread prints it."""
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    steps = dict(con.execute("SELECT rank, avg(dur_ns) FROM analysis_steps GROUP BY rank"))
+    order = sorted(steps, key=lambda r: (steps[r], r))
+    med_rank = order[(len(order) + 1) // 2 - 1]
+    med = steps[med_rank]
+    kern = {}
+    for rank, name, count, total in con.execute(
+            "SELECT rank, name, count, total_ns FROM analysis_kernels WHERE mode = 'exact'"):
+        kern.setdefault(rank, {})[name] = (count, total)
+    con.close()
+    rows = []
+    for rank in named:
+        mine = sorted(kern[rank].items(), key=lambda kv: -kv[1][1])[:top]
+        for name, (count, total) in mine:
+            mc, mt = kern[med_rank].get(name, (None, None))
+            rows.append({"rank": rank, "outlier": f"step +{100.0 * (steps[rank] - med) / med:.1f}%",
+                         "median_rank": med_rank, "kernel": name, "count": count,
+                         "total_us": total / 1e3, "median_rank_count": mc,
+                         "median_rank_total_us": None if mt is None else mt / 1e3,
+                         "excess_us": (total - (mt or 0)) / 1e3})
+    return rows
+
+
 def main():
     c = Checker()
     with tempdir() as tmp:
@@ -89,6 +119,11 @@ def main():
                      want.get(rank))
             c.eq(f"{kf}: rank-spread as on --full", run("report", "rank-spread", db=job),
                  run("report", "rank-spread", db=full))
+            named = [int(x.split(" ")[0]) for x in step.split(", ") if x and "more" not in x]
+            got = json.loads(run("report", "rank-kernels", "--format", "json", db=job)[1])
+            c.eq(f"{kf}: rank-kernels rows as recomputed", got, top_kernels(job, named[:5], 5))
+            c.eq(f"{kf}: rank-kernels as on --full", run("report", "rank-kernels", db=job),
+                 run("report", "rank-kernels", db=full))
         many = [gen(os.path.join(tmp, f"r21-{r}.json"), r, "data:4" if r == 7 else "data:1", 21)
                 for r in range(21)]
         db21 = os.path.join(tmp, "r21.db")
