@@ -34,11 +34,11 @@ h AS (SELECT rank, device, stream, queue_length AS v, points, duration_ns
  qp AS (SELECT s.rank, s.device, s.stream, qs.q, (s.n - 1) * qs.q AS pos,
    CAST((s.n - 1) * qs.q AS INTEGER) AS lo, min(CAST((s.n - 1) * qs.q AS INTEGER) + 1, s.n - 1) AS hi
    FROM s, qs),
- qv AS (SELECT qp.*, pos - lo AS t,
-   (SELECT min(v) FROM c WHERE c.rank = qp.rank AND c.device IS qp.device
-     AND c.stream = qp.stream AND c.cum > qp.lo) AS a,
-   (SELECT min(v) FROM c WHERE c.rank = qp.rank AND c.device IS qp.device
-     AND c.stream = qp.stream AND c.cum > qp.hi) AS b FROM qp),
+ qv AS (SELECT qp.rank, qp.device, qp.stream, qp.q, qp.pos - qp.lo AS t,
+   min(CASE WHEN c.cum > qp.lo THEN c.v END) AS a,
+   min(CASE WHEN c.cum > qp.hi THEN c.v END) AS b
+   FROM qp JOIN c ON c.rank = qp.rank AND c.device IS qp.device AND c.stream = qp.stream
+   GROUP BY qp.rank, qp.device, qp.stream, qp.q),
  qr AS (SELECT rank, device, stream,
    max(CASE WHEN q = 0.25 THEN CASE WHEN t >= 0.5 THEN b - (b - a) * (1 - t) ELSE a + (b - a) * t END END) AS p25,
    max(CASE WHEN q = 0.5 THEN CASE WHEN t >= 0.5 THEN b - (b - a) * (1 - t) ELSE a + (b - a) * t END END) AS p50,
