@@ -1001,8 +1001,16 @@ static int dist_series(const chart_grid *g)
     return g->ns < CHART_MAX_SERIES ? g->ns : CHART_MAX_SERIES;
 }
 
+/* What a distribution's samples are: steps, or ranks in a chart named for
+ * them (rank-hist: the ranks' mean step times). */
+static const char *counted(const chart_grid *g)
+{
+    return strstr(g->spec->name, "rank") ? "ranks" : "steps";
+}
+
 /* The median of each series: a mark and its value, "median 612 ms". In a
- * strip the mark crosses the series' row; in a histogram the whole plot. */
+ * strip the mark crosses the series' row, with the count of samples; in a
+ * histogram the whole plot. */
 static void medians(FILE *f, const chart_grid *g, bool strip)
 {
     int ns = dist_series(g);
@@ -1017,8 +1025,9 @@ static void medians(FILE *f, const chart_grid *g, bool strip)
         pdb_chart_value_text(m, g->unit, txt, sizeof txt);
         if (strip)
             fprintf(f, "set arrow from %.9g, %.2f to %.9g, %.2f nohead lw 2 lc rgb '#333333'"
-                       " front\nset label 'median %s, %d steps' at %.9g, %.2f center front\n",
-                    m, s - 0.36, m, s + 0.36, txt, n, m, s - 0.5);
+                       " front\nset label 'median %s, %d %s' at %.9g, %.2f center front\n",
+                    m, s - 0.36, m, s + 0.36, txt, n,
+                    counted(g), m, s - 0.5);
         else
             fprintf(f, "set arrow from %.9g, graph 0 to %.9g, graph 1 nohead lw 1.5 dt %d"
                        " lc rgb '#333333' front\nset label '%smedian %s' at %.9g, graph %.2f"
@@ -1109,7 +1118,7 @@ static void plot_hist(FILE *f, const chart_grid *g)
     if (most <= 10)
         fputs("set ytics 1\n", f);
     key_above(f, g);
-    fputs("set ylabel 'steps'\n", f);
+    fprintf(f, "set ylabel '%s'\n", counted(g));
     axis_label(f, "xlabel", g->spec->axis);
     medians(f, g, false);
     fputs("plot ", f);

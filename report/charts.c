@@ -19,7 +19,8 @@
 typedef struct {
     pdb_chart_spec spec;
     const char *query; /* in report/queries/charts.sql: ?1 run_id, ?2 top, ?3 and ?4 the
-                          straggler test's level and minimum effect */
+                          straggler test's level and minimum effect, ?5 the most ranks
+                          drawn one bar each, ?6 and ?7 rank-spread's outlier rule */
     int (*prepare)(sqlite3 *db, int64_t run_id); /* on-demand analysis the query reads */
 } chart_def;
 
@@ -46,6 +47,9 @@ static const chart_def charts[] = {
     {{"rank-steps", "Mean step time per rank (a straggler by the ranks report's test in red)",
       "milliseconds", PDB_CHART_RANKS, false, 2},
      "charts.rank_steps", NULL},
+    {{"rank-hist", "Distribution of the ranks' mean step times", "mean step time (ms)",
+      PDB_CHART_HIST, false, 3},
+     "charts.rank_hist", NULL},
     {{"step-hist", "Distribution of step times", "step time (ms)", PDB_CHART_HIST, false, 3},
      "charts.step_hist", NULL},
     {{"top-functions", "Top Python functions (pstats) by own time, in their cumulative time",
@@ -91,6 +95,11 @@ static int write_one(sqlite3 *db, const chart_def *d, int64_t run_id, const char
     if (sqlite3_bind_parameter_count(st) >= 4) {
         sqlite3_bind_double(st, 3, PDB_STRAGGLER_ALPHA);
         sqlite3_bind_double(st, 4, PDB_STRAGGLER_MIN_PCT);
+    }
+    if (sqlite3_bind_parameter_count(st) >= 5) { /* per-rank charts of many ranks */
+        sqlite3_bind_int(st, 5, PDB_CHART_ALL_RANKS);
+        sqlite3_bind_double(st, 6, PDB_SPREAD_MADS);
+        sqlite3_bind_double(st, 7, PDB_SPREAD_MIN_PCT);
     }
     int rc = pdb_chart_write(st, &d->spec, subtitle, dir, written);
     sqlite3_finalize(st);

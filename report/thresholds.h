@@ -47,6 +47,13 @@
  * that differ by a few percent are not worth naming). */
 #define PDB_SPREAD_MIN_PCT 5.0
 
+/* A per-rank chart (gpu, kernel-types, rank-steps, phase-ranks) of a job of
+ * more ranks than this draws the ranks at the quantiles of its measure
+ * (min, p10, median, p90, max) and the outliers by rank-spread's rule, not
+ * one bar per rank, and rank-hist draws the ranks' mean step times as a
+ * distribution (report/queries/charts.sql, rank_pick). */
+#define PDB_CHART_ALL_RANKS 32
+
 /* Step-log insights (the profilers' own guides): data generation of batch
  * time, host-to-device transfer of step time, peak RAM, peak GPU memory. */
 #define PDB_DATA_GENERATION_PCT 30.0

@@ -8,9 +8,37 @@
 -- per series, named after it, and may end with share_pct and class
 -- (render/chart.h); long-form charts (kernel_types, phase_steps, gpu_util)
 -- give label, series, value rows. Rank charts end with a straggler flag;
--- ?3 and ?4 are the straggler test's level and minimum effect. Kernel and
+-- ?3 and ?4 are the straggler test's level and minimum effect; per-rank
+-- charts draw every rank up to ?5 ranks, else the ranks rank_pick picks by
+-- ?6 and ?7 (rank-spread's outlier rule). Kernel and
 -- op names are short (short_name(), name_tag(): report/trace_sql.h); the
 -- CSV tables keep the full names.
+
+-- fragment: rank_pick
+-- The ranks a per-rank chart draws, over val(rank, value): every rank when
+-- there are at most ?5; more (a job of 1,024 ranks is not 1,024 readable
+-- bars), the ranks at the minimum, 10th percentile, median, 90th percentile
+-- and maximum of value (nearest rank) and the ranks above the others as
+-- rank-spread names them (more than ?6 median absolute deviations and at
+-- least ?7 percent above the median; the ten highest), each labelled with
+-- what it is ("rank 617 (max, outlier)"). picked(rank, label, o): o orders
+-- them, by rank when all are drawn, else by value.
+ po AS (SELECT rank, value, row_number() OVER (ORDER BY value, rank) AS i,
+   count(*) OVER () AS n FROM val),
+ pm AS (SELECT max(CASE WHEN i = (n + 1) / 2 THEN value END) AS med, max(n) AS n FROM po),
+ pd AS (SELECT abs(po.value - pm.med) AS dev,
+   row_number() OVER (ORDER BY abs(po.value - pm.med), po.rank) AS j FROM po, pm),
+ pmad AS (SELECT max(CASE WHEN pd.j = (pm.n + 1) / 2 THEN pd.dev END) AS mad FROM pd, pm),
+ ptag AS (SELECT po.rank, po.i, pm.n AS n_all, CASE WHEN po.i = 1 THEN 'min'
+   WHEN po.i = po.n THEN 'max' WHEN po.i = (po.n + 9) / 10 THEN 'p10'
+   WHEN po.i = (po.n + 1) / 2 THEN 'median' WHEN po.i = (9 * po.n + 9) / 10 THEN 'p90' END AS q,
+   po.value > pm.med + ?6 * pmad.mad AND po.value >= pm.med * (1 + ?7 / 100.0)
+   AND po.value > pm.med AND po.n - po.i < 10 AS high
+   FROM po, pm, pmad),
+ picked AS (SELECT rank, CASE WHEN n_all <= ?5 THEN 'rank ' || rank ELSE 'rank ' || rank || ' ('
+   || CASE WHEN q IS NULL THEN 'outlier' WHEN high THEN q || ', outlier' ELSE q END || ')' END
+   AS label, CASE WHEN n_all <= ?5 THEN rank ELSE i END AS o
+   FROM ptag WHERE n_all <= ?5 OR q IS NOT NULL OR high)
 
 -- name: steps
 -- One column per rank and step; with more than 40 of them and several
@@ -34,18 +62,28 @@ SELECT step, kernel, memcpy, memset, runtime, dataloader, cpu_exec, other FROM (
 -- name: gpu
 -- Parts of each rank's span: compute, non-compute and idle add up to it.
 -- (The label is not called rank: ORDER BY rank would sort it as text.)
-SELECT 'rank ' || rank AS label, compute_ns / 1e6 AS compute,
+-- More than ?5 ranks: the ranks rank_pick picks by busy time (compute and
+-- non-compute).
+WITH g AS (SELECT * FROM analysis_gpu WHERE run_id = ?1 AND mode = 'exact'),
+ val AS (SELECT rank, compute_ns + non_compute_ns AS value FROM g),
+-- include: rank_pick
+SELECT picked.label, compute_ns / 1e6 AS compute,
  non_compute_ns / 1e6 AS "non-compute", idle_ns / 1e6 AS idle
- FROM analysis_gpu WHERE run_id = ?1 AND mode = 'exact' ORDER BY rank
+ FROM g JOIN picked USING (rank) ORDER BY picked.o
 
 -- name: kernel_types
 -- HTA's kernel types in words: compute, communication, memory, and the
 -- time two or three overlap ("compute + communication"); in that order.
-SELECT 'rank ' || rank, replace(replace(replace(replace(kernel_type,
+-- More than ?5 ranks: the ranks rank_pick picks by busy time (the sum of
+-- the rank's rows), as the gpu chart does.
+WITH val AS (SELECT rank, sum(time_ns) AS value FROM analysis_kernel_types
+   WHERE run_id = ?1 AND mode = 'exact' GROUP BY rank),
+-- include: rank_pick
+SELECT picked.label, replace(replace(replace(replace(kernel_type,
    'COMPUTATION', 'compute'), 'COMMUNICATION', 'communication'), 'MEMORY', 'memory'),
-   ' overlapping ', ' + '), time_ns / 1e6 FROM analysis_kernel_types
+   ' overlapping ', ' + '), time_ns / 1e6 FROM analysis_kernel_types JOIN picked USING (rank)
  WHERE run_id = ?1 AND mode = 'exact'
- ORDER BY rank, CASE kernel_type WHEN 'COMPUTATION' THEN 1 WHEN 'COMMUNICATION' THEN 2
+ ORDER BY picked.o, CASE kernel_type WHEN 'COMPUTATION' THEN 1 WHEN 'COMMUNICATION' THEN 2
    WHEN 'MEMORY' THEN 3 ELSE 4 END,
    sum(time_ns) OVER (PARTITION BY kernel_type) DESC, kernel_type
 
@@ -82,24 +120,38 @@ SELECT sname || CASE WHEN count(*) OVER (PARTITION BY sname) > 1
 -- fragment: straggler
 -- The ranks report's straggler rule (trace_steps.ranks: one-sided
 -- Mann-Whitney p * ranks below ?3 and a mean step ?4 percent above the
--- other ranks'), over s(rank, dur_ns). Keep the two alike.
+-- other ranks'), over s(rank, dur_ns). Keep the two alike. val: each
+-- rank's mean step, for rank_pick.
  pooled AS (SELECT rank, dur_ns, rank() OVER (ORDER BY dur_ns)
    + (count(*) OVER (PARTITION BY dur_ns) - 1) / 2.0 AS r FROM s),
  tot AS (SELECT count(*) AS n, sum(dur_ns) AS sum_ns, count(DISTINCT rank) AS ranks,
    (SELECT coalesce(sum(t * t * t - t), 0) FROM (SELECT count(*) AS t FROM s GROUP BY dur_ns))
    AS ties FROM s),
  per AS (SELECT rank, count(*) AS n1, sum(r) - count(*) * (count(*) + 1) / 2.0 AS u,
-   sum(dur_ns) AS sum_ns, avg(dur_ns) AS mean_ns FROM pooled GROUP BY rank)
- SELECT 'rank ' || per.rank, mean_ns / 1e6 AS "mean step",
+   sum(dur_ns) AS sum_ns, avg(dur_ns) AS mean_ns FROM pooled GROUP BY rank),
+ val AS (SELECT rank, mean_ns AS value FROM per),
+
+-- fragment: straggler_rows
+-- The rows of a rank chart: after straggler and rank_pick.
+ SELECT picked.label, mean_ns / 1e6 AS "mean step",
  coalesce(tot.ranks > 1 AND mann_whitney_p(u, n1, tot.n - n1, tot.ties) * tot.ranks < ?3
    AND 100.0 * (mean_ns - 1.0 * (tot.sum_ns - per.sum_ns) / (tot.n - n1))
      / (1.0 * (tot.sum_ns - per.sum_ns) / (tot.n - n1)) >= ?4, 0) AS straggler
- FROM per, tot ORDER BY per.rank
+ FROM per JOIN picked USING (rank), tot ORDER BY picked.o
 
 -- name: rank_steps
 -- Mean step per rank; red only for a straggler by the ranks report's rule.
 WITH s AS (SELECT rank, dur_ns FROM analysis_steps WHERE run_id = ?1),
 -- include: straggler
+-- include: rank_pick
+-- include: straggler_rows
+
+-- name: rank_hist
+-- The ranks' mean step times as a distribution, for a job of more than ?5
+-- ranks (rank-steps then draws only some of them).
+SELECT 'mean step per rank', avg(dur_ns) / 1e6 AS "mean step per rank" FROM analysis_steps
+ WHERE run_id = ?1 AND (SELECT count(DISTINCT rank) FROM analysis_steps WHERE run_id = ?1) > ?5
+ GROUP BY rank ORDER BY rank
 
 -- name: step_hist
 SELECT step, dur_ns / 1e6 AS "step time" FROM analysis_steps WHERE run_id = ?1
@@ -165,6 +217,8 @@ WITH
    FROM m GROUP BY rank, step),
  s AS (SELECT rank, t * 1e9 AS dur_ns FROM st WHERE t IS NOT NULL),
 -- include: straggler
+-- include: rank_pick
+-- include: straggler_rows
 
 -- name: gpu_util
 -- x is numeric (seconds since the first sample), written unquoted: gnuplot

@@ -72,8 +72,10 @@ def same_number(text, value):
 # other report or format doing so fails; remove an entry when it is fixed.
 PRINTS_NOTHING_WHEN_EMPTY = {("rf-report", "table")}
 # Reports that may have no row on any input here: scaling needs runs labelled
-# gpus=N (tests/golden/steplog_scaling checks it against an oracle).
-NO_ROWS_ANYWHERE = {"scaling"}
+# gpus=N (tests/golden/steplog_scaling checks it against an oracle);
+# rank-kernels a rank far above the others of a run of several
+# (test_rank_spread_cause checks its rows).
+NO_ROWS_ANYWHERE = {"scaling", "rank-kernels"}
 # The checked builds (ASan, valgrind) read the samples only, which have no
 # GPU utilisation counters and no repeated kernel sequences: those two are
 # checked with rows in the normal build, on the corpus.
