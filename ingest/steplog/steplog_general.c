@@ -636,6 +636,17 @@ static bool bracket_counter(const scanner *sc, const char *v, size_t vl, const g
         if (!strchr(" \t[]", *c))
             return false;
     size_t k = (size_t)(v + vl - sc->b);
+    if (k < sc->n && sc->b[k] == ' ') {
+        /* "[     300 Epoch:[ 1/25] [  26/ 273] time: ..." (carpedm20's DCGAN):
+         * the global step, then the epoch's counters in their brackets */
+        size_t w = k;
+        while (w < sc->n && sc->b[w] == ' ')
+            w++;
+        size_t a = w;
+        while (w < sc->n && isalpha((unsigned char)sc->b[w]))
+            w++;
+        return w > a && w + 1 < sc->n && sc->b[w] == ':' && sc->b[w + 1] == '[';
+    }
     if (k >= sc->n || sc->b[k] != ']')
         return false;
     /* and "[21500] | gnorm 0.25 lr ..." (XLNet): a bar may stand between */
@@ -954,6 +965,16 @@ static bool add_value(scanner *sc, const char *v, size_t vl)
     /* a line break of the markdown a log was pasted into: "0.3594<br>" */
     if (vl > 4 && pdb_ends_with_icase(v, vl, "<br>"))
         vl -= 4;
+    /* "0.69223416WARNING:tensorflow:From ...": a logger's line glued to the
+     * value (printed without a newline before it) is no part of it */
+    for (size_t k = 1; k + 4 < vl; k++)
+        if (isdigit((unsigned char)v[k - 1]) &&
+            ((k + 7 <= vl && memcmp(v + k, "WARNING", 7) == 0) ||
+             memcmp(v + k, "INFO", 4) == 0 || (k + 5 <= vl && memcmp(v + k, "ERROR", 5) == 0))) {
+            vl = k;
+            sc->i = sc->n; /* the rest of the line is the other line's */
+            break;
+        }
     /* "130.780291±0.582002" in one token: the mean, the spread dropped */
     for (size_t k = 1; k + 1 < vl; k++)
         if ((unsigned char)v[k] == 0xc2 && (unsigned char)v[k + 1] == 0xb1 &&
@@ -1472,6 +1493,13 @@ static void scan_pairs(scanner *sc)
         if (b[e - 1] == ':' || b[e - 1] == '=')
             sc->closed = true;
     }
+    /* a bracket the line never closes is no tag: its values are the line's
+     * (carpedm20's DCGAN prints "[%8d Epoch:[%2d/%2d] [%4d/%4d] time:
+     * %4.4f, d_loss: %.8f, g_loss: %.8f" without the closing bracket) */
+    if (sc->bracket > 0)
+        for (int k = sc->bracket_first; k < sc->L->n; k++)
+            if (sc->L->p[k].nl > 0 && !sc->L->p[k].progress)
+                sc->L->p[k].in_bracket = false;
 }
 
 /* Whether a timestamp's text has a fraction of a second ("12:00:01.123",
@@ -2233,6 +2261,14 @@ static void letterless_names(gen_line *L)
         bool letter = p->nl == 0 || p->counter;
         for (size_t i = 0; i < p->nl && !letter; i++)
             letter = isalpha((unsigned char)p->name[i]) || (unsigned char)p->name[i] >= 0x80;
+        /* a number glued to the text after it is no name: "g_loss:
+         * 0.69223416WARNING:tensorflow:From ..." (a warning printed
+         * without a newline before it) */
+        size_t d = 0;
+        while (d < p->nl && isdigit((unsigned char)p->name[d]))
+            d++;
+        if (d > 0 && d + 1 < p->nl && p->name[d] == '.' && isdigit((unsigned char)p->name[d + 1]))
+            letter = false;
         size_t cut = p->counter ? 0 : last_sentence(p->name, p->nl);
         if (cut > 0) {
             memmove(L->p[k].name, p->name + cut, p->nl - cut);

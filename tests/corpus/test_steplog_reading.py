@@ -608,6 +608,29 @@ def hifigan_steps(c, db, tmp):
     c.eq("... 'Time Loss' is kept as a loss", got, [(4,)])
 
 
+def unclosed_bracket(c, db, tmp):
+    """carpedm20's DCGAN-tensorflow: "[     300 Epoch:[ 1/25] [  26/ 273]
+    time: 229.3281, d_loss: 1.39, g_loss: 0.69" never closes its first
+    bracket: its values are the line's, the number that opens it is the
+    global step, "time" is the clock since the start; a warning glued to
+    the last value (no newline before it) is no part of it (a real
+    nohup.out in tests/steplogs/unseen was refused: no value outside
+    brackets)."""
+    lines = []
+    for i in range(5):
+        lines.append(f"[{300 + i:8d} Epoch:[ 1/25] [{26 + i:4d}/ 273] time: "
+                     f"{229.3281 + 0.76 * i:.4f}, d_loss: 1.3{i}, g_loss: 0.6{i}")
+    lines[-1] += "WARNING:tensorflow:From /x/saver.py:963: remove_checkpoint"
+    ingest_text(c, db, tmp, "dcgan", "\n".join(lines) + "\n")
+    got = run_values(db, "dcgan", "v.step, round(v.value, 4)", "v.metric = 'step_time'",
+                     "ORDER BY v.step")
+    c.eq("unclosed bracket: global steps, the clock's differences", got,
+         [(300 + i, 0.76) for i in range(1, 5)])
+    got = run_values(db, "dcgan", "v.raw_name, v.value", "v.step = 304 AND v.raw_name LIKE "
+                     "'%loss%' OR v.raw_name LIKE '%saver%'", "ORDER BY 1")
+    c.eq("... the glued warning is no value or name", got, [("d_loss", 1.34), ("g_loss", 0.64)])
+
+
 def main():
     d = need_corpus("steplogs")
     c = Checker()
@@ -637,6 +660,7 @@ def main():
         padded_bar_count(c, db, tmp)
         banners_and_sentences(c, db, tmp)
         hifigan_steps(c, db, tmp)
+        unclosed_bracket(c, db, tmp)
     c.close()
 
 
