@@ -357,7 +357,7 @@ static bool total_loss_name(const char *name, size_t nl)
     size_t rl;
     return (pdb_skip_prefix_icase(name, nl, "total ", &rest, &rl) ||
             pdb_skip_prefix_icase(name, nl, "total_", &rest, &rl)) &&
-           pdb_mem_is(rest, rl, "loss");
+           rl == 4 && strncasecmp(rest, "loss", 4) == 0; /* FastSpeech2's "Total Loss" */
 }
 
 static bool average_name(const char *name, size_t nl)

@@ -631,6 +631,20 @@ def unclosed_bracket(c, db, tmp):
     c.eq("... the glued warning is no value or name", got, [("d_loss", 1.34), ("g_loss", 0.64)])
 
 
+def total_loss_first(c, db, tmp):
+    """FastSpeech2's "Step 100/500000, Total Loss: 0.3777, Mel Loss: ...":
+    a step's total loss first on its line is the step's, in any case (a
+    real log.txt in tests/steplogs/unseen was refused: only summary
+    values)."""
+    lines = [f"Step {i * 100}/500000, Total Loss: {0.37 + i / 100:.4f}, Mel Loss: 0.18"
+             for i in range(1, 5)]
+    ingest_text(c, db, tmp, "fastspeech2", "\n".join(lines) + "\n")
+    got = run_values(db, "fastspeech2", "v.step, v.value", "v.raw_name = 'Total Loss' AND "
+                     "coalesce(v.split, 'train') = 'train'", "ORDER BY v.step")
+    c.eq("'Total Loss' first: the step's", got,
+         [(i * 100, round(0.37 + i / 100, 4)) for i in range(1, 5)])
+
+
 def main():
     d = need_corpus("steplogs")
     c = Checker()
@@ -661,6 +675,7 @@ def main():
         banners_and_sentences(c, db, tmp)
         hifigan_steps(c, db, tmp)
         unclosed_bracket(c, db, tmp)
+        total_loss_first(c, db, tmp)
     c.close()
 
 
