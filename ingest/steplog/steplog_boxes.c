@@ -46,15 +46,17 @@ struct pdb_steplog_box {
     size_t sl;
     int n, dropped;
     int64_t lines;        /* rows and section rows of the table */
+    bool rounded_said;    /* a counter printed with an exponent was warned of */
     box_row rows[BOX_ROWS];
 };
 
 /* The step counters a table may hold, the best first: SB3's on-policy
- * 'iterations' and baselines' 'nupdates' count updates; the off-policy
- * algorithms only print environment steps and episodes. */
-static const char *const counter_names[] = {"iterations", "nupdates", "total_timesteps",
-                                            "timesteps", "total_steps", "steps", "episodes",
-                                            NULL};
+ * 'iterations' and baselines' 'nupdates' count updates, OpenAI's
+ * improved-/guided-diffusion logger its 'step' (printed %g: "5.04e+03");
+ * the off-policy algorithms only print environment steps and episodes. */
+static const char *const counter_names[] = {"iterations", "nupdates", "step",
+                                            "total_timesteps", "timesteps", "total_steps",
+                                            "steps", "episodes", NULL};
 
 void pdb_steplog_box_free(pdb_steplog_box *b)
 {
@@ -148,6 +150,15 @@ static int emit(pdb_steplog *w, pdb_steplog_box *b)
             row_number(&b->rows[i], &e))
             epoch = i;
     if (counter >= 0) {
+        const box_row *c = &b->rows[counter];
+        if (!b->rounded_said && (memchr(c->value, 'e', c->vl) || memchr(c->value, 'E', c->vl))) {
+            /* "%g" keeps 6 significant digits, OpenAI's logger 3 */
+            b->rounded_said = true;
+            pdb_warn("%s: line %lld: the step counter '%.*s' is printed rounded ('%.*s'): "
+                     "steps are as printed, records whose rounded steps are equal collide",
+                     w->src->path, (long long)b->line, (int)c->nl, c->name, (int)c->vl,
+                     c->value);
+        }
         w->has_step = pdb_steplog_to_int(step, &w->step);
         pdb_steplog_saw_counter_named(w, "boxed table row '%.*s'", b->rows[counter].name,
                                       b->rows[counter].nl);

@@ -645,6 +645,24 @@ def total_loss_first(c, db, tmp):
          [(i * 100, round(0.37 + i / 100, 4)) for i in range(1, 5)])
 
 
+def boxed_step_rounded(c, db, tmp):
+    """OpenAI's logger (improved-/guided-diffusion) prints its step in a
+    boxed table with %g: "| step | 5.04e+03 |": the step, said to be
+    rounded (a real note in tests/steplogs/unseen was refused)."""
+    lines = []
+    for i in range(3):
+        lines += ["    ------------------------", f"    | loss      | 0.01{i}    |",
+                  f"    | step      | 5.0{4 + i}e+03 |", "    ------------------------"]
+    path = os.path.join(tmp, "boxed.txt")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    code, _, err = run("ingest", "--db", db, "--run", "boxed", path, check=False)
+    c.true("boxed 'step' in %g: read, said to be rounded", code == 0 and
+           "is printed rounded ('5.04e+03')" in err, err)
+    got = run_values(db, "boxed", "v.step, v.value", "v.raw_name = 'loss'", "ORDER BY v.step")
+    c.eq("... every table a step", got, [(5040 + 10 * i, float(f"0.01{i}")) for i in range(3)])
+
+
 def main():
     d = need_corpus("steplogs")
     c = Checker()
@@ -676,6 +694,7 @@ def main():
         hifigan_steps(c, db, tmp)
         unclosed_bracket(c, db, tmp)
         total_loss_first(c, db, tmp)
+        boxed_step_rounded(c, db, tmp)
     c.close()
 
 
