@@ -3401,6 +3401,10 @@ static void value_roles(pdb_steplog *w, pdb_steplog_general *g, const gen_line *
             role[k] = ROLE_STEP;
             named++;
         } else if ((window_time(g, p) && !step_time_name(p->name, p->nl)) ||
+                   /* the log interval's time by its name: VoxCPM's "log
+                    * interval: 4.73s" every 10 steps */
+                   (pdb_steplog_name_has_word(p->name, p->nl, "interval") &&
+                    seconds_pair(p)) ||
                    (rate >= 0 && rate != k && time_pair(p) && p->v * L->p[rate].v >= 1.5)) {
             /* (a name that says per step is not a window's total, even where
              * it matches the time between records: then the counter counts

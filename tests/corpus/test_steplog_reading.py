@@ -663,6 +663,19 @@ def boxed_step_rounded(c, db, tmp):
     c.eq("... every table a step", got, [(5040 + 10 * i, float(f"0.01{i}")) for i in range(3)])
 
 
+def interval_by_name(c, db, tmp):
+    """VoxCPM's "[train] step 980: ..., log interval: 4.73s" every 10 steps:
+    a time named the log interval's is the time of the steps since the last
+    record (a real tutorial's log in tests/steplogs/unseen had no step time)."""
+    lines = [f"[train] step {980 + 10 * i}: loss/diff: 0.63{i}, log interval: 4.{70 + i}s"
+             for i in range(4)]
+    ingest_text(c, db, tmp, "voxcpm", "\n".join(lines) + "\n")
+    got = run_values(db, "voxcpm", "v.step, round(v.value, 4)", "v.metric = 'step_time'",
+                     "ORDER BY v.step")
+    c.eq("'log interval' by its name: the window's time over its steps", got,
+         [(980 + 10 * i, round((4.70 + i / 100) / 10, 4)) for i in range(1, 4)])
+
+
 def main():
     d = need_corpus("steplogs")
     c = Checker()
@@ -695,6 +708,7 @@ def main():
         unclosed_bracket(c, db, tmp)
         total_loss_first(c, db, tmp)
         boxed_step_rounded(c, db, tmp)
+        interval_by_name(c, db, tmp)
     c.close()
 
 
