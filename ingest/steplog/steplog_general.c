@@ -2286,6 +2286,23 @@ static void letterless_names(gen_line *L)
     L->n = n;
 }
 
+/* A loader named in parentheses before the values: Catalyst's "1/4 * Epoch
+ * 1 (valid): ..." beside its "(train)" line. */
+static bool paren_val_tag(const char *b, size_t n)
+{
+    const char *colon = memchr(b, ':', n);
+    size_t end = colon ? (size_t)(colon - b) : n;
+    for (size_t i = 0; i < end; i++) {
+        if (b[i] != '(')
+            continue;
+        const char *close = memchr(b + i, ')', end - i);
+        if (close && (size_t)(close - b) == end - 1 &&
+            word_in(b + i + 1, (size_t)(close - b - i - 1), val_words))
+            return true;
+    }
+    return false;
+}
+
 static void parse_line(pdb_buf *work, const char *s, size_t len, gen_line *L)
 {
     L->n = 0;
@@ -2336,6 +2353,7 @@ static void parse_line(pdb_buf *work, const char *s, size_t len, gen_line *L)
         const char *close = memchr(work->p + i, ']', len - i);
         L->val_tag = close && word_in(work->p + i + 1, (size_t)(close - work->p - i - 1), val_words);
     }
+    L->val_tag |= paren_val_tag(work->p, len);
     scanner sc = {.b = work->p, .n = len, .L = L};
     scan_pairs(&sc);
     letterless_names(L);
@@ -2560,6 +2578,16 @@ static void find_counters(gen_line *L, gen_counters *c)
             c->total = p->total;
         }
         break;
+    }
+    /* a nameless progress before the epoch whose count is the epoch's is the
+     * epoch's progress through the run, no step within it: Catalyst's "1/4 *
+     * Epoch 1 (train): ..." (kaldi's "Process 0/3161 ..., epoch 0" is a
+     * step) */
+    if (c->has_local && c->has_epoch && c->local_at < c->epoch_at &&
+        L->p[c->local_at].nl == 0 && (double)c->local == c->epoch && !c->epoch_total) {
+        c->has_local = false;
+        c->epoch_total = c->total;
+        c->total = 0;
     }
     /* a named progress that is not a known counter is still not a metric,
      * nor is a counter named in prose ("Start training from epoch: 0",

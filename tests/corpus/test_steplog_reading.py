@@ -676,6 +676,23 @@ def interval_by_name(c, db, tmp):
          [(980 + 10 * i, round((4.70 + i / 100) / 10, 4)) for i in range(1, 4)])
 
 
+def catalyst_epochs(c, db, tmp):
+    """Catalyst 19.x: "1/4 * Epoch 1 (train): ... | loss=2.0389" and "1/4 *
+    Epoch 1 (valid): ...": the fraction is the epoch's place in the run, no
+    step within it, and "(valid)" names the evaluation (a real issue's log
+    in tests/steplogs/unseen gave steps 0, 5, 10 with rc 0)."""
+    lines = []
+    for e in range(1, 4):
+        for loader in ("train", "valid"):
+            lines.append(f"{e}/4 * Epoch {e} ({loader}): _timers/batch_time=0.01{e} | "
+                         f"loss={2 - e / 10:.4f}")
+    ingest_text(c, db, tmp, "catalyst", "\n".join(lines) + "\n")
+    got = run_values(db, "catalyst", "v.step, coalesce(v.split, 'train'), v.value",
+                     "v.raw_name = 'loss'", "ORDER BY v.step, 2")
+    c.eq("Catalyst: an epoch a step, its (valid) line an evaluation", got,
+         [(e, s, round(2 - e / 10, 4)) for e in range(1, 4) for s in ("train", "val")])
+
+
 def main():
     d = need_corpus("steplogs")
     c = Checker()
@@ -709,6 +726,7 @@ def main():
         total_loss_first(c, db, tmp)
         boxed_step_rounded(c, db, tmp)
         interval_by_name(c, db, tmp)
+        catalyst_epochs(c, db, tmp)
     c.close()
 
 
