@@ -42,6 +42,7 @@
 
 #define TBL_COLS 32 /* columns of a table; a wider line is no table */
 #define TBL_NAME 48 /* bytes of a column name */
+#define TBL_LIST 16 /* values of a bracketed list cell ("[6.48e-02, 3.39e-01]") */
 
 typedef struct {
     size_t s, e; /* bytes [s, e) of the line */
@@ -270,6 +271,52 @@ static bool progress_cell(const char *c, size_t n, int64_t *v, int64_t *total)
            pdb_steplog_read_int(c, n, &j, total) && j == n;
 }
 
+/* DeepXDE's loss terms, "[6.48e-02, 3.39e-01]": one cell of several
+ * values (the words between blanks are joined back into it). */
+static void merge_lists(const char *s, tbl_row *r)
+{
+    int n = 0;
+    for (int k = 0; k < r->n; k++) {
+        span t = r->tok[k];
+        if (s[t.s] == '[' && s[t.e - 1] != ']') {
+            int j = k;
+            while (j + 1 < r->n && s[r->tok[j].e - 1] != ']')
+                j++;
+            if (s[r->tok[j].e - 1] == ']') {
+                t.e = r->tok[j].e;
+                k = j;
+            }
+        }
+        r->tok[n++] = t;
+    }
+    r->n = n;
+}
+
+/* A cell of values in brackets: its values, at most max of them, or -1. */
+static int list_cell(const char *c, size_t n, double *out, int max)
+{
+    if (n < 2 || c[0] != '[' || c[n - 1] != ']')
+        return -1;
+    int k = 0;
+    size_t i = 1;
+    while (i < n - 1) {
+        while (i < n - 1 && (c[i] == ' ' || c[i] == ','))
+            i++;
+        size_t e = i;
+        while (e < n - 1 && c[e] != ',' && c[e] != ' ')
+            e++;
+        if (e == i)
+            break;
+        const char *unit;
+        double x;
+        if (k == max || !pdb_units_quantity(c + i, e - i, &x, &unit) || unit[0])
+            return -1;
+        out[k++] = x;
+        i = e;
+    }
+    return k;
+}
+
 static bool value_cell(const char *c, size_t n)
 {
     double x;
@@ -395,7 +442,8 @@ static bool fits(const columns *c, const char *s, tbl_row *r, bool aligned)
     if (!map_row(c, r, aligned) || (aligned && r->n != c->n))
         return false;
     bool counted = false;
-    int values = 0;
+    int values = 0, lv;
+    double lx[TBL_LIST];
     for (int k = 0; k < r->n; k++) {
         const char *v = s + r->tok[k].s;
         size_t vl = r->tok[k].e - r->tok[k].s;
@@ -410,6 +458,8 @@ static bool fits(const columns *c, const char *s, tbl_row *r, bool aligned)
             counted = true;
         } else if (value_cell(v, vl)) {
             values++;
+        } else if ((lv = list_cell(v, vl, lx, TBL_LIST)) >= 0) {
+            values += lv > 0;
         } else if (!(j == 0 && k == 0 && label_cell(v, vl)) && !mark_cell(v, vl)) {
             return false;
         }
@@ -458,6 +508,7 @@ static int scan(pdb_sl_table *t, const char *s, size_t len, tbl_row *r)
         return T_RULE;
     size_t text = bar_split(s, len, &r->bar);
     r->n = split_narrow(s, text, r->tok);
+    merge_lists(s, r);
     if (r->n > 0) {
         const columns *cand[2] = {&t->wide, &t->narrow};
         for (int k = 0; k < 2 && t->after_header; k++) {
@@ -586,6 +637,15 @@ static int row_value(pdb_steplog *w, const pdb_sl_table *t, int j, const char *v
         pdb_skip(w->src, "mark in a table cell ('+': a checkpoint saved, a best value)");
         return PDB_OK;
     }
+    double lx[TBL_LIST];
+    int lv = list_cell(v, vl, lx, TBL_LIST);
+    for (int i = 0; i < lv; i++) { /* "Train loss[0]", "Train loss[1]" */
+        snprintf(name, sizeof name, "%s[%d]", t->cols.name[j], i);
+        if (pdb_steplog_value(w, name, strlen(name), lx[i], NULL, "point", 0) != PDB_OK)
+            return PDB_ERR;
+    }
+    if (lv >= 0)
+        return PDB_OK;
     if (!pdb_units_quantity(v, vl, &x, &unit))
         return PDB_OK; /* fits() let only values through */
     if (ll) {

@@ -693,6 +693,25 @@ def catalyst_epochs(c, db, tmp):
          [(e, s, round(2 - e / 10, 4)) for e in range(1, 4) for s in ("train", "val")])
 
 
+def list_cells(c, db, tmp):
+    """DeepXDE's table: "Step  Train loss  Test loss  Test metric", rows
+    "1000  [1.90e-02, 1.76e-03]  [1.25e-02, 1.76e-03]  []": a bracketed list
+    is one cell, its terms stored as "Train loss[0]", "Train loss[1]" (a
+    real README's log, in neither tests/ nor ../shared, gave one step, from
+    "Epoch 15000: saving model")."""
+    lines = ["Step      Train loss              Test loss               Test metric"]
+    for i in range(4):
+        lines.append(f"{i * 1000:<10d}[{6 - i}.00e-02, {3 - i}.00e-01]    "
+                     f"[{5 - i}.00e-02, 1.00e-03]    []  ")
+    ingest_text(c, db, tmp, "deepxde", "\n".join(lines) + "\n")
+    got = run_values(db, "deepxde", "v.raw_name, count(*), min(v.step), max(v.step)", "1",
+                     "GROUP BY 1 ORDER BY 1")
+    c.eq("list cells: each term of each row", got,
+         [(f"{n} loss[{k}]", 4, 0, 3000) for n in ("Test", "Train") for k in (0, 1)])
+    got = run_values(db, "deepxde", "v.value", "v.step = 1000 AND v.raw_name = 'Train loss[1]'")
+    c.eq("... by its place in the list", got, [(0.2,)])
+
+
 def main():
     d = need_corpus("steplogs")
     c = Checker()
@@ -727,6 +746,7 @@ def main():
         boxed_step_rounded(c, db, tmp)
         interval_by_name(c, db, tmp)
         catalyst_epochs(c, db, tmp)
+        list_cells(c, db, tmp)
     c.close()
 
 
