@@ -164,6 +164,18 @@ struct pdb_steplog_general {
     int prof_nsteps;
     int64_t eval_rounds;  /* records kept as steps that hold evaluation values only */
     bool epoch_records;   /* some line of the profile counts whole epochs only */
+    /* per-step times that are means since the epoch began (profile_means):
+     * the profile's run of falling values from an epoch's first record */
+    bool epoch_means;
+    double pm_epoch, pm_first, pm_last;
+    int pm_run;           /* records in the run; -1: the epoch's run ended */
+    /* ... and in the records, each field's last mean, to difference */
+    struct gen_epoch_mean {
+        char name[GEN_NAME];
+        double epoch, v;
+        int64_t n;
+    } em[4];
+    int nem;
     bool epoch_repeats;   /* ... but one epoch is printed on several lines in a row */
     bool prof_have_epoch;
     double prof_epoch;
@@ -3666,6 +3678,9 @@ static void swap_counter(const pdb_steplog_general *g, const gen_line *L, gen_co
     c->step = L->p[c->step_at].total;
 }
 
+static bool since_last_mean(pdb_steplog_general *g, const gen_pair *p, const gen_counters *c,
+                            gen_pair *out, int64_t *window);
+
 static int write_record(pdb_steplog *w, pdb_steplog_general *g, gen_line *L)
 {
     gen_counters c;
@@ -3745,6 +3760,13 @@ static int write_record(pdb_steplog *w, pdb_steplog_general *g, gen_line *L)
         }
         if (role[k] == ROLE_SPAN)
             window = L->span;
+        gen_pair since;
+        if (g->epoch_means && kind == K_STEP && p->per_step && (c.has_local || c.has_step) &&
+            (c.has_local ? c.local : c.step) > 0) {
+            agg = "interval_mean";
+            if (since_last_mean(g, p, &c, &since, &window))
+                p = &since;
+        }
         if (store_pair(w, g, p, agg, window, role[k], has_step, step) != PDB_OK)
             return PDB_ERR;
     }
@@ -4096,6 +4118,11 @@ int pdb_steplog_general_end(pdb_steplog *w)
         pdb_warn("%s: '%s' times one micro-batch (%lld per optimizer step): kept as '%s "
                  "(micro-batch)', not as the step time", path, g->micro_name,
                  (long long)g->micro_ratio, g->micro_name);
+    if (g->epoch_means)
+        pdb_warn("%s: the per-step time falls at every record from the epoch's first "
+                 "(%.4g to %.4g over its first %d records): read as the mean since the epoch began, "
+                 "each record's step time the mean over the steps since the one before",
+                 path, g->pm_first, g->pm_last, g->pm_run);
     if (g->implied_win > 0) {
         const struct gen_win *v = &g->win[g->implied_win - 1];
         pdb_warn("%s: '%s' (%.3g to %.3g s) read as the time of the %lld steps between "
@@ -4119,6 +4146,79 @@ int pdb_steplog_general_end(pdb_steplog *w)
 }
 
 /* ---- the shape of the log, from its first bytes ----------------------------------- */
+
+/* The first per-step time of a line ("2.057s/batch"), or NULL. */
+static const gen_pair *per_step_pair(const gen_line *L)
+{
+    for (int k = 0; k < L->n; k++)
+        if (L->p[k].per_step && !L->p[k].counter && !L->p[k].in_bracket)
+            return &L->p[k];
+    return NULL;
+}
+
+/* A per-step time that falls at every record from an epoch's first, five
+ * records or more and by 30% or more, is the mean since the epoch began
+ * (ClearerVoice's "Step: 10/965 | 2.057s/batch", 1.407, 1.191, ... 0.874:
+ * the first steps' wait shared by more steps each time); a step's own
+ * time, slow at first, does not fall at every record after. */
+static void profile_means(pdb_steplog_general *g, const gen_line *L, const gen_counters *c)
+{
+    const gen_pair *p = per_step_pair(L);
+    if (!p || (!c->has_step && !c->has_local) || g->epoch_means)
+        return;
+    double epoch = c->has_epoch ? c->epoch : -1;
+    if (g->pm_run == 0 || epoch != g->pm_epoch) {
+        g->pm_epoch = epoch;
+        g->pm_first = g->pm_last = p->v;
+        g->pm_run = 1;
+        return;
+    }
+    if (g->pm_run < 0)
+        return;
+    if (p->v < g->pm_last) {
+        g->pm_last = p->v;
+        g->pm_run++;
+        g->epoch_means = g->pm_run >= 5 && g->pm_first >= 1.3 * g->pm_last;
+    } else {
+        g->pm_run = -1;
+    }
+}
+
+/* A mean since the epoch began as the mean over the steps since the
+ * field's last record in the epoch: (v x n - v' x n') / (n - n'); means over
+ * overlapping windows would weigh the epoch's first steps again and again.
+ * False at the epoch's first record: its mean is over the steps so far. */
+static bool since_last_mean(pdb_steplog_general *g, const gen_pair *p, const gen_counters *c,
+                            gen_pair *out, int64_t *window)
+{
+    double epoch = c->has_epoch ? c->epoch : -1;
+    int64_t n = c->has_local ? c->local : c->step;
+    int e = 0;
+    while (e < g->nem && (strlen(g->em[e].name) != p->nl ||
+                          memcmp(g->em[e].name, p->name, p->nl) != 0))
+        e++;
+    if (e == g->nem) {
+        if (g->nem == 4 || p->nl >= GEN_NAME)
+            return false;
+        g->nem++;
+        memcpy(g->em[e].name, p->name, p->nl);
+        g->em[e].name[p->nl] = '\0';
+        g->em[e].n = -1;
+    }
+    struct gen_epoch_mean *m = &g->em[e];
+    bool diff = m->n > 0 && m->epoch == epoch && n > m->n &&
+                p->v * (double)n >= m->v * (double)m->n;
+    *window = n;
+    if (diff) {
+        *out = *p;
+        out->v = (p->v * (double)n - m->v * (double)m->n) / (double)(n - m->n);
+        *window = n - m->n;
+    }
+    m->epoch = epoch;
+    m->n = n;
+    m->v = p->v;
+    return diff;
+}
 
 /* A hash of the names of a line's values (not its counters), in order. */
 static uint64_t names_hash(const gen_line *L)
@@ -4194,6 +4294,7 @@ void pdb_steplog_general_profile(pdb_steplog_general *g, const char *d, size_t l
         if (c.has_step && g->prof_nsteps < 2 && (g->prof_nsteps == 0 || c.step > g->prof_steps[0]))
             g->prof_steps[g->prof_nsteps++] = c.step;
         profile_windows(g, L, &c);
+        profile_means(g, L, &c);
         for (int k = 0; k < L->n; k++)
             if (!L->p[k].counter && !L->p[k].in_bracket && pdb_steplog_train_key(L->p[k].name, L->p[k].nl))
                 g->train_loss_keys = true;
