@@ -80,6 +80,8 @@ static const struct {
     const char *name, *what;
 } finds_rows[] = {
     {"comm", "collective (communication) kernels"},
+    {"collectives", "collective kernels on two or more ranks"},
+    {"rank-kernels", "a rank that rank-spread names as outlying"},
     {"phases", "phase times (forward, backward, data, ...) in its step logs"},
     {"loaders", "per-dataloader phase times in its step logs"},
     {"throughput", "step times, or sample or token counts, in its step logs"},
