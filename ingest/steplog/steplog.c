@@ -588,6 +588,13 @@ int pdb_read_steplog(pdb_source *src)
         rc = refuse(&w, f, forced);
     if (rc == PDB_OK)
         rc = pdb_steplog_finish(&w);
+    /* nothing but bars that no Trainer dict names as the training loop's:
+     * their updates count their own items, no step (a glued 8-rank tqdm
+     * line of PDPP's nohup.out was 8 records and exit 0) */
+    if (rc == PDB_OK && w.step_records == w.bar_records && w.hf_bar_warn[0])
+        rc = pdb_fail("%s: no step records found (sniffed as '%s': %lld updates of %s; a log "
+                      "of a training loop's bar alone is read with --format steplog:tqdm)",
+                      src->path, flavor_name(f), (long long)w.bar_records, w.hf_bar_warn);
     /* what was understood is said and stored, and a weak reading warned
      * (issue 32): steplog_reading.c */
     if (rc == PDB_OK)

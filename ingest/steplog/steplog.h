@@ -87,6 +87,7 @@ typedef struct pdb_steplog {
                                   * and position are derived_ctx and derived_pos */
     int64_t derived_ctx, derived_pos;
     int64_t step_records;        /* step records that stored a value */
+    int64_t bar_records;         /* ... of them, updates of bars kept apart (split progress) */
     int64_t counted_record;      /* the last record counted in step_records */
     int64_t malformed;           /* record-like lines that did not parse */
     /* state of the text family, kept across lines */

@@ -439,6 +439,7 @@ int pdb_steplog_value(pdb_steplog *w, const char *raw, size_t rawlen, double val
     if (w->is_step && w->counted_record != w->record) {
         w->counted_record = w->record;
         w->step_records++;
+        w->bar_records += k.split && strcmp(k.split, "progress") == 0;
     }
     if (!w->derived)
         pdb_sl_reading_value(w, k.split, raw, rawlen);

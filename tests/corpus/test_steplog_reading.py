@@ -745,6 +745,22 @@ def epoch_running_means(c, db, tmp):
          [(t,) for t in (2.1, 0.81, 0.79, 0.8, 0.82, 0.78)])
 
 
+def bars_alone(c, db, tmp):
+    """A log of nothing but tqdm bars that no Trainer dict names as the
+    training loop's (PDPP's nohup.out: "total train:   0%|   | 0/200
+    [00:00<?, ?it/s]" of 8 ranks): refused, not exit 0 with records whose
+    split is 'progress' and no training step."""
+    lines = [f"total train:  {i}%|#         | {i}/200 [00:{30 + i:02d}<10:00,  3{i}.1s/it]"
+             for i in range(4)]
+    path = os.path.join(tmp, "bars_alone.txt")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    code, out, err = run("ingest", "--db", db, "--run", "bars_alone", path, check=False)
+    c.true("bars alone: refused, the bars named", code == 2 and "no step records found" in err
+           and "none known as the training loop's" in err, err)
+    c.eq("... and nothing stored", run_values(db, "bars_alone", "count(*)"), [(0,)])
+
+
 def main():
     d = need_corpus("steplogs")
     c = Checker()
@@ -781,6 +797,7 @@ def main():
         catalyst_epochs(c, db, tmp)
         list_cells(c, db, tmp)
         epoch_running_means(c, db, tmp)
+        bars_alone(c, db, tmp)
     c.close()
 
 
