@@ -2,6 +2,7 @@
  * by reports: they run a report query (queries.h) bound to the report
  * context and render it. */
 #include "report/reports.h"
+#include "common/db.h"
 #include "common/error.h"
 #include "common/strbuf.h"
 #include "common/utf8.h"
@@ -109,8 +110,17 @@ int pdb_report_require(pdb_report_ctx *ctx, const char *report, const char *coun
     sqlite3_bind_int64(st, 1, ctx->run_id);
     if (sqlite3_bind_parameter_count(st) >= 2)
         sqlite3_bind_text(st, 2, mode, -1, SQLITE_STATIC);
-    *ok = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0;
+    return pdb_report_require_stmt(ctx, report, st, why, ok);
+}
+
+int pdb_report_require_stmt(pdb_report_ctx *ctx, const char *report, sqlite3_stmt *st,
+                            const char *why, bool *ok)
+{
+    int step = sqlite3_step(st);
+    *ok = step == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0;
     sqlite3_finalize(st);
+    if (step != SQLITE_ROW && step != SQLITE_DONE)
+        return pdb_db_fail(ctx->db, "database error");
     if (*ok)
         return PDB_OK;
     /* Nothing because the analysis is missing or older than the passes

@@ -105,6 +105,10 @@ int pdb_report_render(pdb_report_ctx *ctx, sqlite3_stmt *st);
  * header line and no rows. */
 int pdb_report_require(pdb_report_ctx *ctx, const char *report, const char *count_query,
                        const char *mode, const char *why, bool *ok);
+/* The same with the count query prepared and bound by the caller (its
+ * parameters are its own); finalizes st. */
+int pdb_report_require_stmt(pdb_report_ctx *ctx, const char *report, sqlite3_stmt *st,
+                            const char *why, bool *ok);
 
 /* On-demand analyses into temp tables, shared by reports and charts:
  * the critical path of the first PDB_CP_FIRST_STEPS iterations of every

@@ -59,6 +59,7 @@ int pdb_report_collectives(pdb_report_ctx *ctx)
  * from the per-rank kernel table alone (trace_spread.sql, "rank_kernels"). */
 int pdb_report_rank_kernels(pdb_report_ctx *ctx)
 {
+    bool ok;
     pdb_report_title(ctx, "rank-kernels");
     sqlite3_stmt *st;
     if (pdb_report_prepare(ctx->db, "trace_spread.rank_kernels_require", &st) != PDB_OK)
@@ -66,21 +67,13 @@ int pdb_report_rank_kernels(pdb_report_ctx *ctx)
     sqlite3_bind_int64(st, 1, ctx->run_id);
     sqlite3_bind_double(st, 2, PDB_SPREAD_MADS);
     sqlite3_bind_double(st, 3, PDB_SPREAD_MIN_PCT);
-    int step = sqlite3_step(st);
-    int64_t named = step == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-    sqlite3_finalize(st);
-    if (step != SQLITE_ROW)
-        return pdb_db_fail(ctx->db, "database error");
-    if (named == 0) { /* said as pdb_report_require says it; CSV and TSV keep their header */
-        bool text = ctx->render.format == PDB_OUT_TABLE || ctx->render.format == PDB_OUT_MD;
-        fprintf(text ? ctx->out : stderr, "%srank-kernels: no rank stands out (rank-spread names "
-                "none on its step row, or on GPU busy without ProfilerSteps)\n",
-                text ? "" : "profdb: ");
-        if (ctx->render.format == PDB_OUT_JSON)
-            fputs("[]\n", ctx->out);
-        if (ctx->render.format != PDB_OUT_CSV && ctx->render.format != PDB_OUT_TSV)
-            return PDB_OK;
-    }
+    if (pdb_report_require_stmt(ctx, "rank-kernels", st,
+                                "no rank stands out (rank-spread names none on its step row, "
+                                "or on GPU busy without ProfilerSteps)",
+                                &ok) != PDB_OK)
+        return PDB_ERR;
+    if (!ok)
+        return PDB_OK;
     int short_names = 0;
     if (pdb_report_short_names(ctx, &short_names) != PDB_OK ||
         pdb_trace_sql_functions(ctx->db) != PDB_OK ||

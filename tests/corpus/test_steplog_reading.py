@@ -350,11 +350,17 @@ def interval_time_warned(c, db, tmp):
 
 def ingest_text(c, db, tmp, name, text):
     """Ingests text as run name; checks it exits 0."""
+    code, err = ingest_any(db, tmp, name, text)
+    c.true(f"{name}: exit 0", code == 0, err)
+
+
+def ingest_any(db, tmp, name, text):
+    """Ingests text as run name, whatever the outcome; (exit code, stderr)."""
     path = os.path.join(tmp, name + ".txt")
     with open(path, "w") as f:
         f.write(text)
     code, _, err = run("ingest", "--db", db, "--run", name, path, check=False)
-    c.true(f"{name}: exit 0", code == 0, err)
+    return code, err
 
 
 def run_values(db, name, select, where="1", tail=""):
@@ -653,10 +659,7 @@ def boxed_step_rounded(c, db, tmp):
     for i in range(3):
         lines += ["    ------------------------", f"    | loss      | 0.01{i}    |",
                   f"    | step      | 5.0{4 + i}e+03 |", "    ------------------------"]
-    path = os.path.join(tmp, "boxed.txt")
-    with open(path, "w") as f:
-        f.write("\n".join(lines) + "\n")
-    code, _, err = run("ingest", "--db", db, "--run", "boxed", path, check=False)
+    code, err = ingest_any(db, tmp, "boxed", "\n".join(lines) + "\n")
     c.true("boxed 'step' in %g: read, said to be rounded", code == 0 and
            "is printed rounded ('5.04e+03')" in err, err)
     got = run_values(db, "boxed", "v.step, v.value", "v.raw_name = 'loss'", "ORDER BY v.step")
@@ -725,10 +728,7 @@ def epoch_running_means(c, db, tmp):
         n = 10 * i
         lines.append(f"Train Epoch: 0/100 Step: {n}/965 | {(first + per * n) / n:.4f}s/batch"
                      f" | lr 5.0000e-04 || Mask_Loss 1.6{i}")
-    path = os.path.join(tmp, "means.txt")
-    with open(path, "w") as f:
-        f.write("\n".join(lines) + "\n")
-    code, _, err = run("ingest", "--db", db, "--run", "means", path, check=False)
+    code, err = ingest_any(db, tmp, "means", "\n".join(lines) + "\n")
     c.true("epoch means: read as means since the epoch began, said", code == 0 and
            "read as the mean since the epoch began" in err, err)
     got = run_values(db, "means", "v.step, round(v.value, 3), v.window", "v.metric = "
@@ -752,10 +752,7 @@ def bars_alone(c, db, tmp):
     split is 'progress' and no training step."""
     lines = [f"total train:  {i}%|#         | {i}/200 [00:{30 + i:02d}<10:00,  3{i}.1s/it]"
              for i in range(4)]
-    path = os.path.join(tmp, "bars_alone.txt")
-    with open(path, "w") as f:
-        f.write("\n".join(lines) + "\n")
-    code, out, err = run("ingest", "--db", db, "--run", "bars_alone", path, check=False)
+    code, err = ingest_any(db, tmp, "bars_alone", "\n".join(lines) + "\n")
     c.true("bars alone: refused, the bars named", code == 2 and "no step records found" in err
            and "none known as the training loop's" in err, err)
     c.eq("... and nothing stored", run_values(db, "bars_alone", "count(*)"), [(0,)])
